@@ -1,0 +1,184 @@
+"""The intrinsic catalog: every intrinsic the harness knows is one data entry here.
+
+An entry says where each source and format sits in the call, how the overloaded name is
+mangled, which source widths are legal IR, how many registers each format really reads, and
+how the assembler prints the formats. Nothing else in the harness branches on a family.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from harness import formats
+
+# Operand roles inside `Intrinsic.operands`; any other entry is a literal "<type> <value>".
+SRC_A, SRC_B, FMT_A, FMT_B, ACC = "src_a", "src_b", "fmt_a", "fmt_b", "acc"
+RESULT = "result"  # only in `Intrinsic.overload`
+
+
+@dataclass(frozen=True, eq=False)
+class Source:
+    """One matrix source (A or B) of an intrinsic."""
+
+    regs: dict[int, int]  # format -> i32 registers the hardware reads
+    widths: tuple[int, ...]  # legal <N x i32> widths, ascending
+    modifier: str = ""  # assembler text for a format: {value}, {wmma}, {mfma} placeholders
+    silent_format: int | None = None  # format the assembler leaves unprinted (the default)
+
+    @property
+    def formats(self) -> tuple[int, ...]:
+        return tuple(sorted(self.regs))
+
+    def printed(self, fmt: int) -> str:
+        """The modifier the assembler prints for `fmt`, or "" when it prints none."""
+        if not self.modifier or fmt == self.silent_format:
+            return ""
+        return self.modifier.format(
+            value=fmt, wmma=formats.WMMA_NAME[fmt], mfma=formats.MFMA_NAME[fmt]
+        )
+
+
+@dataclass(frozen=True, eq=False)
+class Intrinsic:
+    """Entries are singletons: identity is equality."""
+
+    name: str  # without the "llvm.amdgcn." prefix
+    mnemonic: str  # what llc prints with neutral operands
+    cpus: tuple[str, ...]
+    calling_convention: str
+    result: str  # IR type of the result and of the accumulator
+    operands: tuple[str, ...]
+    overload: tuple[str, ...]  # types appended to the name, in order
+    a: Source
+    b: Source
+    triple: str = "amdgcn"
+
+    @property
+    def symbol(self) -> str:
+        return "llvm.amdgcn." + self.name
+
+    @property
+    def runtime_formats(self) -> bool:
+        return FMT_A in self.operands
+
+    def source(self, side: str) -> Source:
+        return self.a if side == "a" else self.b
+
+    def arg_index(self, role: str) -> int:
+        return self.operands.index(role)
+
+
+_WMMA_REGS = {formats.FP8: 16, formats.BF8: 16, formats.FP6: 12, formats.BF6: 12, formats.FP4: 8}
+_MFMA_REGS = {formats.FP8: 8, formats.BF8: 8, formats.FP6: 6, formats.BF6: 6, formats.FP4: 4}
+
+
+def _wmma_source(side: str) -> Source:
+    return Source(
+        regs=_WMMA_REGS,
+        widths=(8, 12, 16),
+        modifier=f"matrix_{side}_fmt:MATRIX_FMT_{{wmma}}",
+        silent_format=formats.FP8,
+    )
+
+
+def _mfma_source(modifier: str) -> Source:
+    return Source(regs=_MFMA_REGS, widths=(4, 6, 8), modifier=modifier + ":{value}", silent_format=0)
+
+
+_WMMA = dict(cpus=("gfx1250",), calling_convention="amdgpu_ps", overload=(RESULT, SRC_A, SRC_B))
+_MFMA = dict(cpus=("gfx950",), calling_convention="amdgpu_ps", overload=(SRC_A, SRC_B))
+_WMMA_HEAD = (FMT_A, SRC_A, FMT_B, SRC_B, "i16 0", ACC)
+_SCALE_TAIL = ("i32 0", "i32 0", "i32 0", "i32 0", "i32 0", "i32 0", "i1 false", "i1 false")
+_SCALE16_TAIL = ("i32 0", "i32 0", "i64 0", "i32 0", "i32 0", "i64 0", "i1 false", "i1 false")
+_MFMA_OPERANDS = (SRC_A, SRC_B, ACC, FMT_A, FMT_B, "i32 0", "i32 0", "i32 0", "i32 0")
+# The fixed-FP4 WMMA: A is always 16 registers and B 8; no format operands, none printed.
+_F4 = dict(
+    a=Source(regs={formats.FP4: 16}, widths=(16, 32)),
+    b=Source(regs={formats.FP4: 8}, widths=(8, 12, 16)),
+)
+_F4_HEAD = (SRC_A, SRC_B, "i16 0", ACC)
+
+INTRINSICS: tuple[Intrinsic, ...] = (
+    Intrinsic(
+        name="wmma.f32.16x16x128.f8f6f4",
+        mnemonic="v_wmma_f32_16x16x128_f8f6f4",
+        result="<8 x float>",
+        operands=_WMMA_HEAD,
+        a=_wmma_source("a"),
+        b=_wmma_source("b"),
+        **_WMMA,
+    ),
+    Intrinsic(
+        name="wmma.scale.f32.16x16x128.f8f6f4",
+        mnemonic="v_wmma_scale_f32_16x16x128_f8f6f4",
+        result="<8 x float>",
+        operands=_WMMA_HEAD + _SCALE_TAIL,
+        a=_wmma_source("a"),
+        b=_wmma_source("b"),
+        **_WMMA,
+    ),
+    Intrinsic(
+        name="wmma.scale16.f32.16x16x128.f8f6f4",
+        mnemonic="v_wmma_scale16_f32_16x16x128_f8f6f4",
+        result="<8 x float>",
+        operands=_WMMA_HEAD + _SCALE16_TAIL,
+        a=_wmma_source("a"),
+        b=_wmma_source("b"),
+        **_WMMA,
+    ),
+    Intrinsic(
+        name="mfma.scale.f32.16x16x128.f8f6f4",
+        # With neutral (zero) scales llc selects the unscaled encoding.
+        mnemonic="v_mfma_f32_16x16x128_f8f6f4",
+        result="<4 x float>",
+        operands=_MFMA_OPERANDS,
+        a=_mfma_source("cbsz"),
+        b=_mfma_source("blgp"),
+        **_MFMA,
+    ),
+    Intrinsic(
+        name="mfma.scale.f32.32x32x64.f8f6f4",
+        mnemonic="v_mfma_f32_32x32x64_f8f6f4",
+        result="<16 x float>",
+        operands=_MFMA_OPERANDS,
+        a=_mfma_source("cbsz"),
+        b=_mfma_source("blgp"),
+        **_MFMA,
+    ),
+    Intrinsic(
+        name="wmma.f32.32x16x128.f4",
+        mnemonic="v_wmma_f32_32x16x128_f4",
+        result="<16 x float>",
+        operands=_F4_HEAD,
+        **_F4,
+        **_WMMA,
+    ),
+    Intrinsic(
+        name="wmma.scale.f32.32x16x128.f4",
+        mnemonic="v_wmma_scale_f32_32x16x128_f4",
+        result="<16 x float>",
+        operands=_F4_HEAD + _SCALE_TAIL,
+        **_F4,
+        **_WMMA,
+    ),
+    Intrinsic(
+        name="wmma.scale16.f32.32x16x128.f4",
+        mnemonic="v_wmma_scale16_f32_32x16x128_f4",
+        result="<16 x float>",
+        operands=_F4_HEAD + _SCALE16_TAIL,
+        **_F4,
+        **_WMMA,
+    ),
+)
+
+BY_NAME: dict[str, Intrinsic] = {i.name: i for i in INTRINSICS}
+assert len(BY_NAME) == len(INTRINSICS), "duplicate catalog names"
+CPUS: tuple[str, ...] = tuple(sorted({cpu for i in INTRINSICS for cpu in i.cpus}))
+
+
+def lookup(name: str) -> Intrinsic:
+    """Find an entry by name, with or without the llvm.amdgcn. prefix."""
+    key = name.strip().removeprefix("llvm.amdgcn.")
+    if key in BY_NAME:
+        return BY_NAME[key]
+    raise KeyError(f"unknown intrinsic {name!r}; known: {', '.join(BY_NAME)}")

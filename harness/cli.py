@@ -1,0 +1,175 @@
+"""Command line: `harness expand`, `harness run`, `harness try`."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from harness import cases, catalog, expand, formats, report, toolchain
+from harness.cases import Case, Group, Planned, SELECTORS
+from harness.errors import InputError
+from harness.runner import Runner, stderr_progress
+
+DEFAULT_CASES = Path(__file__).resolve().parent.parent / "cases"
+
+EPILOG = """\
+verdicts (per case and selector):
+  pass             llc's text reassembles with llvm-mc
+  mc-reject        llc succeeded but llvm-mc rejects its text (the over-wide tuple bug)
+  cannot-select    llc's instruction selection gave up on the call
+  verifier-reject  the IR verifier rejects the call (e.g. a source narrower than its format)
+  crash            a tool died for another reason
+  timeout          a tool ran past --timeout
+  unsupported      this LLVM build lacks the target, CPU or intrinsic
+
+LLVM build: --llvm-bin DIR, else $LLVM_BIN, else the newest /usr/lib/llvm-N/bin with AMDGPU,
+else llc on PATH.
+"""
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message):  # one line and exit 2, like every other input error
+        self.exit(2, f"{self.prog}: error: {message}\n")
+
+
+def _common(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--llvm-bin", metavar="DIR", help="directory with llc, llvm-mc, llvm-as, opt")
+    p.add_argument("--timeout", type=float, default=toolchain.DEFAULT_TIMEOUT, metavar="S",
+                   help="seconds allowed to each tool call (default %(default)s)")
+    p.add_argument("--json", action="store_true", help="print JSON instead of text")
+
+
+def _parser() -> argparse.ArgumentParser:
+    fmt = argparse.RawDescriptionHelpFormatter
+    top = _Parser(prog="harness", description="Regression harness for LLVM's matrix-instruction lowering.",
+                  epilog=EPILOG, formatter_class=fmt)
+    sub = top.add_subparsers(dest="command", required=True, parser_class=_Parser)
+
+    p = sub.add_parser("expand", help="regenerate cases/generated/*.ll from the YAML specs",
+                       description="Expand every cases/*.yaml into lit tests under cases/generated/.")
+    p.add_argument("--cases", type=Path, default=DEFAULT_CASES, metavar="DIR")
+    p.add_argument("--check", action="store_true", help="only report stale files; exit 1 if any")
+
+    p = sub.add_parser("run", help="verdict for every expanded case", epilog=EPILOG, formatter_class=fmt,
+                       description="Compile every case of the specs in grouped modules and print a verdict table.")
+    p.add_argument("--cases", type=Path, default=DEFAULT_CASES, metavar="DIR")
+    p.add_argument("-j", "--jobs", type=int, default=None, metavar="N", help="parallel tool runs (default: cores)")
+    p.add_argument("--intrinsic", action="append", metavar="NAME", help="only these intrinsics (repeatable)")
+    _common(p)
+
+    p = sub.add_parser("try", help="run one case and print its verdict", epilog=EPILOG, formatter_class=fmt,
+                       description="Build one case, run it through the real tools, print the verdict.\n"
+                                   "Example: harness try --intrinsic wmma.f32.16x16x128.f8f6f4 --fmt-a fp4 --fmt-b fp8 --width-a 16")
+    p.add_argument("--intrinsic", required=True, metavar="NAME", help="e.g. " + ", ".join(list(catalog.BY_NAME)[:2]))
+    p.add_argument("--fmt-a", default=None, metavar="F", help=f"A format ({formats.spellings()})")
+    p.add_argument("--fmt-b", default=None, metavar="F", help="B format (same spellings)")
+    p.add_argument("--width-a", default="exact", metavar="N", help="A source width in i32 (or exact, max)")
+    p.add_argument("--width-b", default="exact", metavar="N", help="B source width in i32 (or exact, max)")
+    p.add_argument("--selector", choices=SELECTORS, default="sdag")
+    p.add_argument("--cpu", default=None, help="default: the intrinsic's CPU")
+    p.add_argument("-O", dest="opt", type=int, choices=cases.OPT_LEVELS, default=0, help="llc -O level (default 0)")
+    _common(p)
+    return top
+
+
+def _tc(args) -> toolchain.Toolchain:
+    return toolchain.discover(args.llvm_bin, args.timeout)
+
+
+def cmd_expand(args) -> int:
+    rendered = expand.render(args.cases)
+    if args.check:
+        stale = expand.differences(args.cases, rendered)
+        for name in stale:
+            print(f"stale: {args.cases / expand.GENERATED / name}")
+        print(f"{len(rendered)} generated files, {len(stale)} stale")
+        return 1 if stale else 0
+    touched = expand.write(args.cases, rendered)
+    print(f"{len(rendered)} generated files in {args.cases / expand.GENERATED}, {len(touched)} updated")
+    return 0
+
+
+def cmd_run(args) -> int:
+    planned = cases.plan(cases.spec_files(args.cases))
+    if args.intrinsic:
+        wanted = {catalog.lookup(n).name for n in args.intrinsic}
+        planned = [p for p in planned if p.case.intrinsic.name in wanted]
+    tc = _tc(args)
+    print(f"# {tc.describe()}", file=sys.stderr)
+    outcomes = Runner(tc, args.jobs, stderr_progress).run(cases.group(planned))
+    if args.json:
+        doc = {"llvm": tc.version, "llvm_bin": str(tc.bin_dir or "PATH"),
+               "cases": [report.case_record(o) for o in outcomes]}
+        print(json.dumps(doc, indent=1))
+    else:
+        print(report.table(outcomes))
+    return 0
+
+
+def _width(text: str, source: catalog.Source, fmt: int, flag: str) -> int:
+    if text in ("exact", "max"):
+        return cases.widths_for(text, source, fmt)[0]
+    try:
+        value = int(text)
+    except ValueError:
+        raise InputError(f"{flag} must be an integer, exact or max; got {text!r}") from None
+    if value <= 0:
+        raise InputError(f"{flag} must be positive; got {value}")
+    return value
+
+
+def _fmt(text: str | None, source: catalog.Source, flag: str) -> int:
+    if text is None:
+        if len(source.formats) == 1:
+            return source.formats[0]
+        raise InputError(f"{flag} is required for this intrinsic ({formats.spellings()})")
+    try:
+        value = formats.parse(text)
+    except ValueError as exc:
+        raise InputError(f"{flag}: {exc}") from None
+    if value not in source.regs:
+        raise InputError(f"{flag}: this intrinsic's source takes only {' '.join(map(formats.short, source.formats))}")
+    return value
+
+
+def cmd_try(args) -> int:
+    try:
+        intr = catalog.lookup(args.intrinsic)
+    except KeyError as exc:
+        raise InputError(str(exc).strip('"')) from None
+    cpu = args.cpu or intr.cpus[0]
+    fa = _fmt(args.fmt_a, intr.a, "--fmt-a")
+    fb = _fmt(args.fmt_b, intr.b, "--fmt-b")
+    case = Case(intr, cpu, fa, fb, _width(args.width_a, intr.a, fa, "--width-a"),
+                _width(args.width_b, intr.b, fb, "--width-b"), args.opt)
+    group = Group(intr, cpu, args.opt, case.file_class, (args.selector,), (Planned(case, (args.selector,), ()),))
+    tc = _tc(args)
+    outcome = Runner(tc, 1).run([group])[0]
+    record = report.case_record(outcome, with_tools=True)
+    record["llvm"] = tc.version
+    if args.json:
+        print(json.dumps(record, indent=1))
+    else:
+        print(f"{case.function} [{args.selector}, -O{args.opt}, {tc.describe()}]")
+        print(f"verdict: {outcome.verdict.verdict}")
+        if outcome.verdict.detail:
+            print("detail:  " + outcome.verdict.detail.replace("\n", "\n         "))
+        for t in outcome.verdict.tools:
+            print(f"  $ {' '.join(t.argv)}  -> {'timeout' if t.timed_out else t.returncode}")
+    return 0
+
+
+COMMANDS = {"expand": cmd_expand, "run": cmd_run, "try": cmd_try}
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    try:
+        return COMMANDS[args.command](args)
+    except InputError as exc:
+        print(f"harness: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        return 130

@@ -1,0 +1,131 @@
+"""Load YAML case specs, keeping every node's file:line:col for error messages.
+
+A spec file is a mapping with an optional `description` and a `matrix`: a list of blocks. Each
+block names values (or lists of values) for the case dimensions; lists expand as a cartesian
+product, and `exclude` entries drop combinations. See README "Adding cases".
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import yaml
+
+from harness.errors import InputError
+
+DIMENSIONS = ("intrinsic", "cpu", "fmt_a", "fmt_b", "width_a", "width_b", "selector", "opt")
+BLOCK_KEYS = DIMENSIONS + ("exclude",)
+FILE_KEYS = ("description", "matrix")
+
+
+@dataclass(frozen=True)
+class Value:
+    """A scalar from a spec with its location."""
+
+    value: object
+    path: str
+    line: int
+    col: int
+
+    def error(self, message: str) -> InputError:
+        return InputError(message, self.path, self.line, self.col)
+
+
+@dataclass(frozen=True)
+class Block:
+    """One `matrix` entry: dimension -> list of located values, plus exclude rules."""
+
+    path: str
+    line: int
+    col: int
+    dims: dict[str, list[Value]]
+    excludes: list[dict[str, list[Value]]]
+
+    def error(self, message: str) -> InputError:
+        return InputError(message, self.path, self.line, self.col)
+
+
+def _mark(path: str, node: yaml.Node) -> tuple[str, int, int]:
+    return path, node.start_mark.line + 1, node.start_mark.column + 1
+
+
+def _scalar(path: str, node: yaml.Node) -> Value:
+    if not isinstance(node, yaml.ScalarNode):
+        raise InputError("expected a single value here", *_mark(path, node))
+    value: object = node.value
+    if node.tag == "tag:yaml.org,2002:int":
+        value = int(node.value, 0)
+    elif node.tag == "tag:yaml.org,2002:bool":
+        value = node.value.lower() in ("true", "yes", "on")
+    return Value(value, *_mark(path, node))
+
+
+def _values(path: str, node: yaml.Node) -> list[Value]:
+    """A scalar or a flat list of scalars, as a non-empty list."""
+    if isinstance(node, yaml.SequenceNode):
+        if not node.value:
+            raise InputError("empty list", *_mark(path, node))
+        return [_scalar(path, item) for item in node.value]
+    return [_scalar(path, node)]
+
+
+def _mapping(path: str, node: yaml.Node, allowed: tuple[str, ...], what: str) -> dict[str, yaml.Node]:
+    if not isinstance(node, yaml.MappingNode):
+        raise InputError(f"{what} must be a mapping", *_mark(path, node))
+    out: dict[str, yaml.Node] = {}
+    for key_node, value_node in node.value:
+        key = key_node.value if isinstance(key_node, yaml.ScalarNode) else None
+        if key not in allowed:
+            raise InputError(
+                f"unknown key {key!r} in {what}; expected one of: {', '.join(allowed)}",
+                *_mark(path, key_node),
+            )
+        if key in out:
+            raise InputError(f"duplicate key {key!r}", *_mark(path, key_node))
+        out[key] = value_node
+    return out
+
+
+def parse_spec(text: str, path: str) -> list[Block]:
+    """Parse one spec file's text into blocks; raise InputError with a location on any fault."""
+    try:
+        root = yaml.compose(text, Loader=yaml.SafeLoader)
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        line, col = (mark.line + 1, mark.column + 1) if mark else (None, None)
+        raise InputError(f"invalid YAML: {exc.problem or exc.context}", path, line, col) from None
+    if root is None:
+        raise InputError("empty spec (expected a mapping with a 'matrix' list)", path, 1, 1)
+    top = _mapping(path, root, FILE_KEYS, "a spec file")
+    if "matrix" not in top:
+        raise InputError("spec has no 'matrix' list", *_mark(path, root))
+    matrix = top["matrix"]
+    if not isinstance(matrix, yaml.SequenceNode) or not matrix.value:
+        raise InputError("'matrix' must be a non-empty list of blocks", *_mark(path, matrix))
+    blocks = []
+    for block_node in matrix.value:
+        fields = _mapping(path, block_node, BLOCK_KEYS, "a matrix block")
+        if "intrinsic" not in fields:
+            raise InputError("matrix block has no 'intrinsic'", *_mark(path, block_node))
+        dims = {key: _values(path, node) for key, node in fields.items() if key != "exclude"}
+        excludes = []
+        if "exclude" in fields:
+            rules = fields["exclude"]
+            if not isinstance(rules, yaml.SequenceNode):
+                raise InputError("'exclude' must be a list of mappings", *_mark(path, rules))
+            for rule in rules.value:
+                rule_fields = _mapping(path, rule, DIMENSIONS, "an exclude rule")
+                if not rule_fields:
+                    raise InputError("empty exclude rule would drop every case", *_mark(path, rule))
+                excludes.append({k: _values(path, v) for k, v in rule_fields.items()})
+        blocks.append(Block(*_mark(path, block_node), dims=dims, excludes=excludes))
+    return blocks
+
+
+def load_spec(path: Path) -> list[Block]:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise InputError(f"cannot read spec: {exc.strerror}", str(path)) from None
+    return parse_spec(text, str(path))

@@ -1,0 +1,185 @@
+"""Find the LLVM build to test and run its tools with timeouts.
+
+Discovery order: an explicit directory (--llvm-bin / --param llvm_bin=), then $LLVM_BIN, then
+the newest /usr/lib/llvm-N/bin whose llc has the AMDGPU target, then whatever llc is on PATH.
+"""
+
+from __future__ import annotations
+
+import functools
+import glob
+import os
+import re
+import shutil
+import subprocess
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from harness.errors import InputError
+
+DEFAULT_TIMEOUT = 120.0
+
+
+@dataclass(frozen=True)
+class ToolRun:
+    """What one tool invocation did."""
+
+    argv: tuple[str, ...]
+    returncode: int | None  # None when it timed out
+    stdout: str
+    stderr: str
+    seconds: float
+
+    @property
+    def timed_out(self) -> bool:
+        return self.returncode is None
+
+    @property
+    def ok(self) -> bool:
+        return self.returncode == 0
+
+    def summary(self, limit: int = 4000) -> dict:
+        """JSON-friendly record; long streams are cut from the front (the end says why)."""
+        cut = lambda s: s if len(s) <= limit else "...[cut]...\n" + s[-limit:]
+        return {
+            "argv": list(self.argv),
+            "returncode": self.returncode,
+            "timed_out": self.timed_out,
+            "seconds": round(self.seconds, 4),
+            "stderr": cut(self.stderr),
+        }
+
+
+def run_tool(argv: list[str], stdin: str = "", timeout: float = DEFAULT_TIMEOUT) -> ToolRun:
+    start = time.perf_counter()
+    try:
+        proc = subprocess.run(argv, input=stdin, capture_output=True, text=True, timeout=timeout, errors="replace")
+    except subprocess.TimeoutExpired as exc:
+        out = exc.stdout.decode(errors="replace") if isinstance(exc.stdout, bytes) else (exc.stdout or "")
+        err = exc.stderr.decode(errors="replace") if isinstance(exc.stderr, bytes) else (exc.stderr or "")
+        return ToolRun(tuple(argv), None, out, err, time.perf_counter() - start)
+    except OSError as exc:
+        raise InputError(f"cannot run {argv[0]}: {exc.strerror}") from None
+    return ToolRun(tuple(argv), proc.returncode, proc.stdout, proc.stderr, time.perf_counter() - start)
+
+
+@dataclass
+class Toolchain:
+    bin_dir: Path | None  # None: tools come from PATH
+    how: str  # why this build was chosen, for the log
+    timeout: float = DEFAULT_TIMEOUT
+    _cache: dict = field(default_factory=dict, repr=False)
+
+    def tool(self, name: str) -> str:
+        if self.bin_dir is not None:
+            path = self.bin_dir / name
+            return str(path) if path.exists() else ""
+        return shutil.which(name) or ""
+
+    def require(self, name: str) -> str:
+        path = self.tool(name)
+        if not path:
+            where = self.bin_dir or "PATH"
+            raise InputError(f"no {name} in {where} (LLVM build chosen by {self.how})")
+        return path
+
+    def run(self, name: str, args: list[str], stdin: str = "") -> ToolRun:
+        return run_tool([self.require(name), *args], stdin, self.timeout)
+
+    def _memo(self, key, compute):
+        if key not in self._cache:
+            self._cache[key] = compute()
+        return self._cache[key]
+
+    @property
+    def version_text(self) -> str:
+        return self._memo("version", lambda: self.run("llc", ["--version"]).stdout)
+
+    @property
+    def version(self) -> str:
+        m = re.search(r"LLVM version (\d+\.\d+\.\d+\S*)", self.version_text)
+        if not m:
+            raise InputError(f"cannot read the LLVM version from {self.require('llc')} --version")
+        return m.group(1)
+
+    @property
+    def targets(self) -> frozenset[str]:
+        text = self.version_text.split("Registered Targets:", 1)[-1]
+        return frozenset(m.group(1) for m in re.finditer(r"^\s+(\S+)\s+- ", text, re.M))
+
+    def cpus(self, triple: str) -> frozenset[str]:
+        def compute():
+            if triple not in self.targets:
+                return frozenset()
+            run = self.run("llc", [f"-mtriple={triple}", "-mcpu=help"])
+            text = (run.stdout + run.stderr).split("Available features", 1)[0]
+            return frozenset(m.group(1) for m in re.finditer(r"^\s+(\S+)\s+- Select the", text, re.M))
+
+        return self._memo(("cpus", triple), compute)
+
+    def intrinsic_support(self, declaration: str) -> str:
+        """"" when the build knows the intrinsic declared by `declaration`, else why not.
+
+        `opt -S` marks names it does not know with '; Unknown intrinsic' and rejects a known
+        name whose signature differs from the build's.
+        """
+
+        def compute():
+            run = self.run("opt", ["-S", "-o", "-"], declaration + "\n")
+            if not run.ok:
+                lines = [l for l in run.stderr.splitlines() if "error:" in l]
+                return (lines[0] if lines else run.stderr.strip()).split("error:", 1)[-1].strip() or "opt failed"
+            if "; Unknown intrinsic" in run.stdout:
+                return "intrinsic unknown to this build"
+            return ""
+
+        return self._memo(("intrinsic", declaration), compute)
+
+    def describe(self) -> str:
+        where = self.bin_dir if self.bin_dir else "PATH"
+        return f"LLVM {self.version} from {where} ({self.how})"
+
+
+def _has_amdgpu(llc: Path) -> bool:
+    try:
+        out = subprocess.run([str(llc), "--version"], capture_output=True, text=True, timeout=30).stdout
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+    return re.search(r"^\s+amdgcn\s+-", out, re.M) is not None
+
+
+def _system_llvm_dirs() -> list[Path]:
+    def major(path: str) -> int:
+        m = re.search(r"llvm-(\d+)/bin$", path)
+        return int(m.group(1)) if m else -1
+
+    return [Path(p) for p in sorted(glob.glob("/usr/lib/llvm-*/bin"), key=major, reverse=True)]
+
+
+@functools.lru_cache(maxsize=None)
+def _discover_cached(explicit: str | None, env_bin: str | None, timeout: float) -> Toolchain:
+    if explicit:
+        return _checked(Path(explicit), "--llvm-bin / --param llvm_bin", timeout)
+    if env_bin:
+        return _checked(Path(env_bin), "$LLVM_BIN", timeout)
+    for candidate in _system_llvm_dirs():
+        if (candidate / "llc").exists() and _has_amdgpu(candidate / "llc"):
+            return Toolchain(candidate, "newest /usr/lib/llvm-N with AMDGPU", timeout)
+    if shutil.which("llc"):
+        return Toolchain(None, "llc on PATH", timeout)
+    raise InputError(
+        "no LLVM build found: install one (apt-get install llvm-22 llvm-22-tools) or pass --llvm-bin DIR / set LLVM_BIN"
+    )
+
+
+def _checked(path: Path, how: str, timeout: float) -> Toolchain:
+    if not path.is_dir():
+        raise InputError(f"LLVM bin directory {path} (from {how}) does not exist")
+    if not (path / "llc").exists():
+        raise InputError(f"LLVM bin directory {path} (from {how}) has no llc")
+    return Toolchain(path.resolve(), how, timeout)
+
+
+def discover(explicit: str | None = None, timeout: float = DEFAULT_TIMEOUT) -> Toolchain:
+    return _discover_cached(explicit or None, os.environ.get("LLVM_BIN") or None, timeout)
