@@ -1,0 +1,43 @@
+"""The checked-in list of known bugs per exact LLVM version (cases/known-bugs.yaml)."""
+
+from __future__ import annotations
+
+import fnmatch
+from pathlib import Path
+
+import yaml
+
+from harness.errors import InputError
+
+FILENAME = "known-bugs.yaml"
+
+
+def load(cases_dir: Path) -> dict[str, list[tuple[str, str]]]:
+    """Version -> [(glob relative to cases/, reason)]."""
+    path = cases_dir / FILENAME
+    if not path.exists():
+        return {}
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark
+        raise InputError(f"invalid YAML: {exc.problem}", str(path), mark.line + 1, mark.column + 1) from None
+    if not isinstance(data, dict):
+        raise InputError("expected a mapping of LLVM version -> list of {files, reason}", str(path), 1, 1)
+    out: dict[str, list[tuple[str, str]]] = {}
+    for version, entries in data.items():
+        if not isinstance(entries, list):
+            raise InputError(f"version {version!r}: expected a list of {{files, reason}}", str(path))
+        for entry in entries:
+            if not isinstance(entry, dict) or set(entry) != {"files", "reason"}:
+                raise InputError(f"version {version!r}: each entry needs exactly 'files' and 'reason'", str(path))
+            out.setdefault(str(version), []).append((str(entry["files"]), " ".join(str(entry["reason"]).split())))
+    return out
+
+
+def reason_for(known: dict[str, list[tuple[str, str]]], version: str, relpath: str) -> str:
+    """Why `relpath` (relative to cases/) is expected to fail on `version`, or ""."""
+    for pattern, reason in known.get(version, []):
+        if fnmatch.fnmatchcase(relpath, pattern):
+            return reason
+    return ""
