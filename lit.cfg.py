@@ -14,7 +14,6 @@ sys.path.insert(0, ROOT)
 
 from harness import catalog, emit, known_bugs, toolchain  # noqa: E402
 from harness.litformat import KnownBugShTest  # noqa: E402
-from harness.cases import Case  # noqa: E402
 from harness.errors import InputError  # noqa: E402
 
 config.name = "matrix-lowering"
@@ -48,13 +47,9 @@ if "amdgcn" in tc.targets:
     config.available_features.add("amdgpu-registered-target")
     cpus = tc.cpus("amdgcn")
     config.available_features.update(f"cpu-{cpu}" for cpu in catalog.CPUS if cpu in cpus)
-    for intr in catalog.INTRINSICS:
-        if intr.cpus[0] not in cpus:
-            continue
-        a, b = min(intr.a.regs), min(intr.b.regs)
-        probe = Case(intr, intr.cpus[0], a, b, intr.a.regs[a], intr.b.regs[b])
-        if not tc.intrinsic_support(emit.declarations([probe])[0]):
-            config.available_features.add(intr.symbol)
+    present = [i for i in catalog.INTRINSICS if i.cpus[0] in cpus]
+    support = tc.intrinsic_support(emit.probe_declarations(present))
+    config.available_features.update(i.symbol for i in present if not support[i.name])
 
 CASES = os.path.join(ROOT, "cases")
 try:

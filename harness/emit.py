@@ -80,6 +80,16 @@ def declarations(cases: list[Case]) -> list[str]:
     return list(seen.values())
 
 
+def probe_declarations(intrinsics) -> dict[str, str]:
+    """Intrinsic name -> the declaration of its exact-width overload, to ask a build about it."""
+    out = {}
+    for intr in intrinsics:
+        fa, fb = intr.a.formats[0], intr.b.formats[0]
+        case = Case(intr, intr.cpus[0], fa, fb, intr.a.regs[fa], intr.b.regs[fb])
+        out[intr.name] = declarations([case])[0]
+    return out
+
+
 @dataclass(frozen=True)
 class Module:
     """IR text plus which function each 1-based line belongs to (for attributing errors)."""

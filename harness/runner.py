@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import sys
+import threading
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Callable
@@ -33,14 +34,18 @@ class Runner:
         self.progress = progress
 
     # ---- support ----------------------------------------------------------------------------
-    def unsupported(self, case: Case) -> str:
-        """Why this build cannot run the case at all, or ""."""
+    def unsupported(self, case: Case, intrinsics=()) -> str:
+        """Why this build cannot run the case at all, or "".
+
+        `intrinsics` names every intrinsic about to be asked for, so one probe answers for all.
+        """
         intr = case.intrinsic
         if intr.triple not in self.tc.targets:
             return f"this LLVM build has no {intr.triple} target"
         if case.cpu not in self.tc.cpus(intr.triple):
             return f"this LLVM build does not know CPU {case.cpu}"
-        return self.tc.intrinsic_support(emit.declarations([case])[0])
+        wanted = {i.name: i for i in (*intrinsics, intr) if i.triple in self.tc.targets}
+        return self.tc.intrinsic_support(emit.probe_declarations(wanted.values()))[intr.name]
 
     # ---- verifier ---------------------------------------------------------------------------
     def verify(self, cases: list[Case]) -> tuple[dict[str, Verdict], list[Case]]:
@@ -122,40 +127,48 @@ class Runner:
 
     # ---- the whole plan ---------------------------------------------------------------------
     def run(self, groups: list[Group]) -> list[Outcome]:
-        decided: dict[tuple[str, str], Verdict] = {}  # (function@group, selector) -> verdict
-        todo: list[tuple[Group, list[Case]]] = []
+        decided: dict[tuple[str, str], Verdict] = {}  # (group file:function, selector) -> verdict
+        todo: list[Group] = []
+        everything = tuple({g.intrinsic.name: g.intrinsic for g in groups}.values())
         for g in groups:
-            why = self.unsupported(g.cases[0])
-            for c in g.cases:
-                for sel in g.selectors:
-                    if why:
-                        decided[(_key(g, c), sel)] = Verdict(V.UNSUPPORTED, why)
-            if not why:
-                todo.append((g, g.cases))
-        total = len(todo) + sum(len(g.selectors) for g, _ in todo)
+            why = self.unsupported(g.cases[0], everything)
+            if why:
+                decided.update({(_key(g, c), sel): Verdict(V.UNSUPPORTED, why) for c in g.cases for sel in g.selectors})
+            else:
+                todo.append(g)
+        total = len(todo) + sum(len(g.selectors) for g in todo)
         done = 0
+        lock = threading.Lock()
 
         def tick():
             nonlocal done
-            done += 1
-            if self.progress:
-                self.progress(done, total)
+            with lock:
+                done += 1
+                if self.progress:
+                    self.progress(done, total)
+
+        def compile_one(g: Group, survivors: list[Case], sel: str) -> None:
+            for fn, verdict in self.compile(survivors, sel).items():
+                decided[(f"{g.filename}:{fn}", sel)] = verdict
+            tick()
 
         with ThreadPoolExecutor(max_workers=self.jobs) as pool:
-            verified = list(pool.map(lambda item: (item[0], *self.verify(item[1])), todo))
-            for g, rejected, survivors in verified:
-                tick()
+            compiles = []
+
+            def verify_one(g: Group) -> None:
+                # Each group's compiles are queued as soon as its verifier run is done.
+                rejected, survivors = self.verify(g.cases)
                 for c in g.cases:
                     if c.function in rejected:
-                        for sel in g.selectors:
-                            decided[(_key(g, c), sel)] = rejected[c.function]
-            jobs = [(g, survivors, sel) for g, _, survivors in verified for sel in g.selectors]
-            total = len(todo) + len(jobs)
-            futures = [(g, sel, pool.submit(self.compile, survivors, sel)) for g, survivors, sel in jobs]
-            for g, sel, fut in futures:
-                for fn, verdict in fut.result().items():
-                    decided[(f"{g.filename}:{fn}", sel)] = verdict
+                        decided.update({(_key(g, c), sel): rejected[c.function] for sel in g.selectors})
+                with lock:
+                    compiles.extend(pool.submit(compile_one, g, survivors, sel) for sel in g.selectors)
                 tick()
+
+            for fut in [pool.submit(verify_one, g) for g in todo]:
+                fut.result()
+            for fut in compiles:
+                fut.result()
         return [Outcome(c, sel, decided[(_key(g, c), sel)]) for g in groups for c in g.cases for sel in g.selectors]
 
 

@@ -1,0 +1,86 @@
+#!/usr/bin/env python3
+"""Benchmark `harness run` on the full shipped matrix against the raw tools, in one run.
+
+(a) raw lower bound: the same grouped modules, written to disk beforehand, piped straight
+    through the tools with no harness: llvm-as for the verifier groups, `llc | llvm-mc` per
+    selector for the others, with the same number of parallel workers.
+(b) `harness run` as a user runs it (a fresh process: start-up, expansion, probes, verdicts).
+Prints the median of --repeat runs of each and the ratio b/a.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from harness import cases, emit, toolchain  # noqa: E402
+
+
+def raw_jobs(groups, tc, workdir: Path) -> list[str]:
+    """Shell pipelines, one per tool batch the harness would run, over pre-written modules."""
+    jobs = []
+    for g in groups:
+        path = workdir / g.filename
+        path.write_text(emit.module(g.cases).text)
+        if g.verifier_only:
+            jobs.append(f"{tc.require('llvm-as')} -o /dev/null {path}")
+            continue
+        for sel in g.selectors:
+            llc = emit.llc_command(g, sel).replace("llc", tc.require("llc"), 1)
+            mc = emit.mc_command(g).replace("llvm-mc", tc.require("llvm-mc"), 1)
+            jobs.append(f"{llc} < {path} | {mc}")
+    return jobs
+
+
+def time_raw(jobs: list[str], workers: int) -> float:
+    start = time.perf_counter()
+    with ThreadPoolExecutor(workers) as pool:  # same environment as the harness gives its tools
+        list(pool.map(lambda cmd: subprocess.run(cmd, shell=True, capture_output=True, env=toolchain.TOOL_ENV), jobs))
+    return time.perf_counter() - start
+
+
+def time_harness(args: list[str]) -> float:
+    start = time.perf_counter()
+    proc = subprocess.run([sys.executable, "-m", "harness", "run", *args], capture_output=True, text=True, cwd=ROOT)
+    elapsed = time.perf_counter() - start
+    if proc.returncode != 0:
+        sys.exit(f"harness run failed:\n{proc.stderr}")
+    return elapsed
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--llvm-bin", default=None)
+    opts = parser.parse_args()
+    tc = toolchain.discover(opts.llvm_bin)
+    workers = os.cpu_count() or 1
+    groups = cases.group(cases.plan(cases.spec_files(ROOT / "cases")))
+    n_cases = sum(len(g.cases) * len(g.selectors) for g in groups)
+    harness_args = ["--llvm-bin", str(tc.bin_dir)] if tc.bin_dir else []
+    with tempfile.TemporaryDirectory() as tmp:
+        jobs = raw_jobs(groups, tc, Path(tmp))
+        raw, full = [], []
+        for _ in range(opts.repeat):  # interleaved, so both see the same machine state
+            raw.append(time_raw(jobs, workers))
+            full.append(time_harness(harness_args))
+    a, b = statistics.median(raw), statistics.median(full)
+    print(f"{tc.describe()}; {n_cases} case-selector verdicts in {len(groups)} modules; {workers} workers")
+    print(f"(a) raw tools, {len(jobs)} pipelines:  {a:6.3f} s  (runs: {', '.join(f'{x:.3f}' for x in raw)})")
+    print(f"(b) harness run:                 {b:6.3f} s  (runs: {', '.join(f'{x:.3f}' for x in full)})")
+    print(f"ratio b/a: {b / a:.2f}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,6 @@
+#!/usr/bin/env bash
+# The project's own tests (pytest, in parallel), after installing what they need.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash ci/setup.sh
+.venv/bin/python -m pytest -n auto -q "$@"
