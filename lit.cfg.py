@@ -38,6 +38,8 @@ if not filecheck:
     if not filecheck:
         lit_config.fatal("no FileCheck in the LLVM build and no pip `filecheck` on PATH")
     config.substitutions.append((r"\bFileCheck\b", filecheck))
+else:
+    config.available_features.add("llvm-filecheck")  # numeric expressions, --implicit-check-not
 lit_config.note(f"FileCheck: {filecheck}")
 
 # Features: what the build has, so a file that needs more is UNSUPPORTED rather than FAIL.

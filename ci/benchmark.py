@@ -23,11 +23,16 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from harness import cases, emit, toolchain  # noqa: E402
+from harness import cases, emit, litgen, toolchain  # noqa: E402
 
 
 def raw_jobs(groups, tc, workdir: Path) -> list[str]:
-    """Shell pipelines, one per tool batch the harness would run, over pre-written modules."""
+    """Shell pipelines over pre-written modules: the least tool work that decides every verdict.
+
+    Verifier groups: llvm-as. Others, per selector: [opt -S |] llc | llvm-mc, and for object
+    groups also llc -filetype=obj | llvm-objdump -d.
+    """
+    tool = lambda command: command.replace(command.split()[0], tc.require(command.split()[0]), 1)
     jobs = []
     for g in groups:
         path = workdir / g.filename
@@ -35,10 +40,13 @@ def raw_jobs(groups, tc, workdir: Path) -> list[str]:
         if g.verifier_only:
             jobs.append(f"{tc.require('llvm-as')} -o /dev/null {path}")
             continue
+        head = f"{tool(litgen.opt_command(g, g.pipeline))} -S < {path} | " if g.pipeline != "none" else ""
+        source = "" if head else f" < {path}"
         for sel in g.selectors:
-            llc = emit.llc_command(g, sel).replace("llc", tc.require("llc"), 1)
-            mc = emit.mc_command(g).replace("llvm-mc", tc.require("llvm-mc"), 1)
-            jobs.append(f"{llc} < {path} | {mc}")
+            jobs.append(f"{head}{tool(litgen.llc_command(g, sel))}{source} | {tool(litgen.mc_command(g))}")
+            if g.file_class == "object":
+                obj = tool(litgen.llc_command(g, sel, obj=True))
+                jobs.append(f"{head}{obj}{source} | {tc.require('llvm-objdump')} -d - > /dev/null")
     return jobs
 
 

@@ -8,6 +8,7 @@ Cases are grouped so that every case in a group is expected to behave alike (the
 from __future__ import annotations
 
 import itertools
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -19,9 +20,17 @@ from harness.spec import Block, Value, load_spec
 SELECTORS = ("sdag", "gisel")
 OPT_LEVELS = (0, 1, 2, 3)
 POLICIES = ("exact", "max", "overwide", "underwide")
+# What a generated file checks: codegen (llc text + llvm-mc), ir (the IR after `pipeline`),
+# diagnostic (the verifier names the right operand), object (the disassembled object).
+CHECKS = ("codegen", "ir", "diagnostic", "object")
+NARROWINGS = ("", "shufflevector", "vector.extract")
+# Verifier rejections a case can be built to provoke, most decisive first.
+REJECTIONS = ("nonconst", "badformat", "illegal", "underwide")
 # File classes, in the order a case is tested against them.
-CLASSES = ("illegal", "underwide", "overwide", "exact")
-VERIFIER_CLASSES = ("illegal", "underwide")
+CLASSES = ("diagnostic-a", "diagnostic-b", "diagnostic-none", "ir-malformed", "nonconst", "badformat", "illegal",
+           "underwide", "ir", "object", "narrowed-shufflevector", "narrowed-vector-extract", "overwide",
+           "underwide-unverified", "exact")
+VERIFIER_CLASSES = ("diagnostic-a", "diagnostic-b", "diagnostic-none", "nonconst", "badformat", "illegal", "underwide")
 
 
 @dataclass(frozen=True)
@@ -33,6 +42,12 @@ class Case:
     width_a: int
     width_b: int
     opt: int = 0
+    pipeline: str = "none"  # opt -passes= pipeline run before llc ("none": straight to llc)
+    check: str = "codegen"
+    args: tuple[tuple[int, str], ...] = ()  # operand index -> literal; "%name" is a parameter
+    elem_a: str = "i32"
+    elem_b: str = "i32"
+    narrowing: str = ""  # IR that narrows over-wide sources before the call, if any
 
     def fmt(self, side: str) -> int:
         return self.fmt_a if side == "a" else self.fmt_b
@@ -40,30 +55,74 @@ class Case:
     def width(self, side: str) -> int:
         return self.width_a if side == "a" else self.width_b
 
+    def elem(self, side: str) -> str:
+        return self.elem_a if side == "a" else self.elem_b
+
     def required(self, side: str) -> int:
         return self.intrinsic.source(side).regs[self.fmt(side)]
 
+    def call_width(self, side: str) -> int:
+        """Width of the source the call receives (after any IR narrowing)."""
+        if self.narrowing and self.width(side) > self.required(side):
+            return self.required(side)
+        return self.width(side)
+
+    def override(self, role: str) -> str | None:
+        index = self.intrinsic.arg_index(role) if role in self.intrinsic.operands else -1
+        return dict(self.args).get(index)
+
     def side_class(self, side: str) -> str:
-        width, need = self.width(side), self.required(side)
-        if width not in self.intrinsic.source(side).widths:
+        """nonconst/badformat (its format operand), illegal (shape), underwide, overwide, exact."""
+        fmt_value = self.override("fmt_" + side)
+        if fmt_value is not None:
+            if fmt_value.startswith("%"):
+                return "nonconst"
+            if int(fmt_value) not in self.intrinsic.source(side).regs:
+                return "badformat"
+        width, need, source = self.call_width(side), self.required(side), self.intrinsic.source(side)
+        if source.verified and (self.elem(side) != "i32" or width not in source.widths):
             return "illegal"
         return "exact" if width == need else ("overwide" if width > need else "underwide")
 
     @property
+    def rejection(self) -> str:
+        """The verifier rule this case breaks first, or "" when it is valid IR."""
+        sides = {self.side_class(s) for s in ("a", "b") if self.intrinsic.source(s).verified}
+        return next((r for r in REJECTIONS if r in sides), "")
+
+    @property
     def file_class(self) -> str:
-        sides = {self.side_class("a"), self.side_class("b")}
-        return next(c for c in CLASSES if c in sides)
+        if self.check == "diagnostic":
+            # One file per rejected side: each attribution is its own expected outcome.
+            side = next((s for s in ("a", "b") if self.side_class(s) == self.rejection), "")
+            return f"diagnostic-{side}" if side else "diagnostic-none"
+        if self.check == "ir":
+            return "ir-malformed" if self.rejection else "ir"
+        if self.rejection:
+            return self.rejection
+        if self.check == "object":
+            return "object"
+        if self.narrowing:
+            return "narrowed-" + self.narrowing.replace(".", "-")
+        sides = (self.side_class("a"), self.side_class("b"))
+        return next((c for c in ("overwide", "underwide-unverified") if c.split("-")[0] in sides), "exact")
 
     @property
     def function(self) -> str:
-        """IR function name: intrinsic, then each source's format and width."""
+        """IR function name: intrinsic, then each source's format and width, then variations."""
         base = self.intrinsic.name.replace(".", "_")
-        a = f"a_{formats.short(self.fmt_a)}_v{self.width_a}"
-        b = f"b_{formats.short(self.fmt_b)}_v{self.width_b}"
-        return f"{base}__{a}__{b}"
+        parts = [base]
+        for side in ("a", "b"):
+            elem = "" if self.elem(side) == "i32" else "x" + self.elem(side)
+            parts.append(f"{side}_{formats.short(self.fmt(side))}_v{self.width(side)}{elem}")
+        parts += [f"arg{i}_{'var' if v.startswith('%') else v}" for i, v in self.args]
+        if self.narrowing:
+            parts.append("narrow_" + self.narrowing.replace(".", "_"))
+        return "__".join(parts)
 
     def sort_key(self) -> tuple:
-        return (self.intrinsic.name, self.cpu, self.opt, self.fmt_a, self.fmt_b, self.width_a, self.width_b)
+        return (self.intrinsic.name, self.cpu, self.opt, self.pipeline, self.check, self.fmt_a, self.fmt_b,
+                self.width_a, self.width_b, self.elem_a, self.elem_b, self.args, self.narrowing)
 
 
 @dataclass(frozen=True)
@@ -137,7 +196,11 @@ def _dim_matches(key: str, value: object, case: Case, selector: str) -> bool:
         return value == selector
     if key == "opt":
         return value == case.opt
-    return value == case.cpu
+    if key in ("pipeline", "check", "elem_a", "elem_b", "cpu"):
+        return value == getattr(case, key)
+    if key == "narrowing":
+        return (value if value != "none" else "") == case.narrowing
+    raise ValueError(key)
 
 
 def _validate_rule(rule: dict[str, list[Value]]) -> None:
@@ -156,47 +219,118 @@ def _validate_rule(rule: dict[str, list[Value]]) -> None:
                 raise v.error(str(exc).strip('"')) from None
 
 
+def _choices(block: Block, key: str, default: list, check) -> list:
+    """Validated values of one dimension (its default when the block does not name it)."""
+    values = block.dims.get(key)
+    if values is None:
+        return default
+    out = []
+    for v in values:
+        problem = check(v.value)
+        if problem:
+            raise v.error(f"{key}: {problem}; got {v.value!r}")
+        out.append(v.value)
+    return out
+
+
+def _one_of(allowed):
+    return lambda value: "" if value in allowed and not isinstance(value, bool) else "must be one of " + ", ".join(map(str, allowed))
+
+
+def _elem(value) -> str:
+    return "" if isinstance(value, str) and re.fullmatch(r"i\d+|half|bfloat|float|double", value) else "must be an IR scalar type such as i32 or i64"
+
+
+def _pipeline(value) -> str:
+    return "" if isinstance(value, str) and value.strip() and not any(c.isspace() for c in value) else (
+        "must be none, instcombine or an opt -passes= pipeline without spaces")
+
+
+def _resolve_args(intrinsic: Intrinsic, pairs: list[tuple[Value, Value]]) -> tuple[tuple[int, str], ...]:
+    """Operand overrides as (index, literal); only format operands and neutral literals may change."""
+    out = {}
+    for key, value in pairs:
+        if isinstance(key.value, int) and not isinstance(key.value, bool):
+            index = key.value
+        elif key.value in intrinsic.operands:
+            index = intrinsic.arg_index(key.value)
+        else:
+            raise key.error(f"args: {intrinsic.name} has no operand {key.value!r} (use an index or fmt_a/fmt_b)")
+        if not 0 <= index < len(intrinsic.operands):
+            raise key.error(f"args: {intrinsic.name} has operands 0..{len(intrinsic.operands) - 1}")
+        if intrinsic.operands[index] in (catalog.SRC_A, catalog.SRC_B, catalog.ACC):
+            raise key.error(f"args: operand {index} of {intrinsic.name} is a source, not a constant")
+        text = str(value.value)
+        if not (re.fullmatch(r"-?\d+|true|false", text) or re.fullmatch(r"%[A-Za-z_][\w.]*", text)):
+            raise value.error(f"args: value must be an integer, true/false or %name (a parameter); got {text!r}")
+        out[index] = text
+    return tuple(sorted(out.items()))
+
+
+def resolve_arg_flags(intrinsic: Intrinsic, flags: list[str]) -> tuple[tuple[int, str], ...]:
+    """`N=V` command-line overrides, checked like a spec's `args`."""
+    pairs = []
+    for flag in flags:
+        key, sep, value = flag.partition("=")
+        if not sep:
+            raise InputError(f"--arg takes N=V (e.g. 5=2 or fmt_b=%f); got {flag!r}")
+        pairs.append((Value(int(key) if key.isdigit() else key, "--arg", None, None), Value(value, "--arg", None, None)))
+    return _resolve_args(intrinsic, pairs)
+
+
 def expand_block(block: Block) -> list[tuple[Case, str]]:
     """Every (case, selector) a block asks for, after excludes."""
-    dims = block.dims
     for rule in block.excludes:
         _validate_rule(rule)
-    selectors = []
-    for v in dims.get("selector", [Value(s, block.path, block.line, block.col) for s in SELECTORS]):
-        if v.value not in SELECTORS:
-            raise v.error(f"selector must be one of {', '.join(SELECTORS)}; got {v.value!r}")
-        selectors.append(v.value)
-    opts = []
-    for v in dims.get("opt", [Value(0, block.path, block.line, block.col)]):
-        if v.value not in OPT_LEVELS or isinstance(v.value, bool):
-            raise v.error(f"opt must be one of {', '.join(map(str, OPT_LEVELS))}; got {v.value!r}")
-        opts.append(v.value)
-    policies_a = [_check_width(v) for v in dims.get("width_a", [])] or ["exact"]
-    policies_b = [_check_width(v) for v in dims.get("width_b", [])] or ["exact"]
+    selectors = _choices(block, "selector", list(SELECTORS), _one_of(SELECTORS))
+    opts = _choices(block, "opt", [0], _one_of(OPT_LEVELS))
+    pipelines = _choices(block, "pipeline", ["none"], _pipeline)
+    checks = _choices(block, "check", ["codegen"], _one_of(CHECKS))
+    elems_a = _choices(block, "elem_a", ["i32"], _elem)
+    elems_b = _choices(block, "elem_b", ["i32"], _elem)
+    narrowings = [n if n != "none" else "" for n in _choices(block, "narrowing", [""], _one_of(NARROWINGS[1:] + ("none",)))]
+    policies_a = [_check_width(v) for v in block.dims.get("width_a", [])] or ["exact"]
+    policies_b = [_check_width(v) for v in block.dims.get("width_b", [])] or ["exact"]
 
     out: list[tuple[Case, str]] = []
-    for iv in dims["intrinsic"]:
+    for iv in block.dims["intrinsic"]:
         try:
             intrinsic = catalog.lookup(str(iv.value))
         except KeyError as exc:
             raise iv.error(str(exc).strip('"')) from None
         cpus = []
-        for v in dims.get("cpu", [Value(intrinsic.cpus[0], iv.path, iv.line, iv.col)]):
+        for v in block.dims.get("cpu", [Value(intrinsic.cpus[0], iv.path, iv.line, iv.col)]):
             if v.value not in intrinsic.cpus:
                 raise v.error(f"{intrinsic.name} runs on {', '.join(intrinsic.cpus)}, not {v.value!r}")
             cpus.append(v.value)
-        fmts_a = _formats(dims.get("fmt_a"), intrinsic.a, "a", intrinsic.name)
-        fmts_b = _formats(dims.get("fmt_b"), intrinsic.b, "b", intrinsic.name)
-        for cpu, opt, fa, fb in itertools.product(cpus, opts, fmts_a, fmts_b):
+        fmts_a = _formats(block.dims.get("fmt_a"), intrinsic.a, "a", intrinsic.name)
+        fmts_b = _formats(block.dims.get("fmt_b"), intrinsic.b, "b", intrinsic.name)
+        arg_sets = [_resolve_args(intrinsic, alt) for alt in block.args] or [()]
+        shared = itertools.product(cpus, opts, pipelines, checks, elems_a, elems_b, narrowings, arg_sets)
+        for (cpu, opt, pipe, check, ea, eb, narrow, args), fa, fb in itertools.product(shared, fmts_a, fmts_b):
             wa = _unique(w for p in policies_a for w in widths_for(p, intrinsic.a, fa))
             wb = _unique(w for p in policies_b for w in widths_for(p, intrinsic.b, fb))
             for width_a, width_b, selector in itertools.product(wa, wb, selectors):
-                case = Case(intrinsic, cpu, fa, fb, width_a, width_b, opt)
+                case = Case(intrinsic, cpu, fa, fb, width_a, width_b, opt, pipe, check, args, ea, eb, narrow)
                 if not any(_matches(rule, case, selector) for rule in block.excludes):
                     out.append((case, selector))
     if not out:
         raise block.error("this matrix block expands to no cases")
+    for case, _ in out:
+        if case.check == "ir" and case.pipeline == "none":
+            raise block.error("check: ir needs a pipeline (the opt passes whose output is checked)")
     return out
+
+
+def split_selectors(block: Block) -> bool:
+    """`split_selectors: true` gives each selector its own files (its own expected outcome)."""
+    values = block.dims.get("split_selectors")
+    if not values:
+        return False
+    v = values[0]
+    if not isinstance(v.value, bool):
+        raise v.error(f"split_selectors must be true or false; got {v.value!r}")
+    return v.value
 
 
 def _unique(items) -> list:
@@ -205,18 +339,21 @@ def _unique(items) -> list:
 
 def plan(spec_paths: list[Path]) -> list[Planned]:
     """Expand every spec; a case asked for twice runs once under the union of its selectors."""
-    selectors: dict[Case, dict[str, None]] = {}
-    origins: dict[Case, dict[str, None]] = {}
+    # Key: the case, plus its selector when its block splits selectors into their own files.
+    selectors: dict[tuple[Case, str], dict[str, None]] = {}
+    origins: dict[tuple[Case, str], dict[str, None]] = {}
     for path in spec_paths:
         for block in load_spec(path):
+            split = split_selectors(block)
             for case, selector in expand_block(block):
-                selectors.setdefault(case, {})[selector] = None
-                origins.setdefault(case, {})[path.name] = None
+                key = (case, selector if split else "")
+                selectors.setdefault(key, {})[selector] = None
+                origins.setdefault(key, {})[path.name] = None
     planned = [
-        Planned(case, tuple(s for s in SELECTORS if s in selectors[case]), tuple(origins[case]))
-        for case in selectors
+        Planned(key[0], tuple(s for s in SELECTORS if s in selectors[key]), tuple(origins[key]))
+        for key in selectors
     ]
-    return sorted(planned, key=lambda p: p.case.sort_key())
+    return sorted(planned, key=lambda p: (p.case.sort_key(), p.selectors))
 
 
 def spec_files(cases_dir: Path) -> list[Path]:
@@ -238,6 +375,7 @@ class Group:
     file_class: str
     selectors: tuple[str, ...]
     members: tuple[Planned, ...]
+    pipeline: str = "none"
 
     @property
     def cases(self) -> list[Case]:
@@ -246,7 +384,8 @@ class Group:
     @property
     def filename(self) -> str:
         sel = "" if self.selectors == SELECTORS else "." + ".".join(self.selectors)
-        return f"{self.intrinsic.name}.{self.cpu}.O{self.opt}.{self.file_class}{sel}.ll"
+        pipe = "" if self.pipeline == "none" else "." + re.sub(r"[^A-Za-z0-9]+", "-", self.pipeline).strip("-")
+        return f"{self.intrinsic.name}.{self.cpu}.O{self.opt}{pipe}.{self.file_class}{sel}.ll"
 
     @property
     def verifier_only(self) -> bool:
@@ -257,11 +396,11 @@ def group(planned: list[Planned]) -> list[Group]:
     buckets: dict[tuple, list[Planned]] = {}
     for p in planned:
         c = p.case
-        key = (c.intrinsic.name, c.cpu, c.opt, CLASSES.index(c.file_class), p.selectors)
+        key = (c.intrinsic.name, c.cpu, c.opt, c.pipeline, CLASSES.index(c.file_class), p.selectors)
         buckets.setdefault(key, []).append(p)
     groups = []
     for key in sorted(buckets):
         members = tuple(buckets[key])
         first = members[0].case
-        groups.append(Group(first.intrinsic, first.cpu, first.opt, first.file_class, key[4], members))
+        groups.append(Group(first.intrinsic, first.cpu, first.opt, first.file_class, key[5], members, first.pipeline))
     return groups

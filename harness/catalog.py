@@ -24,10 +24,19 @@ class Source:
     widths: tuple[int, ...]  # legal <N x i32> widths, ascending
     modifier: str = ""  # assembler text for a format: {value}, {wmma}, {mfma} placeholders
     silent_format: int | None = None  # format the assembler leaves unprinted (the default)
+    # What the IR verifier enforces for this source, and the message it prints for a format
+    # operand out of range. Unverified sources (fixed formats) accept any vector.
+    verified: bool = True
+    range_message: str = ""
 
     @property
     def formats(self) -> tuple[int, ...]:
         return tuple(sorted(self.regs))
+
+    def shape_message(self, index: int) -> str:
+        """The verifier's message for a source of the wrong shape at operand `index`."""
+        *head, last = self.widths
+        return f"operand {index} must be {', '.join(map(str, head))} or {last} element i32 vector"
 
     def printed(self, fmt: int) -> str:
         """The modifier the assembler prints for `fmt`, or "" when it prints none."""
@@ -52,6 +61,13 @@ class Intrinsic:
     a: Source
     b: Source
     triple: str = "amdgcn"
+    # Mnemonic of the scaled form a build may rewrite this (unscaled) intrinsic into.
+    scaled_mnemonic: str = ""
+
+    @property
+    def mnemonics(self) -> tuple[str, ...]:
+        """Every mnemonic a correct build may print for this intrinsic."""
+        return (self.mnemonic, self.scaled_mnemonic) if self.scaled_mnemonic else (self.mnemonic,)
 
     @property
     def symbol(self) -> str:
@@ -78,11 +94,18 @@ def _wmma_source(side: str) -> Source:
         widths=(8, 12, 16),
         modifier=f"matrix_{side}_fmt:MATRIX_FMT_{{wmma}}",
         silent_format=formats.FP8,
+        range_message="invalid value for matrix format",
     )
 
 
 def _mfma_source(modifier: str) -> Source:
-    return Source(regs=_MFMA_REGS, widths=(4, 6, 8), modifier=modifier + ":{value}", silent_format=0)
+    return Source(
+        regs=_MFMA_REGS,
+        widths=(4, 6, 8),
+        modifier=modifier + ":{value}",
+        silent_format=0,
+        range_message=f"invalid value for {modifier} format",
+    )
 
 
 _WMMA = dict(cpus=("gfx1250",), calling_convention="amdgpu_ps", overload=(RESULT, SRC_A, SRC_B))
@@ -93,8 +116,8 @@ _SCALE16_TAIL = ("i32 0", "i32 0", "i64 0", "i32 0", "i32 0", "i64 0", "i1 false
 _MFMA_OPERANDS = (SRC_A, SRC_B, ACC, FMT_A, FMT_B, "i32 0", "i32 0", "i32 0", "i32 0")
 # The fixed-FP4 WMMA: A is always 16 registers and B 8; no format operands, none printed.
 _F4 = dict(
-    a=Source(regs={formats.FP4: 16}, widths=(16, 32)),
-    b=Source(regs={formats.FP4: 8}, widths=(8, 12, 16)),
+    a=Source(regs={formats.FP4: 16}, widths=(16, 32), verified=False),
+    b=Source(regs={formats.FP4: 8}, widths=(8, 12, 16), verified=False),
 )
 _F4_HEAD = (SRC_A, SRC_B, "i16 0", ACC)
 
@@ -102,6 +125,7 @@ INTRINSICS: tuple[Intrinsic, ...] = (
     Intrinsic(
         name="wmma.f32.16x16x128.f8f6f4",
         mnemonic="v_wmma_f32_16x16x128_f8f6f4",
+        scaled_mnemonic="v_wmma_scale_f32_16x16x128_f8f6f4",
         result="<8 x float>",
         operands=_WMMA_HEAD,
         a=_wmma_source("a"),
@@ -148,6 +172,7 @@ INTRINSICS: tuple[Intrinsic, ...] = (
     Intrinsic(
         name="wmma.f32.32x16x128.f4",
         mnemonic="v_wmma_f32_32x16x128_f4",
+        scaled_mnemonic="v_wmma_scale_f32_32x16x128_f4",
         result="<16 x float>",
         operands=_F4_HEAD,
         **_F4,

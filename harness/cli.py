@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import sys
 from pathlib import Path
@@ -57,6 +58,10 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--cases", type=Path, default=DEFAULT_CASES, metavar="DIR")
     p.add_argument("-j", "--jobs", type=int, default=None, metavar="N", help="parallel tool runs (default: cores)")
     p.add_argument("--intrinsic", action="append", metavar="NAME", help="only these intrinsics (repeatable)")
+    p.add_argument("--object", action="store_true",
+                   help="also build each object, disassemble it and compare its source tuples with the text")
+    p.add_argument("--metrics", metavar="P1,P2",
+                   help="compare register cost of every compiled case under two opt pipelines, e.g. none,instcombine")
     _common(p)
 
     p = sub.add_parser("try", help="run one case and print its verdict", epilog=EPILOG, formatter_class=fmt,
@@ -70,6 +75,14 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--selector", choices=SELECTORS, default="sdag")
     p.add_argument("--cpu", default=None, help="default: the intrinsic's CPU")
     p.add_argument("-O", dest="opt", type=int, choices=cases.OPT_LEVELS, default=0, help="llc -O level (default 0)")
+    p.add_argument("--pipeline", default="none", metavar="P",
+                   help="opt -passes= pipeline run before llc: none (default), instcombine, or any pass list")
+    p.add_argument("--arg", action="append", default=[], metavar="N=V",
+                   help="override call operand N (an index, or fmt_a/fmt_b) with V (an integer or %%name)")
+    p.add_argument("--narrowing", choices=("shufflevector", "vector.extract"), default="",
+                   help="narrow over-wide sources in IR, in this representation, before the call")
+    p.add_argument("--no-object", dest="object", action="store_false",
+                   help="skip building and disassembling the object (tuples from the object)")
     _common(p)
     return top
 
@@ -98,13 +111,35 @@ def cmd_run(args) -> int:
         planned = [p for p in planned if p.case.intrinsic.name in wanted]
     tc = _tc(args)
     print(f"# {tc.describe()}", file=sys.stderr)
-    outcomes = Runner(tc, args.jobs, stderr_progress).run(cases.group(planned))
+    if args.metrics:
+        return _compare_pipelines(args, tc, planned)
+    outcomes = Runner(tc, args.jobs, stderr_progress, object=args.object).run(cases.group(planned))
     if args.json:
         doc = {"llvm": tc.version, "llvm_bin": str(tc.bin_dir or "PATH"),
                "cases": [report.case_record(o) for o in outcomes]}
         print(json.dumps(doc, indent=1))
     else:
         print(report.table(outcomes))
+    return 0
+
+
+def _compare_pipelines(args, tc, planned: list[Planned]) -> int:
+    names = [p.strip() for p in args.metrics.split(",")]
+    if len(names) != 2 or not all(names):
+        raise InputError(f"--metrics takes two pipelines separated by a comma, e.g. none,instcombine; got {args.metrics!r}")
+    compiled = [p for p in planned if not p.case.rejection]
+    runs = []
+    for name in names:
+        moved = [Planned(dataclasses.replace(p.case, pipeline=name, check="codegen"), p.selectors, p.origins) for p in compiled]
+        runs.append(Runner(tc, args.jobs, stderr_progress).run(cases.group(moved)))
+    pairs = list(zip(*runs))
+    if args.json:
+        doc = [{"function": a.case.function, "selector": a.selector,
+                names[0]: {"verdict": a.verdict.verdict, "metrics": a.verdict.details.get("metrics")},
+                names[1]: {"verdict": b.verdict.verdict, "metrics": b.verdict.details.get("metrics")}} for a, b in pairs]
+        print(json.dumps(doc, indent=1))
+    else:
+        print(report.metrics_table(pairs, names))
     return 0
 
 
@@ -142,11 +177,14 @@ def cmd_try(args) -> int:
     cpu = args.cpu or intr.cpus[0]
     fa = _fmt(args.fmt_a, intr.a, "--fmt-a")
     fb = _fmt(args.fmt_b, intr.b, "--fmt-b")
+    overrides = cases.resolve_arg_flags(intr, args.arg)
     case = Case(intr, cpu, fa, fb, _width(args.width_a, intr.a, fa, "--width-a"),
-                _width(args.width_b, intr.b, fb, "--width-b"), args.opt)
-    group = Group(intr, cpu, args.opt, case.file_class, (args.selector,), (Planned(case, (args.selector,), ()),))
+                _width(args.width_b, intr.b, fb, "--width-b"), args.opt, args.pipeline,
+                args=overrides, narrowing=args.narrowing)
+    group = Group(intr, cpu, args.opt, case.file_class, (args.selector,), (Planned(case, (args.selector,), ()),),
+                  args.pipeline)
     tc = _tc(args)
-    outcome = Runner(tc, 1).run([group])[0]
+    outcome = Runner(tc, 1, object=args.object).run([group])[0]
     record = report.case_record(outcome, with_tools=True)
     record["llvm"] = tc.version
     if args.json:
@@ -156,6 +194,8 @@ def cmd_try(args) -> int:
         print(f"verdict: {outcome.verdict.verdict}")
         if outcome.verdict.detail:
             print("detail:  " + outcome.verdict.detail.replace("\n", "\n         "))
+        for key, value in outcome.verdict.details.items():
+            print(f"{key + ':':8} {json.dumps(value)}")
         for t in outcome.verdict.tools:
             print(f"  $ {' '.join(t.argv)}  -> {'timeout' if t.timed_out else t.returncode}")
     return 0

@@ -10,7 +10,7 @@ import re
 from dataclasses import dataclass
 
 from harness import catalog
-from harness.cases import Case, Group
+from harness.cases import Case
 
 _VECTOR = re.compile(r"<(\d+) x (\w+)>")
 _SCALAR_SUFFIX = {"float": "f32", "half": "f16", "double": "f64"}
@@ -25,46 +25,66 @@ def mangle(ir_type: str) -> str:
 
 
 def source_type(case: Case, side: str) -> str:
-    return f"<{case.width(side)} x i32>"
+    """Type of the source as the function receives it (the container)."""
+    return f"<{case.width(side)} x {case.elem(side)}>"
+
+
+def call_type(case: Case, side: str) -> str:
+    """Type of the source as the call receives it (after any IR narrowing)."""
+    return f"<{case.call_width(side)} x {case.elem(side)}>"
 
 
 def callee(case: Case) -> tuple[str, str]:
     """(mangled intrinsic name, declaration parameter list) for a case."""
     intr = case.intrinsic
-    types = {catalog.RESULT: intr.result, catalog.SRC_A: source_type(case, "a"), catalog.SRC_B: source_type(case, "b")}
+    types = {catalog.RESULT: intr.result, catalog.SRC_A: call_type(case, "a"), catalog.SRC_B: call_type(case, "b")}
     name = intr.symbol + "".join("." + mangle(types[role]) for role in intr.overload)
-    params = ", ".join(_operand(case, role)[0] for role in intr.operands)
+    params = ", ".join(_operand(case, i)[0] for i in range(len(intr.operands)))
     return name, params
 
 
-def _operand(case: Case, role: str) -> tuple[str, str]:
-    """(type, value text) of one call operand."""
-    if role == catalog.SRC_A:
-        return source_type(case, "a"), "%a"
-    if role == catalog.SRC_B:
-        return source_type(case, "b"), "%b"
-    if role == catalog.FMT_A:
-        return "i32", str(case.fmt_a)
-    if role == catalog.FMT_B:
-        return "i32", str(case.fmt_b)
+def _operand(case: Case, index: int) -> tuple[str, str]:
+    """(type, value text) of call operand `index`."""
+    role = case.intrinsic.operands[index]
+    if role in (catalog.SRC_A, catalog.SRC_B):
+        side = role[-1]
+        narrowed = case.call_width(side) != case.width(side)
+        return call_type(case, side), f"%{side}.narrow" if narrowed else f"%{side}"
     if role == catalog.ACC:
         return case.intrinsic.result, "%c"
-    ty, value = role.rsplit(" ", 1)
-    return ty, value
+    ty, value = ("i32", str(case.fmt(role[-1]))) if role in (catalog.FMT_A, catalog.FMT_B) else role.rsplit(" ", 1)
+    return ty, dict(case.args).get(index, value)
 
 
 def call_text(case: Case) -> str:
     name, _ = callee(case)
-    args = ", ".join(" ".join(_operand(case, role)) for role in case.intrinsic.operands)
+    args = ", ".join(" ".join(_operand(case, i)) for i in range(len(case.intrinsic.operands)))
     return f"%r.{case.function} = call {case.intrinsic.result} @{name}({args})"
+
+
+def narrowing_lines(case: Case) -> list[str]:
+    """IR that narrows each over-wide source to the exact width, in the case's representation."""
+    lines = []
+    for side in ("a", "b"):
+        wide, narrow = source_type(case, side), call_type(case, side)
+        if wide == narrow:
+            continue
+        if case.narrowing == "shufflevector":
+            mask = ", ".join(f"i32 {i}" for i in range(case.call_width(side)))
+            lines.append(f"  %{side}.narrow = shufflevector {wide} %{side}, {wide} poison, <{case.call_width(side)} x i32> <{mask}>")
+        else:
+            lines.append(f"  %{side}.narrow = call {narrow} @llvm.vector.extract.{mangle(narrow)}.{mangle(wide)}({wide} %{side}, i64 0)")
+    return lines
 
 
 def function_lines(case: Case, checks: list[str] = ()) -> list[str]:
     intr, fn = case.intrinsic, case.function
-    params = f"{source_type(case, 'a')} %a, {source_type(case, 'b')} %b, {intr.result} %c, ptr addrspace(1) %out"
+    params = [f"{source_type(case, 'a')} %a", f"{source_type(case, 'b')} %b", f"{intr.result} %c", "ptr addrspace(1) %out"]
+    params += [f"{_operand(case, i)[0]} {v}" for i, v in case.args if v.startswith("%")]
     return [
-        f"define {intr.calling_convention} void @{fn}({params}) {{",
+        f"define {intr.calling_convention} void @{fn}({', '.join(params)}) {{",
         *checks,
+        *narrowing_lines(case),
         f"  {call_text(case)}",
         f"  store {intr.result} %r.{fn}, ptr addrspace(1) %out",
         "  ret void",
@@ -77,6 +97,12 @@ def declarations(cases: list[Case]) -> list[str]:
     for case in cases:
         name, params = callee(case)
         seen.setdefault(name, f"declare {case.intrinsic.result} @{name}({params})")
+        if case.narrowing == "vector.extract":
+            for side in ("a", "b"):
+                wide, narrow = source_type(case, side), call_type(case, side)
+                if wide != narrow:
+                    ext = f"llvm.vector.extract.{mangle(narrow)}.{mangle(wide)}"
+                    seen.setdefault(ext, f"declare {narrow} @{ext}({wide}, i64)")
     return list(seen.values())
 
 
@@ -111,69 +137,3 @@ def module(cases: list[Case], header: list[str] = (), checks: dict[str, list[str
     lines.append("")
     lines.extend(declarations(cases))
     return Module("\n".join(lines) + "\n", owner)
-
-
-# ---- lit files -------------------------------------------------------------------------------
-
-SELECTOR_FLAGS = {"sdag": "-global-isel=0", "gisel": "-global-isel=1 -global-isel-abort=1"}
-SELECTOR_PREFIX = {"sdag": "SDAG", "gisel": "GISEL"}
-VERIFIER_MESSAGE = "invalid vector type for format"
-
-
-def llc_command(case_or_group, selector: str) -> str:
-    return f"llc -O{case_or_group.opt} -mtriple={case_or_group.intrinsic.triple} -mcpu={case_or_group.cpu} {SELECTOR_FLAGS[selector]}"
-
-
-def mc_command(case_or_group) -> str:
-    return f"llvm-mc -triple={case_or_group.intrinsic.triple} -mcpu={case_or_group.cpu} -filetype=obj -o /dev/null"
-
-
-def asm_checks(case: Case) -> list[str]:
-    """CHECK lines that hold on any correct build: label, opcode, exactly these format modifiers.
-
-    The operand pattern admits ':' only inside register ranges (`v[8:15]`), so a stray or
-    missing modifier fails the match; register numbers are never checked.
-    """
-    mods = [case.intrinsic.source(s).printed(case.fmt(s)) for s in ("a", "b")]
-    tail = "".join(" " + m for m in mods if m)
-    return [
-        f"; CHECK-LABEL: {{{{^}}}}{case.function}:",
-        f"; CHECK: {case.intrinsic.mnemonic} {{{{([^:]|[0-9]:)*}}}}{tail}{{{{$}}}}",
-    ]
-
-
-def verifier_checks(case: Case) -> list[str]:
-    """The verifier names the first bad source of each call; A is checked before B."""
-    side = next(s for cls in ("illegal", "underwide") for s in ("a", "b") if case.side_class(s) == cls)
-    lines = [f"; CHECK: {VERIFIER_MESSAGE}" if case.side_class(side) == "underwide" else "; CHECK: {{.+}}"]
-    lines.append(f"; CHECK-NEXT: {{{{^  }}}}%r.{case.function} = call ")
-    lines.append(f"; CHECK-NEXT: {{{{^}}}}{source_type(case, side)} %{side}{{{{$}}}}")
-    return lines
-
-
-def lit_file(group: Group) -> str:
-    intr = group.intrinsic
-    specs = sorted({o for m in group.members for o in m.origins})
-    header = [
-        f"; Generated by `harness expand` from {', '.join('cases/' + s for s in specs)}. Do not edit;",
-        "; change the spec and run `harness expand` instead.",
-        f"; {intr.symbol} on {group.cpu}: {len(group.members)} {group.file_class} case(s).",
-        f"; REQUIRES: amdgpu-registered-target, cpu-{group.cpu}, {intr.symbol}",
-    ]
-    if group.verifier_only:
-        header.append("; RUN: not llvm-as -disable-output %s 2>&1 | FileCheck %s")
-        checks = {c.function: [] for c in group.cases}
-        # Verifier diagnostics come before the module, so they are checked up front, in order.
-        header.extend(line for c in group.cases for line in verifier_checks(c))
-    else:
-        for sel in group.selectors:
-            llc = llc_command(group, sel)
-            header.append(f"; RUN: {llc} < %s | FileCheck --check-prefixes=CHECK,{SELECTOR_PREFIX[sel]} %s")
-            header.append(f"; RUN: {llc} < %s | {mc_command(group)}")
-        checks = {c.function: asm_checks(c) for c in group.cases}
-    text = module(group.cases, header, checks).text
-    if not group.verifier_only:
-        prefixes = [SELECTOR_PREFIX[s] for s in group.selectors]
-        text += ";; NOTE: These prefixes are unused and the list is autogenerated. Do not add tests below this line:\n"
-        text += "".join(f"; {p}: {{{{.*}}}}\n" for p in prefixes)
-    return text

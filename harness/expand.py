@@ -6,7 +6,7 @@ import os
 import tempfile
 from pathlib import Path
 
-from harness import cases, emit
+from harness import cases, litgen
 
 GENERATED = "generated"
 
@@ -14,7 +14,7 @@ GENERATED = "generated"
 def render(cases_dir: Path) -> dict[str, str]:
     """File name -> text for every group the specs in `cases_dir` produce."""
     groups = cases.group(cases.plan(cases.spec_files(cases_dir)))
-    return {g.filename: emit.lit_file(g) for g in groups}
+    return {g.filename: litgen.lit_file(g) for g in groups}
 
 
 def differences(cases_dir: Path, rendered: dict[str, str]) -> list[str]:

@@ -20,10 +20,16 @@ def case_record(outcome: Outcome, with_tools: bool = False) -> dict:
         "required_a": c.required("a"),
         "required_b": c.required("b"),
         "opt": c.opt,
+        "pipeline": c.pipeline,
         "selector": outcome.selector,
         "verdict": outcome.verdict.verdict,
         "detail": outcome.verdict.detail,
     }
+    if c.args:
+        record["args"] = {str(i): v for i, v in c.args}
+    if c.narrowing:
+        record["narrowing"] = c.narrowing
+    record.update(outcome.verdict.details)  # metrics, tuples, rewrite, ir, verifier
     if with_tools:
         record["tools"] = [t.summary() for t in outcome.verdict.tools]
     return record
@@ -49,3 +55,33 @@ def table(outcomes: list[Outcome]) -> str:
     fmt = lambda row: "  ".join(cell.ljust(w) if i < 2 else cell.rjust(w) for i, (cell, w) in enumerate(zip(row, widths)))
     rule = "  ".join("-" * w for w in widths)
     return "\n".join([fmt(header), rule, *map(fmt, body[:-1]), rule, fmt(body[-1])])
+
+
+METRICS = ("vgpr", "agpr", "sgpr", "scratch_loads", "scratch_stores", "instructions")
+
+
+def metrics_table(pairs: list[tuple[Outcome, Outcome]], names: list[str]) -> str:
+    """Per case and selector: verdict and register cost under two pipelines, side by side,
+    then per intrinsic how many cases each pipeline passes and their mean VGPR count."""
+    rows = [["function", "sel", f"verdict {names[0]}", f"verdict {names[1]}",
+             *(f"{m} {names[0]}>{names[1]}" for m in METRICS)]]
+    summary: dict[str, list] = {}
+    for a, b in pairs:
+        ma, mb = a.verdict.details.get("metrics") or {}, b.verdict.details.get("metrics") or {}
+        cell = lambda m: f"{ma.get(m, '-')}>{mb.get(m, '-')}" if ma.get(m) != mb.get(m) else str(ma.get(m, "-"))
+        rows.append([a.case.function, a.selector, a.verdict.verdict, b.verdict.verdict, *map(cell, METRICS)])
+        s = summary.setdefault(a.case.intrinsic.name, [0, 0, 0, [], []])
+        s[0] += 1
+        s[1] += a.verdict.verdict == "pass"
+        s[2] += b.verdict.verdict == "pass"
+        if ma.get("vgpr") is not None and mb.get("vgpr") is not None:
+            s[3].append(ma["vgpr"])
+            s[4].append(mb["vgpr"])
+    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
+    lines = ["  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip() for r in rows]
+    lines.append("")
+    for name, (n, pa, pb, va, vb) in sorted(summary.items()):
+        mean = lambda v: f"{sum(v) / len(v):.1f}" if v else "-"
+        lines.append(f"{name}: {n} case-selectors; pass {names[0]} {pa}, {names[1]} {pb}; "
+                     f"mean VGPR {names[0]} {mean(va)}, {names[1]} {mean(vb)}")
+    return "\n".join(lines)

@@ -14,9 +14,9 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Callable
 
-from harness import emit, verdicts as V
+from harness import emit, litgen, verdicts as V
 from harness.cases import Case, Group
-from harness.toolchain import Toolchain, ToolRun
+from harness.toolchain import Toolchain, ToolRun, run_tool_bytes
 from harness.verdicts import Verdict
 
 
@@ -28,10 +28,12 @@ class Outcome:
 
 
 class Runner:
-    def __init__(self, toolchain: Toolchain, jobs: int | None = None, progress: Callable[[int, int], None] | None = None):
+    def __init__(self, toolchain: Toolchain, jobs: int | None = None,
+                 progress: Callable[[int, int], None] | None = None, object: bool = False):
         self.tc = toolchain
         self.jobs = jobs or os.cpu_count() or 1
         self.progress = progress
+        self.object = object  # also build the object, disassemble it, compare source tuples
 
     # ---- support ----------------------------------------------------------------------------
     def unsupported(self, case: Case, intrinsics=()) -> str:
@@ -58,7 +60,11 @@ class Runner:
             return {cases[0].function: Verdict(V.TIMEOUT, "llvm-as timed out", [run])}, []
         diags = V.verifier_diagnostics(run.stderr)
         if diags:
-            rejected = {fn: Verdict(V.VERIFIER_REJECT, text, [run]) for fn, text in diags.items()}
+            rejected = {}
+            for c in cases:
+                if c.function in diags:
+                    facts = {"verifier": diagnostic_facts(c, diags[c.function])}
+                    rejected[c.function] = Verdict(V.VERIFIER_REJECT, diags[c.function], [run], facts)
             return rejected, [c for c in cases if c.function not in rejected]
         if len(cases) > 1:
             return self._split(cases, self.verify)
@@ -74,33 +80,60 @@ class Runner:
 
     # ---- code generation --------------------------------------------------------------------
     def compile(self, cases: list[Case], selector: str) -> dict[str, Verdict]:
-        """Verdict per function for llc (this selector) followed by llvm-mc on its text."""
+        """Verdict per function: [opt pipeline] -> llc (this selector) -> llvm-mc on its text."""
         if not cases:
             return {}
         first = cases[0]
-        llc = emit.llc_command(first, selector).split()[1:]
-        mod = emit.module(cases)
-        gen = self.tc.run("llc", llc, mod.text)
+        text, before = emit.module(cases).text, []
+        if first.pipeline != "none":
+            opt = self.tc.run("opt", litgen.opt_command(first, first.pipeline).split()[1:] + ["-S"], text)
+            if not opt.ok:
+                return self._tool_failed(cases, selector, opt)
+            text, before = opt.stdout, [opt]
+        gen = self.tc.run("llc", litgen.llc_command(first, selector).split()[1:], text)
         if not gen.ok:
-            return self._llc_failed(cases, selector, gen)
-        mc = self.tc.run("llvm-mc", emit.mc_command(first).split()[1:], gen.stdout)
+            return self._tool_failed(cases, selector, gen)
+        mc = self.tc.run("llvm-mc", litgen.mc_command(first).split()[1:], gen.stdout)
         names = {c.function for c in cases}
         rejected, stray = V.mc_rejections(mc.stderr, gen.stdout, names)
         if mc.timed_out or (not mc.ok and (stray or not rejected)):
             if len(cases) > 1:
                 return self._split(cases, lambda one: (self.compile(one, selector), None))[0]
             kind = V.TIMEOUT if mc.timed_out else V.MC_REJECT
-            return {first.function: Verdict(kind, _first_line(mc.stderr) or "llvm-mc failed", [gen, mc])}
-        out = {fn: Verdict(V.MC_REJECT, detail, [gen, mc]) for fn, detail in rejected.items()}
+            rejected = {first.function: _first_line(mc.stderr) or "llvm-mc failed"}
+            if kind == V.TIMEOUT:
+                return {first.function: Verdict(kind, rejected[first.function], before + [gen, mc])}
+        wants_object = self.object or first.check == "object"
+        disassembly = self._disassemble(first, selector, text) if wants_object else None
+        module_facts = _ModuleFacts(names, text if before else "", gen.stdout, disassembly)
+        out = {}
         for c in cases:
-            out.setdefault(c.function, Verdict(V.PASS, "", [gen, mc]))
+            tools = before + [gen, mc] + ([disassembly] if disassembly else [])
+            verdict = Verdict(V.MC_REJECT, rejected[c.function], tools) if c.function in rejected else Verdict(V.PASS, "", tools)
+            verdict.details = module_facts.of(c)
+            mismatch = verdict.details.get("tuples", {})
+            if verdict.verdict == V.MC_REJECT and mismatch.get("object") and mismatch["object"] != mismatch["text"]:
+                t, o = mismatch["text"], mismatch["object"]
+                verdict.detail = (f"obj-text-mismatch: text A {t.get('a')} B {t.get('b')}, "
+                                  f"object A {o.get('a')} B {o.get('b')}; {verdict.detail}")
+            out[c.function] = verdict
         return out
 
-    def _llc_failed(self, cases: list[Case], selector: str, gen: ToolRun) -> dict[str, Verdict]:
+    def _disassemble(self, first: Case, selector: str, text: str) -> ToolRun | None:
+        """llc -filetype=obj | llvm-objdump -d; None when the object cannot be made."""
+        obj = run_tool_bytes([self.tc.require("llc"), *litgen.llc_command(first, selector, obj=True).split()[1:]],
+                             text.encode(), self.tc.timeout)
+        if obj is None:
+            return None
+        dis = run_tool_bytes([self.tc.require("llvm-objdump"), "-d", "-"], obj, self.tc.timeout, text_out=True)
+        return dis
+
+    def _tool_failed(self, cases: list[Case], selector: str, gen: ToolRun) -> dict[str, Verdict]:
+        """opt or llc failed: attribute to the function it names, else isolate each case."""
         if gen.timed_out:
             if len(cases) > 1:
                 return self._split(cases, lambda one: (self.compile(one, selector), None))[0]
-            return {cases[0].function: Verdict(V.TIMEOUT, "llc timed out", [gen])}
+            return {cases[0].function: Verdict(V.TIMEOUT, f"{os.path.basename(gen.argv[0])} timed out", [gen])}
         diags = V.verifier_diagnostics(gen.stderr)
         if diags:
             out = {fn: Verdict(V.VERIFIER_REJECT, text, [gen]) for fn, text in diags.items()}
@@ -170,6 +203,64 @@ class Runner:
             for fut in compiles:
                 fut.result()
         return [Outcome(c, sel, decided[(_key(g, c), sel)]) for g in groups for c in g.cases for sel in g.selectors]
+
+
+class _ModuleFacts:
+    """Structured facts about each compiled case, from one pass over each tool's output:
+    register cost, source tuples in the text and in the object, the unscaled->scaled
+    rewrite, and what the opt pipeline made of each source."""
+
+    def __init__(self, names: set[str], ir: str, asm: str, disassembly: ToolRun | None):
+        self.asm = V.split_functions(asm, names)
+        self.symbols = V.symbols(asm)
+        self.ir = V.split_functions(ir, names) if ir else None
+        ok = disassembly is not None and disassembly.ok
+        self.objects = V.split_functions(disassembly.stdout, names) if ok else None
+
+    def of(self, case: Case) -> dict:
+        intr, fn = case.intrinsic, case.function
+        body = self.asm.get(fn, [])
+        facts: dict = {"metrics": V.metrics(body, fn, self.symbols)}
+        tuples = {"text": V.source_tuples(body, intr.mnemonics)}
+        if self.objects is not None:
+            tuples["object"] = V.source_tuples(self.objects.get(fn, []), intr.mnemonics)
+        facts["tuples"] = tuples
+        if intr.scaled_mnemonic:
+            found = V.instruction(body, intr.mnemonics)
+            facts["rewrite"] = (
+                f"rewritten to the scaled form {intr.scaled_mnemonic} (neutral scale)"
+                if found and found[0] == intr.scaled_mnemonic
+                else f"not rewritten: this build selects {intr.mnemonic} directly"
+            )
+        if self.ir is not None:
+            indices = {s: intr.arg_index("src_" + s) for s in ("a", "b")}
+            facts["ir"] = V.ir_sources(self.ir.get(fn, []), fn, indices)
+        return facts
+
+
+def diagnostic_facts(case: Case, diagnostic: str) -> dict:
+    """The verifier's message and, for each value it printed, which call operands hold it.
+
+    `expected_args` are the operands a correct diagnostic names: the rejected source and its
+    own format operand. A value no expected operand holds is a misattributed diagnostic.
+    """
+    parts = V.diagnostic_parts(diagnostic)
+    intr = case.intrinsic
+    operands = [" ".join(emit._operand(case, i)) for i in range(len(intr.operands))]
+    printed = [{"value": v, "args": [i for i, o in enumerate(operands) if o == v]} for v in parts["values"]]
+    facts = {"message": parts["message"], "printed": printed}
+    side = next((s for s in ("a", "b") if case.side_class(s) == case.rejection), "")
+    if side:
+        expected = [intr.arg_index("src_" + side)]
+        if intr.runtime_formats:
+            expected.append(intr.arg_index("fmt_" + side))
+        facts["expected_args"] = expected
+        stray = [p for p in printed if p["args"] and not set(p["args"]) & set(expected)]
+        if stray:
+            want = " ".join(emit._operand(case, expected[-1]))
+            facts["misattributed"] = (f"prints {stray[0]['value']} (operand {'/'.join(map(str, stray[0]['args']))}), "
+                                      f"not operand {expected[-1]} ({want}) that decides source {side.upper()}")
+    return facts
 
 
 def _key(g: Group, c: Case) -> str:

@@ -14,8 +14,12 @@ import yaml
 
 from harness.errors import InputError
 
-DIMENSIONS = ("intrinsic", "cpu", "fmt_a", "fmt_b", "width_a", "width_b", "selector", "opt")
-BLOCK_KEYS = DIMENSIONS + ("exclude",)
+DIMENSIONS = (
+    "intrinsic", "cpu", "fmt_a", "fmt_b", "width_a", "width_b", "selector", "opt",
+    "pipeline", "check", "elem_a", "elem_b", "narrowing",
+)
+OPTIONS = ("split_selectors",)  # block settings that are not case dimensions
+BLOCK_KEYS = DIMENSIONS + OPTIONS + ("args", "exclude")
 FILE_KEYS = ("description", "matrix")
 
 
@@ -41,6 +45,8 @@ class Block:
     col: int
     dims: dict[str, list[Value]]
     excludes: list[dict[str, list[Value]]]
+    # Alternatives for operand overrides: each a list of (operand, value) pairs.
+    args: list[list[tuple[Value, Value]]] = ()
 
     def error(self, message: str) -> InputError:
         return InputError(message, self.path, self.line, self.col)
@@ -87,6 +93,17 @@ def _mapping(path: str, node: yaml.Node, allowed: tuple[str, ...], what: str) ->
     return out
 
 
+def _args(path: str, node: yaml.Node) -> list[list[tuple[Value, Value]]]:
+    """`args: {operand: value}` or a list of such mappings (alternatives, expanded like lists)."""
+    alternatives = node.value if isinstance(node, yaml.SequenceNode) else [node]
+    out = []
+    for alt in alternatives:
+        if not isinstance(alt, yaml.MappingNode) or not alt.value:
+            raise InputError("'args' must map operands (an index or fmt_a/fmt_b) to values", *_mark(path, alt))
+        out.append([(_scalar(path, k), _scalar(path, v)) for k, v in alt.value])
+    return out
+
+
 def parse_spec(text: str, path: str) -> list[Block]:
     """Parse one spec file's text into blocks; raise InputError with a location on any fault."""
     try:
@@ -108,7 +125,8 @@ def parse_spec(text: str, path: str) -> list[Block]:
         fields = _mapping(path, block_node, BLOCK_KEYS, "a matrix block")
         if "intrinsic" not in fields:
             raise InputError("matrix block has no 'intrinsic'", *_mark(path, block_node))
-        dims = {key: _values(path, node) for key, node in fields.items() if key != "exclude"}
+        dims = {key: _values(path, node) for key, node in fields.items() if key not in ("exclude", "args")}
+        args = _args(path, fields["args"]) if "args" in fields else []
         excludes = []
         if "exclude" in fields:
             rules = fields["exclude"]
@@ -119,7 +137,7 @@ def parse_spec(text: str, path: str) -> list[Block]:
                 if not rule_fields:
                     raise InputError("empty exclude rule would drop every case", *_mark(path, rule))
                 excludes.append({k: _values(path, v) for k, v in rule_fields.items()})
-        blocks.append(Block(*_mark(path, block_node), dims=dims, excludes=excludes))
+        blocks.append(Block(*_mark(path, block_node), dims=dims, excludes=excludes, args=args))
     return blocks
 
 

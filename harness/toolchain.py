@@ -71,6 +71,24 @@ def run_tool(argv: list[str], stdin: str = "", timeout: float = DEFAULT_TIMEOUT)
     return ToolRun(tuple(argv), proc.returncode, proc.stdout, proc.stderr, time.perf_counter() - start)
 
 
+def run_tool_bytes(argv: list[str], stdin: bytes, timeout: float, text_out: bool = False):
+    """Like run_tool for binary data (objects): the bytes of stdout, or None on failure.
+
+    With text_out, a ToolRun whose stdout is decoded text (for a disassembler reading an object).
+    """
+    start = time.perf_counter()
+    try:
+        proc = subprocess.run(argv, input=stdin, capture_output=True, timeout=timeout, env=TOOL_ENV)
+    except subprocess.TimeoutExpired:
+        return ToolRun(tuple(argv), None, "", "", time.perf_counter() - start) if text_out else None
+    except OSError as exc:
+        raise InputError(f"cannot run {argv[0]}: {exc.strerror}") from None
+    if text_out:
+        decode = lambda b: b.decode(errors="replace")
+        return ToolRun(tuple(argv), proc.returncode, decode(proc.stdout), decode(proc.stderr), time.perf_counter() - start)
+    return proc.stdout if proc.returncode == 0 else None
+
+
 @dataclass
 class Toolchain:
     bin_dir: Path | None  # None: tools come from PATH

@@ -24,26 +24,50 @@ class Verdict:
     verdict: str
     detail: str = ""
     tools: list = field(default_factory=list)  # ToolRun records that justify it
+    details: dict = field(default_factory=dict)  # structured facts: metrics, tuples, ir, ...
 
 
 _CALL_RESULT = re.compile(r"^\s+%r\.([\w.$]+) = call ")
+# A value the verifier prints after its message: "i32 0", "<4 x i32> %b", "i32 %fa".
+_VALUE = re.compile(r"^(i\d+|<\d+ x [\w ]+>|half|bfloat|float|double|ptr)( |$)")
 _LOCATED_ERROR = re.compile(r"^(?:<stdin>|[^:\s]+):(\d+):(\d+): error: (.*)$")
 _LABEL = re.compile(r"^([A-Za-z_.$][\w.$]*):")
+# Where a function starts: an llc label, an llvm-objdump header, or an IR definition.
+_FUNCTION_START = re.compile(r"^(?:([A-Za-z_$][\w.$]*):|[0-9a-f]+ <([\w.$]+)>:|define [^@]*@([\w.$]+)\()")
 
 
 def verifier_diagnostics(stderr: str) -> dict[str, str]:
     """Function -> verifier diagnostic, for each call the verifier printed.
 
-    A diagnostic is a message line followed by the offending instruction and its operands;
-    the instruction's result name `%r.<function>` says which case it is.
+    A diagnostic is a message line, then the offending instruction and the values it names
+    (some checks print a value before the instruction); the instruction's result name
+    `%r.<function>` says which case it is.
     """
     lines = stderr.splitlines()
-    calls = [(i, m.group(1)) for i, line in enumerate(lines) if (m := _CALL_RESULT.match(line)) and i > 0]
     found: dict[str, str] = {}
-    for n, (i, fn) in enumerate(calls):
-        stop = calls[n + 1][0] - 1 if n + 1 < len(calls) else len(lines)
-        found.setdefault(fn, "\n".join(lines[i - 1 : stop]).rstrip())
+    for i, line in enumerate(lines):
+        m = _CALL_RESULT.match(line)
+        if not m:
+            continue
+        start = i
+        while start > 0 and _VALUE.match(lines[start - 1]):
+            start -= 1
+        if start > 0 and not _CALL_RESULT.match(lines[start - 1]):
+            start -= 1  # the message
+        stop = i + 1
+        while stop < len(lines) and _VALUE.match(lines[stop]):
+            stop += 1
+        found.setdefault(m.group(1), "\n".join(lines[start:stop]))
     return found
+
+
+def diagnostic_parts(diagnostic: str) -> dict:
+    """Split a verifier diagnostic into its message, the call, and the values printed with it."""
+    lines = diagnostic.splitlines()
+    call = next((l.strip() for l in lines if _CALL_RESULT.match(l)), "")
+    values = [l for l in lines if _VALUE.match(l)]
+    message = next((l for l in lines if not _VALUE.match(l) and not _CALL_RESULT.match(l)), "")
+    return {"message": message, "call": call, "values": values}
 
 
 def located_errors(stderr: str) -> list[tuple[int, int, str]]:
@@ -101,9 +125,12 @@ def llc_failure(stderr: str) -> tuple[str, str | None, str]:
             fn = m.group(1)
             break
     reason = next((l.strip() for l in stderr.splitlines() if "LLVM ERROR" in l or "error:" in l), "")
-    if re.search(r"[Cc]annot select", stderr):
-        cannot = [l.strip() for l in stderr.splitlines() if re.search(r"[Cc]annot select", l)]
-        return CANNOT_SELECT, fn, cannot[-1] if cannot else reason
+    # The selector gave up on the IR: SelectionDAG's "Cannot select", GlobalISel's "cannot
+    # select" or its legalizer's "unable to legalize". Anything else that kills llc is a crash.
+    gave_up = re.compile(r"[Cc]annot select|unable to legalize")
+    if gave_up.search(stderr):
+        lines = [l.strip() for l in stderr.splitlines() if gave_up.search(l)]
+        return CANNOT_SELECT, fn, lines[-1] if lines else reason
     return CRASH, fn, reason or (stderr.strip().splitlines() or ["llc failed with no message"])[0]
 
 
@@ -111,3 +138,106 @@ def unsupported_reason(stderr: str) -> str:
     """Non-empty when a parse error means the build does not have the intrinsic as described."""
     m = re.search(r"error: (invalid intrinsic signature.*)", stderr)
     return m.group(1) if m else ""
+
+
+# ---- what llc's text and the disassembled object say about one function -------------------
+
+_TUPLE = re.compile(r"^[avs]\[\d+:\d+\]$|^[avs]\d+$")
+
+
+def split_functions(text: str, names: set[str]) -> dict[str, list[str]]:
+    """Body lines of each function in `names`, in one pass over llc's text output, llvm-objdump
+    -d output (`<fn>:` headers) or IR (`define ... @fn(`)."""
+    bodies: dict[str, list[str]] = {}
+    current: list[str] | None = None
+    for line in text.splitlines():
+        m = _FUNCTION_START.match(line)
+        name = next((g for g in m.groups() if g), None) if m else None
+        if name in names:
+            current = bodies.setdefault(name, [])
+            if line.startswith("define "):
+                current.append(line)
+            continue
+        if current is not None and (line.startswith((".Lfunc_end", "}")) or (m and name)):
+            if line.startswith("}"):
+                current.append(line)
+            current = None
+            continue
+        if current is not None:
+            current.append(line)
+    return bodies
+
+
+def function_body(text: str, fn: str) -> list[str]:
+    return split_functions(text, {fn}).get(fn, [])
+
+
+def instruction(body: list[str], mnemonics: tuple[str, ...]) -> tuple[str, list[str]] | None:
+    """(mnemonic, operands) of the first instruction in `body` whose mnemonic is one of these."""
+    for line in body:
+        text = line.split("//")[0].split(";")[0].strip()
+        head, _, rest = text.partition(" ")
+        if head in mnemonics:
+            operands = [o.strip() for o in rest.split(",")]
+            # The last operand carries any modifiers: "v[10:17] matrix_a_fmt:..."
+            operands[-1] = operands[-1].split(" ")[0]
+            return head, operands
+    return None
+
+
+def source_tuples(body: list[str], mnemonics: tuple[str, ...]) -> dict[str, str]:
+    """The A and B register tuples of the matrix instruction (its second and third operands)."""
+    found = instruction(body, mnemonics)
+    if not found or len(found[1]) < 3:
+        return {}
+    return {"a": found[1][1], "b": found[1][2]}
+
+
+def symbols(asm: str) -> dict[tuple[str, str], int]:
+    """`.set <fn>.<name>, N` resource symbols llc emits per function: (fn, name) -> N."""
+    return {(m.group(1), m.group(2)): int(m.group(3)) for m in re.finditer(r"^\s*\.set ([\w$]+)\.(\w+), (\d+)$", asm, re.M)}
+
+
+def metrics(body: list[str], fn: str, syms: dict[tuple[str, str], int]) -> dict[str, int | None]:
+    """Register and instruction cost of `fn` from its body in llc's text and the module symbols."""
+    instrs = [l.strip() for l in body if re.match(r"^\s+[a-z_][a-z0-9_]*\b", l)]
+
+    def scratch(kind: str, spill_word: str) -> int:
+        # Flat-scratch ops, plus buffer ops that the spiller marks as spills/reloads.
+        return sum(1 for i in instrs if i.startswith("scratch_" + kind) or (i.startswith("buffer_" + kind) and spill_word in i))
+
+    return {
+        "vgpr": syms.get((fn, "num_vgpr")),
+        "agpr": syms.get((fn, "num_agpr")),
+        "sgpr": syms.get((fn, "numbered_sgpr")),
+        "scratch_loads": scratch("load", "Reload"),
+        "scratch_stores": scratch("store", "Spill"),
+        "instructions": len(instrs),
+    }
+
+
+def ir_sources(body: list[str], fn: str, src_indices: dict[str, int]) -> dict[str, dict]:
+    """What the call in `fn` (its IR body lines) receives for each source after a pipeline.
+
+    side -> {"width": N, "narrowed_by": "shufflevector"|"vector.extract"|"", "mask": [...]}.
+    """
+    call = next((m for l in body if (m := re.search(rf"%r\.{re.escape(fn)} = call [^@]+@[\w.]+\((.*)\)", l))), None)
+    if not call:
+        return {}
+    args = [a.strip() for a in call.group(1).split(", ")]
+    defs = {m.group(1): l for l in body if (m := re.match(r"^\s*(%[\w.]+) = ", l))}
+    out = {}
+    for side, index in src_indices.items():
+        ty_m = re.match(r"<(\d+) x \w+> (%[\w.]+)", args[index]) if index < len(args) else None
+        if not ty_m:
+            continue
+        info = {"width": int(ty_m.group(1)), "narrowed_by": "", "mask": []}
+        definition = defs.get(ty_m.group(2), "")
+        if " = shufflevector " in definition:
+            info["narrowed_by"] = "shufflevector"
+            mask = re.search(r"<(i32 [^>]*)>\s*$", definition)
+            info["mask"] = [int(x.split()[-1]) for x in mask.group(1).split(", ")] if mask else []
+        elif "@llvm.vector.extract" in definition:
+            info["narrowed_by"] = "vector.extract"
+        out[side] = info
+    return out

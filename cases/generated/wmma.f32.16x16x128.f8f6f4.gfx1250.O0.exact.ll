@@ -9,7 +9,7 @@
 
 define amdgpu_ps void @wmma_f32_16x16x128_f8f6f4__a_fp8_v16__b_fp8_v16(<16 x i32> %a, <16 x i32> %b, <8 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}wmma_f32_16x16x128_f8f6f4__a_fp8_v16__b_fp8_v16:
-; CHECK: v_wmma_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}}{{$}}
+; CHECK: {{v_wmma_f32_16x16x128_f8f6f4|v_wmma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}}{{$}}
   %r.wmma_f32_16x16x128_f8f6f4__a_fp8_v16__b_fp8_v16 = call <8 x float> @llvm.amdgcn.wmma.f32.16x16x128.f8f6f4.v8f32.v16i32.v16i32(i32 0, <16 x i32> %a, i32 0, <16 x i32> %b, i16 0, <8 x float> %c)
   store <8 x float> %r.wmma_f32_16x16x128_f8f6f4__a_fp8_v16__b_fp8_v16, ptr addrspace(1) %out
   ret void
@@ -17,7 +17,7 @@ define amdgpu_ps void @wmma_f32_16x16x128_f8f6f4__a_fp8_v16__b_fp8_v16(<16 x i32
 
 define amdgpu_ps void @wmma_f32_16x16x128_f8f6f4__a_fp8_v16__b_bf8_v16(<16 x i32> %a, <16 x i32> %b, <8 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}wmma_f32_16x16x128_f8f6f4__a_fp8_v16__b_bf8_v16:
-; CHECK: v_wmma_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_b_fmt:MATRIX_FMT_BF8{{$}}
+; CHECK: {{v_wmma_f32_16x16x128_f8f6f4|v_wmma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}} matrix_b_fmt:MATRIX_FMT_BF8{{$}}
   %r.wmma_f32_16x16x128_f8f6f4__a_fp8_v16__b_bf8_v16 = call <8 x float> @llvm.amdgcn.wmma.f32.16x16x128.f8f6f4.v8f32.v16i32.v16i32(i32 0, <16 x i32> %a, i32 1, <16 x i32> %b, i16 0, <8 x float> %c)
   store <8 x float> %r.wmma_f32_16x16x128_f8f6f4__a_fp8_v16__b_bf8_v16, ptr addrspace(1) %out
   ret void
@@ -25,7 +25,7 @@ define amdgpu_ps void @wmma_f32_16x16x128_f8f6f4__a_fp8_v16__b_bf8_v16(<16 x i32
 
 define amdgpu_ps void @wmma_f32_16x16x128_f8f6f4__a_fp8_v16__b_fp6_v12(<16 x i32> %a, <12 x i32> %b, <8 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}wmma_f32_16x16x128_f8f6f4__a_fp8_v16__b_fp6_v12:
-; CHECK: v_wmma_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_b_fmt:MATRIX_FMT_FP6{{$}}
+; CHECK: {{v_wmma_f32_16x16x128_f8f6f4|v_wmma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}} matrix_b_fmt:MATRIX_FMT_FP6{{$}}
   %r.wmma_f32_16x16x128_f8f6f4__a_fp8_v16__b_fp6_v12 = call <8 x float> @llvm.amdgcn.wmma.f32.16x16x128.f8f6f4.v8f32.v16i32.v12i32(i32 0, <16 x i32> %a, i32 2, <12 x i32> %b, i16 0, <8 x float> %c)
   store <8 x float> %r.wmma_f32_16x16x128_f8f6f4__a_fp8_v16__b_fp6_v12, ptr addrspace(1) %out
   ret void
@@ -33,7 +33,7 @@ define amdgpu_ps void @wmma_f32_16x16x128_f8f6f4__a_fp8_v16__b_fp6_v12(<16 x i32
 
 define amdgpu_ps void @wmma_f32_16x16x128_f8f6f4__a_fp8_v16__b_bf6_v12(<16 x i32> %a, <12 x i32> %b, <8 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}wmma_f32_16x16x128_f8f6f4__a_fp8_v16__b_bf6_v12:
-; CHECK: v_wmma_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_b_fmt:MATRIX_FMT_BF6{{$}}
+; CHECK: {{v_wmma_f32_16x16x128_f8f6f4|v_wmma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}} matrix_b_fmt:MATRIX_FMT_BF6{{$}}
   %r.wmma_f32_16x16x128_f8f6f4__a_fp8_v16__b_bf6_v12 = call <8 x float> @llvm.amdgcn.wmma.f32.16x16x128.f8f6f4.v8f32.v16i32.v12i32(i32 0, <16 x i32> %a, i32 3, <12 x i32> %b, i16 0, <8 x float> %c)
   store <8 x float> %r.wmma_f32_16x16x128_f8f6f4__a_fp8_v16__b_bf6_v12, ptr addrspace(1) %out
   ret void
@@ -41,7 +41,7 @@ define amdgpu_ps void @wmma_f32_16x16x128_f8f6f4__a_fp8_v16__b_bf6_v12(<16 x i32
 
 define amdgpu_ps void @wmma_f32_16x16x128_f8f6f4__a_fp8_v16__b_fp4_v8(<16 x i32> %a, <8 x i32> %b, <8 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}wmma_f32_16x16x128_f8f6f4__a_fp8_v16__b_fp4_v8:
-; CHECK: v_wmma_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_b_fmt:MATRIX_FMT_FP4{{$}}
+; CHECK: {{v_wmma_f32_16x16x128_f8f6f4|v_wmma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}} matrix_b_fmt:MATRIX_FMT_FP4{{$}}
   %r.wmma_f32_16x16x128_f8f6f4__a_fp8_v16__b_fp4_v8 = call <8 x float> @llvm.amdgcn.wmma.f32.16x16x128.f8f6f4.v8f32.v16i32.v8i32(i32 0, <16 x i32> %a, i32 4, <8 x i32> %b, i16 0, <8 x float> %c)
   store <8 x float> %r.wmma_f32_16x16x128_f8f6f4__a_fp8_v16__b_fp4_v8, ptr addrspace(1) %out
   ret void
@@ -49,7 +49,7 @@ define amdgpu_ps void @wmma_f32_16x16x128_f8f6f4__a_fp8_v16__b_fp4_v8(<16 x i32>
 
 define amdgpu_ps void @wmma_f32_16x16x128_f8f6f4__a_bf8_v16__b_fp8_v16(<16 x i32> %a, <16 x i32> %b, <8 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}wmma_f32_16x16x128_f8f6f4__a_bf8_v16__b_fp8_v16:
-; CHECK: v_wmma_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_BF8{{$}}
+; CHECK: {{v_wmma_f32_16x16x128_f8f6f4|v_wmma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_BF8{{$}}
   %r.wmma_f32_16x16x128_f8f6f4__a_bf8_v16__b_fp8_v16 = call <8 x float> @llvm.amdgcn.wmma.f32.16x16x128.f8f6f4.v8f32.v16i32.v16i32(i32 1, <16 x i32> %a, i32 0, <16 x i32> %b, i16 0, <8 x float> %c)
   store <8 x float> %r.wmma_f32_16x16x128_f8f6f4__a_bf8_v16__b_fp8_v16, ptr addrspace(1) %out
   ret void
@@ -57,7 +57,7 @@ define amdgpu_ps void @wmma_f32_16x16x128_f8f6f4__a_bf8_v16__b_fp8_v16(<16 x i32
 
 define amdgpu_ps void @wmma_f32_16x16x128_f8f6f4__a_bf8_v16__b_bf8_v16(<16 x i32> %a, <16 x i32> %b, <8 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}wmma_f32_16x16x128_f8f6f4__a_bf8_v16__b_bf8_v16:
-; CHECK: v_wmma_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_BF8 matrix_b_fmt:MATRIX_FMT_BF8{{$}}
+; CHECK: {{v_wmma_f32_16x16x128_f8f6f4|v_wmma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_BF8 matrix_b_fmt:MATRIX_FMT_BF8{{$}}
   %r.wmma_f32_16x16x128_f8f6f4__a_bf8_v16__b_bf8_v16 = call <8 x float> @llvm.amdgcn.wmma.f32.16x16x128.f8f6f4.v8f32.v16i32.v16i32(i32 1, <16 x i32> %a, i32 1, <16 x i32> %b, i16 0, <8 x float> %c)
   store <8 x float> %r.wmma_f32_16x16x128_f8f6f4__a_bf8_v16__b_bf8_v16, ptr addrspace(1) %out
   ret void
@@ -65,7 +65,7 @@ define amdgpu_ps void @wmma_f32_16x16x128_f8f6f4__a_bf8_v16__b_bf8_v16(<16 x i32
 
 define amdgpu_ps void @wmma_f32_16x16x128_f8f6f4__a_bf8_v16__b_fp6_v12(<16 x i32> %a, <12 x i32> %b, <8 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}wmma_f32_16x16x128_f8f6f4__a_bf8_v16__b_fp6_v12:
-; CHECK: v_wmma_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_BF8 matrix_b_fmt:MATRIX_FMT_FP6{{$}}
+; CHECK: {{v_wmma_f32_16x16x128_f8f6f4|v_wmma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_BF8 matrix_b_fmt:MATRIX_FMT_FP6{{$}}
   %r.wmma_f32_16x16x128_f8f6f4__a_bf8_v16__b_fp6_v12 = call <8 x float> @llvm.amdgcn.wmma.f32.16x16x128.f8f6f4.v8f32.v16i32.v12i32(i32 1, <16 x i32> %a, i32 2, <12 x i32> %b, i16 0, <8 x float> %c)
   store <8 x float> %r.wmma_f32_16x16x128_f8f6f4__a_bf8_v16__b_fp6_v12, ptr addrspace(1) %out
   ret void
@@ -73,7 +73,7 @@ define amdgpu_ps void @wmma_f32_16x16x128_f8f6f4__a_bf8_v16__b_fp6_v12(<16 x i32
 
 define amdgpu_ps void @wmma_f32_16x16x128_f8f6f4__a_bf8_v16__b_bf6_v12(<16 x i32> %a, <12 x i32> %b, <8 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}wmma_f32_16x16x128_f8f6f4__a_bf8_v16__b_bf6_v12:
-; CHECK: v_wmma_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_BF8 matrix_b_fmt:MATRIX_FMT_BF6{{$}}
+; CHECK: {{v_wmma_f32_16x16x128_f8f6f4|v_wmma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_BF8 matrix_b_fmt:MATRIX_FMT_BF6{{$}}
   %r.wmma_f32_16x16x128_f8f6f4__a_bf8_v16__b_bf6_v12 = call <8 x float> @llvm.amdgcn.wmma.f32.16x16x128.f8f6f4.v8f32.v16i32.v12i32(i32 1, <16 x i32> %a, i32 3, <12 x i32> %b, i16 0, <8 x float> %c)
   store <8 x float> %r.wmma_f32_16x16x128_f8f6f4__a_bf8_v16__b_bf6_v12, ptr addrspace(1) %out
   ret void
@@ -81,7 +81,7 @@ define amdgpu_ps void @wmma_f32_16x16x128_f8f6f4__a_bf8_v16__b_bf6_v12(<16 x i32
 
 define amdgpu_ps void @wmma_f32_16x16x128_f8f6f4__a_bf8_v16__b_fp4_v8(<16 x i32> %a, <8 x i32> %b, <8 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}wmma_f32_16x16x128_f8f6f4__a_bf8_v16__b_fp4_v8:
-; CHECK: v_wmma_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_BF8 matrix_b_fmt:MATRIX_FMT_FP4{{$}}
+; CHECK: {{v_wmma_f32_16x16x128_f8f6f4|v_wmma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_BF8 matrix_b_fmt:MATRIX_FMT_FP4{{$}}
   %r.wmma_f32_16x16x128_f8f6f4__a_bf8_v16__b_fp4_v8 = call <8 x float> @llvm.amdgcn.wmma.f32.16x16x128.f8f6f4.v8f32.v16i32.v8i32(i32 1, <16 x i32> %a, i32 4, <8 x i32> %b, i16 0, <8 x float> %c)
   store <8 x float> %r.wmma_f32_16x16x128_f8f6f4__a_bf8_v16__b_fp4_v8, ptr addrspace(1) %out
   ret void
@@ -89,7 +89,7 @@ define amdgpu_ps void @wmma_f32_16x16x128_f8f6f4__a_bf8_v16__b_fp4_v8(<16 x i32>
 
 define amdgpu_ps void @wmma_f32_16x16x128_f8f6f4__a_fp6_v12__b_fp8_v16(<12 x i32> %a, <16 x i32> %b, <8 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}wmma_f32_16x16x128_f8f6f4__a_fp6_v12__b_fp8_v16:
-; CHECK: v_wmma_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_FP6{{$}}
+; CHECK: {{v_wmma_f32_16x16x128_f8f6f4|v_wmma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_FP6{{$}}
   %r.wmma_f32_16x16x128_f8f6f4__a_fp6_v12__b_fp8_v16 = call <8 x float> @llvm.amdgcn.wmma.f32.16x16x128.f8f6f4.v8f32.v12i32.v16i32(i32 2, <12 x i32> %a, i32 0, <16 x i32> %b, i16 0, <8 x float> %c)
   store <8 x float> %r.wmma_f32_16x16x128_f8f6f4__a_fp6_v12__b_fp8_v16, ptr addrspace(1) %out
   ret void
@@ -97,7 +97,7 @@ define amdgpu_ps void @wmma_f32_16x16x128_f8f6f4__a_fp6_v12__b_fp8_v16(<12 x i32
 
 define amdgpu_ps void @wmma_f32_16x16x128_f8f6f4__a_fp6_v12__b_bf8_v16(<12 x i32> %a, <16 x i32> %b, <8 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}wmma_f32_16x16x128_f8f6f4__a_fp6_v12__b_bf8_v16:
-; CHECK: v_wmma_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_FP6 matrix_b_fmt:MATRIX_FMT_BF8{{$}}
+; CHECK: {{v_wmma_f32_16x16x128_f8f6f4|v_wmma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_FP6 matrix_b_fmt:MATRIX_FMT_BF8{{$}}
   %r.wmma_f32_16x16x128_f8f6f4__a_fp6_v12__b_bf8_v16 = call <8 x float> @llvm.amdgcn.wmma.f32.16x16x128.f8f6f4.v8f32.v12i32.v16i32(i32 2, <12 x i32> %a, i32 1, <16 x i32> %b, i16 0, <8 x float> %c)
   store <8 x float> %r.wmma_f32_16x16x128_f8f6f4__a_fp6_v12__b_bf8_v16, ptr addrspace(1) %out
   ret void
@@ -105,7 +105,7 @@ define amdgpu_ps void @wmma_f32_16x16x128_f8f6f4__a_fp6_v12__b_bf8_v16(<12 x i32
 
 define amdgpu_ps void @wmma_f32_16x16x128_f8f6f4__a_fp6_v12__b_fp6_v12(<12 x i32> %a, <12 x i32> %b, <8 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}wmma_f32_16x16x128_f8f6f4__a_fp6_v12__b_fp6_v12:
-; CHECK: v_wmma_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_FP6 matrix_b_fmt:MATRIX_FMT_FP6{{$}}
+; CHECK: {{v_wmma_f32_16x16x128_f8f6f4|v_wmma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_FP6 matrix_b_fmt:MATRIX_FMT_FP6{{$}}
   %r.wmma_f32_16x16x128_f8f6f4__a_fp6_v12__b_fp6_v12 = call <8 x float> @llvm.amdgcn.wmma.f32.16x16x128.f8f6f4.v8f32.v12i32.v12i32(i32 2, <12 x i32> %a, i32 2, <12 x i32> %b, i16 0, <8 x float> %c)
   store <8 x float> %r.wmma_f32_16x16x128_f8f6f4__a_fp6_v12__b_fp6_v12, ptr addrspace(1) %out
   ret void
@@ -113,7 +113,7 @@ define amdgpu_ps void @wmma_f32_16x16x128_f8f6f4__a_fp6_v12__b_fp6_v12(<12 x i32
 
 define amdgpu_ps void @wmma_f32_16x16x128_f8f6f4__a_fp6_v12__b_bf6_v12(<12 x i32> %a, <12 x i32> %b, <8 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}wmma_f32_16x16x128_f8f6f4__a_fp6_v12__b_bf6_v12:
-; CHECK: v_wmma_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_FP6 matrix_b_fmt:MATRIX_FMT_BF6{{$}}
+; CHECK: {{v_wmma_f32_16x16x128_f8f6f4|v_wmma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_FP6 matrix_b_fmt:MATRIX_FMT_BF6{{$}}
   %r.wmma_f32_16x16x128_f8f6f4__a_fp6_v12__b_bf6_v12 = call <8 x float> @llvm.amdgcn.wmma.f32.16x16x128.f8f6f4.v8f32.v12i32.v12i32(i32 2, <12 x i32> %a, i32 3, <12 x i32> %b, i16 0, <8 x float> %c)
   store <8 x float> %r.wmma_f32_16x16x128_f8f6f4__a_fp6_v12__b_bf6_v12, ptr addrspace(1) %out
   ret void
@@ -121,7 +121,7 @@ define amdgpu_ps void @wmma_f32_16x16x128_f8f6f4__a_fp6_v12__b_bf6_v12(<12 x i32
 
 define amdgpu_ps void @wmma_f32_16x16x128_f8f6f4__a_fp6_v12__b_fp4_v8(<12 x i32> %a, <8 x i32> %b, <8 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}wmma_f32_16x16x128_f8f6f4__a_fp6_v12__b_fp4_v8:
-; CHECK: v_wmma_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_FP6 matrix_b_fmt:MATRIX_FMT_FP4{{$}}
+; CHECK: {{v_wmma_f32_16x16x128_f8f6f4|v_wmma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_FP6 matrix_b_fmt:MATRIX_FMT_FP4{{$}}
   %r.wmma_f32_16x16x128_f8f6f4__a_fp6_v12__b_fp4_v8 = call <8 x float> @llvm.amdgcn.wmma.f32.16x16x128.f8f6f4.v8f32.v12i32.v8i32(i32 2, <12 x i32> %a, i32 4, <8 x i32> %b, i16 0, <8 x float> %c)
   store <8 x float> %r.wmma_f32_16x16x128_f8f6f4__a_fp6_v12__b_fp4_v8, ptr addrspace(1) %out
   ret void
@@ -129,7 +129,7 @@ define amdgpu_ps void @wmma_f32_16x16x128_f8f6f4__a_fp6_v12__b_fp4_v8(<12 x i32>
 
 define amdgpu_ps void @wmma_f32_16x16x128_f8f6f4__a_bf6_v12__b_fp8_v16(<12 x i32> %a, <16 x i32> %b, <8 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}wmma_f32_16x16x128_f8f6f4__a_bf6_v12__b_fp8_v16:
-; CHECK: v_wmma_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_BF6{{$}}
+; CHECK: {{v_wmma_f32_16x16x128_f8f6f4|v_wmma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_BF6{{$}}
   %r.wmma_f32_16x16x128_f8f6f4__a_bf6_v12__b_fp8_v16 = call <8 x float> @llvm.amdgcn.wmma.f32.16x16x128.f8f6f4.v8f32.v12i32.v16i32(i32 3, <12 x i32> %a, i32 0, <16 x i32> %b, i16 0, <8 x float> %c)
   store <8 x float> %r.wmma_f32_16x16x128_f8f6f4__a_bf6_v12__b_fp8_v16, ptr addrspace(1) %out
   ret void
@@ -137,7 +137,7 @@ define amdgpu_ps void @wmma_f32_16x16x128_f8f6f4__a_bf6_v12__b_fp8_v16(<12 x i32
 
 define amdgpu_ps void @wmma_f32_16x16x128_f8f6f4__a_bf6_v12__b_bf8_v16(<12 x i32> %a, <16 x i32> %b, <8 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}wmma_f32_16x16x128_f8f6f4__a_bf6_v12__b_bf8_v16:
-; CHECK: v_wmma_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_BF6 matrix_b_fmt:MATRIX_FMT_BF8{{$}}
+; CHECK: {{v_wmma_f32_16x16x128_f8f6f4|v_wmma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_BF6 matrix_b_fmt:MATRIX_FMT_BF8{{$}}
   %r.wmma_f32_16x16x128_f8f6f4__a_bf6_v12__b_bf8_v16 = call <8 x float> @llvm.amdgcn.wmma.f32.16x16x128.f8f6f4.v8f32.v12i32.v16i32(i32 3, <12 x i32> %a, i32 1, <16 x i32> %b, i16 0, <8 x float> %c)
   store <8 x float> %r.wmma_f32_16x16x128_f8f6f4__a_bf6_v12__b_bf8_v16, ptr addrspace(1) %out
   ret void
@@ -145,7 +145,7 @@ define amdgpu_ps void @wmma_f32_16x16x128_f8f6f4__a_bf6_v12__b_bf8_v16(<12 x i32
 
 define amdgpu_ps void @wmma_f32_16x16x128_f8f6f4__a_bf6_v12__b_fp6_v12(<12 x i32> %a, <12 x i32> %b, <8 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}wmma_f32_16x16x128_f8f6f4__a_bf6_v12__b_fp6_v12:
-; CHECK: v_wmma_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_BF6 matrix_b_fmt:MATRIX_FMT_FP6{{$}}
+; CHECK: {{v_wmma_f32_16x16x128_f8f6f4|v_wmma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_BF6 matrix_b_fmt:MATRIX_FMT_FP6{{$}}
   %r.wmma_f32_16x16x128_f8f6f4__a_bf6_v12__b_fp6_v12 = call <8 x float> @llvm.amdgcn.wmma.f32.16x16x128.f8f6f4.v8f32.v12i32.v12i32(i32 3, <12 x i32> %a, i32 2, <12 x i32> %b, i16 0, <8 x float> %c)
   store <8 x float> %r.wmma_f32_16x16x128_f8f6f4__a_bf6_v12__b_fp6_v12, ptr addrspace(1) %out
   ret void
@@ -153,7 +153,7 @@ define amdgpu_ps void @wmma_f32_16x16x128_f8f6f4__a_bf6_v12__b_fp6_v12(<12 x i32
 
 define amdgpu_ps void @wmma_f32_16x16x128_f8f6f4__a_bf6_v12__b_bf6_v12(<12 x i32> %a, <12 x i32> %b, <8 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}wmma_f32_16x16x128_f8f6f4__a_bf6_v12__b_bf6_v12:
-; CHECK: v_wmma_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_BF6 matrix_b_fmt:MATRIX_FMT_BF6{{$}}
+; CHECK: {{v_wmma_f32_16x16x128_f8f6f4|v_wmma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_BF6 matrix_b_fmt:MATRIX_FMT_BF6{{$}}
   %r.wmma_f32_16x16x128_f8f6f4__a_bf6_v12__b_bf6_v12 = call <8 x float> @llvm.amdgcn.wmma.f32.16x16x128.f8f6f4.v8f32.v12i32.v12i32(i32 3, <12 x i32> %a, i32 3, <12 x i32> %b, i16 0, <8 x float> %c)
   store <8 x float> %r.wmma_f32_16x16x128_f8f6f4__a_bf6_v12__b_bf6_v12, ptr addrspace(1) %out
   ret void
@@ -161,7 +161,7 @@ define amdgpu_ps void @wmma_f32_16x16x128_f8f6f4__a_bf6_v12__b_bf6_v12(<12 x i32
 
 define amdgpu_ps void @wmma_f32_16x16x128_f8f6f4__a_bf6_v12__b_fp4_v8(<12 x i32> %a, <8 x i32> %b, <8 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}wmma_f32_16x16x128_f8f6f4__a_bf6_v12__b_fp4_v8:
-; CHECK: v_wmma_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_BF6 matrix_b_fmt:MATRIX_FMT_FP4{{$}}
+; CHECK: {{v_wmma_f32_16x16x128_f8f6f4|v_wmma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_BF6 matrix_b_fmt:MATRIX_FMT_FP4{{$}}
   %r.wmma_f32_16x16x128_f8f6f4__a_bf6_v12__b_fp4_v8 = call <8 x float> @llvm.amdgcn.wmma.f32.16x16x128.f8f6f4.v8f32.v12i32.v8i32(i32 3, <12 x i32> %a, i32 4, <8 x i32> %b, i16 0, <8 x float> %c)
   store <8 x float> %r.wmma_f32_16x16x128_f8f6f4__a_bf6_v12__b_fp4_v8, ptr addrspace(1) %out
   ret void
@@ -169,7 +169,7 @@ define amdgpu_ps void @wmma_f32_16x16x128_f8f6f4__a_bf6_v12__b_fp4_v8(<12 x i32>
 
 define amdgpu_ps void @wmma_f32_16x16x128_f8f6f4__a_fp4_v8__b_fp8_v16(<8 x i32> %a, <16 x i32> %b, <8 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}wmma_f32_16x16x128_f8f6f4__a_fp4_v8__b_fp8_v16:
-; CHECK: v_wmma_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_FP4{{$}}
+; CHECK: {{v_wmma_f32_16x16x128_f8f6f4|v_wmma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_FP4{{$}}
   %r.wmma_f32_16x16x128_f8f6f4__a_fp4_v8__b_fp8_v16 = call <8 x float> @llvm.amdgcn.wmma.f32.16x16x128.f8f6f4.v8f32.v8i32.v16i32(i32 4, <8 x i32> %a, i32 0, <16 x i32> %b, i16 0, <8 x float> %c)
   store <8 x float> %r.wmma_f32_16x16x128_f8f6f4__a_fp4_v8__b_fp8_v16, ptr addrspace(1) %out
   ret void
@@ -177,7 +177,7 @@ define amdgpu_ps void @wmma_f32_16x16x128_f8f6f4__a_fp4_v8__b_fp8_v16(<8 x i32> 
 
 define amdgpu_ps void @wmma_f32_16x16x128_f8f6f4__a_fp4_v8__b_bf8_v16(<8 x i32> %a, <16 x i32> %b, <8 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}wmma_f32_16x16x128_f8f6f4__a_fp4_v8__b_bf8_v16:
-; CHECK: v_wmma_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_FP4 matrix_b_fmt:MATRIX_FMT_BF8{{$}}
+; CHECK: {{v_wmma_f32_16x16x128_f8f6f4|v_wmma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_FP4 matrix_b_fmt:MATRIX_FMT_BF8{{$}}
   %r.wmma_f32_16x16x128_f8f6f4__a_fp4_v8__b_bf8_v16 = call <8 x float> @llvm.amdgcn.wmma.f32.16x16x128.f8f6f4.v8f32.v8i32.v16i32(i32 4, <8 x i32> %a, i32 1, <16 x i32> %b, i16 0, <8 x float> %c)
   store <8 x float> %r.wmma_f32_16x16x128_f8f6f4__a_fp4_v8__b_bf8_v16, ptr addrspace(1) %out
   ret void
@@ -185,7 +185,7 @@ define amdgpu_ps void @wmma_f32_16x16x128_f8f6f4__a_fp4_v8__b_bf8_v16(<8 x i32> 
 
 define amdgpu_ps void @wmma_f32_16x16x128_f8f6f4__a_fp4_v8__b_fp6_v12(<8 x i32> %a, <12 x i32> %b, <8 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}wmma_f32_16x16x128_f8f6f4__a_fp4_v8__b_fp6_v12:
-; CHECK: v_wmma_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_FP4 matrix_b_fmt:MATRIX_FMT_FP6{{$}}
+; CHECK: {{v_wmma_f32_16x16x128_f8f6f4|v_wmma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_FP4 matrix_b_fmt:MATRIX_FMT_FP6{{$}}
   %r.wmma_f32_16x16x128_f8f6f4__a_fp4_v8__b_fp6_v12 = call <8 x float> @llvm.amdgcn.wmma.f32.16x16x128.f8f6f4.v8f32.v8i32.v12i32(i32 4, <8 x i32> %a, i32 2, <12 x i32> %b, i16 0, <8 x float> %c)
   store <8 x float> %r.wmma_f32_16x16x128_f8f6f4__a_fp4_v8__b_fp6_v12, ptr addrspace(1) %out
   ret void
@@ -193,7 +193,7 @@ define amdgpu_ps void @wmma_f32_16x16x128_f8f6f4__a_fp4_v8__b_fp6_v12(<8 x i32> 
 
 define amdgpu_ps void @wmma_f32_16x16x128_f8f6f4__a_fp4_v8__b_bf6_v12(<8 x i32> %a, <12 x i32> %b, <8 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}wmma_f32_16x16x128_f8f6f4__a_fp4_v8__b_bf6_v12:
-; CHECK: v_wmma_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_FP4 matrix_b_fmt:MATRIX_FMT_BF6{{$}}
+; CHECK: {{v_wmma_f32_16x16x128_f8f6f4|v_wmma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_FP4 matrix_b_fmt:MATRIX_FMT_BF6{{$}}
   %r.wmma_f32_16x16x128_f8f6f4__a_fp4_v8__b_bf6_v12 = call <8 x float> @llvm.amdgcn.wmma.f32.16x16x128.f8f6f4.v8f32.v8i32.v12i32(i32 4, <8 x i32> %a, i32 3, <12 x i32> %b, i16 0, <8 x float> %c)
   store <8 x float> %r.wmma_f32_16x16x128_f8f6f4__a_fp4_v8__b_bf6_v12, ptr addrspace(1) %out
   ret void
@@ -201,7 +201,7 @@ define amdgpu_ps void @wmma_f32_16x16x128_f8f6f4__a_fp4_v8__b_bf6_v12(<8 x i32> 
 
 define amdgpu_ps void @wmma_f32_16x16x128_f8f6f4__a_fp4_v8__b_fp4_v8(<8 x i32> %a, <8 x i32> %b, <8 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}wmma_f32_16x16x128_f8f6f4__a_fp4_v8__b_fp4_v8:
-; CHECK: v_wmma_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_FP4 matrix_b_fmt:MATRIX_FMT_FP4{{$}}
+; CHECK: {{v_wmma_f32_16x16x128_f8f6f4|v_wmma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_FP4 matrix_b_fmt:MATRIX_FMT_FP4{{$}}
   %r.wmma_f32_16x16x128_f8f6f4__a_fp4_v8__b_fp4_v8 = call <8 x float> @llvm.amdgcn.wmma.f32.16x16x128.f8f6f4.v8f32.v8i32.v8i32(i32 4, <8 x i32> %a, i32 4, <8 x i32> %b, i16 0, <8 x float> %c)
   store <8 x float> %r.wmma_f32_16x16x128_f8f6f4__a_fp4_v8__b_fp4_v8, ptr addrspace(1) %out
   ret void

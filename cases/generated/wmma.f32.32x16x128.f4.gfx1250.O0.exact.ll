@@ -9,7 +9,7 @@
 
 define amdgpu_ps void @wmma_f32_32x16x128_f4__a_fp4_v16__b_fp4_v8(<16 x i32> %a, <8 x i32> %b, <16 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}wmma_f32_32x16x128_f4__a_fp4_v16__b_fp4_v8:
-; CHECK: v_wmma_f32_32x16x128_f4 {{([^:]|[0-9]:)*}}{{$}}
+; CHECK: {{v_wmma_f32_32x16x128_f4|v_wmma_scale_f32_32x16x128_f4}} {{([^:]|[0-9]:)*}}{{$}}
   %r.wmma_f32_32x16x128_f4__a_fp4_v16__b_fp4_v8 = call <16 x float> @llvm.amdgcn.wmma.f32.32x16x128.f4.v16f32.v16i32.v8i32(<16 x i32> %a, <8 x i32> %b, i16 0, <16 x float> %c)
   store <16 x float> %r.wmma_f32_32x16x128_f4__a_fp4_v16__b_fp4_v8, ptr addrspace(1) %out
   ret void
