@@ -19,7 +19,7 @@ EPILOG = """\
 verdicts (per case and selector):
   pass             llc's text reassembles with llvm-mc
   mc-reject        llc succeeded but llvm-mc rejects its text (the over-wide tuple bug)
-  cannot-select    llc's instruction selection gave up on the call
+  cannot-select    llc's selector gave up ("Cannot select", GlobalISel "unable to legalize")
   verifier-reject  the IR verifier rejects the call (e.g. a source narrower than its format)
   crash            a tool died for another reason
   timeout          a tool ran past --timeout
@@ -58,6 +58,10 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--cases", type=Path, default=DEFAULT_CASES, metavar="DIR")
     p.add_argument("-j", "--jobs", type=int, default=None, metavar="N", help="parallel tool runs (default: cores)")
     p.add_argument("--intrinsic", action="append", metavar="NAME", help="only these intrinsics (repeatable)")
+    p.add_argument("--spec", action="append", metavar="FILE",
+                   help="only the cases of these spec files in the cases directory (repeatable)")
+    p.add_argument("--by", choices=("intrinsic", "class"), default="intrinsic",
+                   help="rows of the table: intrinsic x selector (default) or file class x selector")
     p.add_argument("--object", action="store_true",
                    help="also build each object, disassemble it and compare its source tuples with the text")
     p.add_argument("--metrics", metavar="P1,P2",
@@ -104,8 +108,22 @@ def cmd_expand(args) -> int:
     return 0
 
 
+def _spec_paths(args) -> list[Path]:
+    paths = cases.spec_files(args.cases)
+    if not args.spec:
+        return paths
+    by_name = {p.name: p for p in paths}
+    chosen = []
+    for name in args.spec:
+        key = Path(name).name
+        if key not in by_name:
+            raise InputError(f"--spec: no spec {key!r} in {args.cases}; have: {', '.join(by_name)}")
+        chosen.append(by_name[key])
+    return chosen
+
+
 def cmd_run(args) -> int:
-    planned = cases.plan(cases.spec_files(args.cases))
+    planned = cases.plan(_spec_paths(args))
     if args.intrinsic:
         wanted = {catalog.lookup(n).name for n in args.intrinsic}
         planned = [p for p in planned if p.case.intrinsic.name in wanted]
@@ -119,7 +137,7 @@ def cmd_run(args) -> int:
                "cases": [report.case_record(o) for o in outcomes]}
         print(json.dumps(doc, indent=1))
     else:
-        print(report.table(outcomes))
+        print(report.table(outcomes, by=args.by))
     return 0
 
 

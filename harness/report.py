@@ -22,6 +22,7 @@ def case_record(outcome: Outcome, with_tools: bool = False) -> dict:
         "opt": c.opt,
         "pipeline": c.pipeline,
         "selector": outcome.selector,
+        "class": c.file_class,
         "verdict": outcome.verdict.verdict,
         "detail": outcome.verdict.detail,
     }
@@ -35,20 +36,27 @@ def case_record(outcome: Outcome, with_tools: bool = False) -> dict:
     return record
 
 
-def counts(outcomes: list[Outcome]) -> dict[tuple[str, str], dict[str, int]]:
+def _row_key(o: Outcome, by: str) -> str:
+    if by == "class":
+        pipeline = "" if o.case.pipeline == "none" else f" ({o.case.pipeline})"
+        return f"{o.case.file_class}{pipeline} -O{o.case.opt}"
+    return o.case.intrinsic.name
+
+
+def counts(outcomes: list[Outcome], by: str = "intrinsic") -> dict[tuple[str, str], dict[str, int]]:
     table: dict[tuple[str, str], dict[str, int]] = {}
     for o in outcomes:
-        row = table.setdefault((o.case.intrinsic.name, o.selector), dict.fromkeys(ALL, 0))
+        row = table.setdefault((_row_key(o, by), o.selector), dict.fromkeys(ALL, 0))
         row[o.verdict.verdict] += 1
     return table
 
 
-def table(outcomes: list[Outcome]) -> str:
-    """Intrinsic x selector rows, one column per verdict that occurred, and a total row."""
-    rows = counts(outcomes)
+def table(outcomes: list[Outcome], by: str = "intrinsic") -> str:
+    """Rows of intrinsic (or file class) x selector, one column per verdict that occurred."""
+    rows = counts(outcomes, by)
     used = [v for v in ALL if any(r[v] for r in rows.values())]
     totals = {v: sum(r[v] for r in rows.values()) for v in used}
-    header = ["intrinsic", "selector", *used, "total"]
+    header = [by, "selector", *used, "total"]
     body = [[name, sel, *(str(r[v]) for v in used), str(sum(r.values()))] for (name, sel), r in sorted(rows.items())]
     body.append(["all", "", *(str(totals[v]) for v in used), str(sum(totals.values()))])
     widths = [max(len(row[i]) for row in [header, *body]) for i in range(len(header))]
