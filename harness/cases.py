@@ -258,11 +258,19 @@ def _resolve_args(intrinsic: Intrinsic, pairs: list[tuple[Value, Value]]) -> tup
             raise key.error(f"args: {intrinsic.name} has no operand {key.value!r} (use an index or fmt_a/fmt_b)")
         if not 0 <= index < len(intrinsic.operands):
             raise key.error(f"args: {intrinsic.name} has operands 0..{len(intrinsic.operands) - 1}")
-        if intrinsic.operands[index] in (catalog.SRC_A, catalog.SRC_B, catalog.ACC):
+        role = intrinsic.operands[index]
+        if role in (catalog.SRC_A, catalog.SRC_B, catalog.ACC):
             raise key.error(f"args: operand {index} of {intrinsic.name} is a source, not a constant")
-        text = str(value.value)
-        if not (re.fullmatch(r"-?\d+|true|false", text) or re.fullmatch(r"%[A-Za-z_][\w.]*", text)):
-            raise value.error(f"args: value must be an integer, true/false or %name (a parameter); got {text!r}")
+        boolean = role.startswith("i1 ")  # the other constants and the formats are integers
+        v = value.value
+        if isinstance(v, bool):
+            text = "true" if v else "false"
+        else:
+            text = str(v)
+        literal = r"true|false" if boolean else r"-?\d+"
+        if not (re.fullmatch(literal, text) or re.fullmatch(r"%[A-Za-z_][\w.]*", text)):
+            kind = "true/false" if boolean else "an integer"
+            raise value.error(f"args: operand {index} of {intrinsic.name} takes {kind} or %name (a parameter); got {text!r}")
         out[index] = text
     return tuple(sorted(out.items()))
 

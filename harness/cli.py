@@ -125,7 +125,7 @@ def _spec_paths(args) -> list[Path]:
 def cmd_run(args) -> int:
     planned = cases.plan(_spec_paths(args))
     if args.intrinsic:
-        wanted = {catalog.lookup(n).name for n in args.intrinsic}
+        wanted = {_lookup(n).name for n in args.intrinsic}
         planned = [p for p in planned if p.case.intrinsic.name in wanted]
     tc = _tc(args)
     print(f"# {tc.describe()}", file=sys.stderr)
@@ -187,12 +187,18 @@ def _fmt(text: str | None, source: catalog.Source, flag: str) -> int:
     return value
 
 
-def cmd_try(args) -> int:
+def _lookup(name: str) -> catalog.Intrinsic:
     try:
-        intr = catalog.lookup(args.intrinsic)
+        return catalog.lookup(name)
     except KeyError as exc:
         raise InputError(str(exc).strip('"')) from None
+
+
+def cmd_try(args) -> int:
+    intr = _lookup(args.intrinsic)
     cpu = args.cpu or intr.cpus[0]
+    if cpu not in intr.cpus:
+        raise InputError(f"--cpu: {intr.name} runs on {', '.join(intr.cpus)}, not {cpu}")
     fa = _fmt(args.fmt_a, intr.a, "--fmt-a")
     fb = _fmt(args.fmt_b, intr.b, "--fmt-b")
     overrides = cases.resolve_arg_flags(intr, args.arg)

@@ -60,11 +60,13 @@ def _scalar(path: str, node: yaml.Node) -> Value:
     if not isinstance(node, yaml.ScalarNode):
         raise InputError("expected a single value here", *_mark(path, node))
     value: object = node.value
-    if node.tag == "tag:yaml.org,2002:int":
-        value = int(node.value, 0)
-    elif node.tag == "tag:yaml.org,2002:bool":
-        value = node.value.lower() in ("true", "yes", "on")
+    if node.tag in ("tag:yaml.org,2002:int", "tag:yaml.org,2002:bool"):
+        # YAML's own reading: 010 is octal, 1:30 base 60, yes/on are true.
+        value = _CONSTRUCTOR.construct_object(node)
     return Value(value, *_mark(path, node))
+
+
+_CONSTRUCTOR = yaml.constructor.SafeConstructor()
 
 
 def _values(path: str, node: yaml.Node) -> list[Value]:

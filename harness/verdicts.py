@@ -88,6 +88,8 @@ def asm_owners(asm: str, functions: set[str]) -> dict[int, str]:
         m = _LABEL.match(line)
         if m and m.group(1) in functions:
             current = m.group(1)
+        elif line.startswith(".Lfunc_end"):
+            current = ""  # what follows (config sections, metadata) belongs to no function
         if current:
             owner[number] = current
     return owner
@@ -132,12 +134,6 @@ def llc_failure(stderr: str) -> tuple[str, str | None, str]:
         lines = [l.strip() for l in stderr.splitlines() if gave_up.search(l)]
         return CANNOT_SELECT, fn, lines[-1] if lines else reason
     return CRASH, fn, reason or (stderr.strip().splitlines() or ["llc failed with no message"])[0]
-
-
-def unsupported_reason(stderr: str) -> str:
-    """Non-empty when a parse error means the build does not have the intrinsic as described."""
-    m = re.search(r"error: (invalid intrinsic signature.*)", stderr)
-    return m.group(1) if m else ""
 
 
 # ---- what llc's text and the disassembled object say about one function -------------------

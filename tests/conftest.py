@@ -1,0 +1,130 @@
+"""Shared fixtures: the repository, the CLI as a subprocess, and the real LLVM build (or skip).
+
+Nothing here fakes a tool. Tests that need LLVM take the `llvm` fixture, which skips with a
+reason when no AMDGPU-enabled llc is found; tests whose expected verdicts were measured on a
+specific release take `llvm_22_1_8`.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parent.parent
+MEASURED_VERSION = "22.1.8"  # the release the verdict facts in these tests were measured on
+
+# Crash dumps stay unsymbolized: faster, and nothing here reads the addresses.
+_TOOL_ENV = {**os.environ, "LLVM_DISABLE_SYMBOLIZATION": "1"}
+
+
+@pytest.fixture(scope="session")
+def repo_root() -> Path:
+    return REPO
+
+
+@pytest.fixture(scope="session")
+def llvm():
+    """The LLVM build the harness would pick, or skip when it cannot run AMDGPU tests."""
+    from harness import toolchain
+    from harness.errors import InputError
+
+    try:
+        tc = toolchain.discover()
+        targets = tc.targets
+        version = tc.version
+    except InputError as exc:
+        pytest.skip(f"no usable LLVM build: {exc}")
+    if "amdgcn" not in targets:
+        pytest.skip(f"LLVM {version} at {tc.bin_dir or 'PATH'} has no AMDGPU (amdgcn) target")
+    missing = [t for t in ("llc", "llvm-mc", "llvm-as", "opt") if not tc.tool(t)]
+    if missing:
+        pytest.skip(f"LLVM {version} lacks {', '.join(missing)}")
+    return tc
+
+
+@pytest.fixture(scope="session")
+def llvm_22_1_8(llvm):
+    """The build, when it is the release whose verdicts the expected values were measured on."""
+    if llvm.version != MEASURED_VERSION:
+        pytest.skip(f"expected verdicts were measured on LLVM {MEASURED_VERSION}; this is {llvm.version}")
+    return llvm
+
+
+@pytest.fixture(scope="session")
+def tool(llvm):
+    """Run one real LLVM tool: tool('llc', ['-mtriple=amdgcn', ...], stdin=text)."""
+
+    def run(name: str, args: list[str], stdin: str = "") -> subprocess.CompletedProcess:
+        path = llvm.tool(name)
+        assert path, f"{name} missing from {llvm.bin_dir}"
+        return subprocess.run([path, *args], input=stdin, capture_output=True, text=True,
+                              errors="replace", env=_TOOL_ENV, timeout=300)
+
+    return run
+
+
+@pytest.fixture(scope="session")
+def cli():
+    """Run `python -m harness ARGS...` from the repository root; returns the CompletedProcess."""
+
+    def run(*args: str, cwd: Path | None = None, env: dict | None = None) -> subprocess.CompletedProcess:
+        return subprocess.run([sys.executable, "-m", "harness", *map(str, args)], cwd=cwd or REPO,
+                              capture_output=True, text=True, env={**os.environ, **(env or {})}, timeout=600)
+
+    return run
+
+
+@pytest.fixture
+def shipped_cases(tmp_path) -> Path:
+    """A private copy of the shipped spec files (no generated/), safe to expand into."""
+    out = tmp_path / "cases"
+    out.mkdir()
+    for spec in (REPO / "cases").glob("*.yaml"):
+        shutil.copy(spec, out / spec.name)
+    return out
+
+
+FACT_SPECS = ("f8f6f4-runtime-formats.yaml", "f4-fixed-format.yaml")
+
+
+@pytest.fixture(scope="session")
+def facts_cases(tmp_path_factory) -> Path:
+    """A private cases dir with only the two shipped specs the measured facts describe.
+
+    Other specs may be added to cases/ over time; counts asserted by the tests are about these.
+    """
+    out = tmp_path_factory.mktemp("facts") / "cases"
+    out.mkdir()
+    for name in FACT_SPECS:
+        shutil.copy(REPO / "cases" / name, out / name)
+    return out
+
+
+@pytest.fixture
+def spec_dir(tmp_path):
+    """Factory: spec_dir({'a.yaml': text, ...}) -> a fresh cases directory holding those files."""
+    counter = iter(range(1_000_000))
+
+    def make(files: dict[str, str]) -> Path:
+        out = tmp_path / f"cases{next(counter)}"
+        out.mkdir()
+        for name, text in files.items():
+            (out / name).write_text(text, encoding="utf-8")
+        return out
+
+    return make
+
+
+@pytest.fixture(scope="session")
+def lit_exe() -> str:
+    """The `lit` executable of this Python environment, or skip."""
+    beside = Path(sys.executable).parent / "lit"
+    found = str(beside) if beside.exists() else shutil.which("lit")
+    if not found:
+        pytest.skip("lit is not installed")
+    return found

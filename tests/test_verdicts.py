@@ -1,0 +1,149 @@
+"""Verdict parsing (harness.verdicts) on output captured from the real tools in each test."""
+
+from __future__ import annotations
+
+import pytest
+
+from harness import catalog, emit, verdicts as V
+from harness.cases import Case
+
+FP8, BF8, FP6, BF6, FP4 = 0, 1, 2, 3, 4
+W, M = "wmma.f32.16x16x128.f8f6f4", "mfma.scale.f32.16x16x128.f8f6f4"
+F4 = "wmma.f32.32x16x128.f4"
+
+
+def _case(name, fa, fb, wa, wb):
+    intr = catalog.lookup(name)
+    return Case(intr, intr.cpus[0], fa, fb, wa, wb)
+
+
+def _llc(tool, cases, selector="sdag"):
+    cpu = cases[0].cpu
+    isel = ["-global-isel=0"] if selector == "sdag" else ["-global-isel=1", "-global-isel-abort=1"]
+    return tool("llc", ["-O0", "-mtriple=amdgcn", f"-mcpu={cpu}", *isel], emit.module(cases).text)
+
+
+def _mc(tool, cpu, asm):
+    return tool("llvm-mc", ["-triple=amdgcn", f"-mcpu={cpu}", "-filetype=obj", "-o", "/dev/null"], asm)
+
+
+# ---- verifier ---------------------------------------------------------------------------------
+
+def test_verifier_diagnostics_attribute_each_rejected_call_to_its_own_function(llvm, tool):
+    ok = _case(W, FP8, FP8, 16, 16)
+    a_narrow = _case(W, FP8, FP8, 8, 16)  # fp8 A needs 16
+    b_narrow = _case(W, FP4, FP6, 8, 8)  # fp6 B needs 12
+    b_shape = _case(W, FP8, FP8, 16, 7)  # not a legal vector at all
+    also_ok = _case(W, FP4, FP4, 8, 8)
+    run = tool("llvm-as", ["-o", "/dev/null"], emit.module([ok, a_narrow, b_narrow, b_shape, also_ok]).text)
+    assert run.returncode != 0 and "does not verify" in run.stderr
+
+    diags = V.verifier_diagnostics(run.stderr)
+    assert set(diags) == {a_narrow.function, b_narrow.function, b_shape.function}
+    for case, message, operand in ((a_narrow, "invalid vector type for format", "<8 x i32> %a"),
+                                   (b_narrow, "invalid vector type for format", "<8 x i32> %b"),
+                                   (b_shape, "operand 3 must be 8, 12 or 16 element i32 vector", "<7 x i32> %b")):
+        lines = diags[case.function].splitlines()
+        assert lines[0] == message, case.function
+        assert lines[1].strip().startswith(f"%r.{case.function} = call "), case.function
+        assert operand in lines[2:], case.function
+        others = {a_narrow.function, b_narrow.function, b_shape.function} - {case.function}
+        assert not any(o in diags[case.function] for o in others), "diagnostic ran into its neighbour"
+
+
+def test_verifier_diagnostics_on_mfma_name_cbsz_and_blgp_sources(llvm, tool):
+    a_narrow, b_narrow = _case(M, FP6, FP8, 4, 8), _case(M, FP8, FP8, 8, 4)
+    b_fine = _case(M, FP4, FP4, 4, 4)
+    run = tool("llvm-as", ["-o", "/dev/null"], emit.module([a_narrow, b_fine, b_narrow]).text)
+    diags = V.verifier_diagnostics(run.stderr)
+    assert set(diags) == {a_narrow.function, b_narrow.function}
+    assert "<4 x i32> %a" in diags[a_narrow.function].splitlines()
+    assert "<4 x i32> %b" in diags[b_narrow.function].splitlines()
+
+
+def test_valid_module_produces_no_diagnostics(llvm, tool):
+    run = tool("llvm-as", ["-o", "/dev/null"], emit.module([_case(W, FP6, BF6, 12, 12)]).text)
+    assert run.returncode == 0
+    assert V.verifier_diagnostics(run.stderr) == {}
+
+
+# ---- llvm-mc --------------------------------------------------------------------------------
+
+def test_mc_rejections_blame_exactly_the_overwide_functions(llvm, tool):
+    exact = _case(W, FP4, FP4, 8, 8)
+    both_wide = _case(W, FP4, FP4, 16, 16)
+    b_wide = _case(W, FP8, FP6, 16, 16)
+    exact2 = _case(W, FP6, FP8, 12, 16)
+    cases = [exact, both_wide, b_wide, exact2]
+    gen = _llc(tool, cases)
+    assert gen.returncode == 0, gen.stderr[-2000:]
+    mc = _mc(tool, "gfx1250", gen.stdout)
+    assert mc.returncode != 0
+
+    found, stray = V.mc_rejections(mc.stderr, gen.stdout, {c.function for c in cases})
+    assert set(found) == {both_wide.function, b_wide.function}
+    assert stray == []
+    assert found[both_wide.function].startswith("wrong register tuple size for MATRIX_FMT_FP4")
+    assert found[b_wide.function].startswith("wrong register tuple size for MATRIX_FMT_FP6")
+    for detail in found.values():
+        assert "v_wmma_f32_16x16x128_f8f6f4 v[" in detail  # the offending instruction is quoted
+
+
+def test_located_errors_point_at_the_offending_source_operand(llvm, tool):
+    case = _case(W, FP4, FP4, 16, 16)
+    gen = _llc(tool, [case])
+    mc = _mc(tool, "gfx1250", gen.stdout)
+    errors = V.located_errors(mc.stderr)
+    assert errors and all(msg == "wrong register tuple size for MATRIX_FMT_FP4" for _, _, msg in errors)
+    asm = gen.stdout.splitlines()
+    for line, col, _ in errors:
+        assert asm[line - 1].strip().startswith("v_wmma_f32_16x16x128_f8f6f4 ")
+        assert asm[line - 1][col - 1:].startswith("v[")  # the 16-register source tuple
+    owners = V.asm_owners(gen.stdout, {case.function})
+    assert owners[errors[0][0]] == case.function
+    assert 1 not in owners  # the preamble before the first label belongs to nobody
+
+
+def test_mfma_gisel_two_errors_on_one_line_keep_the_first(llvm, tool):
+    case = _case(M, FP4, FP4, 8, 8)
+    gen = _llc(tool, [case], "gisel")
+    mc = _mc(tool, "gfx950", gen.stdout)
+    assert len(V.located_errors(mc.stderr)) == 2
+    found, stray = V.mc_rejections(mc.stderr, gen.stdout, {case.function})
+    assert stray == []
+    assert found[case.function].startswith("wrong register tuple size for cbsz value 4: v_mfma_f32_16x16x128_f8f6f4")
+
+
+def test_errors_outside_known_functions_are_stray_not_blamed(llvm, tool):
+    case = _case(W, FP4, FP4, 16, 16)
+    gen = _llc(tool, [case])
+    mc = _mc(tool, "gfx1250", gen.stdout)
+    found, stray = V.mc_rejections(mc.stderr, gen.stdout, {"some_other_function"})
+    assert found == {}
+    assert len(stray) == len(V.located_errors(mc.stderr)) >= 1
+
+
+# ---- llc failures -------------------------------------------------------------------------
+
+@pytest.mark.parametrize("selector", ["sdag", "gisel"])
+def test_llc_failure_names_the_function_that_cannot_be_selected(llvm, tool, selector):
+    exact, wide = _case(F4, FP4, FP4, 16, 8), _case(F4, FP4, FP4, 32, 8)
+    gen = _llc(tool, [exact, wide], selector)
+    assert gen.returncode != 0
+    kind, fn, reason = V.llc_failure(gen.stderr)
+    assert (kind, fn) == (V.CANNOT_SELECT, wide.function)
+    assert "annot select" in reason and "\n" not in reason
+
+
+def test_llc_failure_that_is_not_a_selection_failure_is_a_crash(llvm, tool):
+    odd = _case(F4, FP4, FP4, 24, 8)  # legal IR; SelectionDAG cannot widen the 24-element operand
+    gen = _llc(tool, [odd])
+    assert gen.returncode != 0
+    kind, fn, reason = V.llc_failure(gen.stderr)
+    assert (kind, fn) == (V.CRASH, odd.function)
+    assert reason.startswith("LLVM ERROR: ")
+
+
+def test_llc_failure_with_no_output_is_an_unattributed_crash():
+    kind, fn, reason = V.llc_failure("")
+    assert kind == V.CRASH and fn is None and reason
