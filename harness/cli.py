@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import json
+import os
 import sys
 from pathlib import Path
 
@@ -131,7 +132,7 @@ def cmd_run(args) -> int:
     print(f"# {tc.describe()}", file=sys.stderr)
     if args.metrics:
         return _compare_pipelines(args, tc, planned)
-    outcomes = Runner(tc, args.jobs, stderr_progress, object=args.object).run(cases.group(planned))
+    outcomes = Runner(tc, args.jobs, stderr_progress, with_object=args.object).run(cases.group(planned))
     if args.json:
         doc = {"llvm": tc.version, "llvm_bin": str(tc.bin_dir or "PATH"),
                "cases": [report.case_record(o) for o in outcomes]}
@@ -208,7 +209,7 @@ def cmd_try(args) -> int:
     group = Group(intr, cpu, args.opt, case.file_class, (args.selector,), (Planned(case, (args.selector,), ()),),
                   args.pipeline)
     tc = _tc(args)
-    outcome = Runner(tc, 1, object=args.object).run([group])[0]
+    outcome = Runner(tc, 1, with_object=args.object).run([group])[0]
     record = report.case_record(outcome, with_tools=True)
     record["llvm"] = tc.version
     if args.json:
@@ -237,3 +238,6 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     except KeyboardInterrupt:
         return 130
+    except BrokenPipeError:  # `harness run | head`: the reader left; say nothing more
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0

@@ -16,7 +16,7 @@ from typing import Callable
 
 from harness import emit, litgen, verdicts as V
 from harness.cases import Case, Group
-from harness.toolchain import Toolchain, ToolRun, run_tool_bytes
+from harness.toolchain import Toolchain, ToolRun
 from harness.verdicts import Verdict
 
 
@@ -29,11 +29,11 @@ class Outcome:
 
 class Runner:
     def __init__(self, toolchain: Toolchain, jobs: int | None = None,
-                 progress: Callable[[int, int], None] | None = None, object: bool = False):
+                 progress: Callable[[int, int], None] | None = None, with_object: bool = False):
         self.tc = toolchain
         self.jobs = jobs or os.cpu_count() or 1
         self.progress = progress
-        self.object = object  # also build the object, disassemble it, compare source tuples
+        self.with_object = with_object  # also build the object, disassemble it, compare source tuples
 
     # ---- support ----------------------------------------------------------------------------
     def unsupported(self, case: Case, intrinsics=()) -> str:
@@ -66,8 +66,13 @@ class Runner:
                     facts = {"verifier": diagnostic_facts(c, diags[c.function])}
                     rejected[c.function] = Verdict(V.VERIFIER_REJECT, diags[c.function], [run], facts)
             return rejected, [c for c in cases if c.function not in rejected]
-        if len(cases) > 1:
-            return self._split(cases, self.verify)
+        if len(cases) > 1:  # a failure that names no case: verify each on its own
+            rejected, survivors = {}, []
+            for case in cases:
+                found, rest = self.verify([case])
+                rejected.update(found)
+                survivors.extend(rest)
+            return rejected, survivors
         return {cases[0].function: Verdict(self._parse_failure_kind(run), _first_line(run.stderr), [run])}, []
 
     @staticmethod
@@ -98,12 +103,12 @@ class Runner:
         rejected, stray = V.mc_rejections(mc.stderr, gen.stdout, names)
         if mc.timed_out or (not mc.ok and (stray or not rejected)):
             if len(cases) > 1:
-                return self._split(cases, lambda one: (self.compile(one, selector), None))[0]
+                return self._compile_each(cases, selector)
             kind = V.TIMEOUT if mc.timed_out else V.MC_REJECT
             rejected = {first.function: _first_line(mc.stderr) or "llvm-mc failed"}
             if kind == V.TIMEOUT:
                 return {first.function: Verdict(kind, rejected[first.function], before + [gen, mc])}
-        wants_object = self.object or first.check == "object"
+        wants_object = self.with_object or first.check == "object"
         disassembly = self._disassemble(first, selector, text) if wants_object else None
         module_facts = _ModuleFacts(names, text if before else "", gen.stdout, disassembly)
         out = {}
@@ -120,43 +125,38 @@ class Runner:
         return out
 
     def _disassemble(self, first: Case, selector: str, text: str) -> ToolRun | None:
-        """llc -filetype=obj | llvm-objdump -d; None when the object cannot be made."""
-        obj = run_tool_bytes([self.tc.require("llc"), *litgen.llc_command(first, selector, obj=True).split()[1:]],
-                             text.encode(), self.tc.timeout)
-        if obj is None:
-            return None
-        dis = run_tool_bytes([self.tc.require("llvm-objdump"), "-d", "-"], obj, self.tc.timeout, text_out=True)
-        return dis
+        """llc -filetype=obj, then llvm-objdump -d; None when no object could be made."""
+        obj = self.tc.run("llc", litgen.llc_command(first, selector, obj=True).split()[1:], text, binary=True)
+        return self.tc.run("llvm-objdump", ["-d", "-"], obj.data) if obj.ok else None
+
+    def _compile_each(self, cases: list[Case], selector: str) -> dict[str, Verdict]:
+        """Compile each case in a module of its own: the fallback when a failure names no case."""
+        out: dict[str, Verdict] = {}
+        for case in cases:
+            out.update(self.compile([case], selector))
+        return out
 
     def _tool_failed(self, cases: list[Case], selector: str, gen: ToolRun) -> dict[str, Verdict]:
         """opt or llc failed: attribute to the function it names, else isolate each case."""
         if gen.timed_out:
             if len(cases) > 1:
-                return self._split(cases, lambda one: (self.compile(one, selector), None))[0]
+                return self._compile_each(cases, selector)
             return {cases[0].function: Verdict(V.TIMEOUT, f"{os.path.basename(gen.argv[0])} timed out", [gen])}
         diags = V.verifier_diagnostics(gen.stderr)
         if diags:
-            out = {fn: Verdict(V.VERIFIER_REJECT, text, [gen]) for fn, text in diags.items()}
-        else:
+            by_name = {c.function: c for c in cases}
+            out = {fn: Verdict(V.VERIFIER_REJECT, text, [gen], {"verifier": diagnostic_facts(by_name[fn], text)})
+                   for fn, text in diags.items() if fn in by_name}
+        if not diags or not out:
             kind, fn, reason = V.llc_failure(gen.stderr)
             names = {c.function for c in cases}
             if fn not in names and len(cases) == 1:
                 fn = cases[0].function
             if fn not in names:
-                return self._split(cases, lambda one: (self.compile(one, selector), None))[0]
+                return self._compile_each(cases, selector)
             out = {fn: Verdict(kind, reason, [gen])}
         out.update(self.compile([c for c in cases if c.function not in out], selector))
         return out
-
-    @staticmethod
-    def _split(cases: list[Case], step):
-        verdict_map: dict[str, Verdict] = {}
-        survivors: list[Case] = []
-        for case in cases:
-            found, rest = step([case])
-            verdict_map.update(found)
-            survivors.extend(rest or [])
-        return verdict_map, survivors
 
     # ---- the whole plan ---------------------------------------------------------------------
     def run(self, groups: list[Group]) -> list[Outcome]:

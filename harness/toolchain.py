@@ -30,6 +30,7 @@ class ToolRun:
     stdout: str
     stderr: str
     seconds: float
+    data: bytes = b""  # stdout as bytes, for a run asked to keep binary output (an object)
 
     @property
     def timed_out(self) -> bool:
@@ -56,37 +57,21 @@ class ToolRun:
 TOOL_ENV = {**os.environ, "LLVM_DISABLE_SYMBOLIZATION": "1"}
 
 
-def run_tool(argv: list[str], stdin: str = "", timeout: float = DEFAULT_TIMEOUT) -> ToolRun:
+def run_tool(argv: list[str], stdin: str | bytes = "", timeout: float = DEFAULT_TIMEOUT, binary: bool = False) -> ToolRun:
+    """Run one tool with a timeout. With `binary`, stdout is kept as bytes in `data`."""
+    data = stdin.encode() if isinstance(stdin, str) else stdin
+    decode = lambda b: (b or b"").decode(errors="replace") if isinstance(b, bytes) else (b or "")
     start = time.perf_counter()
     try:
-        proc = subprocess.run(
-            argv, input=stdin, capture_output=True, text=True, timeout=timeout, errors="replace", env=TOOL_ENV
-        )
+        proc = subprocess.run(argv, input=data, capture_output=True, timeout=timeout, env=TOOL_ENV)
     except subprocess.TimeoutExpired as exc:
-        out = exc.stdout.decode(errors="replace") if isinstance(exc.stdout, bytes) else (exc.stdout or "")
-        err = exc.stderr.decode(errors="replace") if isinstance(exc.stderr, bytes) else (exc.stderr or "")
-        return ToolRun(tuple(argv), None, out, err, time.perf_counter() - start)
+        return ToolRun(tuple(argv), None, decode(exc.stdout), decode(exc.stderr), time.perf_counter() - start)
     except OSError as exc:
         raise InputError(f"cannot run {argv[0]}: {exc.strerror}") from None
-    return ToolRun(tuple(argv), proc.returncode, proc.stdout, proc.stderr, time.perf_counter() - start)
-
-
-def run_tool_bytes(argv: list[str], stdin: bytes, timeout: float, text_out: bool = False):
-    """Like run_tool for binary data (objects): the bytes of stdout, or None on failure.
-
-    With text_out, a ToolRun whose stdout is decoded text (for a disassembler reading an object).
-    """
-    start = time.perf_counter()
-    try:
-        proc = subprocess.run(argv, input=stdin, capture_output=True, timeout=timeout, env=TOOL_ENV)
-    except subprocess.TimeoutExpired:
-        return ToolRun(tuple(argv), None, "", "", time.perf_counter() - start) if text_out else None
-    except OSError as exc:
-        raise InputError(f"cannot run {argv[0]}: {exc.strerror}") from None
-    if text_out:
-        decode = lambda b: b.decode(errors="replace")
-        return ToolRun(tuple(argv), proc.returncode, decode(proc.stdout), decode(proc.stderr), time.perf_counter() - start)
-    return proc.stdout if proc.returncode == 0 else None
+    elapsed = time.perf_counter() - start
+    if binary:
+        return ToolRun(tuple(argv), proc.returncode, "", decode(proc.stderr), elapsed, proc.stdout)
+    return ToolRun(tuple(argv), proc.returncode, decode(proc.stdout), decode(proc.stderr), elapsed)
 
 
 @dataclass
@@ -109,8 +94,8 @@ class Toolchain:
             raise InputError(f"no {name} in {where} (LLVM build chosen by {self.how})")
         return path
 
-    def run(self, name: str, args: list[str], stdin: str = "") -> ToolRun:
-        return run_tool([self.require(name), *args], stdin, self.timeout)
+    def run(self, name: str, args: list[str], stdin: str | bytes = "", binary: bool = False) -> ToolRun:
+        return run_tool([self.require(name), *args], stdin, self.timeout, binary)
 
     def _memo(self, key, compute):
         if key not in self._cache:
