@@ -70,12 +70,18 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--llvm-bin", default=None)
+    parser.add_argument("--spec", action="append", metavar="FILE",
+                        help="only these spec files of cases/ (default: all), e.g. f8f6f4-runtime-formats.yaml")
     opts = parser.parse_args()
     tc = toolchain.discover(opts.llvm_bin)
     workers = os.cpu_count() or 1
-    groups = cases.group(cases.plan(cases.spec_files(ROOT / "cases")))
+    specs = cases.spec_files(ROOT / "cases")
+    if opts.spec:
+        specs = [p for p in specs if p.name in {Path(s).name for s in opts.spec}]
+    groups = cases.group(cases.plan(specs))
     n_cases = sum(len(g.cases) * len(g.selectors) for g in groups)
     harness_args = ["--llvm-bin", str(tc.bin_dir)] if tc.bin_dir else []
+    harness_args += [arg for p in specs for arg in ("--spec", p.name)] if opts.spec else []
     with tempfile.TemporaryDirectory() as tmp:
         jobs = raw_jobs(groups, tc, Path(tmp))
         raw, full = [], []

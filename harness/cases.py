@@ -7,6 +7,7 @@ Cases are grouped so that every case in a group is expected to behave alike (the
 
 from __future__ import annotations
 
+import hashlib
 import itertools
 import re
 from dataclasses import dataclass
@@ -85,8 +86,16 @@ class Case:
         return "exact" if width == need else ("overwide" if width > need else "underwide")
 
     @property
+    def nonconst_operand(self) -> int | None:
+        """The first operand that must be a constant but is a parameter (the verifier's first
+        complaint, before any intrinsic-specific check), or None."""
+        return next((i for i, v in self.args if v.startswith("%") and self.intrinsic.immarg(i)), None)
+
+    @property
     def rejection(self) -> str:
         """The verifier rule this case breaks first, or "" when it is valid IR."""
+        if self.nonconst_operand is not None:
+            return "nonconst"
         sides = {self.side_class(s) for s in ("a", "b") if self.intrinsic.source(s).verified}
         return next((r for r in REJECTIONS if r in sides), "")
 
@@ -261,7 +270,7 @@ def _resolve_args(intrinsic: Intrinsic, pairs: list[tuple[Value, Value]]) -> tup
         role = intrinsic.operands[index]
         if role in (catalog.SRC_A, catalog.SRC_B, catalog.ACC):
             raise key.error(f"args: operand {index} of {intrinsic.name} is a source, not a constant")
-        boolean = role.startswith("i1 ")  # the other constants and the formats are integers
+        boolean = role not in (catalog.FMT_A, catalog.FMT_B) and catalog.literal(role)[0] == "i1"
         v = value.value
         if isinstance(v, bool):
             text = "true" if v else "false"
@@ -271,6 +280,9 @@ def _resolve_args(intrinsic: Intrinsic, pairs: list[tuple[Value, Value]]) -> tup
         if not (re.fullmatch(literal, text) or re.fullmatch(r"%[A-Za-z_][\w.]*", text)):
             kind = "true/false" if boolean else "an integer"
             raise value.error(f"args: operand {index} of {intrinsic.name} takes {kind} or %name (a parameter); got {text!r}")
+        if role in (catalog.FMT_A, catalog.FMT_B) and text.lstrip("-").isdigit() and int(text) in intrinsic.source(role[-1]).regs:
+            raise value.error(f"args: choose a valid format with {role}; args may only put a format operand "
+                              f"out of range or make it a %name")
         out[index] = text
     return tuple(sorted(out.items()))
 
@@ -327,6 +339,8 @@ def expand_block(block: Block) -> list[tuple[Case, str]]:
     for case, _ in out:
         if case.check == "ir" and case.pipeline == "none":
             raise block.error("check: ir needs a pipeline (the opt passes whose output is checked)")
+        if case.check == "diagnostic" and not case.rejection:
+            raise block.error(f"check: diagnostic needs calls the verifier rejects; {case.function} is valid IR")
     return out
 
 
@@ -392,12 +406,21 @@ class Group:
     @property
     def filename(self) -> str:
         sel = "" if self.selectors == SELECTORS else "." + ".".join(self.selectors)
-        pipe = "" if self.pipeline == "none" else "." + re.sub(r"[^A-Za-z0-9]+", "-", self.pipeline).strip("-")
+        pipe = "" if self.pipeline == "none" else "." + pipeline_slug(self.pipeline)
         return f"{self.intrinsic.name}.{self.cpu}.O{self.opt}{pipe}.{self.file_class}{sel}.ll"
 
     @property
     def verifier_only(self) -> bool:
         return self.file_class in VERIFIER_CLASSES
+
+
+def pipeline_slug(pipeline: str) -> str:
+    """A file-name part for a pipeline. Pass lists with punctuation get a digest, so two
+    pipelines never share a name: function(instcombine),dce -> function-instcombine-dce-1a2b3c."""
+    slug = re.sub(r"[^A-Za-z0-9]+", "-", pipeline).strip("-")
+    if slug == pipeline:
+        return slug
+    return f"{slug}-{hashlib.sha1(pipeline.encode()).hexdigest()[:6]}"
 
 
 def group(planned: list[Planned]) -> list[Group]:

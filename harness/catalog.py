@@ -11,9 +11,17 @@ from dataclasses import dataclass
 
 from harness import formats
 
-# Operand roles inside `Intrinsic.operands`; any other entry is a literal "<type> <value>".
+# Operand roles inside `Intrinsic.operands`; any other entry is a neutral literal
+# "<type> <value>", prefixed "immarg " where the intrinsic requires a constant there.
 SRC_A, SRC_B, FMT_A, FMT_B, ACC = "src_a", "src_b", "fmt_a", "fmt_b", "acc"
 RESULT = "result"  # only in `Intrinsic.overload`
+IMMARG = "immarg "
+
+
+def literal(entry: str) -> tuple[str, str]:
+    """(type, value) of a literal operand entry."""
+    ty, value = entry.removeprefix(IMMARG).rsplit(" ", 1)
+    return ty, value
 
 
 @dataclass(frozen=True, eq=False)
@@ -83,6 +91,11 @@ class Intrinsic:
     def arg_index(self, role: str) -> int:
         return self.operands.index(role)
 
+    def immarg(self, index: int) -> bool:
+        """Whether operand `index` must be a constant (the formats always must)."""
+        entry = self.operands[index]
+        return entry in (FMT_A, FMT_B) or entry.startswith(IMMARG)
+
 
 _WMMA_REGS = {formats.FP8: 16, formats.BF8: 16, formats.FP6: 12, formats.BF6: 12, formats.FP4: 8}
 _MFMA_REGS = {formats.FP8: 8, formats.BF8: 8, formats.FP6: 6, formats.BF6: 6, formats.FP4: 4}
@@ -110,16 +123,21 @@ def _mfma_source(modifier: str) -> Source:
 
 _WMMA = dict(cpus=("gfx1250",), calling_convention="amdgpu_ps", overload=(RESULT, SRC_A, SRC_B))
 _MFMA = dict(cpus=("gfx950",), calling_convention="amdgpu_ps", overload=(SRC_A, SRC_B))
-_WMMA_HEAD = (FMT_A, SRC_A, FMT_B, SRC_B, "i16 0", ACC)
-_SCALE_TAIL = ("i32 0", "i32 0", "i32 0", "i32 0", "i32 0", "i32 0", "i1 false", "i1 false")
-_SCALE16_TAIL = ("i32 0", "i32 0", "i64 0", "i32 0", "i32 0", "i64 0", "i1 false", "i1 false")
-_MFMA_OPERANDS = (SRC_A, SRC_B, ACC, FMT_A, FMT_B, "i32 0", "i32 0", "i32 0", "i32 0")
+_WMMA_HEAD = (FMT_A, SRC_A, FMT_B, SRC_B, "immarg i16 0", ACC)
+# scale source select and scale format (immarg), then the scale value, for A and then B;
+# then reuse A / reuse B.
+_SCALE_TAIL = ("immarg i32 0", "immarg i32 0", "i32 0", "immarg i32 0", "immarg i32 0", "i32 0",
+               "immarg i1 false", "immarg i1 false")
+_SCALE16_TAIL = ("immarg i32 0", "immarg i32 0", "i64 0", "immarg i32 0", "immarg i32 0", "i64 0",
+                 "immarg i1 false", "immarg i1 false")
+# cbsz, blgp, then op_sel and scale of A, op_sel and scale of B.
+_MFMA_OPERANDS = (SRC_A, SRC_B, ACC, FMT_A, FMT_B, "immarg i32 0", "i32 0", "immarg i32 0", "i32 0")
 # The fixed-FP4 WMMA: A is always 16 registers and B 8; no format operands, none printed.
 _F4 = dict(
     a=Source(regs={formats.FP4: 16}, widths=(16, 32), verified=False),
     b=Source(regs={formats.FP4: 8}, widths=(8, 12, 16), verified=False),
 )
-_F4_HEAD = (SRC_A, SRC_B, "i16 0", ACC)
+_F4_HEAD = (SRC_A, SRC_B, "immarg i16 0", ACC)
 
 INTRINSICS: tuple[Intrinsic, ...] = (
     Intrinsic(

@@ -128,10 +128,11 @@ def cmd_run(args) -> int:
     if args.intrinsic:
         wanted = {_lookup(n).name for n in args.intrinsic}
         planned = [p for p in planned if p.case.intrinsic.name in wanted]
+    pipelines = _metrics_pipelines(args.metrics) if args.metrics else None
     tc = _tc(args)
     print(f"# {tc.describe()}", file=sys.stderr)
-    if args.metrics:
-        return _compare_pipelines(args, tc, planned)
+    if pipelines:
+        return _compare_pipelines(args, tc, planned, pipelines)
     outcomes = Runner(tc, args.jobs, stderr_progress, with_object=args.object).run(cases.group(planned))
     if args.json:
         doc = {"llvm": tc.version, "llvm_bin": str(tc.bin_dir or "PATH"),
@@ -142,10 +143,14 @@ def cmd_run(args) -> int:
     return 0
 
 
-def _compare_pipelines(args, tc, planned: list[Planned]) -> int:
-    names = [p.strip() for p in args.metrics.split(",")]
+def _metrics_pipelines(text: str) -> list[str]:
+    names = [p.strip() for p in text.split(",")]
     if len(names) != 2 or not all(names):
-        raise InputError(f"--metrics takes two pipelines separated by a comma, e.g. none,instcombine; got {args.metrics!r}")
+        raise InputError(f"--metrics takes two pipelines separated by a comma, e.g. none,instcombine; got {text!r}")
+    return names
+
+
+def _compare_pipelines(args, tc, planned: list[Planned], names: list[str]) -> int:
     compiled = [p for p in planned if not p.case.rejection]
     runs = []
     for name in names:

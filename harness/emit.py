@@ -52,7 +52,7 @@ def _operand(case: Case, index: int) -> tuple[str, str]:
         return call_type(case, side), f"%{side}.narrow" if narrowed else f"%{side}"
     if role == catalog.ACC:
         return case.intrinsic.result, "%c"
-    ty, value = ("i32", str(case.fmt(role[-1]))) if role in (catalog.FMT_A, catalog.FMT_B) else role.rsplit(" ", 1)
+    ty, value = ("i32", str(case.fmt(role[-1]))) if role in (catalog.FMT_A, catalog.FMT_B) else catalog.literal(role)
     return ty, dict(case.args).get(index, value)
 
 

@@ -74,14 +74,15 @@ def verifier_checks(case: Case) -> list[str]:
     In `diagnostic` files the value printed after the offending source must be that source's
     own format operand.
     """
-    rule = case.rejection
-    side = next(s for s in ("a", "b") if case.side_class(s) == rule)
-    intr, src = case.intrinsic, case.intrinsic.source(side)
+    rule, intr = case.rejection, case.intrinsic
     call = f"; CHECK-NEXT: {{{{^  }}}}%r.{case.function} = call "
+    if rule == "nonconst":  # printed before the call
+        operand = " ".join(_operand(case, case.nonconst_operand))
+        return [f"; CHECK: {NONCONST_MESSAGE}", f"; CHECK-NEXT: {{{{^}}}}{operand}{{{{$}}}}", call]
+    side = next(s for s in ("a", "b") if case.side_class(s) == rule)
+    src = intr.source(side)
     fmt_operand = " ".join(_operand(case, intr.arg_index("fmt_" + side))) if intr.runtime_formats else ""
     source_operand = " ".join(_operand(case, intr.arg_index("src_" + side)))
-    if rule == "nonconst":
-        return [f"; CHECK: {NONCONST_MESSAGE}", f"; CHECK-NEXT: {{{{^}}}}{fmt_operand}{{{{$}}}}", call]
     if rule == "badformat":
         return [f"; CHECK: {src.range_message}", call, f"; CHECK-NEXT: {{{{^}}}}{fmt_operand}{{{{$}}}}"]
     message = src.shape_message(intr.arg_index("src_" + side)) if rule == "illegal" else UNDERWIDE_MESSAGE

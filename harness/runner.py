@@ -16,6 +16,7 @@ from typing import Callable
 
 from harness import emit, litgen, verdicts as V
 from harness.cases import Case, Group
+from harness.errors import InputError
 from harness.toolchain import Toolchain, ToolRun
 from harness.verdicts import Verdict
 
@@ -158,8 +159,16 @@ class Runner:
         out.update(self.compile([c for c in cases if c.function not in out], selector))
         return out
 
+    def check_pipeline(self, where: Case, pipeline: str) -> None:
+        """A pipeline opt cannot parse is bad input, not a verdict: say so once, exit 2."""
+        run = self.tc.run("opt", litgen.opt_command(where, pipeline).split()[1:] + ["-disable-output"], "")
+        if not run.ok:
+            raise InputError(f"pipeline {pipeline!r}: {_first_line(run.stderr) or 'opt rejects it'}")
+
     # ---- the whole plan ---------------------------------------------------------------------
     def run(self, groups: list[Group]) -> list[Outcome]:
+        for pipeline, g in {g.pipeline: g for g in groups if g.pipeline != "none"}.items():
+            self.check_pipeline(g.cases[0], pipeline)
         decided: dict[tuple[str, str], Verdict] = {}  # (group file:function, selector) -> verdict
         todo: list[Group] = []
         everything = tuple({g.intrinsic.name: g.intrinsic for g in groups}.values())

@@ -98,6 +98,8 @@ def _mapping(path: str, node: yaml.Node, allowed: tuple[str, ...], what: str) ->
 def _args(path: str, node: yaml.Node) -> list[list[tuple[Value, Value]]]:
     """`args: {operand: value}` or a list of such mappings (alternatives, expanded like lists)."""
     alternatives = node.value if isinstance(node, yaml.SequenceNode) else [node]
+    if not alternatives:
+        raise InputError("empty list", *_mark(path, node))
     out = []
     for alt in alternatives:
         if not isinstance(alt, yaml.MappingNode) or not alt.value:

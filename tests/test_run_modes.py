@@ -1,0 +1,108 @@
+"""`harness run` modes on a tiny private cases directory: --metrics P1,P2, --by class, --spec."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+
+W, M = "wmma.f32.16x16x128.f8f6f4", "mfma.scale.f32.16x16x128.f8f6f4"
+# The first function names are spelled out here from the naming scheme, not asked of the harness.
+W_EXACT = "wmma_f32_16x16x128_f8f6f4__a_fp4_v8__b_fp4_v8"
+W_WIDE = "wmma_f32_16x16x128_f8f6f4__a_fp4_v16__b_fp4_v8"
+M_WIDE = "mfma_scale_f32_16x16x128_f8f6f4__a_fp4_v8__b_bf8_v8"
+M_UNDER = "mfma_scale_f32_16x16x128_f8f6f4__a_fp8_v8__b_fp8_v4"
+
+TINY = f"matrix:\n  - intrinsic: {W}\n    fmt_a: fp4\n    fmt_b: fp4\n    width_a: [exact, max]\n    selector: sdag\n"
+OTHER = (f"matrix:\n  - intrinsic: {M}\n    fmt_a: fp4\n    fmt_b: bf8\n    width_a: max\n    selector: gisel\n"
+         "    pipeline: instcombine\n"
+         f"  - intrinsic: {M}\n    fmt_a: fp8\n    fmt_b: fp8\n    width_b: 4\n    selector: gisel\n")
+
+
+@pytest.fixture
+def two_specs(spec_dir):
+    return spec_dir({"tiny.yaml": TINY, "other.yaml": OTHER})
+
+
+def _one_line_exit_2(proc, *fragments):
+    lines = (proc.stdout + proc.stderr).strip().splitlines()
+    assert "Traceback" not in proc.stderr
+    assert proc.returncode == 2, proc.stdout + proc.stderr
+    assert len(lines) == 1, lines
+    assert all(f in lines[0] for f in fragments), lines
+
+
+def test_metrics_compares_two_pipelines_case_by_case(llvm_22_1_8, cli, two_specs):
+    proc = cli("run", "--metrics", "none,instcombine", "--json", "--cases", two_specs, "--spec", "tiny.yaml")
+    assert proc.returncode == 0, proc.stderr
+    doc = json.loads(proc.stdout)
+    assert isinstance(doc, list)
+    by_fn = {(r["function"], r["selector"]): r for r in doc}
+    assert set(by_fn) == {(W_EXACT, "sdag"), (W_WIDE, "sdag")}
+    for r in doc:
+        assert set(r) == {"function", "selector", "none", "instcombine"}
+        for side in ("none", "instcombine"):
+            assert set(r[side]) == {"verdict", "metrics"}
+            assert {"vgpr", "agpr", "sgpr", "scratch_loads", "scratch_stores", "instructions"} == set(r[side]["metrics"])
+            assert all(type(v) is int for v in r[side]["metrics"].values())
+    wide, exact = by_fn[(W_WIDE, "sdag")], by_fn[(W_EXACT, "sdag")]
+    assert (wide["none"]["verdict"], wide["instcombine"]["verdict"]) == ("mc-reject", "pass")
+    assert (exact["none"]["verdict"], exact["instcombine"]["verdict"]) == ("pass", "pass")
+    # An exact call has nothing to narrow: instcombine leaves the same code behind.
+    assert exact["none"]["metrics"] == exact["instcombine"]["metrics"]
+
+
+def test_metrics_leaves_out_cases_the_verifier_rejects(llvm_22_1_8, cli, two_specs):
+    proc = cli("run", "--metrics", "none,instcombine", "--json", "--cases", two_specs, "--spec", "other.yaml")
+    assert proc.returncode == 0, proc.stderr
+    doc = json.loads(proc.stdout)
+    assert [(r["function"], r["selector"]) for r in doc] == [(M_WIDE, "gisel")]
+    assert (doc[0]["none"]["verdict"], doc[0]["instcombine"]["verdict"]) == ("mc-reject", "pass")
+
+
+def test_metrics_text_table_has_a_row_per_case_and_a_summary_per_intrinsic(llvm_22_1_8, cli, two_specs):
+    proc = cli("run", "--metrics", "none,instcombine", "--cases", two_specs, "--spec", "tiny.yaml")
+    assert proc.returncode == 0, proc.stderr
+    lines = proc.stdout.splitlines()
+    assert lines[0].split()[:4] == ["function", "sel", "verdict", "none"]
+    wide = next(line.split() for line in lines if line.startswith(W_WIDE))
+    assert wide[1:4] == ["sdag", "mc-reject", "pass"]
+    assert f"{W}: 2 case-selectors; pass none 1, instcombine 2;" in proc.stdout
+
+
+def test_by_class_rows_are_file_classes_with_pipeline_and_level(llvm_22_1_8, cli, two_specs):
+    proc = cli("run", "--by", "class", "--cases", two_specs)
+    assert proc.returncode == 0, proc.stderr
+    header, *rest = proc.stdout.splitlines()
+    assert header.split()[:2] == ["class", "selector"]
+    cols = header.split()
+    rows = {}
+    for line in rest:
+        m = re.fullmatch(r"(\S.*?)\s{2,}(sdag|gisel)\s+([\d ]+)", line)
+        if m:
+            rows[(m.group(1), m.group(2))] = dict(zip(cols[2:], map(int, m.group(3).split())))
+    assert rows[("exact -O0", "sdag")]["pass"] == 1
+    assert rows[("overwide -O0", "sdag")]["mc-reject"] == 1
+    assert rows[("overwide (instcombine) -O0", "gisel")]["pass"] == 1
+    assert rows[("underwide -O0", "gisel")]["verifier-reject"] == 1
+    assert all(r["total"] == 1 for r in rows.values())
+    assert len(rows) == 4
+
+
+def test_spec_restricts_the_run_to_one_spec_file(llvm_22_1_8, cli, two_specs):
+    proc = cli("run", "--json", "--cases", two_specs, "--spec", "other.yaml")
+    assert proc.returncode == 0, proc.stderr
+    records = json.loads(proc.stdout)["cases"]
+    assert {(r["function"], r["verdict"]) for r in records} == {(M_WIDE, "pass"), (M_UNDER, "verifier-reject")}
+    assert {r["selector"] for r in records} == {"gisel"}
+
+
+def test_unknown_spec_name_is_one_line_and_exit_2(cli, two_specs):
+    proc = cli("run", "--cases", two_specs, "--spec", "nope.yaml")
+    _one_line_exit_2(proc, "nope.yaml", "--spec")
+
+
+def test_malformed_metrics_value_is_one_line_and_exit_2(llvm, cli, two_specs):
+    proc = cli("run", "--cases", two_specs, "--metrics", "none")
+    _one_line_exit_2(proc, "--metrics")
