@@ -7,6 +7,7 @@ Cases are grouped so that every case in a group is expected to behave alike (the
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import itertools
 import re
@@ -116,7 +117,7 @@ class Case:
         sides = (self.side_class("a"), self.side_class("b"))
         return next((c for c in ("overwide", "underwide-unverified") if c.split("-")[0] in sides), "exact")
 
-    @property
+    @functools.cached_property
     def function(self) -> str:
         """IR function name: intrinsic, then each source's format and width, then variations."""
         base = self.intrinsic.name.replace(".", "_")

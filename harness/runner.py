@@ -1,8 +1,9 @@
 """Run cases through the real tools in grouped modules and attribute results to functions.
 
-Per group: one verifier run (llvm-as), then per selector one llc and one llvm-mc. A tool
-failure that names a function removes that case and the rest are re-run; a failure that names
-none splits the module into single-case modules, so a verdict is always one case's own.
+Per group and selector: [opt pipeline] -> llc -> llvm-mc, each once. The IR verifier runs
+inside opt and llc and names every call it rejects; llvm-mc errors are attributed by line. A
+tool failure that names a case removes it and the rest run again; one that names none is
+retried one case per module, so a verdict is always one case's own.
 """
 
 from __future__ import annotations
@@ -50,55 +51,22 @@ class Runner:
         wanted = {i.name: i for i in (*intrinsics, intr) if i.triple in self.tc.targets}
         return self.tc.intrinsic_support(emit.probe_declarations(wanted.values()))[intr.name]
 
-    # ---- verifier ---------------------------------------------------------------------------
-    def verify(self, cases: list[Case]) -> tuple[dict[str, Verdict], list[Case]]:
-        """Verdicts for cases the IR verifier (or parser) rejects, and the cases that survive."""
-        mod = emit.module(cases)
-        run = self.tc.run("llvm-as", ["-o", os.devnull], mod.text)
-        if run.ok:
-            return {}, cases
-        if run.timed_out and len(cases) == 1:
-            return {cases[0].function: Verdict(V.TIMEOUT, "llvm-as timed out", [run])}, []
-        diags = V.verifier_diagnostics(run.stderr)
-        if diags:
-            rejected = {}
-            for c in cases:
-                if c.function in diags:
-                    facts = {"verifier": diagnostic_facts(c, diags[c.function])}
-                    rejected[c.function] = Verdict(V.VERIFIER_REJECT, diags[c.function], [run], facts)
-            return rejected, [c for c in cases if c.function not in rejected]
-        if len(cases) > 1:  # a failure that names no case: verify each on its own
-            rejected, survivors = {}, []
-            for case in cases:
-                found, rest = self.verify([case])
-                rejected.update(found)
-                survivors.extend(rest)
-            return rejected, survivors
-        return {cases[0].function: Verdict(self._parse_failure_kind(run), _first_line(run.stderr), [run])}, []
-
-    @staticmethod
-    def _parse_failure_kind(run: ToolRun) -> str:
-        if run.returncode is not None and run.returncode < 0:
-            return V.CRASH
-        if "does not verify" in run.stderr:
-            return V.VERIFIER_REJECT
-        return V.UNSUPPORTED  # the build cannot read this IR (e.g. invalid intrinsic signature)
-
     # ---- code generation --------------------------------------------------------------------
     def compile(self, cases: list[Case], selector: str) -> dict[str, Verdict]:
         """Verdict per function: [opt pipeline] -> llc (this selector) -> llvm-mc on its text."""
         if not cases:
             return {}
         first = cases[0]
-        text, before = emit.module(cases).text, []
+        module = emit.module(cases)
+        text, before = module.text, []
         if first.pipeline != "none":
             opt = self.tc.run("opt", litgen.opt_command(first, first.pipeline).split()[1:] + ["-S"], text)
             if not opt.ok:
-                return self._tool_failed(cases, selector, opt)
+                return self._tool_failed(cases, selector, opt, module)
             text, before = opt.stdout, [opt]
         gen = self.tc.run("llc", litgen.llc_command(first, selector).split()[1:], text)
         if not gen.ok:
-            return self._tool_failed(cases, selector, gen)
+            return self._tool_failed(cases, selector, gen, module if not before else None)
         mc = self.tc.run("llvm-mc", litgen.mc_command(first).split()[1:], gen.stdout)
         names = {c.function for c in cases}
         rejected, stray = V.mc_rejections(mc.stderr, gen.stdout, names)
@@ -137,20 +105,28 @@ class Runner:
             out.update(self.compile([case], selector))
         return out
 
-    def _tool_failed(self, cases: list[Case], selector: str, gen: ToolRun) -> dict[str, Verdict]:
-        """opt or llc failed: attribute to the function it names, else isolate each case."""
+    def _tool_failed(self, cases: list[Case], selector: str, gen: ToolRun, module: emit.Module | None) -> dict[str, Verdict]:
+        """opt or llc failed. The IR verifier (run by both on their input) names each call it
+        rejects; a parse error names a line of `module`; selection failures and crashes name a
+        function. Those cases get their verdict and the rest run again; a failure that names
+        no case is retried one case per module."""
+        names = {c.function: c for c in cases}
+        tool = os.path.basename(gen.argv[0])
         if gen.timed_out:
             if len(cases) > 1:
                 return self._compile_each(cases, selector)
-            return {cases[0].function: Verdict(V.TIMEOUT, f"{os.path.basename(gen.argv[0])} timed out", [gen])}
-        diags = V.verifier_diagnostics(gen.stderr)
-        if diags:
-            by_name = {c.function: c for c in cases}
-            out = {fn: Verdict(V.VERIFIER_REJECT, text, [gen], {"verifier": diagnostic_facts(by_name[fn], text)})
-                   for fn, text in diags.items() if fn in by_name}
-        if not diags or not out:
+            return {cases[0].function: Verdict(V.TIMEOUT, f"{tool} timed out", [gen])}
+        out = {fn: Verdict(V.VERIFIER_REJECT, text, [gen], {"verifier": diagnostic_facts(names[fn], text)})
+               for fn, text in V.verifier_diagnostics(gen.stderr).items() if fn in names}
+        if not out and module is not None:
+            # The build cannot read the IR it was given (e.g. an intrinsic signature it does not have).
+            for line, _, message in V.located_errors(gen.stderr):
+                fn = module.line_owner.get(line)
+                if fn in names:
+                    out[fn] = Verdict(V.UNSUPPORTED, f"{tool} cannot read this IR: {message}", [gen])
+                    break
+        if not out:
             kind, fn, reason = V.llc_failure(gen.stderr)
-            names = {c.function for c in cases}
             if fn not in names and len(cases) == 1:
                 fn = cases[0].function
             if fn not in names:
@@ -178,39 +154,39 @@ class Runner:
                 decided.update({(_key(g, c), sel): Verdict(V.UNSUPPORTED, why) for c in g.cases for sel in g.selectors})
             else:
                 todo.append(g)
-        total = len(todo) + sum(len(g.selectors) for g in todo)
-        done = 0
-        lock = threading.Lock()
+        total = sum(len(g.selectors) for g in todo)
+        done, finished = 0, threading.Condition()
+        errors: list[BaseException] = []
 
-        def tick():
+        def compile_one(pool, g: Group, selectors: tuple[str, ...], rejected: dict[str, Verdict]) -> None:
+            # The verifier's answer does not depend on the selector: cases it rejected under the
+            # first selector are not compiled again under the next one.
             nonlocal done
-            with lock:
+            try:
+                sel = selectors[0]
+                result = self.compile([c for c in g.cases if c.function not in rejected], sel)
+                result.update(rejected)
+                by_name = {c.function: c for c in g.cases}
+                with finished:
+                    decided.update({(_key(g, by_name[fn]), sel): v for fn, v in result.items()})
+                if selectors[1:]:
+                    known = {fn: v for fn, v in result.items() if v.verdict == V.VERIFIER_REJECT}
+                    pool.submit(compile_one, pool, g, selectors[1:], known)
+            except BaseException as exc:  # surfaced in the main thread
+                errors.append(exc)
+            with finished:
                 done += 1
                 if self.progress:
                     self.progress(done, total)
-
-        def compile_one(g: Group, survivors: list[Case], sel: str) -> None:
-            for fn, verdict in self.compile(survivors, sel).items():
-                decided[(f"{g.filename}:{fn}", sel)] = verdict
-            tick()
+                finished.notify_all()
 
         with ThreadPoolExecutor(max_workers=self.jobs) as pool:
-            compiles = []
-
-            def verify_one(g: Group) -> None:
-                # Each group's compiles are queued as soon as its verifier run is done.
-                rejected, survivors = self.verify(g.cases)
-                for c in g.cases:
-                    if c.function in rejected:
-                        decided.update({(_key(g, c), sel): rejected[c.function] for sel in g.selectors})
-                with lock:
-                    compiles.extend(pool.submit(compile_one, g, survivors, sel) for sel in g.selectors)
-                tick()
-
-            for fut in [pool.submit(verify_one, g) for g in todo]:
-                fut.result()
-            for fut in compiles:
-                fut.result()
+            for g in todo:
+                pool.submit(compile_one, pool, g, g.selectors, {})
+            with finished:
+                finished.wait_for(lambda: done >= total or errors)
+        if errors:
+            raise errors[0]
         return [Outcome(c, sel, decided[(_key(g, c), sel)]) for g in groups for c in g.cases for sel in g.selectors]
 
 
