@@ -23,7 +23,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from harness import cases, emit, litgen, toolchain  # noqa: E402
+from harness import cases, emit, litgen, matrix, toolchain  # noqa: E402
 
 
 def raw_jobs(groups, tc, workdir: Path) -> list[str]:
@@ -75,10 +75,10 @@ def main() -> int:
     opts = parser.parse_args()
     tc = toolchain.discover(opts.llvm_bin)
     workers = os.cpu_count() or 1
-    specs = cases.spec_files(ROOT / "cases")
+    specs = matrix.spec_files(ROOT / "cases")
     if opts.spec:
         specs = [p for p in specs if p.name in {Path(s).name for s in opts.spec}]
-    groups = cases.group(cases.plan(specs))
+    groups = cases.group(matrix.plan(specs))
     n_cases = sum(len(g.cases) * len(g.selectors) for g in groups)
     harness_args = ["--llvm-bin", str(tc.bin_dir)] if tc.bin_dir else []
     harness_args += [arg for p in specs for arg in ("--spec", p.name)] if opts.spec else []

@@ -9,7 +9,7 @@ import os
 import sys
 from pathlib import Path
 
-from harness import cases, catalog, expand, formats, report, toolchain
+from harness import cases, catalog, expand, formats, matrix, report, toolchain
 from harness.cases import Case, Group, Planned, SELECTORS
 from harness.errors import InputError
 from harness.runner import Runner, stderr_progress
@@ -110,7 +110,7 @@ def cmd_expand(args) -> int:
 
 
 def _spec_paths(args) -> list[Path]:
-    paths = cases.spec_files(args.cases)
+    paths = matrix.spec_files(args.cases)
     if not args.spec:
         return paths
     by_name = {p.name: p for p in paths}
@@ -124,7 +124,7 @@ def _spec_paths(args) -> list[Path]:
 
 
 def cmd_run(args) -> int:
-    planned = cases.plan(_spec_paths(args))
+    planned = matrix.plan(_spec_paths(args))
     if args.intrinsic:
         wanted = {_lookup(n).name for n in args.intrinsic}
         planned = [p for p in planned if p.case.intrinsic.name in wanted]
@@ -207,7 +207,7 @@ def cmd_try(args) -> int:
         raise InputError(f"--cpu: {intr.name} runs on {', '.join(intr.cpus)}, not {cpu}")
     fa = _fmt(args.fmt_a, intr.a, "--fmt-a")
     fb = _fmt(args.fmt_b, intr.b, "--fmt-b")
-    overrides = cases.resolve_arg_flags(intr, args.arg)
+    overrides = matrix.resolve_arg_flags(intr, args.arg)
     case = Case(intr, cpu, fa, fb, _width(args.width_a, intr.a, fa, "--width-a"),
                 _width(args.width_b, intr.b, fb, "--width-b"), args.opt, args.pipeline,
                 args=overrides, narrowing=args.narrowing)

@@ -39,11 +39,11 @@ def callee(case: Case) -> tuple[str, str]:
     intr = case.intrinsic
     types = {catalog.RESULT: intr.result, catalog.SRC_A: call_type(case, "a"), catalog.SRC_B: call_type(case, "b")}
     name = intr.symbol + "".join("." + mangle(types[role]) for role in intr.overload)
-    params = ", ".join(_operand(case, i)[0] for i in range(len(intr.operands)))
+    params = ", ".join(operand(case, i)[0] for i in range(len(intr.operands)))
     return name, params
 
 
-def _operand(case: Case, index: int) -> tuple[str, str]:
+def operand(case: Case, index: int) -> tuple[str, str]:
     """(type, value text) of call operand `index`."""
     role = case.intrinsic.operands[index]
     if role in (catalog.SRC_A, catalog.SRC_B):
@@ -58,7 +58,7 @@ def _operand(case: Case, index: int) -> tuple[str, str]:
 
 def call_text(case: Case) -> str:
     name, _ = callee(case)
-    args = ", ".join(" ".join(_operand(case, i)) for i in range(len(case.intrinsic.operands)))
+    args = ", ".join(" ".join(operand(case, i)) for i in range(len(case.intrinsic.operands)))
     return f"%r.{case.function} = call {case.intrinsic.result} @{name}({args})"
 
 
@@ -80,7 +80,7 @@ def narrowing_lines(case: Case) -> list[str]:
 def function_lines(case: Case, checks: list[str] = ()) -> list[str]:
     intr, fn = case.intrinsic, case.function
     params = [f"{source_type(case, 'a')} %a", f"{source_type(case, 'b')} %b", f"{intr.result} %c", "ptr addrspace(1) %out"]
-    params += [f"{_operand(case, i)[0]} {v}" for i, v in case.args if v.startswith("%")]
+    params += [f"{operand(case, i)[0]} {v}" for i, v in case.args if v.startswith("%")]
     return [
         f"define {intr.calling_convention} void @{fn}({', '.join(params)}) {{",
         *checks,

@@ -6,14 +6,14 @@ import os
 import tempfile
 from pathlib import Path
 
-from harness import cases, litgen
+from harness import cases, litgen, matrix
 
 GENERATED = "generated"
 
 
 def render(cases_dir: Path) -> dict[str, str]:
     """File name -> text for every group the specs in `cases_dir` produce."""
-    groups = cases.group(cases.plan(cases.spec_files(cases_dir)))
+    groups = cases.group(matrix.plan(matrix.spec_files(cases_dir)))
     return {g.filename: litgen.lit_file(g) for g in groups}
 
 

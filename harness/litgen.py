@@ -10,7 +10,7 @@ import dataclasses
 
 from harness import catalog
 from harness.cases import Case, Group
-from harness.emit import _operand, callee, module
+from harness.emit import callee, module, operand
 
 SELECTOR_FLAGS = {"sdag": "-global-isel=0", "gisel": "-global-isel=1 -global-isel-abort=1"}
 SELECTOR_PREFIX = {"sdag": "SDAG", "gisel": "GISEL"}
@@ -77,12 +77,12 @@ def verifier_checks(case: Case) -> list[str]:
     rule, intr = case.rejection, case.intrinsic
     call = f"; CHECK-NEXT: {{{{^  }}}}%r.{case.function} = call "
     if rule == "nonconst":  # printed before the call
-        operand = " ".join(_operand(case, case.nonconst_operand))
-        return [f"; CHECK: {NONCONST_MESSAGE}", f"; CHECK-NEXT: {{{{^}}}}{operand}{{{{$}}}}", call]
+        value = " ".join(operand(case, case.nonconst_operand))
+        return [f"; CHECK: {NONCONST_MESSAGE}", f"; CHECK-NEXT: {{{{^}}}}{value}{{{{$}}}}", call]
     side = next(s for s in ("a", "b") if case.side_class(s) == rule)
     src = intr.source(side)
-    fmt_operand = " ".join(_operand(case, intr.arg_index("fmt_" + side))) if intr.runtime_formats else ""
-    source_operand = " ".join(_operand(case, intr.arg_index("src_" + side)))
+    fmt_operand = " ".join(operand(case, intr.arg_index("fmt_" + side))) if intr.runtime_formats else ""
+    source_operand = " ".join(operand(case, intr.arg_index("src_" + side)))
     if rule == "badformat":
         return [f"; CHECK: {src.range_message}", call, f"; CHECK-NEXT: {{{{^}}}}{fmt_operand}{{{{$}}}}"]
     message = src.shape_message(intr.arg_index("src_" + side)) if rule == "illegal" else UNDERWIDE_MESSAGE
@@ -120,7 +120,7 @@ def ir_checks(case: Case, malformed: bool) -> list[str]:
     name, _ = callee(exact)
     args = []
     for i, role in enumerate(intr.operands):
-        ty, value = _operand(exact, i)
+        ty, value = operand(exact, i)
         if role in (catalog.SRC_A, catalog.SRC_B) and role[-1] in narrowed:
             value = f"[[{narrowed[role[-1]]}]]"
         args.append(f"{ty} {value}")

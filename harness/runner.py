@@ -231,7 +231,7 @@ def diagnostic_facts(case: Case, diagnostic: str) -> dict:
     """
     parts = V.diagnostic_parts(diagnostic)
     intr = case.intrinsic
-    operands = [" ".join(emit._operand(case, i)) for i in range(len(intr.operands))]
+    operands = [" ".join(emit.operand(case, i)) for i in range(len(intr.operands))]
     printed = [{"value": v, "args": [i for i, o in enumerate(operands) if o == v]} for v in parts["values"]]
     facts = {"message": parts["message"], "printed": printed}
     side = next((s for s in ("a", "b") if case.side_class(s) == case.rejection), "")
@@ -242,7 +242,7 @@ def diagnostic_facts(case: Case, diagnostic: str) -> dict:
         facts["expected_args"] = expected
         stray = [p for p in printed if p["args"] and not set(p["args"]) & set(expected)]
         if stray:
-            want = " ".join(emit._operand(case, expected[-1]))
+            want = " ".join(emit.operand(case, expected[-1]))
             facts["misattributed"] = (f"prints {stray[0]['value']} (operand {'/'.join(map(str, stray[0]['args']))}), "
                                       f"not operand {expected[-1]} ({want}) that decides source {side.upper()}")
     return facts

@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-import re
 
 import pytest
 
-from harness import catalog, cases, emit, expand
+from harness import catalog, cases, emit, expand, matrix
 from harness.cases import Case
 
 FP8, BF8, FP6, BF6, FP4 = 0, 1, 2, 3, 4
@@ -16,7 +15,7 @@ W, M = "wmma.f32.16x16x128.f8f6f4", "mfma.scale.f32.16x16x128.f8f6f4"
 @pytest.fixture(scope="module")
 def shipped_groups(facts_cases):
     """Groups of the shipped runtime-format and fixed-FP4 specs."""
-    return cases.group(cases.plan(cases.spec_files(facts_cases)))
+    return cases.group(matrix.plan(matrix.spec_files(facts_cases)))
 
 
 @pytest.fixture(scope="module")

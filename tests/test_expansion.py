@@ -7,7 +7,7 @@ from collections import Counter
 
 import pytest
 
-from harness import cases
+from harness import cases, matrix
 
 FP8, BF8, FP6, BF6, FP4 = 0, 1, 2, 3, 4
 WMMA_REGS = {FP8: 16, BF8: 16, FP6: 12, BF6: 12, FP4: 8}
@@ -31,7 +31,7 @@ def expected_class(regs, fa, fb, wa, wb) -> str:
 
 @pytest.fixture(scope="module")
 def runtime_plan(repo_root):
-    return cases.plan([repo_root / "cases" / "f8f6f4-runtime-formats.yaml"])
+    return matrix.plan([repo_root / "cases" / "f8f6f4-runtime-formats.yaml"])
 
 
 def test_shipped_runtime_spec_expands_to_1125_cases_each_under_both_selectors(runtime_plan):
@@ -73,7 +73,7 @@ def test_function_names_are_unique_and_spell_formats_and_widths(runtime_plan):
 
 def _plan(spec_dir, text):
     d = spec_dir({"s.yaml": text})
-    return [p.case for p in cases.plan(cases.spec_files(d))]
+    return [p.case for p in matrix.plan(matrix.spec_files(d))]
 
 
 @pytest.mark.parametrize("name,want", [(W, 16), (M, 8)])
@@ -112,7 +112,7 @@ def test_explicit_illegal_width_is_kept_and_classed_illegal(spec_dir):
 def test_exclude_rule_drops_only_combinations_matching_every_named_dimension(spec_dir):
     d = spec_dir({"s.yaml": f"matrix:\n  - intrinsic: {W}\n    fmt_a: all\n    fmt_b: fp8\n"
                             "    exclude:\n      - fmt_a: FP4_E2M1\n        selector: gisel\n"})
-    planned = {p.case.fmt_a: p.selectors for p in cases.plan(cases.spec_files(d))}
+    planned = {p.case.fmt_a: p.selectors for p in matrix.plan(matrix.spec_files(d))}
     assert planned == {FP8: ("sdag", "gisel"), BF8: ("sdag", "gisel"), FP6: ("sdag", "gisel"),
                        BF6: ("sdag", "gisel"), FP4: ("sdag",)}
 
@@ -135,7 +135,7 @@ def test_case_asked_by_two_specs_runs_once_under_the_union_of_selectors(spec_dir
         "a.yaml": f"matrix:\n  - intrinsic: {W}\n    fmt_a: fp4\n    fmt_b: fp4\n    selector: sdag\n",
         "b.yaml": f"matrix:\n  - intrinsic: {W}\n    fmt_a: fp4\n    fmt_b: [fp4, fp8]\n    selector: gisel\n",
     })
-    planned = cases.plan(cases.spec_files(d))
+    planned = matrix.plan(matrix.spec_files(d))
     by_fmt = {p.case.fmt_b: p for p in planned}
     assert len(planned) == 2
     assert by_fmt[FP4].selectors == ("sdag", "gisel") and set(by_fmt[FP4].origins) == {"a.yaml", "b.yaml"}
@@ -145,13 +145,13 @@ def test_case_asked_by_two_specs_runs_once_under_the_union_of_selectors(spec_dir
 
 
 def test_known_bugs_file_is_not_read_as_a_spec(repo_root, spec_dir):
-    names = [p.name for p in cases.spec_files(repo_root / "cases")]
+    names = [p.name for p in matrix.spec_files(repo_root / "cases")]
     assert "known-bugs.yaml" not in names
     assert {"f4-fixed-format.yaml", "f8f6f4-runtime-formats.yaml"} <= set(names)
     d = spec_dir({"known-bugs.yaml": (repo_root / "cases" / "known-bugs.yaml").read_text(),
                   "only.yaml": f"matrix:\n  - intrinsic: {W}\n    fmt_a: fp8\n    fmt_b: fp8\n"})
-    assert [p.name for p in cases.spec_files(d)] == ["only.yaml"]
-    assert len(cases.plan(cases.spec_files(d))) == 1
+    assert [p.name for p in matrix.spec_files(d)] == ["only.yaml"]
+    assert len(matrix.plan(matrix.spec_files(d))) == 1
 
 
 def test_checked_in_generated_files_are_up_to_date(cli):

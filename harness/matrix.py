@@ -1,0 +1,245 @@
+"""Expansion: spec blocks -> the planned cases, with every value checked where it was written.
+
+Lists expand as a cartesian product, `exclude` rules drop combinations, and a case asked for
+by several blocks runs once under the union of their selectors.
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+from pathlib import Path
+
+from harness import catalog, formats
+from harness.cases import CHECKS, NARROWINGS, OPT_LEVELS, POLICIES, SELECTORS, Case, Planned, widths_for
+from harness.catalog import Intrinsic
+from harness.errors import InputError
+from harness.spec import Block, Value, load_spec
+
+
+def _check_width(v: Value) -> object:
+    if isinstance(v.value, bool) or not (isinstance(v.value, int) or v.value in POLICIES):
+        raise v.error(f"width must be a positive integer or one of {', '.join(POLICIES)}; got {v.value!r}")
+    if isinstance(v.value, int) and v.value <= 0:
+        raise v.error(f"width must be positive; got {v.value}")
+    return v.value
+
+
+def _formats(values: list[Value] | None, source: catalog.Source, side: str, name: str) -> list[int]:
+    if values is None or (len(values) == 1 and values[0].value == "all"):
+        return list(source.formats)
+    out = []
+    for v in values:
+        try:
+            fmt = formats.parse(v.value)
+        except ValueError as exc:
+            raise v.error(str(exc)) from None
+        if fmt not in source.regs:
+            allowed = " ".join(formats.short(f) for f in source.formats)
+            raise v.error(f"{name} takes only {allowed} for source {side.upper()}")
+        out.append(fmt)
+    return out
+
+
+def _matches(rule: dict[str, list[Value]], case: Case, selector: str) -> bool:
+    """True when every dimension named by an exclude rule matches the case."""
+    for key, values in rule.items():
+        if not any(_dim_matches(key, v.value, case, selector) for v in values):
+            return False
+    return True
+
+
+def _dim_matches(key: str, value: object, case: Case, selector: str) -> bool:
+    if key == "intrinsic":
+        return catalog.lookup(str(value)) is case.intrinsic
+    if key in ("fmt_a", "fmt_b"):
+        return value == "all" or formats.parse(value) == case.fmt(key[-1])
+    if key in ("width_a", "width_b"):
+        side = key[-1]
+        if isinstance(value, int):
+            return case.width(side) == value
+        return case.width(side) in widths_for(value, case.intrinsic.source(side), case.fmt(side))
+    if key == "selector":
+        return value == selector
+    if key == "opt":
+        return value == case.opt
+    if key in ("pipeline", "check", "elem_a", "elem_b", "cpu"):
+        return value == getattr(case, key)
+    if key == "narrowing":
+        return (value if value != "none" else "") == case.narrowing
+    raise ValueError(key)
+
+
+def _validate_rule(rule: dict[str, list[Value]]) -> None:
+    for key, values in rule.items():
+        for v in values:
+            try:
+                if key == "intrinsic":
+                    catalog.lookup(str(v.value))
+                elif key in ("fmt_a", "fmt_b") and v.value != "all":
+                    formats.parse(v.value)
+                elif key in ("width_a", "width_b"):
+                    _check_width(v)
+                elif key == "selector" and v.value not in SELECTORS:
+                    raise ValueError(f"selector must be one of {', '.join(SELECTORS)}")
+            except (KeyError, ValueError) as exc:
+                raise v.error(str(exc).strip('"')) from None
+
+
+def _choices(block: Block, key: str, default: list, check) -> list:
+    """Validated values of one dimension (its default when the block does not name it)."""
+    values = block.dims.get(key)
+    if values is None:
+        return default
+    out = []
+    for v in values:
+        problem = check(v.value)
+        if problem:
+            raise v.error(f"{key}: {problem}; got {v.value!r}")
+        out.append(v.value)
+    return out
+
+
+def _one_of(allowed):
+    return lambda value: "" if value in allowed and not isinstance(value, bool) else "must be one of " + ", ".join(map(str, allowed))
+
+
+def _elem(value) -> str:
+    return "" if isinstance(value, str) and re.fullmatch(r"i\d+|half|bfloat|float|double", value) else "must be an IR scalar type such as i32 or i64"
+
+
+def _pipeline(value) -> str:
+    return "" if isinstance(value, str) and value.strip() and not any(c.isspace() for c in value) else (
+        "must be none, instcombine or an opt -passes= pipeline without spaces")
+
+
+def _resolve_args(intrinsic: Intrinsic, pairs: list[tuple[Value, Value]]) -> tuple[tuple[int, str], ...]:
+    """Operand overrides as (index, literal); only format operands and neutral literals may change."""
+    out = {}
+    for key, value in pairs:
+        if isinstance(key.value, int) and not isinstance(key.value, bool):
+            index = key.value
+        elif key.value in intrinsic.operands:
+            index = intrinsic.arg_index(key.value)
+        else:
+            raise key.error(f"args: {intrinsic.name} has no operand {key.value!r} (use an index or fmt_a/fmt_b)")
+        if not 0 <= index < len(intrinsic.operands):
+            raise key.error(f"args: {intrinsic.name} has operands 0..{len(intrinsic.operands) - 1}")
+        role = intrinsic.operands[index]
+        if role in (catalog.SRC_A, catalog.SRC_B, catalog.ACC):
+            raise key.error(f"args: operand {index} of {intrinsic.name} is a source, not a constant")
+        boolean = role not in (catalog.FMT_A, catalog.FMT_B) and catalog.literal(role)[0] == "i1"
+        v = value.value
+        if isinstance(v, bool):
+            text = "true" if v else "false"
+        else:
+            text = str(v)
+        literal = r"true|false" if boolean else r"-?\d+"
+        if not (re.fullmatch(literal, text) or re.fullmatch(r"%[A-Za-z_][\w.]*", text)):
+            kind = "true/false" if boolean else "an integer"
+            raise value.error(f"args: operand {index} of {intrinsic.name} takes {kind} or %name (a parameter); got {text!r}")
+        if role in (catalog.FMT_A, catalog.FMT_B) and text.lstrip("-").isdigit() and int(text) in intrinsic.source(role[-1]).regs:
+            raise value.error(f"args: choose a valid format with {role}; args may only put a format operand "
+                              f"out of range or make it a %name")
+        out[index] = text
+    return tuple(sorted(out.items()))
+
+
+def resolve_arg_flags(intrinsic: Intrinsic, flags: list[str]) -> tuple[tuple[int, str], ...]:
+    """`N=V` command-line overrides, checked like a spec's `args`."""
+    pairs = []
+    for flag in flags:
+        key, sep, value = flag.partition("=")
+        if not sep:
+            raise InputError(f"--arg takes N=V (e.g. 5=2 or fmt_b=%f); got {flag!r}")
+        pairs.append((Value(int(key) if key.isdigit() else key, "--arg", None, None), Value(value, "--arg", None, None)))
+    return _resolve_args(intrinsic, pairs)
+
+
+def expand_block(block: Block) -> list[tuple[Case, str]]:
+    """Every (case, selector) a block asks for, after excludes."""
+    for rule in block.excludes:
+        _validate_rule(rule)
+    selectors = _choices(block, "selector", list(SELECTORS), _one_of(SELECTORS))
+    opts = _choices(block, "opt", [0], _one_of(OPT_LEVELS))
+    pipelines = _choices(block, "pipeline", ["none"], _pipeline)
+    checks = _choices(block, "check", ["codegen"], _one_of(CHECKS))
+    elems_a = _choices(block, "elem_a", ["i32"], _elem)
+    elems_b = _choices(block, "elem_b", ["i32"], _elem)
+    narrowings = [n if n != "none" else "" for n in _choices(block, "narrowing", [""], _one_of(NARROWINGS[1:] + ("none",)))]
+    policies_a = [_check_width(v) for v in block.dims.get("width_a", [])] or ["exact"]
+    policies_b = [_check_width(v) for v in block.dims.get("width_b", [])] or ["exact"]
+
+    out: list[tuple[Case, str]] = []
+    for iv in block.dims["intrinsic"]:
+        try:
+            intrinsic = catalog.lookup(str(iv.value))
+        except KeyError as exc:
+            raise iv.error(str(exc).strip('"')) from None
+        cpus = []
+        for v in block.dims.get("cpu", [Value(intrinsic.cpus[0], iv.path, iv.line, iv.col)]):
+            if v.value not in intrinsic.cpus:
+                raise v.error(f"{intrinsic.name} runs on {', '.join(intrinsic.cpus)}, not {v.value!r}")
+            cpus.append(v.value)
+        fmts_a = _formats(block.dims.get("fmt_a"), intrinsic.a, "a", intrinsic.name)
+        fmts_b = _formats(block.dims.get("fmt_b"), intrinsic.b, "b", intrinsic.name)
+        arg_sets = [_resolve_args(intrinsic, alt) for alt in block.args] or [()]
+        shared = itertools.product(cpus, opts, pipelines, checks, elems_a, elems_b, narrowings, arg_sets)
+        for (cpu, opt, pipe, check, ea, eb, narrow, args), fa, fb in itertools.product(shared, fmts_a, fmts_b):
+            wa = _unique(w for p in policies_a for w in widths_for(p, intrinsic.a, fa))
+            wb = _unique(w for p in policies_b for w in widths_for(p, intrinsic.b, fb))
+            for width_a, width_b, selector in itertools.product(wa, wb, selectors):
+                case = Case(intrinsic, cpu, fa, fb, width_a, width_b, opt, pipe, check, args, ea, eb, narrow)
+                if not any(_matches(rule, case, selector) for rule in block.excludes):
+                    out.append((case, selector))
+    if not out:
+        raise block.error("this matrix block expands to no cases")
+    for case, _ in out:
+        if case.check == "ir" and case.pipeline == "none":
+            raise block.error("check: ir needs a pipeline (the opt passes whose output is checked)")
+        if case.check == "diagnostic" and not case.rejection:
+            raise block.error(f"check: diagnostic needs calls the verifier rejects; {case.function} is valid IR")
+    return out
+
+
+def split_selectors(block: Block) -> bool:
+    """`split_selectors: true` gives each selector its own files (its own expected outcome)."""
+    values = block.dims.get("split_selectors")
+    if not values:
+        return False
+    v = values[0]
+    if not isinstance(v.value, bool):
+        raise v.error(f"split_selectors must be true or false; got {v.value!r}")
+    return v.value
+
+
+def _unique(items) -> list:
+    return list(dict.fromkeys(items))
+
+
+def plan(spec_paths: list[Path]) -> list[Planned]:
+    """Expand every spec; a case asked for twice runs once under the union of its selectors."""
+    # Key: the case, plus its selector when its block splits selectors into their own files.
+    selectors: dict[tuple[Case, str], dict[str, None]] = {}
+    origins: dict[tuple[Case, str], dict[str, None]] = {}
+    for path in spec_paths:
+        for block in load_spec(path):
+            split = split_selectors(block)
+            for case, selector in expand_block(block):
+                key = (case, selector if split else "")
+                selectors.setdefault(key, {})[selector] = None
+                origins.setdefault(key, {})[path.name] = None
+    planned = [
+        Planned(key[0], tuple(s for s in SELECTORS if s in selectors[key]), tuple(origins[key]))
+        for key in selectors
+    ]
+    return sorted(planned, key=lambda p: (p.case.sort_key(), p.selectors))
+
+
+def spec_files(cases_dir: Path) -> list[Path]:
+    if not cases_dir.is_dir():
+        raise InputError(f"no cases directory at {cases_dir}")
+    paths = sorted(p for p in cases_dir.glob("*.yaml") if p.name != "known-bugs.yaml")
+    if not paths:
+        raise InputError(f"no spec files (*.yaml) in {cases_dir}")
+    return paths
