@@ -138,8 +138,6 @@ def llc_failure(stderr: str) -> tuple[str, str | None, str]:
 
 # ---- what llc's text and the disassembled object say about one function -------------------
 
-_TUPLE = re.compile(r"^[avs]\[\d+:\d+\]$|^[avs]\d+$")
-
 
 def split_functions(text: str, names: set[str]) -> dict[str, list[str]]:
     """Body lines of each function in `names`, in one pass over llc's text output, llvm-objdump
