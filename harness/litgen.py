@@ -148,12 +148,17 @@ def _extra_requirements(group: Group) -> str:
     return ", llvm-filecheck" if group.file_class == "object" else ""
 
 
+def _llc_input(group: Group, llc: str) -> str:
+    """An llc command reading the test file, or reading it through the group's opt pipeline."""
+    if group.pipeline == "none":
+        return f"{llc} < %s"
+    return f"{opt_command(group, group.pipeline)} < %s | {llc}"
+
+
 def _codegen_runs(group: Group) -> list[str]:
-    source = "< %s" if group.pipeline == "none" else ""
-    head = "" if group.pipeline == "none" else f"{opt_command(group, group.pipeline)} < %s | "
     runs = []
     for sel in group.selectors:
-        llc = f"{head}{llc_command(group, sel)}{(' ' + source) if source else ''}"
+        llc = _llc_input(group, llc_command(group, sel))
         runs.append(f"; RUN: {llc} | FileCheck --check-prefixes=CHECK,{SELECTOR_PREFIX[sel]} %s")
         runs.append(f"; RUN: {llc} | {mc_command(group)}")
     return runs
@@ -161,11 +166,9 @@ def _codegen_runs(group: Group) -> list[str]:
 
 def _object_runs(group: Group) -> list[str]:
     # The object goes through a file: lit's internal shell does not pipe binary data reliably.
-    head = "" if group.pipeline == "none" else f"{opt_command(group, group.pipeline)} < %s | "
-    source = " < %s" if group.pipeline == "none" else ""
     runs = []
     for sel in group.selectors:
-        runs.append(f"; RUN: {head}{llc_command(group, sel, obj=True)}{source} -o %t.{sel}.o")
+        runs.append(f"; RUN: {_llc_input(group, llc_command(group, sel, obj=True))} -o %t.{sel}.o")
         runs.append(f"; RUN: llvm-objdump -d %t.{sel}.o | FileCheck --check-prefix=OBJ %s")
     return runs
 

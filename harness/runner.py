@@ -38,18 +38,23 @@ class Runner:
         self.with_object = with_object  # also build the object, disassemble it, compare source tuples
 
     # ---- support ----------------------------------------------------------------------------
-    def unsupported(self, case: Case, intrinsics=()) -> str:
-        """Why this build cannot run the case at all, or "".
+    def unsupported(self, groups: list[Group]) -> dict[str, str]:
+        """Group file name -> why this build cannot run it at all ("" when it can).
 
-        `intrinsics` names every intrinsic about to be asked for, so one probe answers for all.
+        One opt probe answers for every intrinsic the groups use.
         """
-        intr = case.intrinsic
-        if intr.triple not in self.tc.targets:
-            return f"this LLVM build has no {intr.triple} target"
-        if case.cpu not in self.tc.cpus(intr.triple):
-            return f"this LLVM build does not know CPU {case.cpu}"
-        wanted = {i.name: i for i in (*intrinsics, intr) if i.triple in self.tc.targets}
-        return self.tc.intrinsic_support(emit.probe_declarations(wanted.values()))[intr.name]
+        usable = {g.intrinsic.name: g.intrinsic for g in groups if g.intrinsic.triple in self.tc.targets}
+        known = self.tc.intrinsic_support(emit.probe_declarations(usable.values())) if usable else {}
+        out = {}
+        for g in groups:
+            intr = g.intrinsic
+            if intr.triple not in self.tc.targets:
+                out[g.filename] = f"this LLVM build has no {intr.triple} target"
+            elif g.cpu not in self.tc.cpus(intr.triple):
+                out[g.filename] = f"this LLVM build does not know CPU {g.cpu}"
+            else:
+                out[g.filename] = known[intr.name]
+        return out
 
     # ---- code generation --------------------------------------------------------------------
     def compile(self, cases: list[Case], selector: str) -> dict[str, Verdict]:
@@ -147,9 +152,9 @@ class Runner:
             self.check_pipeline(g.cases[0], pipeline)
         decided: dict[tuple[str, str], Verdict] = {}  # (group file:function, selector) -> verdict
         todo: list[Group] = []
-        everything = tuple({g.intrinsic.name: g.intrinsic for g in groups}.values())
+        reasons = self.unsupported(groups)
         for g in groups:
-            why = self.unsupported(g.cases[0], everything)
+            why = reasons[g.filename]
             if why:
                 decided.update({(_key(g, c), sel): Verdict(V.UNSUPPORTED, why) for c in g.cases for sel in g.selectors})
             else:
