@@ -13,6 +13,7 @@ from __future__ import annotations
 import argparse
 import os
 import statistics
+import shlex
 import subprocess
 import sys
 import tempfile
@@ -32,7 +33,7 @@ def raw_jobs(groups, tc, workdir: Path) -> list[str]:
     Verifier groups: llvm-as. Others, per selector: [opt -S |] llc | llvm-mc, and for object
     groups also llc -filetype=obj | llvm-objdump -d.
     """
-    tool = lambda command: command.replace(command.split()[0], tc.require(command.split()[0]), 1)
+    tool = lambda command: shlex.join([tc.require(command.tool), *command.args])
     jobs = []
     for g in groups:
         path = workdir / g.filename

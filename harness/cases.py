@@ -138,6 +138,7 @@ class Planned:
     case: Case
     selectors: tuple[str, ...]
     origins: tuple[str, ...]
+    snapshot: bool = False  # also pinned in the group's snapshot file
 
 
 def widths_for(policy: object, source: catalog.Source, fmt: int) -> list[int]:
@@ -177,6 +178,11 @@ class Group:
         sel = "" if self.selectors == SELECTORS else "." + ".".join(self.selectors)
         pipe = "" if self.pipeline == "none" else "." + pipeline_slug(self.pipeline)
         return f"{self.intrinsic.name}.{self.cpu}.O{self.opt}{pipe}.{self.file_class}{sel}.ll"
+
+    @property
+    def snapshot_cases(self) -> list[Case]:
+        """The cases whose exact llc output a snapshot file pins (none: no snapshot file)."""
+        return [p.case for p in self.members if p.snapshot]
 
     @property
     def verifier_only(self) -> bool:

@@ -38,6 +38,13 @@ def load(cases_dir: Path) -> dict[str, list[tuple[str, str]]]:
 def reason_for(known: dict[str, list[tuple[str, str]]], version: str, relpath: str) -> str:
     """Why `relpath` (relative to cases/) is expected to fail on `version`, or ""."""
     for pattern, reason in known.get(version, []):
-        if fnmatch.fnmatchcase(relpath, pattern):
+        if _glob_match(relpath, pattern):
             return reason
     return ""
+
+
+def _glob_match(relpath: str, pattern: str) -> bool:
+    """Shell-style glob per path segment: `*` never crosses a `/` (so `generated/*.ll` does not
+    reach into `generated/snapshots/`)."""
+    parts, globs = relpath.split("/"), pattern.split("/")
+    return len(parts) == len(globs) and all(fnmatch.fnmatchcase(p, g) for p, g in zip(parts, globs))

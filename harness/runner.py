@@ -65,14 +65,14 @@ class Runner:
         module = emit.module(cases)
         text, before = module.text, []
         if first.pipeline != "none":
-            opt = self.tc.run("opt", litgen.opt_command(first, first.pipeline).split()[1:] + ["-S"], text)
+            opt = self.tc.run("opt", [*litgen.opt_command(first, first.pipeline).args, "-S"], text)
             if not opt.ok:
                 return self._tool_failed(cases, selector, opt, module)
             text, before = opt.stdout, [opt]
-        gen = self.tc.run("llc", litgen.llc_command(first, selector).split()[1:], text)
+        gen = self.tc.run("llc", list(litgen.llc_command(first, selector).args), text)
         if not gen.ok:
             return self._tool_failed(cases, selector, gen, module if not before else None)
-        mc = self.tc.run("llvm-mc", litgen.mc_command(first).split()[1:], gen.stdout)
+        mc = self.tc.run("llvm-mc", list(litgen.mc_command(first).args), gen.stdout)
         names = {c.function for c in cases}
         rejected, stray = V.mc_rejections(mc.stderr, gen.stdout, names)
         if mc.timed_out or (not mc.ok and (stray or not rejected)):
@@ -100,7 +100,7 @@ class Runner:
 
     def _disassemble(self, first: Case, selector: str, text: str) -> ToolRun | None:
         """llc -filetype=obj, then llvm-objdump -d; None when no object could be made."""
-        obj = self.tc.run("llc", litgen.llc_command(first, selector, obj=True).split()[1:], text, binary=True)
+        obj = self.tc.run("llc", list(litgen.llc_command(first, selector, obj=True).args), text, binary=True)
         return self.tc.run("llvm-objdump", ["-d", "-"], obj.data) if obj.ok else None
 
     def _compile_each(self, cases: list[Case], selector: str) -> dict[str, Verdict]:
@@ -142,7 +142,7 @@ class Runner:
 
     def check_pipeline(self, where: Case, pipeline: str) -> None:
         """A pipeline opt cannot parse is bad input, not a verdict: say so once, exit 2."""
-        run = self.tc.run("opt", litgen.opt_command(where, pipeline).split()[1:] + ["-disable-output"], "")
+        run = self.tc.run("opt", [*litgen.opt_command(where, pipeline).args, "-disable-output"], "")
         if not run.ok:
             raise InputError(f"pipeline {pipeline!r}: {_first_line(run.stderr) or 'opt rejects it'}")
 

@@ -18,7 +18,7 @@ DIMENSIONS = (
     "intrinsic", "cpu", "fmt_a", "fmt_b", "width_a", "width_b", "selector", "opt",
     "pipeline", "check", "elem_a", "elem_b", "narrowing",
 )
-OPTIONS = ("split_selectors",)  # block settings that are not case dimensions
+OPTIONS = ("split_selectors", "snapshot")  # block settings that are not case dimensions
 BLOCK_KEYS = DIMENSIONS + OPTIONS + ("args", "exclude")
 FILE_KEYS = ("description", "matrix")
 

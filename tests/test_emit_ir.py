@@ -100,10 +100,15 @@ def _group(shipped_groups, filename):
 def test_codegen_lit_file_runs_llc_per_selector_then_llvm_mc(rendered):
     text = rendered[f"{W}.gfx1250.O0.exact.ll"]
     runs = [l for l in text.splitlines() if l.startswith("; RUN: ")]
-    assert len(runs) == 4
-    assert sum("-global-isel=0 " in r and "FileCheck" in r for r in runs) == 1
-    assert sum("-global-isel=1 -global-isel-abort=1 " in r and "FileCheck" in r for r in runs) == 1
-    assert sum("| llvm-mc -triple=amdgcn -mcpu=gfx1250 " in r for r in runs) == 2
+    # Per selector: llc writes its text once; FileCheck and llvm-mc both read that file.
+    assert runs == [
+        "; RUN: llc -O0 -mtriple=amdgcn -mcpu=gfx1250 -global-isel=0 -o %t.sdag.s < %s",
+        "; RUN: FileCheck --input-file=%t.sdag.s %s",
+        "; RUN: llvm-mc -triple=amdgcn -mcpu=gfx1250 -filetype=obj -o /dev/null %t.sdag.s",
+        "; RUN: llc -O0 -mtriple=amdgcn -mcpu=gfx1250 -global-isel=1 -global-isel-abort=1 -o %t.gisel.s < %s",
+        "; RUN: FileCheck --input-file=%t.gisel.s %s",
+        "; RUN: llvm-mc -triple=amdgcn -mcpu=gfx1250 -filetype=obj -o /dev/null %t.gisel.s",
+    ]
     assert all("-mcpu=gfx1250" in r and "-O0" in r for r in runs if "llc" in r)
     assert "; REQUIRES: amdgpu-registered-target, cpu-gfx1250, llvm.amdgcn.wmma.f32.16x16x128.f8f6f4" in text
 
@@ -125,7 +130,7 @@ def test_asm_check_lines_accept_real_llc_output_and_reject_a_missing_or_stray_mo
     assert llc.returncode == 0, llc.stderr[-2000:]
 
     def filecheck(asm: str) -> int:
-        return tool("FileCheck", ["--check-prefixes=CHECK,SDAG", str(lit)], asm).returncode
+        return tool("FileCheck", [str(lit)], asm).returncode
 
     assert filecheck(llc.stdout) == 0
     mnemonic = group.intrinsic.mnemonic

@@ -65,9 +65,9 @@ def test_object_file_runs_through_an_object_file_and_llvm_objdump(spec_dir):
     text = (_expand(spec_dir, OBJECT_SPEC) / f"{WF}.object.ll").read_text()
     runs = _runs(text)
     assert runs == [
-        "llc -O0 -mtriple=amdgcn -mcpu=gfx1250 -global-isel=0 -filetype=obj < %s -o %t.sdag.o",
+        "llc -O0 -mtriple=amdgcn -mcpu=gfx1250 -global-isel=0 -filetype=obj -o %t.sdag.o < %s",
         "llvm-objdump -d %t.sdag.o | FileCheck --check-prefix=OBJ %s",
-        "llc -O0 -mtriple=amdgcn -mcpu=gfx1250 -global-isel=1 -global-isel-abort=1 -filetype=obj < %s -o %t.gisel.o",
+        "llc -O0 -mtriple=amdgcn -mcpu=gfx1250 -global-isel=1 -global-isel-abort=1 -filetype=obj -o %t.gisel.o < %s",
         "llvm-objdump -d %t.gisel.o | FileCheck --check-prefix=OBJ %s",
     ]
     requires = next(line for line in text.splitlines() if line.startswith("; REQUIRES:"))

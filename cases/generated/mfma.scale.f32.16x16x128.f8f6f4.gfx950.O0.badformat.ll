@@ -3,38 +3,38 @@
 ; llvm.amdgcn.mfma.scale.f32.16x16x128.f8f6f4 on gfx950: 4 badformat case(s).
 ; REQUIRES: amdgpu-registered-target, cpu-gfx950, llvm.amdgcn.mfma.scale.f32.16x16x128.f8f6f4
 ; RUN: not llvm-as -disable-output %s 2>&1 | FileCheck %s
-; CHECK: invalid value for cbsz format
-; CHECK-NEXT: {{^  }}%r.mfma_scale_f32_16x16x128_f8f6f4__a_fp8_v8__b_fp8_v8__arg3_5 = call 
-; CHECK-NEXT: {{^}}i32 5{{$}}
-; CHECK: invalid value for cbsz format
-; CHECK-NEXT: {{^  }}%r.mfma_scale_f32_16x16x128_f8f6f4__a_fp8_v8__b_fp8_v8__arg3_9999 = call 
-; CHECK-NEXT: {{^}}i32 9999{{$}}
-; CHECK: invalid value for blgp format
-; CHECK-NEXT: {{^  }}%r.mfma_scale_f32_16x16x128_f8f6f4__a_fp8_v8__b_fp8_v8__arg4_5 = call 
-; CHECK-NEXT: {{^}}i32 5{{$}}
-; CHECK: invalid value for blgp format
-; CHECK-NEXT: {{^  }}%r.mfma_scale_f32_16x16x128_f8f6f4__a_fp8_v8__b_fp8_v8__arg4_9999 = call 
-; CHECK-NEXT: {{^}}i32 9999{{$}}
 
 define amdgpu_ps void @mfma_scale_f32_16x16x128_f8f6f4__a_fp8_v8__b_fp8_v8__arg3_5(<8 x i32> %a, <8 x i32> %b, <4 x float> %c, ptr addrspace(1) %out) {
+; CHECK: invalid value for cbsz format
+; CHECK-NEXT: {{^  }}%r.mfma_scale_f32_16x16x128_f8f6f4__a_fp8_v8__b_fp8_v8__arg3_5 = call {{.*}}
+; CHECK-NEXT: {{^}}i32 5{{$}}
   %r.mfma_scale_f32_16x16x128_f8f6f4__a_fp8_v8__b_fp8_v8__arg3_5 = call <4 x float> @llvm.amdgcn.mfma.scale.f32.16x16x128.f8f6f4.v8i32.v8i32(<8 x i32> %a, <8 x i32> %b, <4 x float> %c, i32 5, i32 0, i32 0, i32 0, i32 0, i32 0)
   store <4 x float> %r.mfma_scale_f32_16x16x128_f8f6f4__a_fp8_v8__b_fp8_v8__arg3_5, ptr addrspace(1) %out
   ret void
 }
 
 define amdgpu_ps void @mfma_scale_f32_16x16x128_f8f6f4__a_fp8_v8__b_fp8_v8__arg3_9999(<8 x i32> %a, <8 x i32> %b, <4 x float> %c, ptr addrspace(1) %out) {
+; CHECK: invalid value for cbsz format
+; CHECK-NEXT: {{^  }}%r.mfma_scale_f32_16x16x128_f8f6f4__a_fp8_v8__b_fp8_v8__arg3_9999 = call {{.*}}
+; CHECK-NEXT: {{^}}i32 9999{{$}}
   %r.mfma_scale_f32_16x16x128_f8f6f4__a_fp8_v8__b_fp8_v8__arg3_9999 = call <4 x float> @llvm.amdgcn.mfma.scale.f32.16x16x128.f8f6f4.v8i32.v8i32(<8 x i32> %a, <8 x i32> %b, <4 x float> %c, i32 9999, i32 0, i32 0, i32 0, i32 0, i32 0)
   store <4 x float> %r.mfma_scale_f32_16x16x128_f8f6f4__a_fp8_v8__b_fp8_v8__arg3_9999, ptr addrspace(1) %out
   ret void
 }
 
 define amdgpu_ps void @mfma_scale_f32_16x16x128_f8f6f4__a_fp8_v8__b_fp8_v8__arg4_5(<8 x i32> %a, <8 x i32> %b, <4 x float> %c, ptr addrspace(1) %out) {
+; CHECK: invalid value for blgp format
+; CHECK-NEXT: {{^  }}%r.mfma_scale_f32_16x16x128_f8f6f4__a_fp8_v8__b_fp8_v8__arg4_5 = call {{.*}}
+; CHECK-NEXT: {{^}}i32 5{{$}}
   %r.mfma_scale_f32_16x16x128_f8f6f4__a_fp8_v8__b_fp8_v8__arg4_5 = call <4 x float> @llvm.amdgcn.mfma.scale.f32.16x16x128.f8f6f4.v8i32.v8i32(<8 x i32> %a, <8 x i32> %b, <4 x float> %c, i32 0, i32 5, i32 0, i32 0, i32 0, i32 0)
   store <4 x float> %r.mfma_scale_f32_16x16x128_f8f6f4__a_fp8_v8__b_fp8_v8__arg4_5, ptr addrspace(1) %out
   ret void
 }
 
 define amdgpu_ps void @mfma_scale_f32_16x16x128_f8f6f4__a_fp8_v8__b_fp8_v8__arg4_9999(<8 x i32> %a, <8 x i32> %b, <4 x float> %c, ptr addrspace(1) %out) {
+; CHECK: invalid value for blgp format
+; CHECK-NEXT: {{^  }}%r.mfma_scale_f32_16x16x128_f8f6f4__a_fp8_v8__b_fp8_v8__arg4_9999 = call {{.*}}
+; CHECK-NEXT: {{^}}i32 9999{{$}}
   %r.mfma_scale_f32_16x16x128_f8f6f4__a_fp8_v8__b_fp8_v8__arg4_9999 = call <4 x float> @llvm.amdgcn.mfma.scale.f32.16x16x128.f8f6f4.v8i32.v8i32(<8 x i32> %a, <8 x i32> %b, <4 x float> %c, i32 0, i32 9999, i32 0, i32 0, i32 0, i32 0)
   store <4 x float> %r.mfma_scale_f32_16x16x128_f8f6f4__a_fp8_v8__b_fp8_v8__arg4_9999, ptr addrspace(1) %out
   ret void

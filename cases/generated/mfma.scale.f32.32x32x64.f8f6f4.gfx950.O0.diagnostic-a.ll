@@ -3,52 +3,52 @@
 ; llvm.amdgcn.mfma.scale.f32.32x32x64.f8f6f4 on gfx950: 5 diagnostic-a case(s).
 ; REQUIRES: amdgpu-registered-target, cpu-gfx950, llvm.amdgcn.mfma.scale.f32.32x32x64.f8f6f4
 ; RUN: not llvm-as -disable-output %s 2>&1 | FileCheck %s
-; CHECK: invalid vector type for format
-; CHECK-NEXT: {{^  }}%r.mfma_scale_f32_32x32x64_f8f6f4__a_fp8_v4__b_fp8_v8__arg5_2 = call 
-; CHECK-NEXT: {{^}}<4 x i32> %a{{$}}
-; CHECK-NEXT: {{^}}i32 0{{$}}
-; CHECK: invalid vector type for format
-; CHECK-NEXT: {{^  }}%r.mfma_scale_f32_32x32x64_f8f6f4__a_fp8_v6__b_fp8_v8__arg5_2 = call 
-; CHECK-NEXT: {{^}}<6 x i32> %a{{$}}
-; CHECK-NEXT: {{^}}i32 0{{$}}
-; CHECK: invalid vector type for format
-; CHECK-NEXT: {{^  }}%r.mfma_scale_f32_32x32x64_f8f6f4__a_bf8_v4__b_fp8_v8__arg5_2 = call 
-; CHECK-NEXT: {{^}}<4 x i32> %a{{$}}
-; CHECK-NEXT: {{^}}i32 1{{$}}
-; CHECK: invalid vector type for format
-; CHECK-NEXT: {{^  }}%r.mfma_scale_f32_32x32x64_f8f6f4__a_bf8_v6__b_fp8_v8__arg5_2 = call 
-; CHECK-NEXT: {{^}}<6 x i32> %a{{$}}
-; CHECK-NEXT: {{^}}i32 1{{$}}
-; CHECK: invalid vector type for format
-; CHECK-NEXT: {{^  }}%r.mfma_scale_f32_32x32x64_f8f6f4__a_bf6_v4__b_fp8_v8__arg5_2 = call 
-; CHECK-NEXT: {{^}}<4 x i32> %a{{$}}
-; CHECK-NEXT: {{^}}i32 3{{$}}
 
 define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_fp8_v4__b_fp8_v8__arg5_2(<4 x i32> %a, <8 x i32> %b, <16 x float> %c, ptr addrspace(1) %out) {
+; CHECK: invalid vector type for format
+; CHECK-NEXT: {{^  }}%r.mfma_scale_f32_32x32x64_f8f6f4__a_fp8_v4__b_fp8_v8__arg5_2 = call {{.*}}
+; CHECK-NEXT: {{^}}<4 x i32> %a{{$}}
+; CHECK-NEXT: {{^}}i32 0{{$}}
   %r.mfma_scale_f32_32x32x64_f8f6f4__a_fp8_v4__b_fp8_v8__arg5_2 = call <16 x float> @llvm.amdgcn.mfma.scale.f32.32x32x64.f8f6f4.v4i32.v8i32(<4 x i32> %a, <8 x i32> %b, <16 x float> %c, i32 0, i32 0, i32 2, i32 0, i32 0, i32 0)
   store <16 x float> %r.mfma_scale_f32_32x32x64_f8f6f4__a_fp8_v4__b_fp8_v8__arg5_2, ptr addrspace(1) %out
   ret void
 }
 
 define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_fp8_v6__b_fp8_v8__arg5_2(<6 x i32> %a, <8 x i32> %b, <16 x float> %c, ptr addrspace(1) %out) {
+; CHECK: invalid vector type for format
+; CHECK-NEXT: {{^  }}%r.mfma_scale_f32_32x32x64_f8f6f4__a_fp8_v6__b_fp8_v8__arg5_2 = call {{.*}}
+; CHECK-NEXT: {{^}}<6 x i32> %a{{$}}
+; CHECK-NEXT: {{^}}i32 0{{$}}
   %r.mfma_scale_f32_32x32x64_f8f6f4__a_fp8_v6__b_fp8_v8__arg5_2 = call <16 x float> @llvm.amdgcn.mfma.scale.f32.32x32x64.f8f6f4.v6i32.v8i32(<6 x i32> %a, <8 x i32> %b, <16 x float> %c, i32 0, i32 0, i32 2, i32 0, i32 0, i32 0)
   store <16 x float> %r.mfma_scale_f32_32x32x64_f8f6f4__a_fp8_v6__b_fp8_v8__arg5_2, ptr addrspace(1) %out
   ret void
 }
 
 define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_bf8_v4__b_fp8_v8__arg5_2(<4 x i32> %a, <8 x i32> %b, <16 x float> %c, ptr addrspace(1) %out) {
+; CHECK: invalid vector type for format
+; CHECK-NEXT: {{^  }}%r.mfma_scale_f32_32x32x64_f8f6f4__a_bf8_v4__b_fp8_v8__arg5_2 = call {{.*}}
+; CHECK-NEXT: {{^}}<4 x i32> %a{{$}}
+; CHECK-NEXT: {{^}}i32 1{{$}}
   %r.mfma_scale_f32_32x32x64_f8f6f4__a_bf8_v4__b_fp8_v8__arg5_2 = call <16 x float> @llvm.amdgcn.mfma.scale.f32.32x32x64.f8f6f4.v4i32.v8i32(<4 x i32> %a, <8 x i32> %b, <16 x float> %c, i32 1, i32 0, i32 2, i32 0, i32 0, i32 0)
   store <16 x float> %r.mfma_scale_f32_32x32x64_f8f6f4__a_bf8_v4__b_fp8_v8__arg5_2, ptr addrspace(1) %out
   ret void
 }
 
 define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_bf8_v6__b_fp8_v8__arg5_2(<6 x i32> %a, <8 x i32> %b, <16 x float> %c, ptr addrspace(1) %out) {
+; CHECK: invalid vector type for format
+; CHECK-NEXT: {{^  }}%r.mfma_scale_f32_32x32x64_f8f6f4__a_bf8_v6__b_fp8_v8__arg5_2 = call {{.*}}
+; CHECK-NEXT: {{^}}<6 x i32> %a{{$}}
+; CHECK-NEXT: {{^}}i32 1{{$}}
   %r.mfma_scale_f32_32x32x64_f8f6f4__a_bf8_v6__b_fp8_v8__arg5_2 = call <16 x float> @llvm.amdgcn.mfma.scale.f32.32x32x64.f8f6f4.v6i32.v8i32(<6 x i32> %a, <8 x i32> %b, <16 x float> %c, i32 1, i32 0, i32 2, i32 0, i32 0, i32 0)
   store <16 x float> %r.mfma_scale_f32_32x32x64_f8f6f4__a_bf8_v6__b_fp8_v8__arg5_2, ptr addrspace(1) %out
   ret void
 }
 
 define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_bf6_v4__b_fp8_v8__arg5_2(<4 x i32> %a, <8 x i32> %b, <16 x float> %c, ptr addrspace(1) %out) {
+; CHECK: invalid vector type for format
+; CHECK-NEXT: {{^  }}%r.mfma_scale_f32_32x32x64_f8f6f4__a_bf6_v4__b_fp8_v8__arg5_2 = call {{.*}}
+; CHECK-NEXT: {{^}}<4 x i32> %a{{$}}
+; CHECK-NEXT: {{^}}i32 3{{$}}
   %r.mfma_scale_f32_32x32x64_f8f6f4__a_bf6_v4__b_fp8_v8__arg5_2 = call <16 x float> @llvm.amdgcn.mfma.scale.f32.32x32x64.f8f6f4.v4i32.v8i32(<4 x i32> %a, <8 x i32> %b, <16 x float> %c, i32 3, i32 0, i32 2, i32 0, i32 0, i32 0)
   store <16 x float> %r.mfma_scale_f32_32x32x64_f8f6f4__a_bf6_v4__b_fp8_v8__arg5_2, ptr addrspace(1) %out
   ret void

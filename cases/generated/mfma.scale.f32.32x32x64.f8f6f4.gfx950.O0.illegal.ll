@@ -3,101 +3,101 @@
 ; llvm.amdgcn.mfma.scale.f32.32x32x64.f8f6f4 on gfx950: 11 illegal case(s).
 ; REQUIRES: amdgpu-registered-target, cpu-gfx950, llvm.amdgcn.mfma.scale.f32.32x32x64.f8f6f4
 ; RUN: not llvm-as -disable-output %s 2>&1 | FileCheck %s
-; CHECK: operand 0 must be 4, 6 or 8 element i32 vector
-; CHECK-NEXT: {{^  }}%r.mfma_scale_f32_32x32x64_f8f6f4__a_fp8_v8xi16__b_fp8_v8 = call 
-; CHECK-NEXT: {{^}}<8 x i16> %a{{$}}
-; CHECK: operand 0 must be 4, 6 or 8 element i32 vector
-; CHECK-NEXT: {{^  }}%r.mfma_scale_f32_32x32x64_f8f6f4__a_fp8_v8xi64__b_fp8_v8 = call 
-; CHECK-NEXT: {{^}}<8 x i64> %a{{$}}
-; CHECK: operand 1 must be 4, 6 or 8 element i32 vector
-; CHECK-NEXT: {{^  }}%r.mfma_scale_f32_32x32x64_f8f6f4__a_fp8_v8__b_fp6_v6xi64 = call 
-; CHECK-NEXT: {{^}}<6 x i64> %b{{$}}
-; CHECK: operand 1 must be 4, 6 or 8 element i32 vector
-; CHECK-NEXT: {{^  }}%r.mfma_scale_f32_32x32x64_f8f6f4__a_fp8_v8__b_fp4_v5 = call 
-; CHECK-NEXT: {{^}}<5 x i32> %b{{$}}
-; CHECK: operand 1 must be 4, 6 or 8 element i32 vector
-; CHECK-NEXT: {{^  }}%r.mfma_scale_f32_32x32x64_f8f6f4__a_fp8_v8__b_fp4_v7 = call 
-; CHECK-NEXT: {{^}}<7 x i32> %b{{$}}
-; CHECK: operand 1 must be 4, 6 or 8 element i32 vector
-; CHECK-NEXT: {{^  }}%r.mfma_scale_f32_32x32x64_f8f6f4__a_fp8_v8__b_fp4_v10 = call 
-; CHECK-NEXT: {{^}}<10 x i32> %b{{$}}
-; CHECK: operand 0 must be 4, 6 or 8 element i32 vector
-; CHECK-NEXT: {{^  }}%r.mfma_scale_f32_32x32x64_f8f6f4__a_fp4_v4xi16__b_fp8_v8 = call 
-; CHECK-NEXT: {{^}}<4 x i16> %a{{$}}
-; CHECK: operand 0 must be 4, 6 or 8 element i32 vector
-; CHECK-NEXT: {{^  }}%r.mfma_scale_f32_32x32x64_f8f6f4__a_fp4_v4xi64__b_fp8_v8 = call 
-; CHECK-NEXT: {{^}}<4 x i64> %a{{$}}
-; CHECK: operand 0 must be 4, 6 or 8 element i32 vector
-; CHECK-NEXT: {{^  }}%r.mfma_scale_f32_32x32x64_f8f6f4__a_fp4_v5__b_fp8_v8 = call 
-; CHECK-NEXT: {{^}}<5 x i32> %a{{$}}
-; CHECK: operand 0 must be 4, 6 or 8 element i32 vector
-; CHECK-NEXT: {{^  }}%r.mfma_scale_f32_32x32x64_f8f6f4__a_fp4_v7__b_fp8_v8 = call 
-; CHECK-NEXT: {{^}}<7 x i32> %a{{$}}
-; CHECK: operand 0 must be 4, 6 or 8 element i32 vector
-; CHECK-NEXT: {{^  }}%r.mfma_scale_f32_32x32x64_f8f6f4__a_fp4_v10__b_fp8_v8 = call 
-; CHECK-NEXT: {{^}}<10 x i32> %a{{$}}
 
 define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_fp8_v8xi16__b_fp8_v8(<8 x i16> %a, <8 x i32> %b, <16 x float> %c, ptr addrspace(1) %out) {
+; CHECK: operand 0 must be 4, 6 or 8 element i32 vector
+; CHECK-NEXT: {{^  }}%r.mfma_scale_f32_32x32x64_f8f6f4__a_fp8_v8xi16__b_fp8_v8 = call {{.*}}
+; CHECK-NEXT: {{^}}<8 x i16> %a{{$}}
   %r.mfma_scale_f32_32x32x64_f8f6f4__a_fp8_v8xi16__b_fp8_v8 = call <16 x float> @llvm.amdgcn.mfma.scale.f32.32x32x64.f8f6f4.v8i16.v8i32(<8 x i16> %a, <8 x i32> %b, <16 x float> %c, i32 0, i32 0, i32 0, i32 0, i32 0, i32 0)
   store <16 x float> %r.mfma_scale_f32_32x32x64_f8f6f4__a_fp8_v8xi16__b_fp8_v8, ptr addrspace(1) %out
   ret void
 }
 
 define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_fp8_v8xi64__b_fp8_v8(<8 x i64> %a, <8 x i32> %b, <16 x float> %c, ptr addrspace(1) %out) {
+; CHECK: operand 0 must be 4, 6 or 8 element i32 vector
+; CHECK-NEXT: {{^  }}%r.mfma_scale_f32_32x32x64_f8f6f4__a_fp8_v8xi64__b_fp8_v8 = call {{.*}}
+; CHECK-NEXT: {{^}}<8 x i64> %a{{$}}
   %r.mfma_scale_f32_32x32x64_f8f6f4__a_fp8_v8xi64__b_fp8_v8 = call <16 x float> @llvm.amdgcn.mfma.scale.f32.32x32x64.f8f6f4.v8i64.v8i32(<8 x i64> %a, <8 x i32> %b, <16 x float> %c, i32 0, i32 0, i32 0, i32 0, i32 0, i32 0)
   store <16 x float> %r.mfma_scale_f32_32x32x64_f8f6f4__a_fp8_v8xi64__b_fp8_v8, ptr addrspace(1) %out
   ret void
 }
 
 define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_fp8_v8__b_fp6_v6xi64(<8 x i32> %a, <6 x i64> %b, <16 x float> %c, ptr addrspace(1) %out) {
+; CHECK: operand 1 must be 4, 6 or 8 element i32 vector
+; CHECK-NEXT: {{^  }}%r.mfma_scale_f32_32x32x64_f8f6f4__a_fp8_v8__b_fp6_v6xi64 = call {{.*}}
+; CHECK-NEXT: {{^}}<6 x i64> %b{{$}}
   %r.mfma_scale_f32_32x32x64_f8f6f4__a_fp8_v8__b_fp6_v6xi64 = call <16 x float> @llvm.amdgcn.mfma.scale.f32.32x32x64.f8f6f4.v8i32.v6i64(<8 x i32> %a, <6 x i64> %b, <16 x float> %c, i32 0, i32 2, i32 0, i32 0, i32 0, i32 0)
   store <16 x float> %r.mfma_scale_f32_32x32x64_f8f6f4__a_fp8_v8__b_fp6_v6xi64, ptr addrspace(1) %out
   ret void
 }
 
 define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_fp8_v8__b_fp4_v5(<8 x i32> %a, <5 x i32> %b, <16 x float> %c, ptr addrspace(1) %out) {
+; CHECK: operand 1 must be 4, 6 or 8 element i32 vector
+; CHECK-NEXT: {{^  }}%r.mfma_scale_f32_32x32x64_f8f6f4__a_fp8_v8__b_fp4_v5 = call {{.*}}
+; CHECK-NEXT: {{^}}<5 x i32> %b{{$}}
   %r.mfma_scale_f32_32x32x64_f8f6f4__a_fp8_v8__b_fp4_v5 = call <16 x float> @llvm.amdgcn.mfma.scale.f32.32x32x64.f8f6f4.v8i32.v5i32(<8 x i32> %a, <5 x i32> %b, <16 x float> %c, i32 0, i32 4, i32 0, i32 0, i32 0, i32 0)
   store <16 x float> %r.mfma_scale_f32_32x32x64_f8f6f4__a_fp8_v8__b_fp4_v5, ptr addrspace(1) %out
   ret void
 }
 
 define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_fp8_v8__b_fp4_v7(<8 x i32> %a, <7 x i32> %b, <16 x float> %c, ptr addrspace(1) %out) {
+; CHECK: operand 1 must be 4, 6 or 8 element i32 vector
+; CHECK-NEXT: {{^  }}%r.mfma_scale_f32_32x32x64_f8f6f4__a_fp8_v8__b_fp4_v7 = call {{.*}}
+; CHECK-NEXT: {{^}}<7 x i32> %b{{$}}
   %r.mfma_scale_f32_32x32x64_f8f6f4__a_fp8_v8__b_fp4_v7 = call <16 x float> @llvm.amdgcn.mfma.scale.f32.32x32x64.f8f6f4.v8i32.v7i32(<8 x i32> %a, <7 x i32> %b, <16 x float> %c, i32 0, i32 4, i32 0, i32 0, i32 0, i32 0)
   store <16 x float> %r.mfma_scale_f32_32x32x64_f8f6f4__a_fp8_v8__b_fp4_v7, ptr addrspace(1) %out
   ret void
 }
 
 define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_fp8_v8__b_fp4_v10(<8 x i32> %a, <10 x i32> %b, <16 x float> %c, ptr addrspace(1) %out) {
+; CHECK: operand 1 must be 4, 6 or 8 element i32 vector
+; CHECK-NEXT: {{^  }}%r.mfma_scale_f32_32x32x64_f8f6f4__a_fp8_v8__b_fp4_v10 = call {{.*}}
+; CHECK-NEXT: {{^}}<10 x i32> %b{{$}}
   %r.mfma_scale_f32_32x32x64_f8f6f4__a_fp8_v8__b_fp4_v10 = call <16 x float> @llvm.amdgcn.mfma.scale.f32.32x32x64.f8f6f4.v8i32.v10i32(<8 x i32> %a, <10 x i32> %b, <16 x float> %c, i32 0, i32 4, i32 0, i32 0, i32 0, i32 0)
   store <16 x float> %r.mfma_scale_f32_32x32x64_f8f6f4__a_fp8_v8__b_fp4_v10, ptr addrspace(1) %out
   ret void
 }
 
 define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_fp4_v4xi16__b_fp8_v8(<4 x i16> %a, <8 x i32> %b, <16 x float> %c, ptr addrspace(1) %out) {
+; CHECK: operand 0 must be 4, 6 or 8 element i32 vector
+; CHECK-NEXT: {{^  }}%r.mfma_scale_f32_32x32x64_f8f6f4__a_fp4_v4xi16__b_fp8_v8 = call {{.*}}
+; CHECK-NEXT: {{^}}<4 x i16> %a{{$}}
   %r.mfma_scale_f32_32x32x64_f8f6f4__a_fp4_v4xi16__b_fp8_v8 = call <16 x float> @llvm.amdgcn.mfma.scale.f32.32x32x64.f8f6f4.v4i16.v8i32(<4 x i16> %a, <8 x i32> %b, <16 x float> %c, i32 4, i32 0, i32 0, i32 0, i32 0, i32 0)
   store <16 x float> %r.mfma_scale_f32_32x32x64_f8f6f4__a_fp4_v4xi16__b_fp8_v8, ptr addrspace(1) %out
   ret void
 }
 
 define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_fp4_v4xi64__b_fp8_v8(<4 x i64> %a, <8 x i32> %b, <16 x float> %c, ptr addrspace(1) %out) {
+; CHECK: operand 0 must be 4, 6 or 8 element i32 vector
+; CHECK-NEXT: {{^  }}%r.mfma_scale_f32_32x32x64_f8f6f4__a_fp4_v4xi64__b_fp8_v8 = call {{.*}}
+; CHECK-NEXT: {{^}}<4 x i64> %a{{$}}
   %r.mfma_scale_f32_32x32x64_f8f6f4__a_fp4_v4xi64__b_fp8_v8 = call <16 x float> @llvm.amdgcn.mfma.scale.f32.32x32x64.f8f6f4.v4i64.v8i32(<4 x i64> %a, <8 x i32> %b, <16 x float> %c, i32 4, i32 0, i32 0, i32 0, i32 0, i32 0)
   store <16 x float> %r.mfma_scale_f32_32x32x64_f8f6f4__a_fp4_v4xi64__b_fp8_v8, ptr addrspace(1) %out
   ret void
 }
 
 define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_fp4_v5__b_fp8_v8(<5 x i32> %a, <8 x i32> %b, <16 x float> %c, ptr addrspace(1) %out) {
+; CHECK: operand 0 must be 4, 6 or 8 element i32 vector
+; CHECK-NEXT: {{^  }}%r.mfma_scale_f32_32x32x64_f8f6f4__a_fp4_v5__b_fp8_v8 = call {{.*}}
+; CHECK-NEXT: {{^}}<5 x i32> %a{{$}}
   %r.mfma_scale_f32_32x32x64_f8f6f4__a_fp4_v5__b_fp8_v8 = call <16 x float> @llvm.amdgcn.mfma.scale.f32.32x32x64.f8f6f4.v5i32.v8i32(<5 x i32> %a, <8 x i32> %b, <16 x float> %c, i32 4, i32 0, i32 0, i32 0, i32 0, i32 0)
   store <16 x float> %r.mfma_scale_f32_32x32x64_f8f6f4__a_fp4_v5__b_fp8_v8, ptr addrspace(1) %out
   ret void
 }
 
 define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_fp4_v7__b_fp8_v8(<7 x i32> %a, <8 x i32> %b, <16 x float> %c, ptr addrspace(1) %out) {
+; CHECK: operand 0 must be 4, 6 or 8 element i32 vector
+; CHECK-NEXT: {{^  }}%r.mfma_scale_f32_32x32x64_f8f6f4__a_fp4_v7__b_fp8_v8 = call {{.*}}
+; CHECK-NEXT: {{^}}<7 x i32> %a{{$}}
   %r.mfma_scale_f32_32x32x64_f8f6f4__a_fp4_v7__b_fp8_v8 = call <16 x float> @llvm.amdgcn.mfma.scale.f32.32x32x64.f8f6f4.v7i32.v8i32(<7 x i32> %a, <8 x i32> %b, <16 x float> %c, i32 4, i32 0, i32 0, i32 0, i32 0, i32 0)
   store <16 x float> %r.mfma_scale_f32_32x32x64_f8f6f4__a_fp4_v7__b_fp8_v8, ptr addrspace(1) %out
   ret void
 }
 
 define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_fp4_v10__b_fp8_v8(<10 x i32> %a, <8 x i32> %b, <16 x float> %c, ptr addrspace(1) %out) {
+; CHECK: operand 0 must be 4, 6 or 8 element i32 vector
+; CHECK-NEXT: {{^  }}%r.mfma_scale_f32_32x32x64_f8f6f4__a_fp4_v10__b_fp8_v8 = call {{.*}}
+; CHECK-NEXT: {{^}}<10 x i32> %a{{$}}
   %r.mfma_scale_f32_32x32x64_f8f6f4__a_fp4_v10__b_fp8_v8 = call <16 x float> @llvm.amdgcn.mfma.scale.f32.32x32x64.f8f6f4.v10i32.v8i32(<10 x i32> %a, <8 x i32> %b, <16 x float> %c, i32 4, i32 0, i32 0, i32 0, i32 0, i32 0)
   store <16 x float> %r.mfma_scale_f32_32x32x64_f8f6f4__a_fp4_v10__b_fp8_v8, ptr addrspace(1) %out
   ret void

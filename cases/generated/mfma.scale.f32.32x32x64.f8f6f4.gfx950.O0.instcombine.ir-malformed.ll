@@ -2,8 +2,8 @@
 ; change the spec and run `harness expand` instead.
 ; llvm.amdgcn.mfma.scale.f32.32x32x64.f8f6f4 on gfx950, after opt -passes=instcombine: 2 ir-malformed case(s).
 ; REQUIRES: amdgpu-registered-target, cpu-gfx950, llvm.amdgcn.mfma.scale.f32.32x32x64.f8f6f4
-; RUN: opt -mtriple=amdgcn -mcpu=gfx950 -disable-verify -passes=instcombine -S < %s -o %t.once.ll
-; RUN: FileCheck --check-prefix=IR %s < %t.once.ll
+; RUN: opt -mtriple=amdgcn -mcpu=gfx950 -disable-verify -passes=instcombine -S -o %t.once.ll < %s
+; RUN: FileCheck --check-prefix=IR %s --input-file=%t.once.ll
 ; RUN: opt -mtriple=amdgcn -mcpu=gfx950 -disable-verify -passes=instcombine -S < %t.once.ll | FileCheck --check-prefix=IR %s
 
 define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_fp4_v8__b_fp4_v8__arg3_5(<8 x i32> %a, <8 x i32> %b, <16 x float> %c, ptr addrspace(1) %out) {

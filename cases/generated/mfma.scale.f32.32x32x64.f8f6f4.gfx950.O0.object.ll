@@ -2,9 +2,9 @@
 ; change the spec and run `harness expand` instead.
 ; llvm.amdgcn.mfma.scale.f32.32x32x64.f8f6f4 on gfx950: 64 object case(s).
 ; REQUIRES: amdgpu-registered-target, cpu-gfx950, llvm.amdgcn.mfma.scale.f32.32x32x64.f8f6f4, llvm-filecheck
-; RUN: llc -O0 -mtriple=amdgcn -mcpu=gfx950 -global-isel=0 -filetype=obj < %s -o %t.sdag.o
+; RUN: llc -O0 -mtriple=amdgcn -mcpu=gfx950 -global-isel=0 -filetype=obj -o %t.sdag.o < %s
 ; RUN: llvm-objdump -d %t.sdag.o | FileCheck --check-prefix=OBJ %s
-; RUN: llc -O0 -mtriple=amdgcn -mcpu=gfx950 -global-isel=1 -global-isel-abort=1 -filetype=obj < %s -o %t.gisel.o
+; RUN: llc -O0 -mtriple=amdgcn -mcpu=gfx950 -global-isel=1 -global-isel-abort=1 -filetype=obj -o %t.gisel.o < %s
 ; RUN: llvm-objdump -d %t.gisel.o | FileCheck --check-prefix=OBJ %s
 
 define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_fp8_v8__b_fp8_v8(<8 x i32> %a, <8 x i32> %b, <16 x float> %c, ptr addrspace(1) %out) {

@@ -3,1298 +3,1298 @@
 ; llvm.amdgcn.mfma.scale.f32.32x32x64.f8f6f4 on gfx950: 144 underwide case(s).
 ; REQUIRES: amdgpu-registered-target, cpu-gfx950, llvm.amdgcn.mfma.scale.f32.32x32x64.f8f6f4
 ; RUN: not llvm-as -disable-output %s 2>&1 | FileCheck %s
-; CHECK: invalid vector type for format
-; CHECK-NEXT: {{^  }}%r.mfma_scale_f32_32x32x64_f8f6f4__a_fp8_v4__b_fp8_v4 = call 
-; CHECK-NEXT: {{^}}<4 x i32> %a{{$}}
-; CHECK: invalid vector type for format
-; CHECK-NEXT: {{^  }}%r.mfma_scale_f32_32x32x64_f8f6f4__a_fp8_v4__b_fp8_v6 = call 
-; CHECK-NEXT: {{^}}<4 x i32> %a{{$}}
-; CHECK: invalid vector type for format
-; CHECK-NEXT: {{^  }}%r.mfma_scale_f32_32x32x64_f8f6f4__a_fp8_v4__b_fp8_v8 = call 
-; CHECK-NEXT: {{^}}<4 x i32> %a{{$}}
-; CHECK: invalid vector type for format
-; CHECK-NEXT: {{^  }}%r.mfma_scale_f32_32x32x64_f8f6f4__a_fp8_v6__b_fp8_v4 = call 
-; CHECK-NEXT: {{^}}<6 x i32> %a{{$}}
-; CHECK: invalid vector type for format
-; CHECK-NEXT: {{^  }}%r.mfma_scale_f32_32x32x64_f8f6f4__a_fp8_v6__b_fp8_v6 = call 
-; CHECK-NEXT: {{^}}<6 x i32> %a{{$}}
-; CHECK: invalid vector type for format
-; CHECK-NEXT: {{^  }}%r.mfma_scale_f32_32x32x64_f8f6f4__a_fp8_v6__b_fp8_v8 = call 
-; CHECK-NEXT: {{^}}<6 x i32> %a{{$}}
-; CHECK: invalid vector type for format
-; CHECK-NEXT: {{^  }}%r.mfma_scale_f32_32x32x64_f8f6f4__a_fp8_v8__b_fp8_v4 = call 
-; CHECK-NEXT: {{^}}<4 x i32> %b{{$}}
-; CHECK: invalid vector type for format
-; CHECK-NEXT: {{^  }}%r.mfma_scale_f32_32x32x64_f8f6f4__a_fp8_v8__b_fp8_v6 = call 
-; CHECK-NEXT: {{^}}<6 x i32> %b{{$}}
-; CHECK: invalid vector type for format
-; CHECK-NEXT: {{^  }}%r.mfma_scale_f32_32x32x64_f8f6f4__a_fp8_v4__b_bf8_v4 = call 
-; CHECK-NEXT: {{^}}<4 x i32> %a{{$}}
-; CHECK: invalid vector type for format
-; CHECK-NEXT: {{^  }}%r.mfma_scale_f32_32x32x64_f8f6f4__a_fp8_v4__b_bf8_v6 = call 
-; CHECK-NEXT: {{^}}<4 x i32> %a{{$}}
-; CHECK: invalid vector type for format
-; CHECK-NEXT: {{^  }}%r.mfma_scale_f32_32x32x64_f8f6f4__a_fp8_v4__b_bf8_v8 = call 
-; CHECK-NEXT: {{^}}<4 x i32> %a{{$}}
-; CHECK: invalid vector type for format
-; CHECK-NEXT: {{^  }}%r.mfma_scale_f32_32x32x64_f8f6f4__a_fp8_v6__b_bf8_v4 = call 
-; CHECK-NEXT: {{^}}<6 x i32> %a{{$}}
-; CHECK: invalid vector type for format
-; CHECK-NEXT: {{^  }}%r.mfma_scale_f32_32x32x64_f8f6f4__a_fp8_v6__b_bf8_v6 = call 
-; CHECK-NEXT: {{^}}<6 x i32> %a{{$}}
-; CHECK: invalid vector type for format
-; CHECK-NEXT: {{^  }}%r.mfma_scale_f32_32x32x64_f8f6f4__a_fp8_v6__b_bf8_v8 = call 
-; CHECK-NEXT: {{^}}<6 x i32> %a{{$}}
-; CHECK: invalid vector type for format
-; CHECK-NEXT: {{^  }}%r.mfma_scale_f32_32x32x64_f8f6f4__a_fp8_v8__b_bf8_v4 = call 
-; CHECK-NEXT: {{^}}<4 x i32> %b{{$}}
-; CHECK: invalid vector type for format
-; CHECK-NEXT: {{^  }}%r.mfma_scale_f32_32x32x64_f8f6f4__a_fp8_v8__b_bf8_v6 = call 
-; CHECK-NEXT: {{^}}<6 x i32> %b{{$}}
-; CHECK: invalid vector type for format
-; CHECK-NEXT: {{^  }}%r.mfma_scale_f32_32x32x64_f8f6f4__a_fp8_v4__b_fp6_v4 = call 
-; CHECK-NEXT: {{^}}<4 x i32> %a{{$}}
-; CHECK: invalid vector type for format
-; CHECK-NEXT: {{^  }}%r.mfma_scale_f32_32x32x64_f8f6f4__a_fp8_v4__b_fp6_v6 = call 
-; CHECK-NEXT: {{^}}<4 x i32> %a{{$}}
-; CHECK: invalid vector type for format
-; CHECK-NEXT: {{^  }}%r.mfma_scale_f32_32x32x64_f8f6f4__a_fp8_v4__b_fp6_v8 = call 
-; CHECK-NEXT: {{^}}<4 x i32> %a{{$}}
-; CHECK: invalid vector type for format
-; CHECK-NEXT: {{^  }}%r.mfma_scale_f32_32x32x64_f8f6f4__a_fp8_v6__b_fp6_v4 = call 
-; CHECK-NEXT: {{^}}<6 x i32> %a{{$}}
-; CHECK: invalid vector type for format
-; CHECK-NEXT: {{^  }}%r.mfma_scale_f32_32x32x64_f8f6f4__a_fp8_v6__b_fp6_v6 = call 
-; CHECK-NEXT: {{^}}<6 x i32> %a{{$}}
-; CHECK: invalid vector type for format
-; CHECK-NEXT: {{^  }}%r.mfma_scale_f32_32x32x64_f8f6f4__a_fp8_v6__b_fp6_v8 = call 
-; CHECK-NEXT: {{^}}<6 x i32> %a{{$}}
-; CHECK: invalid vector type for format
-; CHECK-NEXT: {{^  }}%r.mfma_scale_f32_32x32x64_f8f6f4__a_fp8_v8__b_fp6_v4 = call 
-; CHECK-NEXT: {{^}}<4 x i32> %b{{$}}
-; CHECK: invalid vector type for format
-; CHECK-NEXT: {{^  }}%r.mfma_scale_f32_32x32x64_f8f6f4__a_fp8_v4__b_bf6_v4 = call 
-; CHECK-NEXT: {{^}}<4 x i32> %a{{$}}
-; CHECK: invalid vector type for format
-; CHECK-NEXT: {{^  }}%r.mfma_scale_f32_32x32x64_f8f6f4__a_fp8_v4__b_bf6_v6 = call 
-; CHECK-NEXT: {{^}}<4 x i32> %a{{$}}
-; CHECK: invalid vector type for format
-; CHECK-NEXT: {{^  }}%r.mfma_scale_f32_32x32x64_f8f6f4__a_fp8_v4__b_bf6_v8 = call 
-; CHECK-NEXT: {{^}}<4 x i32> %a{{$}}
-; CHECK: invalid vector type for format
-; CHECK-NEXT: {{^  }}%r.mfma_scale_f32_32x32x64_f8f6f4__a_fp8_v6__b_bf6_v4 = call 
-; CHECK-NEXT: {{^}}<6 x i32> %a{{$}}
-; CHECK: invalid vector type for format
-; CHECK-NEXT: {{^  }}%r.mfma_scale_f32_32x32x64_f8f6f4__a_fp8_v6__b_bf6_v6 = call 
-; CHECK-NEXT: {{^}}<6 x i32> %a{{$}}
-; CHECK: invalid vector type for format
-; CHECK-NEXT: {{^  }}%r.mfma_scale_f32_32x32x64_f8f6f4__a_fp8_v6__b_bf6_v8 = call 
-; CHECK-NEXT: {{^}}<6 x i32> %a{{$}}
-; CHECK: invalid vector type for format
-; CHECK-NEXT: {{^  }}%r.mfma_scale_f32_32x32x64_f8f6f4__a_fp8_v8__b_bf6_v4 = call 
-; CHECK-NEXT: {{^}}<4 x i32> %b{{$}}
-; CHECK: invalid vector type for format
-; CHECK-NEXT: {{^  }}%r.mfma_scale_f32_32x32x64_f8f6f4__a_fp8_v4__b_fp4_v4 = call 
-; CHECK-NEXT: {{^}}<4 x i32> %a{{$}}
-; CHECK: invalid vector type for format
-; CHECK-NEXT: {{^  }}%r.mfma_scale_f32_32x32x64_f8f6f4__a_fp8_v4__b_fp4_v6 = call 
-; CHECK-NEXT: {{^}}<4 x i32> %a{{$}}
-; CHECK: invalid vector type for format
-; CHECK-NEXT: {{^  }}%r.mfma_scale_f32_32x32x64_f8f6f4__a_fp8_v4__b_fp4_v8 = call 
-; CHECK-NEXT: {{^}}<4 x i32> %a{{$}}
-; CHECK: invalid vector type for format
-; CHECK-NEXT: {{^  }}%r.mfma_scale_f32_32x32x64_f8f6f4__a_fp8_v6__b_fp4_v4 = call 
-; CHECK-NEXT: {{^}}<6 x i32> %a{{$}}
-; CHECK: invalid vector type for format
-; CHECK-NEXT: {{^  }}%r.mfma_scale_f32_32x32x64_f8f6f4__a_fp8_v6__b_fp4_v6 = call 
-; CHECK-NEXT: {{^}}<6 x i32> %a{{$}}
-; CHECK: invalid vector type for format
-; CHECK-NEXT: {{^  }}%r.mfma_scale_f32_32x32x64_f8f6f4__a_fp8_v6__b_fp4_v8 = call 
-; CHECK-NEXT: {{^}}<6 x i32> %a{{$}}
-; CHECK: invalid vector type for format
-; CHECK-NEXT: {{^  }}%r.mfma_scale_f32_32x32x64_f8f6f4__a_bf8_v4__b_fp8_v4 = call 
-; CHECK-NEXT: {{^}}<4 x i32> %a{{$}}
-; CHECK: invalid vector type for format
-; CHECK-NEXT: {{^  }}%r.mfma_scale_f32_32x32x64_f8f6f4__a_bf8_v4__b_fp8_v6 = call 
-; CHECK-NEXT: {{^}}<4 x i32> %a{{$}}
-; CHECK: invalid vector type for format
-; CHECK-NEXT: {{^  }}%r.mfma_scale_f32_32x32x64_f8f6f4__a_bf8_v4__b_fp8_v8 = call 
-; CHECK-NEXT: {{^}}<4 x i32> %a{{$}}
-; CHECK: invalid vector type for format
-; CHECK-NEXT: {{^  }}%r.mfma_scale_f32_32x32x64_f8f6f4__a_bf8_v6__b_fp8_v4 = call 
-; CHECK-NEXT: {{^}}<6 x i32> %a{{$}}
-; CHECK: invalid vector type for format
-; CHECK-NEXT: {{^  }}%r.mfma_scale_f32_32x32x64_f8f6f4__a_bf8_v6__b_fp8_v6 = call 
-; CHECK-NEXT: {{^}}<6 x i32> %a{{$}}
-; CHECK: invalid vector type for format
-; CHECK-NEXT: {{^  }}%r.mfma_scale_f32_32x32x64_f8f6f4__a_bf8_v6__b_fp8_v8 = call 
-; CHECK-NEXT: {{^}}<6 x i32> %a{{$}}
-; CHECK: invalid vector type for format
-; CHECK-NEXT: {{^  }}%r.mfma_scale_f32_32x32x64_f8f6f4__a_bf8_v8__b_fp8_v4 = call 
-; CHECK-NEXT: {{^}}<4 x i32> %b{{$}}
-; CHECK: invalid vector type for format
-; CHECK-NEXT: {{^  }}%r.mfma_scale_f32_32x32x64_f8f6f4__a_bf8_v8__b_fp8_v6 = call 
-; CHECK-NEXT: {{^}}<6 x i32> %b{{$}}
-; CHECK: invalid vector type for format
-; CHECK-NEXT: {{^  }}%r.mfma_scale_f32_32x32x64_f8f6f4__a_bf8_v4__b_bf8_v4 = call 
-; CHECK-NEXT: {{^}}<4 x i32> %a{{$}}
-; CHECK: invalid vector type for format
-; CHECK-NEXT: {{^  }}%r.mfma_scale_f32_32x32x64_f8f6f4__a_bf8_v4__b_bf8_v6 = call 
-; CHECK-NEXT: {{^}}<4 x i32> %a{{$}}
-; CHECK: invalid vector type for format
-; CHECK-NEXT: {{^  }}%r.mfma_scale_f32_32x32x64_f8f6f4__a_bf8_v4__b_bf8_v8 = call 
-; CHECK-NEXT: {{^}}<4 x i32> %a{{$}}
-; CHECK: invalid vector type for format
-; CHECK-NEXT: {{^  }}%r.mfma_scale_f32_32x32x64_f8f6f4__a_bf8_v6__b_bf8_v4 = call 
-; CHECK-NEXT: {{^}}<6 x i32> %a{{$}}
-; CHECK: invalid vector type for format
-; CHECK-NEXT: {{^  }}%r.mfma_scale_f32_32x32x64_f8f6f4__a_bf8_v6__b_bf8_v6 = call 
-; CHECK-NEXT: {{^}}<6 x i32> %a{{$}}
-; CHECK: invalid vector type for format
-; CHECK-NEXT: {{^  }}%r.mfma_scale_f32_32x32x64_f8f6f4__a_bf8_v6__b_bf8_v8 = call 
-; CHECK-NEXT: {{^}}<6 x i32> %a{{$}}
-; CHECK: invalid vector type for format
-; CHECK-NEXT: {{^  }}%r.mfma_scale_f32_32x32x64_f8f6f4__a_bf8_v8__b_bf8_v4 = call 
-; CHECK-NEXT: {{^}}<4 x i32> %b{{$}}
-; CHECK: invalid vector type for format
-; CHECK-NEXT: {{^  }}%r.mfma_scale_f32_32x32x64_f8f6f4__a_bf8_v8__b_bf8_v6 = call 
-; CHECK-NEXT: {{^}}<6 x i32> %b{{$}}
-; CHECK: invalid vector type for format
-; CHECK-NEXT: {{^  }}%r.mfma_scale_f32_32x32x64_f8f6f4__a_bf8_v4__b_fp6_v4 = call 
-; CHECK-NEXT: {{^}}<4 x i32> %a{{$}}
-; CHECK: invalid vector type for format
-; CHECK-NEXT: {{^  }}%r.mfma_scale_f32_32x32x64_f8f6f4__a_bf8_v4__b_fp6_v6 = call 
-; CHECK-NEXT: {{^}}<4 x i32> %a{{$}}
-; CHECK: invalid vector type for format
-; CHECK-NEXT: {{^  }}%r.mfma_scale_f32_32x32x64_f8f6f4__a_bf8_v4__b_fp6_v8 = call 
-; CHECK-NEXT: {{^}}<4 x i32> %a{{$}}
-; CHECK: invalid vector type for format
-; CHECK-NEXT: {{^  }}%r.mfma_scale_f32_32x32x64_f8f6f4__a_bf8_v6__b_fp6_v4 = call 
-; CHECK-NEXT: {{^}}<6 x i32> %a{{$}}
-; CHECK: invalid vector type for format
-; CHECK-NEXT: {{^  }}%r.mfma_scale_f32_32x32x64_f8f6f4__a_bf8_v6__b_fp6_v6 = call 
-; CHECK-NEXT: {{^}}<6 x i32> %a{{$}}
-; CHECK: invalid vector type for format
-; CHECK-NEXT: {{^  }}%r.mfma_scale_f32_32x32x64_f8f6f4__a_bf8_v6__b_fp6_v8 = call 
-; CHECK-NEXT: {{^}}<6 x i32> %a{{$}}
-; CHECK: invalid vector type for format
-; CHECK-NEXT: {{^  }}%r.mfma_scale_f32_32x32x64_f8f6f4__a_bf8_v8__b_fp6_v4 = call 
-; CHECK-NEXT: {{^}}<4 x i32> %b{{$}}
-; CHECK: invalid vector type for format
-; CHECK-NEXT: {{^  }}%r.mfma_scale_f32_32x32x64_f8f6f4__a_bf8_v4__b_bf6_v4 = call 
-; CHECK-NEXT: {{^}}<4 x i32> %a{{$}}
-; CHECK: invalid vector type for format
-; CHECK-NEXT: {{^  }}%r.mfma_scale_f32_32x32x64_f8f6f4__a_bf8_v4__b_bf6_v6 = call 
-; CHECK-NEXT: {{^}}<4 x i32> %a{{$}}
-; CHECK: invalid vector type for format
-; CHECK-NEXT: {{^  }}%r.mfma_scale_f32_32x32x64_f8f6f4__a_bf8_v4__b_bf6_v8 = call 
-; CHECK-NEXT: {{^}}<4 x i32> %a{{$}}
-; CHECK: invalid vector type for format
-; CHECK-NEXT: {{^  }}%r.mfma_scale_f32_32x32x64_f8f6f4__a_bf8_v6__b_bf6_v4 = call 
-; CHECK-NEXT: {{^}}<6 x i32> %a{{$}}
-; CHECK: invalid vector type for format
-; CHECK-NEXT: {{^  }}%r.mfma_scale_f32_32x32x64_f8f6f4__a_bf8_v6__b_bf6_v6 = call 
-; CHECK-NEXT: {{^}}<6 x i32> %a{{$}}
-; CHECK: invalid vector type for format
-; CHECK-NEXT: {{^  }}%r.mfma_scale_f32_32x32x64_f8f6f4__a_bf8_v6__b_bf6_v8 = call 
-; CHECK-NEXT: {{^}}<6 x i32> %a{{$}}
-; CHECK: invalid vector type for format
-; CHECK-NEXT: {{^  }}%r.mfma_scale_f32_32x32x64_f8f6f4__a_bf8_v8__b_bf6_v4 = call 
-; CHECK-NEXT: {{^}}<4 x i32> %b{{$}}
-; CHECK: invalid vector type for format
-; CHECK-NEXT: {{^  }}%r.mfma_scale_f32_32x32x64_f8f6f4__a_bf8_v4__b_fp4_v4 = call 
-; CHECK-NEXT: {{^}}<4 x i32> %a{{$}}
-; CHECK: invalid vector type for format
-; CHECK-NEXT: {{^  }}%r.mfma_scale_f32_32x32x64_f8f6f4__a_bf8_v4__b_fp4_v6 = call 
-; CHECK-NEXT: {{^}}<4 x i32> %a{{$}}
-; CHECK: invalid vector type for format
-; CHECK-NEXT: {{^  }}%r.mfma_scale_f32_32x32x64_f8f6f4__a_bf8_v4__b_fp4_v8 = call 
-; CHECK-NEXT: {{^}}<4 x i32> %a{{$}}
-; CHECK: invalid vector type for format
-; CHECK-NEXT: {{^  }}%r.mfma_scale_f32_32x32x64_f8f6f4__a_bf8_v6__b_fp4_v4 = call 
-; CHECK-NEXT: {{^}}<6 x i32> %a{{$}}
-; CHECK: invalid vector type for format
-; CHECK-NEXT: {{^  }}%r.mfma_scale_f32_32x32x64_f8f6f4__a_bf8_v6__b_fp4_v6 = call 
-; CHECK-NEXT: {{^}}<6 x i32> %a{{$}}
-; CHECK: invalid vector type for format
-; CHECK-NEXT: {{^  }}%r.mfma_scale_f32_32x32x64_f8f6f4__a_bf8_v6__b_fp4_v8 = call 
-; CHECK-NEXT: {{^}}<6 x i32> %a{{$}}
-; CHECK: invalid vector type for format
-; CHECK-NEXT: {{^  }}%r.mfma_scale_f32_32x32x64_f8f6f4__a_fp6_v4__b_fp8_v4 = call 
-; CHECK-NEXT: {{^}}<4 x i32> %a{{$}}
-; CHECK: invalid vector type for format
-; CHECK-NEXT: {{^  }}%r.mfma_scale_f32_32x32x64_f8f6f4__a_fp6_v4__b_fp8_v6 = call 
-; CHECK-NEXT: {{^}}<4 x i32> %a{{$}}
-; CHECK: invalid vector type for format
-; CHECK-NEXT: {{^  }}%r.mfma_scale_f32_32x32x64_f8f6f4__a_fp6_v4__b_fp8_v8 = call 
-; CHECK-NEXT: {{^}}<4 x i32> %a{{$}}
-; CHECK: invalid vector type for format
-; CHECK-NEXT: {{^  }}%r.mfma_scale_f32_32x32x64_f8f6f4__a_fp6_v6__b_fp8_v4 = call 
-; CHECK-NEXT: {{^}}<4 x i32> %b{{$}}
-; CHECK: invalid vector type for format
-; CHECK-NEXT: {{^  }}%r.mfma_scale_f32_32x32x64_f8f6f4__a_fp6_v6__b_fp8_v6 = call 
-; CHECK-NEXT: {{^}}<6 x i32> %b{{$}}
-; CHECK: invalid vector type for format
-; CHECK-NEXT: {{^  }}%r.mfma_scale_f32_32x32x64_f8f6f4__a_fp6_v8__b_fp8_v4 = call 
-; CHECK-NEXT: {{^}}<4 x i32> %b{{$}}
-; CHECK: invalid vector type for format
-; CHECK-NEXT: {{^  }}%r.mfma_scale_f32_32x32x64_f8f6f4__a_fp6_v8__b_fp8_v6 = call 
-; CHECK-NEXT: {{^}}<6 x i32> %b{{$}}
-; CHECK: invalid vector type for format
-; CHECK-NEXT: {{^  }}%r.mfma_scale_f32_32x32x64_f8f6f4__a_fp6_v4__b_bf8_v4 = call 
-; CHECK-NEXT: {{^}}<4 x i32> %a{{$}}
-; CHECK: invalid vector type for format
-; CHECK-NEXT: {{^  }}%r.mfma_scale_f32_32x32x64_f8f6f4__a_fp6_v4__b_bf8_v6 = call 
-; CHECK-NEXT: {{^}}<4 x i32> %a{{$}}
-; CHECK: invalid vector type for format
-; CHECK-NEXT: {{^  }}%r.mfma_scale_f32_32x32x64_f8f6f4__a_fp6_v4__b_bf8_v8 = call 
-; CHECK-NEXT: {{^}}<4 x i32> %a{{$}}
-; CHECK: invalid vector type for format
-; CHECK-NEXT: {{^  }}%r.mfma_scale_f32_32x32x64_f8f6f4__a_fp6_v6__b_bf8_v4 = call 
-; CHECK-NEXT: {{^}}<4 x i32> %b{{$}}
-; CHECK: invalid vector type for format
-; CHECK-NEXT: {{^  }}%r.mfma_scale_f32_32x32x64_f8f6f4__a_fp6_v6__b_bf8_v6 = call 
-; CHECK-NEXT: {{^}}<6 x i32> %b{{$}}
-; CHECK: invalid vector type for format
-; CHECK-NEXT: {{^  }}%r.mfma_scale_f32_32x32x64_f8f6f4__a_fp6_v8__b_bf8_v4 = call 
-; CHECK-NEXT: {{^}}<4 x i32> %b{{$}}
-; CHECK: invalid vector type for format
-; CHECK-NEXT: {{^  }}%r.mfma_scale_f32_32x32x64_f8f6f4__a_fp6_v8__b_bf8_v6 = call 
-; CHECK-NEXT: {{^}}<6 x i32> %b{{$}}
-; CHECK: invalid vector type for format
-; CHECK-NEXT: {{^  }}%r.mfma_scale_f32_32x32x64_f8f6f4__a_fp6_v4__b_fp6_v4 = call 
-; CHECK-NEXT: {{^}}<4 x i32> %a{{$}}
-; CHECK: invalid vector type for format
-; CHECK-NEXT: {{^  }}%r.mfma_scale_f32_32x32x64_f8f6f4__a_fp6_v4__b_fp6_v6 = call 
-; CHECK-NEXT: {{^}}<4 x i32> %a{{$}}
-; CHECK: invalid vector type for format
-; CHECK-NEXT: {{^  }}%r.mfma_scale_f32_32x32x64_f8f6f4__a_fp6_v4__b_fp6_v8 = call 
-; CHECK-NEXT: {{^}}<4 x i32> %a{{$}}
-; CHECK: invalid vector type for format
-; CHECK-NEXT: {{^  }}%r.mfma_scale_f32_32x32x64_f8f6f4__a_fp6_v6__b_fp6_v4 = call 
-; CHECK-NEXT: {{^}}<4 x i32> %b{{$}}
-; CHECK: invalid vector type for format
-; CHECK-NEXT: {{^  }}%r.mfma_scale_f32_32x32x64_f8f6f4__a_fp6_v8__b_fp6_v4 = call 
-; CHECK-NEXT: {{^}}<4 x i32> %b{{$}}
-; CHECK: invalid vector type for format
-; CHECK-NEXT: {{^  }}%r.mfma_scale_f32_32x32x64_f8f6f4__a_fp6_v4__b_bf6_v4 = call 
-; CHECK-NEXT: {{^}}<4 x i32> %a{{$}}
-; CHECK: invalid vector type for format
-; CHECK-NEXT: {{^  }}%r.mfma_scale_f32_32x32x64_f8f6f4__a_fp6_v4__b_bf6_v6 = call 
-; CHECK-NEXT: {{^}}<4 x i32> %a{{$}}
-; CHECK: invalid vector type for format
-; CHECK-NEXT: {{^  }}%r.mfma_scale_f32_32x32x64_f8f6f4__a_fp6_v4__b_bf6_v8 = call 
-; CHECK-NEXT: {{^}}<4 x i32> %a{{$}}
-; CHECK: invalid vector type for format
-; CHECK-NEXT: {{^  }}%r.mfma_scale_f32_32x32x64_f8f6f4__a_fp6_v6__b_bf6_v4 = call 
-; CHECK-NEXT: {{^}}<4 x i32> %b{{$}}
-; CHECK: invalid vector type for format
-; CHECK-NEXT: {{^  }}%r.mfma_scale_f32_32x32x64_f8f6f4__a_fp6_v8__b_bf6_v4 = call 
-; CHECK-NEXT: {{^}}<4 x i32> %b{{$}}
-; CHECK: invalid vector type for format
-; CHECK-NEXT: {{^  }}%r.mfma_scale_f32_32x32x64_f8f6f4__a_fp6_v4__b_fp4_v4 = call 
-; CHECK-NEXT: {{^}}<4 x i32> %a{{$}}
-; CHECK: invalid vector type for format
-; CHECK-NEXT: {{^  }}%r.mfma_scale_f32_32x32x64_f8f6f4__a_fp6_v4__b_fp4_v6 = call 
-; CHECK-NEXT: {{^}}<4 x i32> %a{{$}}
-; CHECK: invalid vector type for format
-; CHECK-NEXT: {{^  }}%r.mfma_scale_f32_32x32x64_f8f6f4__a_fp6_v4__b_fp4_v8 = call 
-; CHECK-NEXT: {{^}}<4 x i32> %a{{$}}
-; CHECK: invalid vector type for format
-; CHECK-NEXT: {{^  }}%r.mfma_scale_f32_32x32x64_f8f6f4__a_bf6_v4__b_fp8_v4 = call 
-; CHECK-NEXT: {{^}}<4 x i32> %a{{$}}
-; CHECK: invalid vector type for format
-; CHECK-NEXT: {{^  }}%r.mfma_scale_f32_32x32x64_f8f6f4__a_bf6_v4__b_fp8_v6 = call 
-; CHECK-NEXT: {{^}}<4 x i32> %a{{$}}
-; CHECK: invalid vector type for format
-; CHECK-NEXT: {{^  }}%r.mfma_scale_f32_32x32x64_f8f6f4__a_bf6_v4__b_fp8_v8 = call 
-; CHECK-NEXT: {{^}}<4 x i32> %a{{$}}
-; CHECK: invalid vector type for format
-; CHECK-NEXT: {{^  }}%r.mfma_scale_f32_32x32x64_f8f6f4__a_bf6_v6__b_fp8_v4 = call 
-; CHECK-NEXT: {{^}}<4 x i32> %b{{$}}
-; CHECK: invalid vector type for format
-; CHECK-NEXT: {{^  }}%r.mfma_scale_f32_32x32x64_f8f6f4__a_bf6_v6__b_fp8_v6 = call 
-; CHECK-NEXT: {{^}}<6 x i32> %b{{$}}
-; CHECK: invalid vector type for format
-; CHECK-NEXT: {{^  }}%r.mfma_scale_f32_32x32x64_f8f6f4__a_bf6_v8__b_fp8_v4 = call 
-; CHECK-NEXT: {{^}}<4 x i32> %b{{$}}
-; CHECK: invalid vector type for format
-; CHECK-NEXT: {{^  }}%r.mfma_scale_f32_32x32x64_f8f6f4__a_bf6_v8__b_fp8_v6 = call 
-; CHECK-NEXT: {{^}}<6 x i32> %b{{$}}
-; CHECK: invalid vector type for format
-; CHECK-NEXT: {{^  }}%r.mfma_scale_f32_32x32x64_f8f6f4__a_bf6_v4__b_bf8_v4 = call 
-; CHECK-NEXT: {{^}}<4 x i32> %a{{$}}
-; CHECK: invalid vector type for format
-; CHECK-NEXT: {{^  }}%r.mfma_scale_f32_32x32x64_f8f6f4__a_bf6_v4__b_bf8_v6 = call 
-; CHECK-NEXT: {{^}}<4 x i32> %a{{$}}
-; CHECK: invalid vector type for format
-; CHECK-NEXT: {{^  }}%r.mfma_scale_f32_32x32x64_f8f6f4__a_bf6_v4__b_bf8_v8 = call 
-; CHECK-NEXT: {{^}}<4 x i32> %a{{$}}
-; CHECK: invalid vector type for format
-; CHECK-NEXT: {{^  }}%r.mfma_scale_f32_32x32x64_f8f6f4__a_bf6_v6__b_bf8_v4 = call 
-; CHECK-NEXT: {{^}}<4 x i32> %b{{$}}
-; CHECK: invalid vector type for format
-; CHECK-NEXT: {{^  }}%r.mfma_scale_f32_32x32x64_f8f6f4__a_bf6_v6__b_bf8_v6 = call 
-; CHECK-NEXT: {{^}}<6 x i32> %b{{$}}
-; CHECK: invalid vector type for format
-; CHECK-NEXT: {{^  }}%r.mfma_scale_f32_32x32x64_f8f6f4__a_bf6_v8__b_bf8_v4 = call 
-; CHECK-NEXT: {{^}}<4 x i32> %b{{$}}
-; CHECK: invalid vector type for format
-; CHECK-NEXT: {{^  }}%r.mfma_scale_f32_32x32x64_f8f6f4__a_bf6_v8__b_bf8_v6 = call 
-; CHECK-NEXT: {{^}}<6 x i32> %b{{$}}
-; CHECK: invalid vector type for format
-; CHECK-NEXT: {{^  }}%r.mfma_scale_f32_32x32x64_f8f6f4__a_bf6_v4__b_fp6_v4 = call 
-; CHECK-NEXT: {{^}}<4 x i32> %a{{$}}
-; CHECK: invalid vector type for format
-; CHECK-NEXT: {{^  }}%r.mfma_scale_f32_32x32x64_f8f6f4__a_bf6_v4__b_fp6_v6 = call 
-; CHECK-NEXT: {{^}}<4 x i32> %a{{$}}
-; CHECK: invalid vector type for format
-; CHECK-NEXT: {{^  }}%r.mfma_scale_f32_32x32x64_f8f6f4__a_bf6_v4__b_fp6_v8 = call 
-; CHECK-NEXT: {{^}}<4 x i32> %a{{$}}
-; CHECK: invalid vector type for format
-; CHECK-NEXT: {{^  }}%r.mfma_scale_f32_32x32x64_f8f6f4__a_bf6_v6__b_fp6_v4 = call 
-; CHECK-NEXT: {{^}}<4 x i32> %b{{$}}
-; CHECK: invalid vector type for format
-; CHECK-NEXT: {{^  }}%r.mfma_scale_f32_32x32x64_f8f6f4__a_bf6_v8__b_fp6_v4 = call 
-; CHECK-NEXT: {{^}}<4 x i32> %b{{$}}
-; CHECK: invalid vector type for format
-; CHECK-NEXT: {{^  }}%r.mfma_scale_f32_32x32x64_f8f6f4__a_bf6_v4__b_bf6_v4 = call 
-; CHECK-NEXT: {{^}}<4 x i32> %a{{$}}
-; CHECK: invalid vector type for format
-; CHECK-NEXT: {{^  }}%r.mfma_scale_f32_32x32x64_f8f6f4__a_bf6_v4__b_bf6_v6 = call 
-; CHECK-NEXT: {{^}}<4 x i32> %a{{$}}
-; CHECK: invalid vector type for format
-; CHECK-NEXT: {{^  }}%r.mfma_scale_f32_32x32x64_f8f6f4__a_bf6_v4__b_bf6_v8 = call 
-; CHECK-NEXT: {{^}}<4 x i32> %a{{$}}
-; CHECK: invalid vector type for format
-; CHECK-NEXT: {{^  }}%r.mfma_scale_f32_32x32x64_f8f6f4__a_bf6_v6__b_bf6_v4 = call 
-; CHECK-NEXT: {{^}}<4 x i32> %b{{$}}
-; CHECK: invalid vector type for format
-; CHECK-NEXT: {{^  }}%r.mfma_scale_f32_32x32x64_f8f6f4__a_bf6_v8__b_bf6_v4 = call 
-; CHECK-NEXT: {{^}}<4 x i32> %b{{$}}
-; CHECK: invalid vector type for format
-; CHECK-NEXT: {{^  }}%r.mfma_scale_f32_32x32x64_f8f6f4__a_bf6_v4__b_fp4_v4 = call 
-; CHECK-NEXT: {{^}}<4 x i32> %a{{$}}
-; CHECK: invalid vector type for format
-; CHECK-NEXT: {{^  }}%r.mfma_scale_f32_32x32x64_f8f6f4__a_bf6_v4__b_fp4_v6 = call 
-; CHECK-NEXT: {{^}}<4 x i32> %a{{$}}
-; CHECK: invalid vector type for format
-; CHECK-NEXT: {{^  }}%r.mfma_scale_f32_32x32x64_f8f6f4__a_bf6_v4__b_fp4_v8 = call 
-; CHECK-NEXT: {{^}}<4 x i32> %a{{$}}
-; CHECK: invalid vector type for format
-; CHECK-NEXT: {{^  }}%r.mfma_scale_f32_32x32x64_f8f6f4__a_fp4_v4__b_fp8_v4 = call 
-; CHECK-NEXT: {{^}}<4 x i32> %b{{$}}
-; CHECK: invalid vector type for format
-; CHECK-NEXT: {{^  }}%r.mfma_scale_f32_32x32x64_f8f6f4__a_fp4_v4__b_fp8_v6 = call 
-; CHECK-NEXT: {{^}}<6 x i32> %b{{$}}
-; CHECK: invalid vector type for format
-; CHECK-NEXT: {{^  }}%r.mfma_scale_f32_32x32x64_f8f6f4__a_fp4_v6__b_fp8_v4 = call 
-; CHECK-NEXT: {{^}}<4 x i32> %b{{$}}
-; CHECK: invalid vector type for format
-; CHECK-NEXT: {{^  }}%r.mfma_scale_f32_32x32x64_f8f6f4__a_fp4_v6__b_fp8_v6 = call 
-; CHECK-NEXT: {{^}}<6 x i32> %b{{$}}
-; CHECK: invalid vector type for format
-; CHECK-NEXT: {{^  }}%r.mfma_scale_f32_32x32x64_f8f6f4__a_fp4_v8__b_fp8_v4 = call 
-; CHECK-NEXT: {{^}}<4 x i32> %b{{$}}
-; CHECK: invalid vector type for format
-; CHECK-NEXT: {{^  }}%r.mfma_scale_f32_32x32x64_f8f6f4__a_fp4_v8__b_fp8_v6 = call 
-; CHECK-NEXT: {{^}}<6 x i32> %b{{$}}
-; CHECK: invalid vector type for format
-; CHECK-NEXT: {{^  }}%r.mfma_scale_f32_32x32x64_f8f6f4__a_fp4_v4__b_bf8_v4 = call 
-; CHECK-NEXT: {{^}}<4 x i32> %b{{$}}
-; CHECK: invalid vector type for format
-; CHECK-NEXT: {{^  }}%r.mfma_scale_f32_32x32x64_f8f6f4__a_fp4_v4__b_bf8_v6 = call 
-; CHECK-NEXT: {{^}}<6 x i32> %b{{$}}
-; CHECK: invalid vector type for format
-; CHECK-NEXT: {{^  }}%r.mfma_scale_f32_32x32x64_f8f6f4__a_fp4_v6__b_bf8_v4 = call 
-; CHECK-NEXT: {{^}}<4 x i32> %b{{$}}
-; CHECK: invalid vector type for format
-; CHECK-NEXT: {{^  }}%r.mfma_scale_f32_32x32x64_f8f6f4__a_fp4_v6__b_bf8_v6 = call 
-; CHECK-NEXT: {{^}}<6 x i32> %b{{$}}
-; CHECK: invalid vector type for format
-; CHECK-NEXT: {{^  }}%r.mfma_scale_f32_32x32x64_f8f6f4__a_fp4_v8__b_bf8_v4 = call 
-; CHECK-NEXT: {{^}}<4 x i32> %b{{$}}
-; CHECK: invalid vector type for format
-; CHECK-NEXT: {{^  }}%r.mfma_scale_f32_32x32x64_f8f6f4__a_fp4_v8__b_bf8_v6 = call 
-; CHECK-NEXT: {{^}}<6 x i32> %b{{$}}
-; CHECK: invalid vector type for format
-; CHECK-NEXT: {{^  }}%r.mfma_scale_f32_32x32x64_f8f6f4__a_fp4_v4__b_fp6_v4 = call 
-; CHECK-NEXT: {{^}}<4 x i32> %b{{$}}
-; CHECK: invalid vector type for format
-; CHECK-NEXT: {{^  }}%r.mfma_scale_f32_32x32x64_f8f6f4__a_fp4_v6__b_fp6_v4 = call 
-; CHECK-NEXT: {{^}}<4 x i32> %b{{$}}
-; CHECK: invalid vector type for format
-; CHECK-NEXT: {{^  }}%r.mfma_scale_f32_32x32x64_f8f6f4__a_fp4_v8__b_fp6_v4 = call 
-; CHECK-NEXT: {{^}}<4 x i32> %b{{$}}
-; CHECK: invalid vector type for format
-; CHECK-NEXT: {{^  }}%r.mfma_scale_f32_32x32x64_f8f6f4__a_fp4_v4__b_bf6_v4 = call 
-; CHECK-NEXT: {{^}}<4 x i32> %b{{$}}
-; CHECK: invalid vector type for format
-; CHECK-NEXT: {{^  }}%r.mfma_scale_f32_32x32x64_f8f6f4__a_fp4_v6__b_bf6_v4 = call 
-; CHECK-NEXT: {{^}}<4 x i32> %b{{$}}
-; CHECK: invalid vector type for format
-; CHECK-NEXT: {{^  }}%r.mfma_scale_f32_32x32x64_f8f6f4__a_fp4_v8__b_bf6_v4 = call 
-; CHECK-NEXT: {{^}}<4 x i32> %b{{$}}
 
 define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_fp8_v4__b_fp8_v4(<4 x i32> %a, <4 x i32> %b, <16 x float> %c, ptr addrspace(1) %out) {
+; CHECK: invalid vector type for format
+; CHECK-NEXT: {{^  }}%r.mfma_scale_f32_32x32x64_f8f6f4__a_fp8_v4__b_fp8_v4 = call {{.*}}
+; CHECK-NEXT: {{^}}<4 x i32> %a{{$}}
   %r.mfma_scale_f32_32x32x64_f8f6f4__a_fp8_v4__b_fp8_v4 = call <16 x float> @llvm.amdgcn.mfma.scale.f32.32x32x64.f8f6f4.v4i32.v4i32(<4 x i32> %a, <4 x i32> %b, <16 x float> %c, i32 0, i32 0, i32 0, i32 0, i32 0, i32 0)
   store <16 x float> %r.mfma_scale_f32_32x32x64_f8f6f4__a_fp8_v4__b_fp8_v4, ptr addrspace(1) %out
   ret void
 }
 
 define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_fp8_v4__b_fp8_v6(<4 x i32> %a, <6 x i32> %b, <16 x float> %c, ptr addrspace(1) %out) {
+; CHECK: invalid vector type for format
+; CHECK-NEXT: {{^  }}%r.mfma_scale_f32_32x32x64_f8f6f4__a_fp8_v4__b_fp8_v6 = call {{.*}}
+; CHECK-NEXT: {{^}}<4 x i32> %a{{$}}
   %r.mfma_scale_f32_32x32x64_f8f6f4__a_fp8_v4__b_fp8_v6 = call <16 x float> @llvm.amdgcn.mfma.scale.f32.32x32x64.f8f6f4.v4i32.v6i32(<4 x i32> %a, <6 x i32> %b, <16 x float> %c, i32 0, i32 0, i32 0, i32 0, i32 0, i32 0)
   store <16 x float> %r.mfma_scale_f32_32x32x64_f8f6f4__a_fp8_v4__b_fp8_v6, ptr addrspace(1) %out
   ret void
 }
 
 define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_fp8_v4__b_fp8_v8(<4 x i32> %a, <8 x i32> %b, <16 x float> %c, ptr addrspace(1) %out) {
+; CHECK: invalid vector type for format
+; CHECK-NEXT: {{^  }}%r.mfma_scale_f32_32x32x64_f8f6f4__a_fp8_v4__b_fp8_v8 = call {{.*}}
+; CHECK-NEXT: {{^}}<4 x i32> %a{{$}}
   %r.mfma_scale_f32_32x32x64_f8f6f4__a_fp8_v4__b_fp8_v8 = call <16 x float> @llvm.amdgcn.mfma.scale.f32.32x32x64.f8f6f4.v4i32.v8i32(<4 x i32> %a, <8 x i32> %b, <16 x float> %c, i32 0, i32 0, i32 0, i32 0, i32 0, i32 0)
   store <16 x float> %r.mfma_scale_f32_32x32x64_f8f6f4__a_fp8_v4__b_fp8_v8, ptr addrspace(1) %out
   ret void
 }
 
 define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_fp8_v6__b_fp8_v4(<6 x i32> %a, <4 x i32> %b, <16 x float> %c, ptr addrspace(1) %out) {
+; CHECK: invalid vector type for format
+; CHECK-NEXT: {{^  }}%r.mfma_scale_f32_32x32x64_f8f6f4__a_fp8_v6__b_fp8_v4 = call {{.*}}
+; CHECK-NEXT: {{^}}<6 x i32> %a{{$}}
   %r.mfma_scale_f32_32x32x64_f8f6f4__a_fp8_v6__b_fp8_v4 = call <16 x float> @llvm.amdgcn.mfma.scale.f32.32x32x64.f8f6f4.v6i32.v4i32(<6 x i32> %a, <4 x i32> %b, <16 x float> %c, i32 0, i32 0, i32 0, i32 0, i32 0, i32 0)
   store <16 x float> %r.mfma_scale_f32_32x32x64_f8f6f4__a_fp8_v6__b_fp8_v4, ptr addrspace(1) %out
   ret void
 }
 
 define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_fp8_v6__b_fp8_v6(<6 x i32> %a, <6 x i32> %b, <16 x float> %c, ptr addrspace(1) %out) {
+; CHECK: invalid vector type for format
+; CHECK-NEXT: {{^  }}%r.mfma_scale_f32_32x32x64_f8f6f4__a_fp8_v6__b_fp8_v6 = call {{.*}}
+; CHECK-NEXT: {{^}}<6 x i32> %a{{$}}
   %r.mfma_scale_f32_32x32x64_f8f6f4__a_fp8_v6__b_fp8_v6 = call <16 x float> @llvm.amdgcn.mfma.scale.f32.32x32x64.f8f6f4.v6i32.v6i32(<6 x i32> %a, <6 x i32> %b, <16 x float> %c, i32 0, i32 0, i32 0, i32 0, i32 0, i32 0)
   store <16 x float> %r.mfma_scale_f32_32x32x64_f8f6f4__a_fp8_v6__b_fp8_v6, ptr addrspace(1) %out
   ret void
 }
 
 define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_fp8_v6__b_fp8_v8(<6 x i32> %a, <8 x i32> %b, <16 x float> %c, ptr addrspace(1) %out) {
+; CHECK: invalid vector type for format
+; CHECK-NEXT: {{^  }}%r.mfma_scale_f32_32x32x64_f8f6f4__a_fp8_v6__b_fp8_v8 = call {{.*}}
+; CHECK-NEXT: {{^}}<6 x i32> %a{{$}}
   %r.mfma_scale_f32_32x32x64_f8f6f4__a_fp8_v6__b_fp8_v8 = call <16 x float> @llvm.amdgcn.mfma.scale.f32.32x32x64.f8f6f4.v6i32.v8i32(<6 x i32> %a, <8 x i32> %b, <16 x float> %c, i32 0, i32 0, i32 0, i32 0, i32 0, i32 0)
   store <16 x float> %r.mfma_scale_f32_32x32x64_f8f6f4__a_fp8_v6__b_fp8_v8, ptr addrspace(1) %out
   ret void
 }
 
 define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_fp8_v8__b_fp8_v4(<8 x i32> %a, <4 x i32> %b, <16 x float> %c, ptr addrspace(1) %out) {
+; CHECK: invalid vector type for format
+; CHECK-NEXT: {{^  }}%r.mfma_scale_f32_32x32x64_f8f6f4__a_fp8_v8__b_fp8_v4 = call {{.*}}
+; CHECK-NEXT: {{^}}<4 x i32> %b{{$}}
   %r.mfma_scale_f32_32x32x64_f8f6f4__a_fp8_v8__b_fp8_v4 = call <16 x float> @llvm.amdgcn.mfma.scale.f32.32x32x64.f8f6f4.v8i32.v4i32(<8 x i32> %a, <4 x i32> %b, <16 x float> %c, i32 0, i32 0, i32 0, i32 0, i32 0, i32 0)
   store <16 x float> %r.mfma_scale_f32_32x32x64_f8f6f4__a_fp8_v8__b_fp8_v4, ptr addrspace(1) %out
   ret void
 }
 
 define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_fp8_v8__b_fp8_v6(<8 x i32> %a, <6 x i32> %b, <16 x float> %c, ptr addrspace(1) %out) {
+; CHECK: invalid vector type for format
+; CHECK-NEXT: {{^  }}%r.mfma_scale_f32_32x32x64_f8f6f4__a_fp8_v8__b_fp8_v6 = call {{.*}}
+; CHECK-NEXT: {{^}}<6 x i32> %b{{$}}
   %r.mfma_scale_f32_32x32x64_f8f6f4__a_fp8_v8__b_fp8_v6 = call <16 x float> @llvm.amdgcn.mfma.scale.f32.32x32x64.f8f6f4.v8i32.v6i32(<8 x i32> %a, <6 x i32> %b, <16 x float> %c, i32 0, i32 0, i32 0, i32 0, i32 0, i32 0)
   store <16 x float> %r.mfma_scale_f32_32x32x64_f8f6f4__a_fp8_v8__b_fp8_v6, ptr addrspace(1) %out
   ret void
 }
 
 define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_fp8_v4__b_bf8_v4(<4 x i32> %a, <4 x i32> %b, <16 x float> %c, ptr addrspace(1) %out) {
+; CHECK: invalid vector type for format
+; CHECK-NEXT: {{^  }}%r.mfma_scale_f32_32x32x64_f8f6f4__a_fp8_v4__b_bf8_v4 = call {{.*}}
+; CHECK-NEXT: {{^}}<4 x i32> %a{{$}}
   %r.mfma_scale_f32_32x32x64_f8f6f4__a_fp8_v4__b_bf8_v4 = call <16 x float> @llvm.amdgcn.mfma.scale.f32.32x32x64.f8f6f4.v4i32.v4i32(<4 x i32> %a, <4 x i32> %b, <16 x float> %c, i32 0, i32 1, i32 0, i32 0, i32 0, i32 0)
   store <16 x float> %r.mfma_scale_f32_32x32x64_f8f6f4__a_fp8_v4__b_bf8_v4, ptr addrspace(1) %out
   ret void
 }
 
 define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_fp8_v4__b_bf8_v6(<4 x i32> %a, <6 x i32> %b, <16 x float> %c, ptr addrspace(1) %out) {
+; CHECK: invalid vector type for format
+; CHECK-NEXT: {{^  }}%r.mfma_scale_f32_32x32x64_f8f6f4__a_fp8_v4__b_bf8_v6 = call {{.*}}
+; CHECK-NEXT: {{^}}<4 x i32> %a{{$}}
   %r.mfma_scale_f32_32x32x64_f8f6f4__a_fp8_v4__b_bf8_v6 = call <16 x float> @llvm.amdgcn.mfma.scale.f32.32x32x64.f8f6f4.v4i32.v6i32(<4 x i32> %a, <6 x i32> %b, <16 x float> %c, i32 0, i32 1, i32 0, i32 0, i32 0, i32 0)
   store <16 x float> %r.mfma_scale_f32_32x32x64_f8f6f4__a_fp8_v4__b_bf8_v6, ptr addrspace(1) %out
   ret void
 }
 
 define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_fp8_v4__b_bf8_v8(<4 x i32> %a, <8 x i32> %b, <16 x float> %c, ptr addrspace(1) %out) {
+; CHECK: invalid vector type for format
+; CHECK-NEXT: {{^  }}%r.mfma_scale_f32_32x32x64_f8f6f4__a_fp8_v4__b_bf8_v8 = call {{.*}}
+; CHECK-NEXT: {{^}}<4 x i32> %a{{$}}
   %r.mfma_scale_f32_32x32x64_f8f6f4__a_fp8_v4__b_bf8_v8 = call <16 x float> @llvm.amdgcn.mfma.scale.f32.32x32x64.f8f6f4.v4i32.v8i32(<4 x i32> %a, <8 x i32> %b, <16 x float> %c, i32 0, i32 1, i32 0, i32 0, i32 0, i32 0)
   store <16 x float> %r.mfma_scale_f32_32x32x64_f8f6f4__a_fp8_v4__b_bf8_v8, ptr addrspace(1) %out
   ret void
 }
 
 define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_fp8_v6__b_bf8_v4(<6 x i32> %a, <4 x i32> %b, <16 x float> %c, ptr addrspace(1) %out) {
+; CHECK: invalid vector type for format
+; CHECK-NEXT: {{^  }}%r.mfma_scale_f32_32x32x64_f8f6f4__a_fp8_v6__b_bf8_v4 = call {{.*}}
+; CHECK-NEXT: {{^}}<6 x i32> %a{{$}}
   %r.mfma_scale_f32_32x32x64_f8f6f4__a_fp8_v6__b_bf8_v4 = call <16 x float> @llvm.amdgcn.mfma.scale.f32.32x32x64.f8f6f4.v6i32.v4i32(<6 x i32> %a, <4 x i32> %b, <16 x float> %c, i32 0, i32 1, i32 0, i32 0, i32 0, i32 0)
   store <16 x float> %r.mfma_scale_f32_32x32x64_f8f6f4__a_fp8_v6__b_bf8_v4, ptr addrspace(1) %out
   ret void
 }
 
 define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_fp8_v6__b_bf8_v6(<6 x i32> %a, <6 x i32> %b, <16 x float> %c, ptr addrspace(1) %out) {
+; CHECK: invalid vector type for format
+; CHECK-NEXT: {{^  }}%r.mfma_scale_f32_32x32x64_f8f6f4__a_fp8_v6__b_bf8_v6 = call {{.*}}
+; CHECK-NEXT: {{^}}<6 x i32> %a{{$}}
   %r.mfma_scale_f32_32x32x64_f8f6f4__a_fp8_v6__b_bf8_v6 = call <16 x float> @llvm.amdgcn.mfma.scale.f32.32x32x64.f8f6f4.v6i32.v6i32(<6 x i32> %a, <6 x i32> %b, <16 x float> %c, i32 0, i32 1, i32 0, i32 0, i32 0, i32 0)
   store <16 x float> %r.mfma_scale_f32_32x32x64_f8f6f4__a_fp8_v6__b_bf8_v6, ptr addrspace(1) %out
   ret void
 }
 
 define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_fp8_v6__b_bf8_v8(<6 x i32> %a, <8 x i32> %b, <16 x float> %c, ptr addrspace(1) %out) {
+; CHECK: invalid vector type for format
+; CHECK-NEXT: {{^  }}%r.mfma_scale_f32_32x32x64_f8f6f4__a_fp8_v6__b_bf8_v8 = call {{.*}}
+; CHECK-NEXT: {{^}}<6 x i32> %a{{$}}
   %r.mfma_scale_f32_32x32x64_f8f6f4__a_fp8_v6__b_bf8_v8 = call <16 x float> @llvm.amdgcn.mfma.scale.f32.32x32x64.f8f6f4.v6i32.v8i32(<6 x i32> %a, <8 x i32> %b, <16 x float> %c, i32 0, i32 1, i32 0, i32 0, i32 0, i32 0)
   store <16 x float> %r.mfma_scale_f32_32x32x64_f8f6f4__a_fp8_v6__b_bf8_v8, ptr addrspace(1) %out
   ret void
 }
 
 define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_fp8_v8__b_bf8_v4(<8 x i32> %a, <4 x i32> %b, <16 x float> %c, ptr addrspace(1) %out) {
+; CHECK: invalid vector type for format
+; CHECK-NEXT: {{^  }}%r.mfma_scale_f32_32x32x64_f8f6f4__a_fp8_v8__b_bf8_v4 = call {{.*}}
+; CHECK-NEXT: {{^}}<4 x i32> %b{{$}}
   %r.mfma_scale_f32_32x32x64_f8f6f4__a_fp8_v8__b_bf8_v4 = call <16 x float> @llvm.amdgcn.mfma.scale.f32.32x32x64.f8f6f4.v8i32.v4i32(<8 x i32> %a, <4 x i32> %b, <16 x float> %c, i32 0, i32 1, i32 0, i32 0, i32 0, i32 0)
   store <16 x float> %r.mfma_scale_f32_32x32x64_f8f6f4__a_fp8_v8__b_bf8_v4, ptr addrspace(1) %out
   ret void
 }
 
 define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_fp8_v8__b_bf8_v6(<8 x i32> %a, <6 x i32> %b, <16 x float> %c, ptr addrspace(1) %out) {
+; CHECK: invalid vector type for format
+; CHECK-NEXT: {{^  }}%r.mfma_scale_f32_32x32x64_f8f6f4__a_fp8_v8__b_bf8_v6 = call {{.*}}
+; CHECK-NEXT: {{^}}<6 x i32> %b{{$}}
   %r.mfma_scale_f32_32x32x64_f8f6f4__a_fp8_v8__b_bf8_v6 = call <16 x float> @llvm.amdgcn.mfma.scale.f32.32x32x64.f8f6f4.v8i32.v6i32(<8 x i32> %a, <6 x i32> %b, <16 x float> %c, i32 0, i32 1, i32 0, i32 0, i32 0, i32 0)
   store <16 x float> %r.mfma_scale_f32_32x32x64_f8f6f4__a_fp8_v8__b_bf8_v6, ptr addrspace(1) %out
   ret void
 }
 
 define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_fp8_v4__b_fp6_v4(<4 x i32> %a, <4 x i32> %b, <16 x float> %c, ptr addrspace(1) %out) {
+; CHECK: invalid vector type for format
+; CHECK-NEXT: {{^  }}%r.mfma_scale_f32_32x32x64_f8f6f4__a_fp8_v4__b_fp6_v4 = call {{.*}}
+; CHECK-NEXT: {{^}}<4 x i32> %a{{$}}
   %r.mfma_scale_f32_32x32x64_f8f6f4__a_fp8_v4__b_fp6_v4 = call <16 x float> @llvm.amdgcn.mfma.scale.f32.32x32x64.f8f6f4.v4i32.v4i32(<4 x i32> %a, <4 x i32> %b, <16 x float> %c, i32 0, i32 2, i32 0, i32 0, i32 0, i32 0)
   store <16 x float> %r.mfma_scale_f32_32x32x64_f8f6f4__a_fp8_v4__b_fp6_v4, ptr addrspace(1) %out
   ret void
 }
 
 define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_fp8_v4__b_fp6_v6(<4 x i32> %a, <6 x i32> %b, <16 x float> %c, ptr addrspace(1) %out) {
+; CHECK: invalid vector type for format
+; CHECK-NEXT: {{^  }}%r.mfma_scale_f32_32x32x64_f8f6f4__a_fp8_v4__b_fp6_v6 = call {{.*}}
+; CHECK-NEXT: {{^}}<4 x i32> %a{{$}}
   %r.mfma_scale_f32_32x32x64_f8f6f4__a_fp8_v4__b_fp6_v6 = call <16 x float> @llvm.amdgcn.mfma.scale.f32.32x32x64.f8f6f4.v4i32.v6i32(<4 x i32> %a, <6 x i32> %b, <16 x float> %c, i32 0, i32 2, i32 0, i32 0, i32 0, i32 0)
   store <16 x float> %r.mfma_scale_f32_32x32x64_f8f6f4__a_fp8_v4__b_fp6_v6, ptr addrspace(1) %out
   ret void
 }
 
 define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_fp8_v4__b_fp6_v8(<4 x i32> %a, <8 x i32> %b, <16 x float> %c, ptr addrspace(1) %out) {
+; CHECK: invalid vector type for format
+; CHECK-NEXT: {{^  }}%r.mfma_scale_f32_32x32x64_f8f6f4__a_fp8_v4__b_fp6_v8 = call {{.*}}
+; CHECK-NEXT: {{^}}<4 x i32> %a{{$}}
   %r.mfma_scale_f32_32x32x64_f8f6f4__a_fp8_v4__b_fp6_v8 = call <16 x float> @llvm.amdgcn.mfma.scale.f32.32x32x64.f8f6f4.v4i32.v8i32(<4 x i32> %a, <8 x i32> %b, <16 x float> %c, i32 0, i32 2, i32 0, i32 0, i32 0, i32 0)
   store <16 x float> %r.mfma_scale_f32_32x32x64_f8f6f4__a_fp8_v4__b_fp6_v8, ptr addrspace(1) %out
   ret void
 }
 
 define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_fp8_v6__b_fp6_v4(<6 x i32> %a, <4 x i32> %b, <16 x float> %c, ptr addrspace(1) %out) {
+; CHECK: invalid vector type for format
+; CHECK-NEXT: {{^  }}%r.mfma_scale_f32_32x32x64_f8f6f4__a_fp8_v6__b_fp6_v4 = call {{.*}}
+; CHECK-NEXT: {{^}}<6 x i32> %a{{$}}
   %r.mfma_scale_f32_32x32x64_f8f6f4__a_fp8_v6__b_fp6_v4 = call <16 x float> @llvm.amdgcn.mfma.scale.f32.32x32x64.f8f6f4.v6i32.v4i32(<6 x i32> %a, <4 x i32> %b, <16 x float> %c, i32 0, i32 2, i32 0, i32 0, i32 0, i32 0)
   store <16 x float> %r.mfma_scale_f32_32x32x64_f8f6f4__a_fp8_v6__b_fp6_v4, ptr addrspace(1) %out
   ret void
 }
 
 define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_fp8_v6__b_fp6_v6(<6 x i32> %a, <6 x i32> %b, <16 x float> %c, ptr addrspace(1) %out) {
+; CHECK: invalid vector type for format
+; CHECK-NEXT: {{^  }}%r.mfma_scale_f32_32x32x64_f8f6f4__a_fp8_v6__b_fp6_v6 = call {{.*}}
+; CHECK-NEXT: {{^}}<6 x i32> %a{{$}}
   %r.mfma_scale_f32_32x32x64_f8f6f4__a_fp8_v6__b_fp6_v6 = call <16 x float> @llvm.amdgcn.mfma.scale.f32.32x32x64.f8f6f4.v6i32.v6i32(<6 x i32> %a, <6 x i32> %b, <16 x float> %c, i32 0, i32 2, i32 0, i32 0, i32 0, i32 0)
   store <16 x float> %r.mfma_scale_f32_32x32x64_f8f6f4__a_fp8_v6__b_fp6_v6, ptr addrspace(1) %out
   ret void
 }
 
 define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_fp8_v6__b_fp6_v8(<6 x i32> %a, <8 x i32> %b, <16 x float> %c, ptr addrspace(1) %out) {
+; CHECK: invalid vector type for format
+; CHECK-NEXT: {{^  }}%r.mfma_scale_f32_32x32x64_f8f6f4__a_fp8_v6__b_fp6_v8 = call {{.*}}
+; CHECK-NEXT: {{^}}<6 x i32> %a{{$}}
   %r.mfma_scale_f32_32x32x64_f8f6f4__a_fp8_v6__b_fp6_v8 = call <16 x float> @llvm.amdgcn.mfma.scale.f32.32x32x64.f8f6f4.v6i32.v8i32(<6 x i32> %a, <8 x i32> %b, <16 x float> %c, i32 0, i32 2, i32 0, i32 0, i32 0, i32 0)
   store <16 x float> %r.mfma_scale_f32_32x32x64_f8f6f4__a_fp8_v6__b_fp6_v8, ptr addrspace(1) %out
   ret void
 }
 
 define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_fp8_v8__b_fp6_v4(<8 x i32> %a, <4 x i32> %b, <16 x float> %c, ptr addrspace(1) %out) {
+; CHECK: invalid vector type for format
+; CHECK-NEXT: {{^  }}%r.mfma_scale_f32_32x32x64_f8f6f4__a_fp8_v8__b_fp6_v4 = call {{.*}}
+; CHECK-NEXT: {{^}}<4 x i32> %b{{$}}
   %r.mfma_scale_f32_32x32x64_f8f6f4__a_fp8_v8__b_fp6_v4 = call <16 x float> @llvm.amdgcn.mfma.scale.f32.32x32x64.f8f6f4.v8i32.v4i32(<8 x i32> %a, <4 x i32> %b, <16 x float> %c, i32 0, i32 2, i32 0, i32 0, i32 0, i32 0)
   store <16 x float> %r.mfma_scale_f32_32x32x64_f8f6f4__a_fp8_v8__b_fp6_v4, ptr addrspace(1) %out
   ret void
 }
 
 define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_fp8_v4__b_bf6_v4(<4 x i32> %a, <4 x i32> %b, <16 x float> %c, ptr addrspace(1) %out) {
+; CHECK: invalid vector type for format
+; CHECK-NEXT: {{^  }}%r.mfma_scale_f32_32x32x64_f8f6f4__a_fp8_v4__b_bf6_v4 = call {{.*}}
+; CHECK-NEXT: {{^}}<4 x i32> %a{{$}}
   %r.mfma_scale_f32_32x32x64_f8f6f4__a_fp8_v4__b_bf6_v4 = call <16 x float> @llvm.amdgcn.mfma.scale.f32.32x32x64.f8f6f4.v4i32.v4i32(<4 x i32> %a, <4 x i32> %b, <16 x float> %c, i32 0, i32 3, i32 0, i32 0, i32 0, i32 0)
   store <16 x float> %r.mfma_scale_f32_32x32x64_f8f6f4__a_fp8_v4__b_bf6_v4, ptr addrspace(1) %out
   ret void
 }
 
 define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_fp8_v4__b_bf6_v6(<4 x i32> %a, <6 x i32> %b, <16 x float> %c, ptr addrspace(1) %out) {
+; CHECK: invalid vector type for format
+; CHECK-NEXT: {{^  }}%r.mfma_scale_f32_32x32x64_f8f6f4__a_fp8_v4__b_bf6_v6 = call {{.*}}
+; CHECK-NEXT: {{^}}<4 x i32> %a{{$}}
   %r.mfma_scale_f32_32x32x64_f8f6f4__a_fp8_v4__b_bf6_v6 = call <16 x float> @llvm.amdgcn.mfma.scale.f32.32x32x64.f8f6f4.v4i32.v6i32(<4 x i32> %a, <6 x i32> %b, <16 x float> %c, i32 0, i32 3, i32 0, i32 0, i32 0, i32 0)
   store <16 x float> %r.mfma_scale_f32_32x32x64_f8f6f4__a_fp8_v4__b_bf6_v6, ptr addrspace(1) %out
   ret void
 }
 
 define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_fp8_v4__b_bf6_v8(<4 x i32> %a, <8 x i32> %b, <16 x float> %c, ptr addrspace(1) %out) {
+; CHECK: invalid vector type for format
+; CHECK-NEXT: {{^  }}%r.mfma_scale_f32_32x32x64_f8f6f4__a_fp8_v4__b_bf6_v8 = call {{.*}}
+; CHECK-NEXT: {{^}}<4 x i32> %a{{$}}
   %r.mfma_scale_f32_32x32x64_f8f6f4__a_fp8_v4__b_bf6_v8 = call <16 x float> @llvm.amdgcn.mfma.scale.f32.32x32x64.f8f6f4.v4i32.v8i32(<4 x i32> %a, <8 x i32> %b, <16 x float> %c, i32 0, i32 3, i32 0, i32 0, i32 0, i32 0)
   store <16 x float> %r.mfma_scale_f32_32x32x64_f8f6f4__a_fp8_v4__b_bf6_v8, ptr addrspace(1) %out
   ret void
 }
 
 define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_fp8_v6__b_bf6_v4(<6 x i32> %a, <4 x i32> %b, <16 x float> %c, ptr addrspace(1) %out) {
+; CHECK: invalid vector type for format
+; CHECK-NEXT: {{^  }}%r.mfma_scale_f32_32x32x64_f8f6f4__a_fp8_v6__b_bf6_v4 = call {{.*}}
+; CHECK-NEXT: {{^}}<6 x i32> %a{{$}}
   %r.mfma_scale_f32_32x32x64_f8f6f4__a_fp8_v6__b_bf6_v4 = call <16 x float> @llvm.amdgcn.mfma.scale.f32.32x32x64.f8f6f4.v6i32.v4i32(<6 x i32> %a, <4 x i32> %b, <16 x float> %c, i32 0, i32 3, i32 0, i32 0, i32 0, i32 0)
   store <16 x float> %r.mfma_scale_f32_32x32x64_f8f6f4__a_fp8_v6__b_bf6_v4, ptr addrspace(1) %out
   ret void
 }
 
 define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_fp8_v6__b_bf6_v6(<6 x i32> %a, <6 x i32> %b, <16 x float> %c, ptr addrspace(1) %out) {
+; CHECK: invalid vector type for format
+; CHECK-NEXT: {{^  }}%r.mfma_scale_f32_32x32x64_f8f6f4__a_fp8_v6__b_bf6_v6 = call {{.*}}
+; CHECK-NEXT: {{^}}<6 x i32> %a{{$}}
   %r.mfma_scale_f32_32x32x64_f8f6f4__a_fp8_v6__b_bf6_v6 = call <16 x float> @llvm.amdgcn.mfma.scale.f32.32x32x64.f8f6f4.v6i32.v6i32(<6 x i32> %a, <6 x i32> %b, <16 x float> %c, i32 0, i32 3, i32 0, i32 0, i32 0, i32 0)
   store <16 x float> %r.mfma_scale_f32_32x32x64_f8f6f4__a_fp8_v6__b_bf6_v6, ptr addrspace(1) %out
   ret void
 }
 
 define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_fp8_v6__b_bf6_v8(<6 x i32> %a, <8 x i32> %b, <16 x float> %c, ptr addrspace(1) %out) {
+; CHECK: invalid vector type for format
+; CHECK-NEXT: {{^  }}%r.mfma_scale_f32_32x32x64_f8f6f4__a_fp8_v6__b_bf6_v8 = call {{.*}}
+; CHECK-NEXT: {{^}}<6 x i32> %a{{$}}
   %r.mfma_scale_f32_32x32x64_f8f6f4__a_fp8_v6__b_bf6_v8 = call <16 x float> @llvm.amdgcn.mfma.scale.f32.32x32x64.f8f6f4.v6i32.v8i32(<6 x i32> %a, <8 x i32> %b, <16 x float> %c, i32 0, i32 3, i32 0, i32 0, i32 0, i32 0)
   store <16 x float> %r.mfma_scale_f32_32x32x64_f8f6f4__a_fp8_v6__b_bf6_v8, ptr addrspace(1) %out
   ret void
 }
 
 define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_fp8_v8__b_bf6_v4(<8 x i32> %a, <4 x i32> %b, <16 x float> %c, ptr addrspace(1) %out) {
+; CHECK: invalid vector type for format
+; CHECK-NEXT: {{^  }}%r.mfma_scale_f32_32x32x64_f8f6f4__a_fp8_v8__b_bf6_v4 = call {{.*}}
+; CHECK-NEXT: {{^}}<4 x i32> %b{{$}}
   %r.mfma_scale_f32_32x32x64_f8f6f4__a_fp8_v8__b_bf6_v4 = call <16 x float> @llvm.amdgcn.mfma.scale.f32.32x32x64.f8f6f4.v8i32.v4i32(<8 x i32> %a, <4 x i32> %b, <16 x float> %c, i32 0, i32 3, i32 0, i32 0, i32 0, i32 0)
   store <16 x float> %r.mfma_scale_f32_32x32x64_f8f6f4__a_fp8_v8__b_bf6_v4, ptr addrspace(1) %out
   ret void
 }
 
 define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_fp8_v4__b_fp4_v4(<4 x i32> %a, <4 x i32> %b, <16 x float> %c, ptr addrspace(1) %out) {
+; CHECK: invalid vector type for format
+; CHECK-NEXT: {{^  }}%r.mfma_scale_f32_32x32x64_f8f6f4__a_fp8_v4__b_fp4_v4 = call {{.*}}
+; CHECK-NEXT: {{^}}<4 x i32> %a{{$}}
   %r.mfma_scale_f32_32x32x64_f8f6f4__a_fp8_v4__b_fp4_v4 = call <16 x float> @llvm.amdgcn.mfma.scale.f32.32x32x64.f8f6f4.v4i32.v4i32(<4 x i32> %a, <4 x i32> %b, <16 x float> %c, i32 0, i32 4, i32 0, i32 0, i32 0, i32 0)
   store <16 x float> %r.mfma_scale_f32_32x32x64_f8f6f4__a_fp8_v4__b_fp4_v4, ptr addrspace(1) %out
   ret void
 }
 
 define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_fp8_v4__b_fp4_v6(<4 x i32> %a, <6 x i32> %b, <16 x float> %c, ptr addrspace(1) %out) {
+; CHECK: invalid vector type for format
+; CHECK-NEXT: {{^  }}%r.mfma_scale_f32_32x32x64_f8f6f4__a_fp8_v4__b_fp4_v6 = call {{.*}}
+; CHECK-NEXT: {{^}}<4 x i32> %a{{$}}
   %r.mfma_scale_f32_32x32x64_f8f6f4__a_fp8_v4__b_fp4_v6 = call <16 x float> @llvm.amdgcn.mfma.scale.f32.32x32x64.f8f6f4.v4i32.v6i32(<4 x i32> %a, <6 x i32> %b, <16 x float> %c, i32 0, i32 4, i32 0, i32 0, i32 0, i32 0)
   store <16 x float> %r.mfma_scale_f32_32x32x64_f8f6f4__a_fp8_v4__b_fp4_v6, ptr addrspace(1) %out
   ret void
 }
 
 define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_fp8_v4__b_fp4_v8(<4 x i32> %a, <8 x i32> %b, <16 x float> %c, ptr addrspace(1) %out) {
+; CHECK: invalid vector type for format
+; CHECK-NEXT: {{^  }}%r.mfma_scale_f32_32x32x64_f8f6f4__a_fp8_v4__b_fp4_v8 = call {{.*}}
+; CHECK-NEXT: {{^}}<4 x i32> %a{{$}}
   %r.mfma_scale_f32_32x32x64_f8f6f4__a_fp8_v4__b_fp4_v8 = call <16 x float> @llvm.amdgcn.mfma.scale.f32.32x32x64.f8f6f4.v4i32.v8i32(<4 x i32> %a, <8 x i32> %b, <16 x float> %c, i32 0, i32 4, i32 0, i32 0, i32 0, i32 0)
   store <16 x float> %r.mfma_scale_f32_32x32x64_f8f6f4__a_fp8_v4__b_fp4_v8, ptr addrspace(1) %out
   ret void
 }
 
 define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_fp8_v6__b_fp4_v4(<6 x i32> %a, <4 x i32> %b, <16 x float> %c, ptr addrspace(1) %out) {
+; CHECK: invalid vector type for format
+; CHECK-NEXT: {{^  }}%r.mfma_scale_f32_32x32x64_f8f6f4__a_fp8_v6__b_fp4_v4 = call {{.*}}
+; CHECK-NEXT: {{^}}<6 x i32> %a{{$}}
   %r.mfma_scale_f32_32x32x64_f8f6f4__a_fp8_v6__b_fp4_v4 = call <16 x float> @llvm.amdgcn.mfma.scale.f32.32x32x64.f8f6f4.v6i32.v4i32(<6 x i32> %a, <4 x i32> %b, <16 x float> %c, i32 0, i32 4, i32 0, i32 0, i32 0, i32 0)
   store <16 x float> %r.mfma_scale_f32_32x32x64_f8f6f4__a_fp8_v6__b_fp4_v4, ptr addrspace(1) %out
   ret void
 }
 
 define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_fp8_v6__b_fp4_v6(<6 x i32> %a, <6 x i32> %b, <16 x float> %c, ptr addrspace(1) %out) {
+; CHECK: invalid vector type for format
+; CHECK-NEXT: {{^  }}%r.mfma_scale_f32_32x32x64_f8f6f4__a_fp8_v6__b_fp4_v6 = call {{.*}}
+; CHECK-NEXT: {{^}}<6 x i32> %a{{$}}
   %r.mfma_scale_f32_32x32x64_f8f6f4__a_fp8_v6__b_fp4_v6 = call <16 x float> @llvm.amdgcn.mfma.scale.f32.32x32x64.f8f6f4.v6i32.v6i32(<6 x i32> %a, <6 x i32> %b, <16 x float> %c, i32 0, i32 4, i32 0, i32 0, i32 0, i32 0)
   store <16 x float> %r.mfma_scale_f32_32x32x64_f8f6f4__a_fp8_v6__b_fp4_v6, ptr addrspace(1) %out
   ret void
 }
 
 define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_fp8_v6__b_fp4_v8(<6 x i32> %a, <8 x i32> %b, <16 x float> %c, ptr addrspace(1) %out) {
+; CHECK: invalid vector type for format
+; CHECK-NEXT: {{^  }}%r.mfma_scale_f32_32x32x64_f8f6f4__a_fp8_v6__b_fp4_v8 = call {{.*}}
+; CHECK-NEXT: {{^}}<6 x i32> %a{{$}}
   %r.mfma_scale_f32_32x32x64_f8f6f4__a_fp8_v6__b_fp4_v8 = call <16 x float> @llvm.amdgcn.mfma.scale.f32.32x32x64.f8f6f4.v6i32.v8i32(<6 x i32> %a, <8 x i32> %b, <16 x float> %c, i32 0, i32 4, i32 0, i32 0, i32 0, i32 0)
   store <16 x float> %r.mfma_scale_f32_32x32x64_f8f6f4__a_fp8_v6__b_fp4_v8, ptr addrspace(1) %out
   ret void
 }
 
 define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_bf8_v4__b_fp8_v4(<4 x i32> %a, <4 x i32> %b, <16 x float> %c, ptr addrspace(1) %out) {
+; CHECK: invalid vector type for format
+; CHECK-NEXT: {{^  }}%r.mfma_scale_f32_32x32x64_f8f6f4__a_bf8_v4__b_fp8_v4 = call {{.*}}
+; CHECK-NEXT: {{^}}<4 x i32> %a{{$}}
   %r.mfma_scale_f32_32x32x64_f8f6f4__a_bf8_v4__b_fp8_v4 = call <16 x float> @llvm.amdgcn.mfma.scale.f32.32x32x64.f8f6f4.v4i32.v4i32(<4 x i32> %a, <4 x i32> %b, <16 x float> %c, i32 1, i32 0, i32 0, i32 0, i32 0, i32 0)
   store <16 x float> %r.mfma_scale_f32_32x32x64_f8f6f4__a_bf8_v4__b_fp8_v4, ptr addrspace(1) %out
   ret void
 }
 
 define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_bf8_v4__b_fp8_v6(<4 x i32> %a, <6 x i32> %b, <16 x float> %c, ptr addrspace(1) %out) {
+; CHECK: invalid vector type for format
+; CHECK-NEXT: {{^  }}%r.mfma_scale_f32_32x32x64_f8f6f4__a_bf8_v4__b_fp8_v6 = call {{.*}}
+; CHECK-NEXT: {{^}}<4 x i32> %a{{$}}
   %r.mfma_scale_f32_32x32x64_f8f6f4__a_bf8_v4__b_fp8_v6 = call <16 x float> @llvm.amdgcn.mfma.scale.f32.32x32x64.f8f6f4.v4i32.v6i32(<4 x i32> %a, <6 x i32> %b, <16 x float> %c, i32 1, i32 0, i32 0, i32 0, i32 0, i32 0)
   store <16 x float> %r.mfma_scale_f32_32x32x64_f8f6f4__a_bf8_v4__b_fp8_v6, ptr addrspace(1) %out
   ret void
 }
 
 define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_bf8_v4__b_fp8_v8(<4 x i32> %a, <8 x i32> %b, <16 x float> %c, ptr addrspace(1) %out) {
+; CHECK: invalid vector type for format
+; CHECK-NEXT: {{^  }}%r.mfma_scale_f32_32x32x64_f8f6f4__a_bf8_v4__b_fp8_v8 = call {{.*}}
+; CHECK-NEXT: {{^}}<4 x i32> %a{{$}}
   %r.mfma_scale_f32_32x32x64_f8f6f4__a_bf8_v4__b_fp8_v8 = call <16 x float> @llvm.amdgcn.mfma.scale.f32.32x32x64.f8f6f4.v4i32.v8i32(<4 x i32> %a, <8 x i32> %b, <16 x float> %c, i32 1, i32 0, i32 0, i32 0, i32 0, i32 0)
   store <16 x float> %r.mfma_scale_f32_32x32x64_f8f6f4__a_bf8_v4__b_fp8_v8, ptr addrspace(1) %out
   ret void
 }
 
 define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_bf8_v6__b_fp8_v4(<6 x i32> %a, <4 x i32> %b, <16 x float> %c, ptr addrspace(1) %out) {
+; CHECK: invalid vector type for format
+; CHECK-NEXT: {{^  }}%r.mfma_scale_f32_32x32x64_f8f6f4__a_bf8_v6__b_fp8_v4 = call {{.*}}
+; CHECK-NEXT: {{^}}<6 x i32> %a{{$}}
   %r.mfma_scale_f32_32x32x64_f8f6f4__a_bf8_v6__b_fp8_v4 = call <16 x float> @llvm.amdgcn.mfma.scale.f32.32x32x64.f8f6f4.v6i32.v4i32(<6 x i32> %a, <4 x i32> %b, <16 x float> %c, i32 1, i32 0, i32 0, i32 0, i32 0, i32 0)
   store <16 x float> %r.mfma_scale_f32_32x32x64_f8f6f4__a_bf8_v6__b_fp8_v4, ptr addrspace(1) %out
   ret void
 }
 
 define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_bf8_v6__b_fp8_v6(<6 x i32> %a, <6 x i32> %b, <16 x float> %c, ptr addrspace(1) %out) {
+; CHECK: invalid vector type for format
+; CHECK-NEXT: {{^  }}%r.mfma_scale_f32_32x32x64_f8f6f4__a_bf8_v6__b_fp8_v6 = call {{.*}}
+; CHECK-NEXT: {{^}}<6 x i32> %a{{$}}
   %r.mfma_scale_f32_32x32x64_f8f6f4__a_bf8_v6__b_fp8_v6 = call <16 x float> @llvm.amdgcn.mfma.scale.f32.32x32x64.f8f6f4.v6i32.v6i32(<6 x i32> %a, <6 x i32> %b, <16 x float> %c, i32 1, i32 0, i32 0, i32 0, i32 0, i32 0)
   store <16 x float> %r.mfma_scale_f32_32x32x64_f8f6f4__a_bf8_v6__b_fp8_v6, ptr addrspace(1) %out
   ret void
 }
 
 define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_bf8_v6__b_fp8_v8(<6 x i32> %a, <8 x i32> %b, <16 x float> %c, ptr addrspace(1) %out) {
+; CHECK: invalid vector type for format
+; CHECK-NEXT: {{^  }}%r.mfma_scale_f32_32x32x64_f8f6f4__a_bf8_v6__b_fp8_v8 = call {{.*}}
+; CHECK-NEXT: {{^}}<6 x i32> %a{{$}}
   %r.mfma_scale_f32_32x32x64_f8f6f4__a_bf8_v6__b_fp8_v8 = call <16 x float> @llvm.amdgcn.mfma.scale.f32.32x32x64.f8f6f4.v6i32.v8i32(<6 x i32> %a, <8 x i32> %b, <16 x float> %c, i32 1, i32 0, i32 0, i32 0, i32 0, i32 0)
   store <16 x float> %r.mfma_scale_f32_32x32x64_f8f6f4__a_bf8_v6__b_fp8_v8, ptr addrspace(1) %out
   ret void
 }
 
 define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_bf8_v8__b_fp8_v4(<8 x i32> %a, <4 x i32> %b, <16 x float> %c, ptr addrspace(1) %out) {
+; CHECK: invalid vector type for format
+; CHECK-NEXT: {{^  }}%r.mfma_scale_f32_32x32x64_f8f6f4__a_bf8_v8__b_fp8_v4 = call {{.*}}
+; CHECK-NEXT: {{^}}<4 x i32> %b{{$}}
   %r.mfma_scale_f32_32x32x64_f8f6f4__a_bf8_v8__b_fp8_v4 = call <16 x float> @llvm.amdgcn.mfma.scale.f32.32x32x64.f8f6f4.v8i32.v4i32(<8 x i32> %a, <4 x i32> %b, <16 x float> %c, i32 1, i32 0, i32 0, i32 0, i32 0, i32 0)
   store <16 x float> %r.mfma_scale_f32_32x32x64_f8f6f4__a_bf8_v8__b_fp8_v4, ptr addrspace(1) %out
   ret void
 }
 
 define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_bf8_v8__b_fp8_v6(<8 x i32> %a, <6 x i32> %b, <16 x float> %c, ptr addrspace(1) %out) {
+; CHECK: invalid vector type for format
+; CHECK-NEXT: {{^  }}%r.mfma_scale_f32_32x32x64_f8f6f4__a_bf8_v8__b_fp8_v6 = call {{.*}}
+; CHECK-NEXT: {{^}}<6 x i32> %b{{$}}
   %r.mfma_scale_f32_32x32x64_f8f6f4__a_bf8_v8__b_fp8_v6 = call <16 x float> @llvm.amdgcn.mfma.scale.f32.32x32x64.f8f6f4.v8i32.v6i32(<8 x i32> %a, <6 x i32> %b, <16 x float> %c, i32 1, i32 0, i32 0, i32 0, i32 0, i32 0)
   store <16 x float> %r.mfma_scale_f32_32x32x64_f8f6f4__a_bf8_v8__b_fp8_v6, ptr addrspace(1) %out
   ret void
 }
 
 define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_bf8_v4__b_bf8_v4(<4 x i32> %a, <4 x i32> %b, <16 x float> %c, ptr addrspace(1) %out) {
+; CHECK: invalid vector type for format
+; CHECK-NEXT: {{^  }}%r.mfma_scale_f32_32x32x64_f8f6f4__a_bf8_v4__b_bf8_v4 = call {{.*}}
+; CHECK-NEXT: {{^}}<4 x i32> %a{{$}}
   %r.mfma_scale_f32_32x32x64_f8f6f4__a_bf8_v4__b_bf8_v4 = call <16 x float> @llvm.amdgcn.mfma.scale.f32.32x32x64.f8f6f4.v4i32.v4i32(<4 x i32> %a, <4 x i32> %b, <16 x float> %c, i32 1, i32 1, i32 0, i32 0, i32 0, i32 0)
   store <16 x float> %r.mfma_scale_f32_32x32x64_f8f6f4__a_bf8_v4__b_bf8_v4, ptr addrspace(1) %out
   ret void
 }
 
 define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_bf8_v4__b_bf8_v6(<4 x i32> %a, <6 x i32> %b, <16 x float> %c, ptr addrspace(1) %out) {
+; CHECK: invalid vector type for format
+; CHECK-NEXT: {{^  }}%r.mfma_scale_f32_32x32x64_f8f6f4__a_bf8_v4__b_bf8_v6 = call {{.*}}
+; CHECK-NEXT: {{^}}<4 x i32> %a{{$}}
   %r.mfma_scale_f32_32x32x64_f8f6f4__a_bf8_v4__b_bf8_v6 = call <16 x float> @llvm.amdgcn.mfma.scale.f32.32x32x64.f8f6f4.v4i32.v6i32(<4 x i32> %a, <6 x i32> %b, <16 x float> %c, i32 1, i32 1, i32 0, i32 0, i32 0, i32 0)
   store <16 x float> %r.mfma_scale_f32_32x32x64_f8f6f4__a_bf8_v4__b_bf8_v6, ptr addrspace(1) %out
   ret void
 }
 
 define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_bf8_v4__b_bf8_v8(<4 x i32> %a, <8 x i32> %b, <16 x float> %c, ptr addrspace(1) %out) {
+; CHECK: invalid vector type for format
+; CHECK-NEXT: {{^  }}%r.mfma_scale_f32_32x32x64_f8f6f4__a_bf8_v4__b_bf8_v8 = call {{.*}}
+; CHECK-NEXT: {{^}}<4 x i32> %a{{$}}
   %r.mfma_scale_f32_32x32x64_f8f6f4__a_bf8_v4__b_bf8_v8 = call <16 x float> @llvm.amdgcn.mfma.scale.f32.32x32x64.f8f6f4.v4i32.v8i32(<4 x i32> %a, <8 x i32> %b, <16 x float> %c, i32 1, i32 1, i32 0, i32 0, i32 0, i32 0)
   store <16 x float> %r.mfma_scale_f32_32x32x64_f8f6f4__a_bf8_v4__b_bf8_v8, ptr addrspace(1) %out
   ret void
 }
 
 define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_bf8_v6__b_bf8_v4(<6 x i32> %a, <4 x i32> %b, <16 x float> %c, ptr addrspace(1) %out) {
+; CHECK: invalid vector type for format
+; CHECK-NEXT: {{^  }}%r.mfma_scale_f32_32x32x64_f8f6f4__a_bf8_v6__b_bf8_v4 = call {{.*}}
+; CHECK-NEXT: {{^}}<6 x i32> %a{{$}}
   %r.mfma_scale_f32_32x32x64_f8f6f4__a_bf8_v6__b_bf8_v4 = call <16 x float> @llvm.amdgcn.mfma.scale.f32.32x32x64.f8f6f4.v6i32.v4i32(<6 x i32> %a, <4 x i32> %b, <16 x float> %c, i32 1, i32 1, i32 0, i32 0, i32 0, i32 0)
   store <16 x float> %r.mfma_scale_f32_32x32x64_f8f6f4__a_bf8_v6__b_bf8_v4, ptr addrspace(1) %out
   ret void
 }
 
 define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_bf8_v6__b_bf8_v6(<6 x i32> %a, <6 x i32> %b, <16 x float> %c, ptr addrspace(1) %out) {
+; CHECK: invalid vector type for format
+; CHECK-NEXT: {{^  }}%r.mfma_scale_f32_32x32x64_f8f6f4__a_bf8_v6__b_bf8_v6 = call {{.*}}
+; CHECK-NEXT: {{^}}<6 x i32> %a{{$}}
   %r.mfma_scale_f32_32x32x64_f8f6f4__a_bf8_v6__b_bf8_v6 = call <16 x float> @llvm.amdgcn.mfma.scale.f32.32x32x64.f8f6f4.v6i32.v6i32(<6 x i32> %a, <6 x i32> %b, <16 x float> %c, i32 1, i32 1, i32 0, i32 0, i32 0, i32 0)
   store <16 x float> %r.mfma_scale_f32_32x32x64_f8f6f4__a_bf8_v6__b_bf8_v6, ptr addrspace(1) %out
   ret void
 }
 
 define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_bf8_v6__b_bf8_v8(<6 x i32> %a, <8 x i32> %b, <16 x float> %c, ptr addrspace(1) %out) {
+; CHECK: invalid vector type for format
+; CHECK-NEXT: {{^  }}%r.mfma_scale_f32_32x32x64_f8f6f4__a_bf8_v6__b_bf8_v8 = call {{.*}}
+; CHECK-NEXT: {{^}}<6 x i32> %a{{$}}
   %r.mfma_scale_f32_32x32x64_f8f6f4__a_bf8_v6__b_bf8_v8 = call <16 x float> @llvm.amdgcn.mfma.scale.f32.32x32x64.f8f6f4.v6i32.v8i32(<6 x i32> %a, <8 x i32> %b, <16 x float> %c, i32 1, i32 1, i32 0, i32 0, i32 0, i32 0)
   store <16 x float> %r.mfma_scale_f32_32x32x64_f8f6f4__a_bf8_v6__b_bf8_v8, ptr addrspace(1) %out
   ret void
 }
 
 define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_bf8_v8__b_bf8_v4(<8 x i32> %a, <4 x i32> %b, <16 x float> %c, ptr addrspace(1) %out) {
+; CHECK: invalid vector type for format
+; CHECK-NEXT: {{^  }}%r.mfma_scale_f32_32x32x64_f8f6f4__a_bf8_v8__b_bf8_v4 = call {{.*}}
+; CHECK-NEXT: {{^}}<4 x i32> %b{{$}}
   %r.mfma_scale_f32_32x32x64_f8f6f4__a_bf8_v8__b_bf8_v4 = call <16 x float> @llvm.amdgcn.mfma.scale.f32.32x32x64.f8f6f4.v8i32.v4i32(<8 x i32> %a, <4 x i32> %b, <16 x float> %c, i32 1, i32 1, i32 0, i32 0, i32 0, i32 0)
   store <16 x float> %r.mfma_scale_f32_32x32x64_f8f6f4__a_bf8_v8__b_bf8_v4, ptr addrspace(1) %out
   ret void
 }
 
 define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_bf8_v8__b_bf8_v6(<8 x i32> %a, <6 x i32> %b, <16 x float> %c, ptr addrspace(1) %out) {
+; CHECK: invalid vector type for format
+; CHECK-NEXT: {{^  }}%r.mfma_scale_f32_32x32x64_f8f6f4__a_bf8_v8__b_bf8_v6 = call {{.*}}
+; CHECK-NEXT: {{^}}<6 x i32> %b{{$}}
   %r.mfma_scale_f32_32x32x64_f8f6f4__a_bf8_v8__b_bf8_v6 = call <16 x float> @llvm.amdgcn.mfma.scale.f32.32x32x64.f8f6f4.v8i32.v6i32(<8 x i32> %a, <6 x i32> %b, <16 x float> %c, i32 1, i32 1, i32 0, i32 0, i32 0, i32 0)
   store <16 x float> %r.mfma_scale_f32_32x32x64_f8f6f4__a_bf8_v8__b_bf8_v6, ptr addrspace(1) %out
   ret void
 }
 
 define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_bf8_v4__b_fp6_v4(<4 x i32> %a, <4 x i32> %b, <16 x float> %c, ptr addrspace(1) %out) {
+; CHECK: invalid vector type for format
+; CHECK-NEXT: {{^  }}%r.mfma_scale_f32_32x32x64_f8f6f4__a_bf8_v4__b_fp6_v4 = call {{.*}}
+; CHECK-NEXT: {{^}}<4 x i32> %a{{$}}
   %r.mfma_scale_f32_32x32x64_f8f6f4__a_bf8_v4__b_fp6_v4 = call <16 x float> @llvm.amdgcn.mfma.scale.f32.32x32x64.f8f6f4.v4i32.v4i32(<4 x i32> %a, <4 x i32> %b, <16 x float> %c, i32 1, i32 2, i32 0, i32 0, i32 0, i32 0)
   store <16 x float> %r.mfma_scale_f32_32x32x64_f8f6f4__a_bf8_v4__b_fp6_v4, ptr addrspace(1) %out
   ret void
 }
 
 define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_bf8_v4__b_fp6_v6(<4 x i32> %a, <6 x i32> %b, <16 x float> %c, ptr addrspace(1) %out) {
+; CHECK: invalid vector type for format
+; CHECK-NEXT: {{^  }}%r.mfma_scale_f32_32x32x64_f8f6f4__a_bf8_v4__b_fp6_v6 = call {{.*}}
+; CHECK-NEXT: {{^}}<4 x i32> %a{{$}}
   %r.mfma_scale_f32_32x32x64_f8f6f4__a_bf8_v4__b_fp6_v6 = call <16 x float> @llvm.amdgcn.mfma.scale.f32.32x32x64.f8f6f4.v4i32.v6i32(<4 x i32> %a, <6 x i32> %b, <16 x float> %c, i32 1, i32 2, i32 0, i32 0, i32 0, i32 0)
   store <16 x float> %r.mfma_scale_f32_32x32x64_f8f6f4__a_bf8_v4__b_fp6_v6, ptr addrspace(1) %out
   ret void
 }
 
 define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_bf8_v4__b_fp6_v8(<4 x i32> %a, <8 x i32> %b, <16 x float> %c, ptr addrspace(1) %out) {
+; CHECK: invalid vector type for format
+; CHECK-NEXT: {{^  }}%r.mfma_scale_f32_32x32x64_f8f6f4__a_bf8_v4__b_fp6_v8 = call {{.*}}
+; CHECK-NEXT: {{^}}<4 x i32> %a{{$}}
   %r.mfma_scale_f32_32x32x64_f8f6f4__a_bf8_v4__b_fp6_v8 = call <16 x float> @llvm.amdgcn.mfma.scale.f32.32x32x64.f8f6f4.v4i32.v8i32(<4 x i32> %a, <8 x i32> %b, <16 x float> %c, i32 1, i32 2, i32 0, i32 0, i32 0, i32 0)
   store <16 x float> %r.mfma_scale_f32_32x32x64_f8f6f4__a_bf8_v4__b_fp6_v8, ptr addrspace(1) %out
   ret void
 }
 
 define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_bf8_v6__b_fp6_v4(<6 x i32> %a, <4 x i32> %b, <16 x float> %c, ptr addrspace(1) %out) {
+; CHECK: invalid vector type for format
+; CHECK-NEXT: {{^  }}%r.mfma_scale_f32_32x32x64_f8f6f4__a_bf8_v6__b_fp6_v4 = call {{.*}}
+; CHECK-NEXT: {{^}}<6 x i32> %a{{$}}
   %r.mfma_scale_f32_32x32x64_f8f6f4__a_bf8_v6__b_fp6_v4 = call <16 x float> @llvm.amdgcn.mfma.scale.f32.32x32x64.f8f6f4.v6i32.v4i32(<6 x i32> %a, <4 x i32> %b, <16 x float> %c, i32 1, i32 2, i32 0, i32 0, i32 0, i32 0)
   store <16 x float> %r.mfma_scale_f32_32x32x64_f8f6f4__a_bf8_v6__b_fp6_v4, ptr addrspace(1) %out
   ret void
 }
 
 define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_bf8_v6__b_fp6_v6(<6 x i32> %a, <6 x i32> %b, <16 x float> %c, ptr addrspace(1) %out) {
+; CHECK: invalid vector type for format
+; CHECK-NEXT: {{^  }}%r.mfma_scale_f32_32x32x64_f8f6f4__a_bf8_v6__b_fp6_v6 = call {{.*}}
+; CHECK-NEXT: {{^}}<6 x i32> %a{{$}}
   %r.mfma_scale_f32_32x32x64_f8f6f4__a_bf8_v6__b_fp6_v6 = call <16 x float> @llvm.amdgcn.mfma.scale.f32.32x32x64.f8f6f4.v6i32.v6i32(<6 x i32> %a, <6 x i32> %b, <16 x float> %c, i32 1, i32 2, i32 0, i32 0, i32 0, i32 0)
   store <16 x float> %r.mfma_scale_f32_32x32x64_f8f6f4__a_bf8_v6__b_fp6_v6, ptr addrspace(1) %out
   ret void
 }
 
 define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_bf8_v6__b_fp6_v8(<6 x i32> %a, <8 x i32> %b, <16 x float> %c, ptr addrspace(1) %out) {
+; CHECK: invalid vector type for format
+; CHECK-NEXT: {{^  }}%r.mfma_scale_f32_32x32x64_f8f6f4__a_bf8_v6__b_fp6_v8 = call {{.*}}
+; CHECK-NEXT: {{^}}<6 x i32> %a{{$}}
   %r.mfma_scale_f32_32x32x64_f8f6f4__a_bf8_v6__b_fp6_v8 = call <16 x float> @llvm.amdgcn.mfma.scale.f32.32x32x64.f8f6f4.v6i32.v8i32(<6 x i32> %a, <8 x i32> %b, <16 x float> %c, i32 1, i32 2, i32 0, i32 0, i32 0, i32 0)
   store <16 x float> %r.mfma_scale_f32_32x32x64_f8f6f4__a_bf8_v6__b_fp6_v8, ptr addrspace(1) %out
   ret void
 }
 
 define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_bf8_v8__b_fp6_v4(<8 x i32> %a, <4 x i32> %b, <16 x float> %c, ptr addrspace(1) %out) {
+; CHECK: invalid vector type for format
+; CHECK-NEXT: {{^  }}%r.mfma_scale_f32_32x32x64_f8f6f4__a_bf8_v8__b_fp6_v4 = call {{.*}}
+; CHECK-NEXT: {{^}}<4 x i32> %b{{$}}
   %r.mfma_scale_f32_32x32x64_f8f6f4__a_bf8_v8__b_fp6_v4 = call <16 x float> @llvm.amdgcn.mfma.scale.f32.32x32x64.f8f6f4.v8i32.v4i32(<8 x i32> %a, <4 x i32> %b, <16 x float> %c, i32 1, i32 2, i32 0, i32 0, i32 0, i32 0)
   store <16 x float> %r.mfma_scale_f32_32x32x64_f8f6f4__a_bf8_v8__b_fp6_v4, ptr addrspace(1) %out
   ret void
 }
 
 define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_bf8_v4__b_bf6_v4(<4 x i32> %a, <4 x i32> %b, <16 x float> %c, ptr addrspace(1) %out) {
+; CHECK: invalid vector type for format
+; CHECK-NEXT: {{^  }}%r.mfma_scale_f32_32x32x64_f8f6f4__a_bf8_v4__b_bf6_v4 = call {{.*}}
+; CHECK-NEXT: {{^}}<4 x i32> %a{{$}}
   %r.mfma_scale_f32_32x32x64_f8f6f4__a_bf8_v4__b_bf6_v4 = call <16 x float> @llvm.amdgcn.mfma.scale.f32.32x32x64.f8f6f4.v4i32.v4i32(<4 x i32> %a, <4 x i32> %b, <16 x float> %c, i32 1, i32 3, i32 0, i32 0, i32 0, i32 0)
   store <16 x float> %r.mfma_scale_f32_32x32x64_f8f6f4__a_bf8_v4__b_bf6_v4, ptr addrspace(1) %out
   ret void
 }
 
 define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_bf8_v4__b_bf6_v6(<4 x i32> %a, <6 x i32> %b, <16 x float> %c, ptr addrspace(1) %out) {
+; CHECK: invalid vector type for format
+; CHECK-NEXT: {{^  }}%r.mfma_scale_f32_32x32x64_f8f6f4__a_bf8_v4__b_bf6_v6 = call {{.*}}
+; CHECK-NEXT: {{^}}<4 x i32> %a{{$}}
   %r.mfma_scale_f32_32x32x64_f8f6f4__a_bf8_v4__b_bf6_v6 = call <16 x float> @llvm.amdgcn.mfma.scale.f32.32x32x64.f8f6f4.v4i32.v6i32(<4 x i32> %a, <6 x i32> %b, <16 x float> %c, i32 1, i32 3, i32 0, i32 0, i32 0, i32 0)
   store <16 x float> %r.mfma_scale_f32_32x32x64_f8f6f4__a_bf8_v4__b_bf6_v6, ptr addrspace(1) %out
   ret void
 }
 
 define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_bf8_v4__b_bf6_v8(<4 x i32> %a, <8 x i32> %b, <16 x float> %c, ptr addrspace(1) %out) {
+; CHECK: invalid vector type for format
+; CHECK-NEXT: {{^  }}%r.mfma_scale_f32_32x32x64_f8f6f4__a_bf8_v4__b_bf6_v8 = call {{.*}}
+; CHECK-NEXT: {{^}}<4 x i32> %a{{$}}
   %r.mfma_scale_f32_32x32x64_f8f6f4__a_bf8_v4__b_bf6_v8 = call <16 x float> @llvm.amdgcn.mfma.scale.f32.32x32x64.f8f6f4.v4i32.v8i32(<4 x i32> %a, <8 x i32> %b, <16 x float> %c, i32 1, i32 3, i32 0, i32 0, i32 0, i32 0)
   store <16 x float> %r.mfma_scale_f32_32x32x64_f8f6f4__a_bf8_v4__b_bf6_v8, ptr addrspace(1) %out
   ret void
 }
 
 define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_bf8_v6__b_bf6_v4(<6 x i32> %a, <4 x i32> %b, <16 x float> %c, ptr addrspace(1) %out) {
+; CHECK: invalid vector type for format
+; CHECK-NEXT: {{^  }}%r.mfma_scale_f32_32x32x64_f8f6f4__a_bf8_v6__b_bf6_v4 = call {{.*}}
+; CHECK-NEXT: {{^}}<6 x i32> %a{{$}}
   %r.mfma_scale_f32_32x32x64_f8f6f4__a_bf8_v6__b_bf6_v4 = call <16 x float> @llvm.amdgcn.mfma.scale.f32.32x32x64.f8f6f4.v6i32.v4i32(<6 x i32> %a, <4 x i32> %b, <16 x float> %c, i32 1, i32 3, i32 0, i32 0, i32 0, i32 0)
   store <16 x float> %r.mfma_scale_f32_32x32x64_f8f6f4__a_bf8_v6__b_bf6_v4, ptr addrspace(1) %out
   ret void
 }
 
 define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_bf8_v6__b_bf6_v6(<6 x i32> %a, <6 x i32> %b, <16 x float> %c, ptr addrspace(1) %out) {
+; CHECK: invalid vector type for format
+; CHECK-NEXT: {{^  }}%r.mfma_scale_f32_32x32x64_f8f6f4__a_bf8_v6__b_bf6_v6 = call {{.*}}
+; CHECK-NEXT: {{^}}<6 x i32> %a{{$}}
   %r.mfma_scale_f32_32x32x64_f8f6f4__a_bf8_v6__b_bf6_v6 = call <16 x float> @llvm.amdgcn.mfma.scale.f32.32x32x64.f8f6f4.v6i32.v6i32(<6 x i32> %a, <6 x i32> %b, <16 x float> %c, i32 1, i32 3, i32 0, i32 0, i32 0, i32 0)
   store <16 x float> %r.mfma_scale_f32_32x32x64_f8f6f4__a_bf8_v6__b_bf6_v6, ptr addrspace(1) %out
   ret void
 }
 
 define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_bf8_v6__b_bf6_v8(<6 x i32> %a, <8 x i32> %b, <16 x float> %c, ptr addrspace(1) %out) {
+; CHECK: invalid vector type for format
+; CHECK-NEXT: {{^  }}%r.mfma_scale_f32_32x32x64_f8f6f4__a_bf8_v6__b_bf6_v8 = call {{.*}}
+; CHECK-NEXT: {{^}}<6 x i32> %a{{$}}
   %r.mfma_scale_f32_32x32x64_f8f6f4__a_bf8_v6__b_bf6_v8 = call <16 x float> @llvm.amdgcn.mfma.scale.f32.32x32x64.f8f6f4.v6i32.v8i32(<6 x i32> %a, <8 x i32> %b, <16 x float> %c, i32 1, i32 3, i32 0, i32 0, i32 0, i32 0)
   store <16 x float> %r.mfma_scale_f32_32x32x64_f8f6f4__a_bf8_v6__b_bf6_v8, ptr addrspace(1) %out
   ret void
 }
 
 define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_bf8_v8__b_bf6_v4(<8 x i32> %a, <4 x i32> %b, <16 x float> %c, ptr addrspace(1) %out) {
+; CHECK: invalid vector type for format
+; CHECK-NEXT: {{^  }}%r.mfma_scale_f32_32x32x64_f8f6f4__a_bf8_v8__b_bf6_v4 = call {{.*}}
+; CHECK-NEXT: {{^}}<4 x i32> %b{{$}}
   %r.mfma_scale_f32_32x32x64_f8f6f4__a_bf8_v8__b_bf6_v4 = call <16 x float> @llvm.amdgcn.mfma.scale.f32.32x32x64.f8f6f4.v8i32.v4i32(<8 x i32> %a, <4 x i32> %b, <16 x float> %c, i32 1, i32 3, i32 0, i32 0, i32 0, i32 0)
   store <16 x float> %r.mfma_scale_f32_32x32x64_f8f6f4__a_bf8_v8__b_bf6_v4, ptr addrspace(1) %out
   ret void
 }
 
 define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_bf8_v4__b_fp4_v4(<4 x i32> %a, <4 x i32> %b, <16 x float> %c, ptr addrspace(1) %out) {
+; CHECK: invalid vector type for format
+; CHECK-NEXT: {{^  }}%r.mfma_scale_f32_32x32x64_f8f6f4__a_bf8_v4__b_fp4_v4 = call {{.*}}
+; CHECK-NEXT: {{^}}<4 x i32> %a{{$}}
   %r.mfma_scale_f32_32x32x64_f8f6f4__a_bf8_v4__b_fp4_v4 = call <16 x float> @llvm.amdgcn.mfma.scale.f32.32x32x64.f8f6f4.v4i32.v4i32(<4 x i32> %a, <4 x i32> %b, <16 x float> %c, i32 1, i32 4, i32 0, i32 0, i32 0, i32 0)
   store <16 x float> %r.mfma_scale_f32_32x32x64_f8f6f4__a_bf8_v4__b_fp4_v4, ptr addrspace(1) %out
   ret void
 }
 
 define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_bf8_v4__b_fp4_v6(<4 x i32> %a, <6 x i32> %b, <16 x float> %c, ptr addrspace(1) %out) {
+; CHECK: invalid vector type for format
+; CHECK-NEXT: {{^  }}%r.mfma_scale_f32_32x32x64_f8f6f4__a_bf8_v4__b_fp4_v6 = call {{.*}}
+; CHECK-NEXT: {{^}}<4 x i32> %a{{$}}
   %r.mfma_scale_f32_32x32x64_f8f6f4__a_bf8_v4__b_fp4_v6 = call <16 x float> @llvm.amdgcn.mfma.scale.f32.32x32x64.f8f6f4.v4i32.v6i32(<4 x i32> %a, <6 x i32> %b, <16 x float> %c, i32 1, i32 4, i32 0, i32 0, i32 0, i32 0)
   store <16 x float> %r.mfma_scale_f32_32x32x64_f8f6f4__a_bf8_v4__b_fp4_v6, ptr addrspace(1) %out
   ret void
 }
 
 define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_bf8_v4__b_fp4_v8(<4 x i32> %a, <8 x i32> %b, <16 x float> %c, ptr addrspace(1) %out) {
+; CHECK: invalid vector type for format
+; CHECK-NEXT: {{^  }}%r.mfma_scale_f32_32x32x64_f8f6f4__a_bf8_v4__b_fp4_v8 = call {{.*}}
+; CHECK-NEXT: {{^}}<4 x i32> %a{{$}}
   %r.mfma_scale_f32_32x32x64_f8f6f4__a_bf8_v4__b_fp4_v8 = call <16 x float> @llvm.amdgcn.mfma.scale.f32.32x32x64.f8f6f4.v4i32.v8i32(<4 x i32> %a, <8 x i32> %b, <16 x float> %c, i32 1, i32 4, i32 0, i32 0, i32 0, i32 0)
   store <16 x float> %r.mfma_scale_f32_32x32x64_f8f6f4__a_bf8_v4__b_fp4_v8, ptr addrspace(1) %out
   ret void
 }
 
 define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_bf8_v6__b_fp4_v4(<6 x i32> %a, <4 x i32> %b, <16 x float> %c, ptr addrspace(1) %out) {
+; CHECK: invalid vector type for format
+; CHECK-NEXT: {{^  }}%r.mfma_scale_f32_32x32x64_f8f6f4__a_bf8_v6__b_fp4_v4 = call {{.*}}
+; CHECK-NEXT: {{^}}<6 x i32> %a{{$}}
   %r.mfma_scale_f32_32x32x64_f8f6f4__a_bf8_v6__b_fp4_v4 = call <16 x float> @llvm.amdgcn.mfma.scale.f32.32x32x64.f8f6f4.v6i32.v4i32(<6 x i32> %a, <4 x i32> %b, <16 x float> %c, i32 1, i32 4, i32 0, i32 0, i32 0, i32 0)
   store <16 x float> %r.mfma_scale_f32_32x32x64_f8f6f4__a_bf8_v6__b_fp4_v4, ptr addrspace(1) %out
   ret void
 }
 
 define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_bf8_v6__b_fp4_v6(<6 x i32> %a, <6 x i32> %b, <16 x float> %c, ptr addrspace(1) %out) {
+; CHECK: invalid vector type for format
+; CHECK-NEXT: {{^  }}%r.mfma_scale_f32_32x32x64_f8f6f4__a_bf8_v6__b_fp4_v6 = call {{.*}}
+; CHECK-NEXT: {{^}}<6 x i32> %a{{$}}
   %r.mfma_scale_f32_32x32x64_f8f6f4__a_bf8_v6__b_fp4_v6 = call <16 x float> @llvm.amdgcn.mfma.scale.f32.32x32x64.f8f6f4.v6i32.v6i32(<6 x i32> %a, <6 x i32> %b, <16 x float> %c, i32 1, i32 4, i32 0, i32 0, i32 0, i32 0)
   store <16 x float> %r.mfma_scale_f32_32x32x64_f8f6f4__a_bf8_v6__b_fp4_v6, ptr addrspace(1) %out
   ret void
 }
 
 define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_bf8_v6__b_fp4_v8(<6 x i32> %a, <8 x i32> %b, <16 x float> %c, ptr addrspace(1) %out) {
+; CHECK: invalid vector type for format
+; CHECK-NEXT: {{^  }}%r.mfma_scale_f32_32x32x64_f8f6f4__a_bf8_v6__b_fp4_v8 = call {{.*}}
+; CHECK-NEXT: {{^}}<6 x i32> %a{{$}}
   %r.mfma_scale_f32_32x32x64_f8f6f4__a_bf8_v6__b_fp4_v8 = call <16 x float> @llvm.amdgcn.mfma.scale.f32.32x32x64.f8f6f4.v6i32.v8i32(<6 x i32> %a, <8 x i32> %b, <16 x float> %c, i32 1, i32 4, i32 0, i32 0, i32 0, i32 0)
   store <16 x float> %r.mfma_scale_f32_32x32x64_f8f6f4__a_bf8_v6__b_fp4_v8, ptr addrspace(1) %out
   ret void
 }
 
 define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_fp6_v4__b_fp8_v4(<4 x i32> %a, <4 x i32> %b, <16 x float> %c, ptr addrspace(1) %out) {
+; CHECK: invalid vector type for format
+; CHECK-NEXT: {{^  }}%r.mfma_scale_f32_32x32x64_f8f6f4__a_fp6_v4__b_fp8_v4 = call {{.*}}
+; CHECK-NEXT: {{^}}<4 x i32> %a{{$}}
   %r.mfma_scale_f32_32x32x64_f8f6f4__a_fp6_v4__b_fp8_v4 = call <16 x float> @llvm.amdgcn.mfma.scale.f32.32x32x64.f8f6f4.v4i32.v4i32(<4 x i32> %a, <4 x i32> %b, <16 x float> %c, i32 2, i32 0, i32 0, i32 0, i32 0, i32 0)
   store <16 x float> %r.mfma_scale_f32_32x32x64_f8f6f4__a_fp6_v4__b_fp8_v4, ptr addrspace(1) %out
   ret void
 }
 
 define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_fp6_v4__b_fp8_v6(<4 x i32> %a, <6 x i32> %b, <16 x float> %c, ptr addrspace(1) %out) {
+; CHECK: invalid vector type for format
+; CHECK-NEXT: {{^  }}%r.mfma_scale_f32_32x32x64_f8f6f4__a_fp6_v4__b_fp8_v6 = call {{.*}}
+; CHECK-NEXT: {{^}}<4 x i32> %a{{$}}
   %r.mfma_scale_f32_32x32x64_f8f6f4__a_fp6_v4__b_fp8_v6 = call <16 x float> @llvm.amdgcn.mfma.scale.f32.32x32x64.f8f6f4.v4i32.v6i32(<4 x i32> %a, <6 x i32> %b, <16 x float> %c, i32 2, i32 0, i32 0, i32 0, i32 0, i32 0)
   store <16 x float> %r.mfma_scale_f32_32x32x64_f8f6f4__a_fp6_v4__b_fp8_v6, ptr addrspace(1) %out
   ret void
 }
 
 define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_fp6_v4__b_fp8_v8(<4 x i32> %a, <8 x i32> %b, <16 x float> %c, ptr addrspace(1) %out) {
+; CHECK: invalid vector type for format
+; CHECK-NEXT: {{^  }}%r.mfma_scale_f32_32x32x64_f8f6f4__a_fp6_v4__b_fp8_v8 = call {{.*}}
+; CHECK-NEXT: {{^}}<4 x i32> %a{{$}}
   %r.mfma_scale_f32_32x32x64_f8f6f4__a_fp6_v4__b_fp8_v8 = call <16 x float> @llvm.amdgcn.mfma.scale.f32.32x32x64.f8f6f4.v4i32.v8i32(<4 x i32> %a, <8 x i32> %b, <16 x float> %c, i32 2, i32 0, i32 0, i32 0, i32 0, i32 0)
   store <16 x float> %r.mfma_scale_f32_32x32x64_f8f6f4__a_fp6_v4__b_fp8_v8, ptr addrspace(1) %out
   ret void
 }
 
 define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_fp6_v6__b_fp8_v4(<6 x i32> %a, <4 x i32> %b, <16 x float> %c, ptr addrspace(1) %out) {
+; CHECK: invalid vector type for format
+; CHECK-NEXT: {{^  }}%r.mfma_scale_f32_32x32x64_f8f6f4__a_fp6_v6__b_fp8_v4 = call {{.*}}
+; CHECK-NEXT: {{^}}<4 x i32> %b{{$}}
   %r.mfma_scale_f32_32x32x64_f8f6f4__a_fp6_v6__b_fp8_v4 = call <16 x float> @llvm.amdgcn.mfma.scale.f32.32x32x64.f8f6f4.v6i32.v4i32(<6 x i32> %a, <4 x i32> %b, <16 x float> %c, i32 2, i32 0, i32 0, i32 0, i32 0, i32 0)
   store <16 x float> %r.mfma_scale_f32_32x32x64_f8f6f4__a_fp6_v6__b_fp8_v4, ptr addrspace(1) %out
   ret void
 }
 
 define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_fp6_v6__b_fp8_v6(<6 x i32> %a, <6 x i32> %b, <16 x float> %c, ptr addrspace(1) %out) {
+; CHECK: invalid vector type for format
+; CHECK-NEXT: {{^  }}%r.mfma_scale_f32_32x32x64_f8f6f4__a_fp6_v6__b_fp8_v6 = call {{.*}}
+; CHECK-NEXT: {{^}}<6 x i32> %b{{$}}
   %r.mfma_scale_f32_32x32x64_f8f6f4__a_fp6_v6__b_fp8_v6 = call <16 x float> @llvm.amdgcn.mfma.scale.f32.32x32x64.f8f6f4.v6i32.v6i32(<6 x i32> %a, <6 x i32> %b, <16 x float> %c, i32 2, i32 0, i32 0, i32 0, i32 0, i32 0)
   store <16 x float> %r.mfma_scale_f32_32x32x64_f8f6f4__a_fp6_v6__b_fp8_v6, ptr addrspace(1) %out
   ret void
 }
 
 define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_fp6_v8__b_fp8_v4(<8 x i32> %a, <4 x i32> %b, <16 x float> %c, ptr addrspace(1) %out) {
+; CHECK: invalid vector type for format
+; CHECK-NEXT: {{^  }}%r.mfma_scale_f32_32x32x64_f8f6f4__a_fp6_v8__b_fp8_v4 = call {{.*}}
+; CHECK-NEXT: {{^}}<4 x i32> %b{{$}}
   %r.mfma_scale_f32_32x32x64_f8f6f4__a_fp6_v8__b_fp8_v4 = call <16 x float> @llvm.amdgcn.mfma.scale.f32.32x32x64.f8f6f4.v8i32.v4i32(<8 x i32> %a, <4 x i32> %b, <16 x float> %c, i32 2, i32 0, i32 0, i32 0, i32 0, i32 0)
   store <16 x float> %r.mfma_scale_f32_32x32x64_f8f6f4__a_fp6_v8__b_fp8_v4, ptr addrspace(1) %out
   ret void
 }
 
 define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_fp6_v8__b_fp8_v6(<8 x i32> %a, <6 x i32> %b, <16 x float> %c, ptr addrspace(1) %out) {
+; CHECK: invalid vector type for format
+; CHECK-NEXT: {{^  }}%r.mfma_scale_f32_32x32x64_f8f6f4__a_fp6_v8__b_fp8_v6 = call {{.*}}
+; CHECK-NEXT: {{^}}<6 x i32> %b{{$}}
   %r.mfma_scale_f32_32x32x64_f8f6f4__a_fp6_v8__b_fp8_v6 = call <16 x float> @llvm.amdgcn.mfma.scale.f32.32x32x64.f8f6f4.v8i32.v6i32(<8 x i32> %a, <6 x i32> %b, <16 x float> %c, i32 2, i32 0, i32 0, i32 0, i32 0, i32 0)
   store <16 x float> %r.mfma_scale_f32_32x32x64_f8f6f4__a_fp6_v8__b_fp8_v6, ptr addrspace(1) %out
   ret void
 }
 
 define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_fp6_v4__b_bf8_v4(<4 x i32> %a, <4 x i32> %b, <16 x float> %c, ptr addrspace(1) %out) {
+; CHECK: invalid vector type for format
+; CHECK-NEXT: {{^  }}%r.mfma_scale_f32_32x32x64_f8f6f4__a_fp6_v4__b_bf8_v4 = call {{.*}}
+; CHECK-NEXT: {{^}}<4 x i32> %a{{$}}
   %r.mfma_scale_f32_32x32x64_f8f6f4__a_fp6_v4__b_bf8_v4 = call <16 x float> @llvm.amdgcn.mfma.scale.f32.32x32x64.f8f6f4.v4i32.v4i32(<4 x i32> %a, <4 x i32> %b, <16 x float> %c, i32 2, i32 1, i32 0, i32 0, i32 0, i32 0)
   store <16 x float> %r.mfma_scale_f32_32x32x64_f8f6f4__a_fp6_v4__b_bf8_v4, ptr addrspace(1) %out
   ret void
 }
 
 define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_fp6_v4__b_bf8_v6(<4 x i32> %a, <6 x i32> %b, <16 x float> %c, ptr addrspace(1) %out) {
+; CHECK: invalid vector type for format
+; CHECK-NEXT: {{^  }}%r.mfma_scale_f32_32x32x64_f8f6f4__a_fp6_v4__b_bf8_v6 = call {{.*}}
+; CHECK-NEXT: {{^}}<4 x i32> %a{{$}}
   %r.mfma_scale_f32_32x32x64_f8f6f4__a_fp6_v4__b_bf8_v6 = call <16 x float> @llvm.amdgcn.mfma.scale.f32.32x32x64.f8f6f4.v4i32.v6i32(<4 x i32> %a, <6 x i32> %b, <16 x float> %c, i32 2, i32 1, i32 0, i32 0, i32 0, i32 0)
   store <16 x float> %r.mfma_scale_f32_32x32x64_f8f6f4__a_fp6_v4__b_bf8_v6, ptr addrspace(1) %out
   ret void
 }
 
 define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_fp6_v4__b_bf8_v8(<4 x i32> %a, <8 x i32> %b, <16 x float> %c, ptr addrspace(1) %out) {
+; CHECK: invalid vector type for format
+; CHECK-NEXT: {{^  }}%r.mfma_scale_f32_32x32x64_f8f6f4__a_fp6_v4__b_bf8_v8 = call {{.*}}
+; CHECK-NEXT: {{^}}<4 x i32> %a{{$}}
   %r.mfma_scale_f32_32x32x64_f8f6f4__a_fp6_v4__b_bf8_v8 = call <16 x float> @llvm.amdgcn.mfma.scale.f32.32x32x64.f8f6f4.v4i32.v8i32(<4 x i32> %a, <8 x i32> %b, <16 x float> %c, i32 2, i32 1, i32 0, i32 0, i32 0, i32 0)
   store <16 x float> %r.mfma_scale_f32_32x32x64_f8f6f4__a_fp6_v4__b_bf8_v8, ptr addrspace(1) %out
   ret void
 }
 
 define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_fp6_v6__b_bf8_v4(<6 x i32> %a, <4 x i32> %b, <16 x float> %c, ptr addrspace(1) %out) {
+; CHECK: invalid vector type for format
+; CHECK-NEXT: {{^  }}%r.mfma_scale_f32_32x32x64_f8f6f4__a_fp6_v6__b_bf8_v4 = call {{.*}}
+; CHECK-NEXT: {{^}}<4 x i32> %b{{$}}
   %r.mfma_scale_f32_32x32x64_f8f6f4__a_fp6_v6__b_bf8_v4 = call <16 x float> @llvm.amdgcn.mfma.scale.f32.32x32x64.f8f6f4.v6i32.v4i32(<6 x i32> %a, <4 x i32> %b, <16 x float> %c, i32 2, i32 1, i32 0, i32 0, i32 0, i32 0)
   store <16 x float> %r.mfma_scale_f32_32x32x64_f8f6f4__a_fp6_v6__b_bf8_v4, ptr addrspace(1) %out
   ret void
 }
 
 define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_fp6_v6__b_bf8_v6(<6 x i32> %a, <6 x i32> %b, <16 x float> %c, ptr addrspace(1) %out) {
+; CHECK: invalid vector type for format
+; CHECK-NEXT: {{^  }}%r.mfma_scale_f32_32x32x64_f8f6f4__a_fp6_v6__b_bf8_v6 = call {{.*}}
+; CHECK-NEXT: {{^}}<6 x i32> %b{{$}}
   %r.mfma_scale_f32_32x32x64_f8f6f4__a_fp6_v6__b_bf8_v6 = call <16 x float> @llvm.amdgcn.mfma.scale.f32.32x32x64.f8f6f4.v6i32.v6i32(<6 x i32> %a, <6 x i32> %b, <16 x float> %c, i32 2, i32 1, i32 0, i32 0, i32 0, i32 0)
   store <16 x float> %r.mfma_scale_f32_32x32x64_f8f6f4__a_fp6_v6__b_bf8_v6, ptr addrspace(1) %out
   ret void
 }
 
 define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_fp6_v8__b_bf8_v4(<8 x i32> %a, <4 x i32> %b, <16 x float> %c, ptr addrspace(1) %out) {
+; CHECK: invalid vector type for format
+; CHECK-NEXT: {{^  }}%r.mfma_scale_f32_32x32x64_f8f6f4__a_fp6_v8__b_bf8_v4 = call {{.*}}
+; CHECK-NEXT: {{^}}<4 x i32> %b{{$}}
   %r.mfma_scale_f32_32x32x64_f8f6f4__a_fp6_v8__b_bf8_v4 = call <16 x float> @llvm.amdgcn.mfma.scale.f32.32x32x64.f8f6f4.v8i32.v4i32(<8 x i32> %a, <4 x i32> %b, <16 x float> %c, i32 2, i32 1, i32 0, i32 0, i32 0, i32 0)
   store <16 x float> %r.mfma_scale_f32_32x32x64_f8f6f4__a_fp6_v8__b_bf8_v4, ptr addrspace(1) %out
   ret void
 }
 
 define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_fp6_v8__b_bf8_v6(<8 x i32> %a, <6 x i32> %b, <16 x float> %c, ptr addrspace(1) %out) {
+; CHECK: invalid vector type for format
+; CHECK-NEXT: {{^  }}%r.mfma_scale_f32_32x32x64_f8f6f4__a_fp6_v8__b_bf8_v6 = call {{.*}}
+; CHECK-NEXT: {{^}}<6 x i32> %b{{$}}
   %r.mfma_scale_f32_32x32x64_f8f6f4__a_fp6_v8__b_bf8_v6 = call <16 x float> @llvm.amdgcn.mfma.scale.f32.32x32x64.f8f6f4.v8i32.v6i32(<8 x i32> %a, <6 x i32> %b, <16 x float> %c, i32 2, i32 1, i32 0, i32 0, i32 0, i32 0)
   store <16 x float> %r.mfma_scale_f32_32x32x64_f8f6f4__a_fp6_v8__b_bf8_v6, ptr addrspace(1) %out
   ret void
 }
 
 define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_fp6_v4__b_fp6_v4(<4 x i32> %a, <4 x i32> %b, <16 x float> %c, ptr addrspace(1) %out) {
+; CHECK: invalid vector type for format
+; CHECK-NEXT: {{^  }}%r.mfma_scale_f32_32x32x64_f8f6f4__a_fp6_v4__b_fp6_v4 = call {{.*}}
+; CHECK-NEXT: {{^}}<4 x i32> %a{{$}}
   %r.mfma_scale_f32_32x32x64_f8f6f4__a_fp6_v4__b_fp6_v4 = call <16 x float> @llvm.amdgcn.mfma.scale.f32.32x32x64.f8f6f4.v4i32.v4i32(<4 x i32> %a, <4 x i32> %b, <16 x float> %c, i32 2, i32 2, i32 0, i32 0, i32 0, i32 0)
   store <16 x float> %r.mfma_scale_f32_32x32x64_f8f6f4__a_fp6_v4__b_fp6_v4, ptr addrspace(1) %out
   ret void
 }
 
 define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_fp6_v4__b_fp6_v6(<4 x i32> %a, <6 x i32> %b, <16 x float> %c, ptr addrspace(1) %out) {
+; CHECK: invalid vector type for format
+; CHECK-NEXT: {{^  }}%r.mfma_scale_f32_32x32x64_f8f6f4__a_fp6_v4__b_fp6_v6 = call {{.*}}
+; CHECK-NEXT: {{^}}<4 x i32> %a{{$}}
   %r.mfma_scale_f32_32x32x64_f8f6f4__a_fp6_v4__b_fp6_v6 = call <16 x float> @llvm.amdgcn.mfma.scale.f32.32x32x64.f8f6f4.v4i32.v6i32(<4 x i32> %a, <6 x i32> %b, <16 x float> %c, i32 2, i32 2, i32 0, i32 0, i32 0, i32 0)
   store <16 x float> %r.mfma_scale_f32_32x32x64_f8f6f4__a_fp6_v4__b_fp6_v6, ptr addrspace(1) %out
   ret void
 }
 
 define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_fp6_v4__b_fp6_v8(<4 x i32> %a, <8 x i32> %b, <16 x float> %c, ptr addrspace(1) %out) {
+; CHECK: invalid vector type for format
+; CHECK-NEXT: {{^  }}%r.mfma_scale_f32_32x32x64_f8f6f4__a_fp6_v4__b_fp6_v8 = call {{.*}}
+; CHECK-NEXT: {{^}}<4 x i32> %a{{$}}
   %r.mfma_scale_f32_32x32x64_f8f6f4__a_fp6_v4__b_fp6_v8 = call <16 x float> @llvm.amdgcn.mfma.scale.f32.32x32x64.f8f6f4.v4i32.v8i32(<4 x i32> %a, <8 x i32> %b, <16 x float> %c, i32 2, i32 2, i32 0, i32 0, i32 0, i32 0)
   store <16 x float> %r.mfma_scale_f32_32x32x64_f8f6f4__a_fp6_v4__b_fp6_v8, ptr addrspace(1) %out
   ret void
 }
 
 define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_fp6_v6__b_fp6_v4(<6 x i32> %a, <4 x i32> %b, <16 x float> %c, ptr addrspace(1) %out) {
+; CHECK: invalid vector type for format
+; CHECK-NEXT: {{^  }}%r.mfma_scale_f32_32x32x64_f8f6f4__a_fp6_v6__b_fp6_v4 = call {{.*}}
+; CHECK-NEXT: {{^}}<4 x i32> %b{{$}}
   %r.mfma_scale_f32_32x32x64_f8f6f4__a_fp6_v6__b_fp6_v4 = call <16 x float> @llvm.amdgcn.mfma.scale.f32.32x32x64.f8f6f4.v6i32.v4i32(<6 x i32> %a, <4 x i32> %b, <16 x float> %c, i32 2, i32 2, i32 0, i32 0, i32 0, i32 0)
   store <16 x float> %r.mfma_scale_f32_32x32x64_f8f6f4__a_fp6_v6__b_fp6_v4, ptr addrspace(1) %out
   ret void
 }
 
 define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_fp6_v8__b_fp6_v4(<8 x i32> %a, <4 x i32> %b, <16 x float> %c, ptr addrspace(1) %out) {
+; CHECK: invalid vector type for format
+; CHECK-NEXT: {{^  }}%r.mfma_scale_f32_32x32x64_f8f6f4__a_fp6_v8__b_fp6_v4 = call {{.*}}
+; CHECK-NEXT: {{^}}<4 x i32> %b{{$}}
   %r.mfma_scale_f32_32x32x64_f8f6f4__a_fp6_v8__b_fp6_v4 = call <16 x float> @llvm.amdgcn.mfma.scale.f32.32x32x64.f8f6f4.v8i32.v4i32(<8 x i32> %a, <4 x i32> %b, <16 x float> %c, i32 2, i32 2, i32 0, i32 0, i32 0, i32 0)
   store <16 x float> %r.mfma_scale_f32_32x32x64_f8f6f4__a_fp6_v8__b_fp6_v4, ptr addrspace(1) %out
   ret void
 }
 
 define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_fp6_v4__b_bf6_v4(<4 x i32> %a, <4 x i32> %b, <16 x float> %c, ptr addrspace(1) %out) {
+; CHECK: invalid vector type for format
+; CHECK-NEXT: {{^  }}%r.mfma_scale_f32_32x32x64_f8f6f4__a_fp6_v4__b_bf6_v4 = call {{.*}}
+; CHECK-NEXT: {{^}}<4 x i32> %a{{$}}
   %r.mfma_scale_f32_32x32x64_f8f6f4__a_fp6_v4__b_bf6_v4 = call <16 x float> @llvm.amdgcn.mfma.scale.f32.32x32x64.f8f6f4.v4i32.v4i32(<4 x i32> %a, <4 x i32> %b, <16 x float> %c, i32 2, i32 3, i32 0, i32 0, i32 0, i32 0)
   store <16 x float> %r.mfma_scale_f32_32x32x64_f8f6f4__a_fp6_v4__b_bf6_v4, ptr addrspace(1) %out
   ret void
 }
 
 define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_fp6_v4__b_bf6_v6(<4 x i32> %a, <6 x i32> %b, <16 x float> %c, ptr addrspace(1) %out) {
+; CHECK: invalid vector type for format
+; CHECK-NEXT: {{^  }}%r.mfma_scale_f32_32x32x64_f8f6f4__a_fp6_v4__b_bf6_v6 = call {{.*}}
+; CHECK-NEXT: {{^}}<4 x i32> %a{{$}}
   %r.mfma_scale_f32_32x32x64_f8f6f4__a_fp6_v4__b_bf6_v6 = call <16 x float> @llvm.amdgcn.mfma.scale.f32.32x32x64.f8f6f4.v4i32.v6i32(<4 x i32> %a, <6 x i32> %b, <16 x float> %c, i32 2, i32 3, i32 0, i32 0, i32 0, i32 0)
   store <16 x float> %r.mfma_scale_f32_32x32x64_f8f6f4__a_fp6_v4__b_bf6_v6, ptr addrspace(1) %out
   ret void
 }
 
 define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_fp6_v4__b_bf6_v8(<4 x i32> %a, <8 x i32> %b, <16 x float> %c, ptr addrspace(1) %out) {
+; CHECK: invalid vector type for format
+; CHECK-NEXT: {{^  }}%r.mfma_scale_f32_32x32x64_f8f6f4__a_fp6_v4__b_bf6_v8 = call {{.*}}
+; CHECK-NEXT: {{^}}<4 x i32> %a{{$}}
   %r.mfma_scale_f32_32x32x64_f8f6f4__a_fp6_v4__b_bf6_v8 = call <16 x float> @llvm.amdgcn.mfma.scale.f32.32x32x64.f8f6f4.v4i32.v8i32(<4 x i32> %a, <8 x i32> %b, <16 x float> %c, i32 2, i32 3, i32 0, i32 0, i32 0, i32 0)
   store <16 x float> %r.mfma_scale_f32_32x32x64_f8f6f4__a_fp6_v4__b_bf6_v8, ptr addrspace(1) %out
   ret void
 }
 
 define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_fp6_v6__b_bf6_v4(<6 x i32> %a, <4 x i32> %b, <16 x float> %c, ptr addrspace(1) %out) {
+; CHECK: invalid vector type for format
+; CHECK-NEXT: {{^  }}%r.mfma_scale_f32_32x32x64_f8f6f4__a_fp6_v6__b_bf6_v4 = call {{.*}}
+; CHECK-NEXT: {{^}}<4 x i32> %b{{$}}
   %r.mfma_scale_f32_32x32x64_f8f6f4__a_fp6_v6__b_bf6_v4 = call <16 x float> @llvm.amdgcn.mfma.scale.f32.32x32x64.f8f6f4.v6i32.v4i32(<6 x i32> %a, <4 x i32> %b, <16 x float> %c, i32 2, i32 3, i32 0, i32 0, i32 0, i32 0)
   store <16 x float> %r.mfma_scale_f32_32x32x64_f8f6f4__a_fp6_v6__b_bf6_v4, ptr addrspace(1) %out
   ret void
 }
 
 define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_fp6_v8__b_bf6_v4(<8 x i32> %a, <4 x i32> %b, <16 x float> %c, ptr addrspace(1) %out) {
+; CHECK: invalid vector type for format
+; CHECK-NEXT: {{^  }}%r.mfma_scale_f32_32x32x64_f8f6f4__a_fp6_v8__b_bf6_v4 = call {{.*}}
+; CHECK-NEXT: {{^}}<4 x i32> %b{{$}}
   %r.mfma_scale_f32_32x32x64_f8f6f4__a_fp6_v8__b_bf6_v4 = call <16 x float> @llvm.amdgcn.mfma.scale.f32.32x32x64.f8f6f4.v8i32.v4i32(<8 x i32> %a, <4 x i32> %b, <16 x float> %c, i32 2, i32 3, i32 0, i32 0, i32 0, i32 0)
   store <16 x float> %r.mfma_scale_f32_32x32x64_f8f6f4__a_fp6_v8__b_bf6_v4, ptr addrspace(1) %out
   ret void
 }
 
 define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_fp6_v4__b_fp4_v4(<4 x i32> %a, <4 x i32> %b, <16 x float> %c, ptr addrspace(1) %out) {
+; CHECK: invalid vector type for format
+; CHECK-NEXT: {{^  }}%r.mfma_scale_f32_32x32x64_f8f6f4__a_fp6_v4__b_fp4_v4 = call {{.*}}
+; CHECK-NEXT: {{^}}<4 x i32> %a{{$}}
   %r.mfma_scale_f32_32x32x64_f8f6f4__a_fp6_v4__b_fp4_v4 = call <16 x float> @llvm.amdgcn.mfma.scale.f32.32x32x64.f8f6f4.v4i32.v4i32(<4 x i32> %a, <4 x i32> %b, <16 x float> %c, i32 2, i32 4, i32 0, i32 0, i32 0, i32 0)
   store <16 x float> %r.mfma_scale_f32_32x32x64_f8f6f4__a_fp6_v4__b_fp4_v4, ptr addrspace(1) %out
   ret void
 }
 
 define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_fp6_v4__b_fp4_v6(<4 x i32> %a, <6 x i32> %b, <16 x float> %c, ptr addrspace(1) %out) {
+; CHECK: invalid vector type for format
+; CHECK-NEXT: {{^  }}%r.mfma_scale_f32_32x32x64_f8f6f4__a_fp6_v4__b_fp4_v6 = call {{.*}}
+; CHECK-NEXT: {{^}}<4 x i32> %a{{$}}
   %r.mfma_scale_f32_32x32x64_f8f6f4__a_fp6_v4__b_fp4_v6 = call <16 x float> @llvm.amdgcn.mfma.scale.f32.32x32x64.f8f6f4.v4i32.v6i32(<4 x i32> %a, <6 x i32> %b, <16 x float> %c, i32 2, i32 4, i32 0, i32 0, i32 0, i32 0)
   store <16 x float> %r.mfma_scale_f32_32x32x64_f8f6f4__a_fp6_v4__b_fp4_v6, ptr addrspace(1) %out
   ret void
 }
 
 define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_fp6_v4__b_fp4_v8(<4 x i32> %a, <8 x i32> %b, <16 x float> %c, ptr addrspace(1) %out) {
+; CHECK: invalid vector type for format
+; CHECK-NEXT: {{^  }}%r.mfma_scale_f32_32x32x64_f8f6f4__a_fp6_v4__b_fp4_v8 = call {{.*}}
+; CHECK-NEXT: {{^}}<4 x i32> %a{{$}}
   %r.mfma_scale_f32_32x32x64_f8f6f4__a_fp6_v4__b_fp4_v8 = call <16 x float> @llvm.amdgcn.mfma.scale.f32.32x32x64.f8f6f4.v4i32.v8i32(<4 x i32> %a, <8 x i32> %b, <16 x float> %c, i32 2, i32 4, i32 0, i32 0, i32 0, i32 0)
   store <16 x float> %r.mfma_scale_f32_32x32x64_f8f6f4__a_fp6_v4__b_fp4_v8, ptr addrspace(1) %out
   ret void
 }
 
 define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_bf6_v4__b_fp8_v4(<4 x i32> %a, <4 x i32> %b, <16 x float> %c, ptr addrspace(1) %out) {
+; CHECK: invalid vector type for format
+; CHECK-NEXT: {{^  }}%r.mfma_scale_f32_32x32x64_f8f6f4__a_bf6_v4__b_fp8_v4 = call {{.*}}
+; CHECK-NEXT: {{^}}<4 x i32> %a{{$}}
   %r.mfma_scale_f32_32x32x64_f8f6f4__a_bf6_v4__b_fp8_v4 = call <16 x float> @llvm.amdgcn.mfma.scale.f32.32x32x64.f8f6f4.v4i32.v4i32(<4 x i32> %a, <4 x i32> %b, <16 x float> %c, i32 3, i32 0, i32 0, i32 0, i32 0, i32 0)
   store <16 x float> %r.mfma_scale_f32_32x32x64_f8f6f4__a_bf6_v4__b_fp8_v4, ptr addrspace(1) %out
   ret void
 }
 
 define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_bf6_v4__b_fp8_v6(<4 x i32> %a, <6 x i32> %b, <16 x float> %c, ptr addrspace(1) %out) {
+; CHECK: invalid vector type for format
+; CHECK-NEXT: {{^  }}%r.mfma_scale_f32_32x32x64_f8f6f4__a_bf6_v4__b_fp8_v6 = call {{.*}}
+; CHECK-NEXT: {{^}}<4 x i32> %a{{$}}
   %r.mfma_scale_f32_32x32x64_f8f6f4__a_bf6_v4__b_fp8_v6 = call <16 x float> @llvm.amdgcn.mfma.scale.f32.32x32x64.f8f6f4.v4i32.v6i32(<4 x i32> %a, <6 x i32> %b, <16 x float> %c, i32 3, i32 0, i32 0, i32 0, i32 0, i32 0)
   store <16 x float> %r.mfma_scale_f32_32x32x64_f8f6f4__a_bf6_v4__b_fp8_v6, ptr addrspace(1) %out
   ret void
 }
 
 define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_bf6_v4__b_fp8_v8(<4 x i32> %a, <8 x i32> %b, <16 x float> %c, ptr addrspace(1) %out) {
+; CHECK: invalid vector type for format
+; CHECK-NEXT: {{^  }}%r.mfma_scale_f32_32x32x64_f8f6f4__a_bf6_v4__b_fp8_v8 = call {{.*}}
+; CHECK-NEXT: {{^}}<4 x i32> %a{{$}}
   %r.mfma_scale_f32_32x32x64_f8f6f4__a_bf6_v4__b_fp8_v8 = call <16 x float> @llvm.amdgcn.mfma.scale.f32.32x32x64.f8f6f4.v4i32.v8i32(<4 x i32> %a, <8 x i32> %b, <16 x float> %c, i32 3, i32 0, i32 0, i32 0, i32 0, i32 0)
   store <16 x float> %r.mfma_scale_f32_32x32x64_f8f6f4__a_bf6_v4__b_fp8_v8, ptr addrspace(1) %out
   ret void
 }
 
 define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_bf6_v6__b_fp8_v4(<6 x i32> %a, <4 x i32> %b, <16 x float> %c, ptr addrspace(1) %out) {
+; CHECK: invalid vector type for format
+; CHECK-NEXT: {{^  }}%r.mfma_scale_f32_32x32x64_f8f6f4__a_bf6_v6__b_fp8_v4 = call {{.*}}
+; CHECK-NEXT: {{^}}<4 x i32> %b{{$}}
   %r.mfma_scale_f32_32x32x64_f8f6f4__a_bf6_v6__b_fp8_v4 = call <16 x float> @llvm.amdgcn.mfma.scale.f32.32x32x64.f8f6f4.v6i32.v4i32(<6 x i32> %a, <4 x i32> %b, <16 x float> %c, i32 3, i32 0, i32 0, i32 0, i32 0, i32 0)
   store <16 x float> %r.mfma_scale_f32_32x32x64_f8f6f4__a_bf6_v6__b_fp8_v4, ptr addrspace(1) %out
   ret void
 }
 
 define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_bf6_v6__b_fp8_v6(<6 x i32> %a, <6 x i32> %b, <16 x float> %c, ptr addrspace(1) %out) {
+; CHECK: invalid vector type for format
+; CHECK-NEXT: {{^  }}%r.mfma_scale_f32_32x32x64_f8f6f4__a_bf6_v6__b_fp8_v6 = call {{.*}}
+; CHECK-NEXT: {{^}}<6 x i32> %b{{$}}
   %r.mfma_scale_f32_32x32x64_f8f6f4__a_bf6_v6__b_fp8_v6 = call <16 x float> @llvm.amdgcn.mfma.scale.f32.32x32x64.f8f6f4.v6i32.v6i32(<6 x i32> %a, <6 x i32> %b, <16 x float> %c, i32 3, i32 0, i32 0, i32 0, i32 0, i32 0)
   store <16 x float> %r.mfma_scale_f32_32x32x64_f8f6f4__a_bf6_v6__b_fp8_v6, ptr addrspace(1) %out
   ret void
 }
 
 define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_bf6_v8__b_fp8_v4(<8 x i32> %a, <4 x i32> %b, <16 x float> %c, ptr addrspace(1) %out) {
+; CHECK: invalid vector type for format
+; CHECK-NEXT: {{^  }}%r.mfma_scale_f32_32x32x64_f8f6f4__a_bf6_v8__b_fp8_v4 = call {{.*}}
+; CHECK-NEXT: {{^}}<4 x i32> %b{{$}}
   %r.mfma_scale_f32_32x32x64_f8f6f4__a_bf6_v8__b_fp8_v4 = call <16 x float> @llvm.amdgcn.mfma.scale.f32.32x32x64.f8f6f4.v8i32.v4i32(<8 x i32> %a, <4 x i32> %b, <16 x float> %c, i32 3, i32 0, i32 0, i32 0, i32 0, i32 0)
   store <16 x float> %r.mfma_scale_f32_32x32x64_f8f6f4__a_bf6_v8__b_fp8_v4, ptr addrspace(1) %out
   ret void
 }
 
 define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_bf6_v8__b_fp8_v6(<8 x i32> %a, <6 x i32> %b, <16 x float> %c, ptr addrspace(1) %out) {
+; CHECK: invalid vector type for format
+; CHECK-NEXT: {{^  }}%r.mfma_scale_f32_32x32x64_f8f6f4__a_bf6_v8__b_fp8_v6 = call {{.*}}
+; CHECK-NEXT: {{^}}<6 x i32> %b{{$}}
   %r.mfma_scale_f32_32x32x64_f8f6f4__a_bf6_v8__b_fp8_v6 = call <16 x float> @llvm.amdgcn.mfma.scale.f32.32x32x64.f8f6f4.v8i32.v6i32(<8 x i32> %a, <6 x i32> %b, <16 x float> %c, i32 3, i32 0, i32 0, i32 0, i32 0, i32 0)
   store <16 x float> %r.mfma_scale_f32_32x32x64_f8f6f4__a_bf6_v8__b_fp8_v6, ptr addrspace(1) %out
   ret void
 }
 
 define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_bf6_v4__b_bf8_v4(<4 x i32> %a, <4 x i32> %b, <16 x float> %c, ptr addrspace(1) %out) {
+; CHECK: invalid vector type for format
+; CHECK-NEXT: {{^  }}%r.mfma_scale_f32_32x32x64_f8f6f4__a_bf6_v4__b_bf8_v4 = call {{.*}}
+; CHECK-NEXT: {{^}}<4 x i32> %a{{$}}
   %r.mfma_scale_f32_32x32x64_f8f6f4__a_bf6_v4__b_bf8_v4 = call <16 x float> @llvm.amdgcn.mfma.scale.f32.32x32x64.f8f6f4.v4i32.v4i32(<4 x i32> %a, <4 x i32> %b, <16 x float> %c, i32 3, i32 1, i32 0, i32 0, i32 0, i32 0)
   store <16 x float> %r.mfma_scale_f32_32x32x64_f8f6f4__a_bf6_v4__b_bf8_v4, ptr addrspace(1) %out
   ret void
 }
 
 define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_bf6_v4__b_bf8_v6(<4 x i32> %a, <6 x i32> %b, <16 x float> %c, ptr addrspace(1) %out) {
+; CHECK: invalid vector type for format
+; CHECK-NEXT: {{^  }}%r.mfma_scale_f32_32x32x64_f8f6f4__a_bf6_v4__b_bf8_v6 = call {{.*}}
+; CHECK-NEXT: {{^}}<4 x i32> %a{{$}}
   %r.mfma_scale_f32_32x32x64_f8f6f4__a_bf6_v4__b_bf8_v6 = call <16 x float> @llvm.amdgcn.mfma.scale.f32.32x32x64.f8f6f4.v4i32.v6i32(<4 x i32> %a, <6 x i32> %b, <16 x float> %c, i32 3, i32 1, i32 0, i32 0, i32 0, i32 0)
   store <16 x float> %r.mfma_scale_f32_32x32x64_f8f6f4__a_bf6_v4__b_bf8_v6, ptr addrspace(1) %out
   ret void
 }
 
 define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_bf6_v4__b_bf8_v8(<4 x i32> %a, <8 x i32> %b, <16 x float> %c, ptr addrspace(1) %out) {
+; CHECK: invalid vector type for format
+; CHECK-NEXT: {{^  }}%r.mfma_scale_f32_32x32x64_f8f6f4__a_bf6_v4__b_bf8_v8 = call {{.*}}
+; CHECK-NEXT: {{^}}<4 x i32> %a{{$}}
   %r.mfma_scale_f32_32x32x64_f8f6f4__a_bf6_v4__b_bf8_v8 = call <16 x float> @llvm.amdgcn.mfma.scale.f32.32x32x64.f8f6f4.v4i32.v8i32(<4 x i32> %a, <8 x i32> %b, <16 x float> %c, i32 3, i32 1, i32 0, i32 0, i32 0, i32 0)
   store <16 x float> %r.mfma_scale_f32_32x32x64_f8f6f4__a_bf6_v4__b_bf8_v8, ptr addrspace(1) %out
   ret void
 }
 
 define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_bf6_v6__b_bf8_v4(<6 x i32> %a, <4 x i32> %b, <16 x float> %c, ptr addrspace(1) %out) {
+; CHECK: invalid vector type for format
+; CHECK-NEXT: {{^  }}%r.mfma_scale_f32_32x32x64_f8f6f4__a_bf6_v6__b_bf8_v4 = call {{.*}}
+; CHECK-NEXT: {{^}}<4 x i32> %b{{$}}
   %r.mfma_scale_f32_32x32x64_f8f6f4__a_bf6_v6__b_bf8_v4 = call <16 x float> @llvm.amdgcn.mfma.scale.f32.32x32x64.f8f6f4.v6i32.v4i32(<6 x i32> %a, <4 x i32> %b, <16 x float> %c, i32 3, i32 1, i32 0, i32 0, i32 0, i32 0)
   store <16 x float> %r.mfma_scale_f32_32x32x64_f8f6f4__a_bf6_v6__b_bf8_v4, ptr addrspace(1) %out
   ret void
 }
 
 define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_bf6_v6__b_bf8_v6(<6 x i32> %a, <6 x i32> %b, <16 x float> %c, ptr addrspace(1) %out) {
+; CHECK: invalid vector type for format
+; CHECK-NEXT: {{^  }}%r.mfma_scale_f32_32x32x64_f8f6f4__a_bf6_v6__b_bf8_v6 = call {{.*}}
+; CHECK-NEXT: {{^}}<6 x i32> %b{{$}}
   %r.mfma_scale_f32_32x32x64_f8f6f4__a_bf6_v6__b_bf8_v6 = call <16 x float> @llvm.amdgcn.mfma.scale.f32.32x32x64.f8f6f4.v6i32.v6i32(<6 x i32> %a, <6 x i32> %b, <16 x float> %c, i32 3, i32 1, i32 0, i32 0, i32 0, i32 0)
   store <16 x float> %r.mfma_scale_f32_32x32x64_f8f6f4__a_bf6_v6__b_bf8_v6, ptr addrspace(1) %out
   ret void
 }
 
 define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_bf6_v8__b_bf8_v4(<8 x i32> %a, <4 x i32> %b, <16 x float> %c, ptr addrspace(1) %out) {
+; CHECK: invalid vector type for format
+; CHECK-NEXT: {{^  }}%r.mfma_scale_f32_32x32x64_f8f6f4__a_bf6_v8__b_bf8_v4 = call {{.*}}
+; CHECK-NEXT: {{^}}<4 x i32> %b{{$}}
   %r.mfma_scale_f32_32x32x64_f8f6f4__a_bf6_v8__b_bf8_v4 = call <16 x float> @llvm.amdgcn.mfma.scale.f32.32x32x64.f8f6f4.v8i32.v4i32(<8 x i32> %a, <4 x i32> %b, <16 x float> %c, i32 3, i32 1, i32 0, i32 0, i32 0, i32 0)
   store <16 x float> %r.mfma_scale_f32_32x32x64_f8f6f4__a_bf6_v8__b_bf8_v4, ptr addrspace(1) %out
   ret void
 }
 
 define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_bf6_v8__b_bf8_v6(<8 x i32> %a, <6 x i32> %b, <16 x float> %c, ptr addrspace(1) %out) {
+; CHECK: invalid vector type for format
+; CHECK-NEXT: {{^  }}%r.mfma_scale_f32_32x32x64_f8f6f4__a_bf6_v8__b_bf8_v6 = call {{.*}}
+; CHECK-NEXT: {{^}}<6 x i32> %b{{$}}
   %r.mfma_scale_f32_32x32x64_f8f6f4__a_bf6_v8__b_bf8_v6 = call <16 x float> @llvm.amdgcn.mfma.scale.f32.32x32x64.f8f6f4.v8i32.v6i32(<8 x i32> %a, <6 x i32> %b, <16 x float> %c, i32 3, i32 1, i32 0, i32 0, i32 0, i32 0)
   store <16 x float> %r.mfma_scale_f32_32x32x64_f8f6f4__a_bf6_v8__b_bf8_v6, ptr addrspace(1) %out
   ret void
 }
 
 define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_bf6_v4__b_fp6_v4(<4 x i32> %a, <4 x i32> %b, <16 x float> %c, ptr addrspace(1) %out) {
+; CHECK: invalid vector type for format
+; CHECK-NEXT: {{^  }}%r.mfma_scale_f32_32x32x64_f8f6f4__a_bf6_v4__b_fp6_v4 = call {{.*}}
+; CHECK-NEXT: {{^}}<4 x i32> %a{{$}}
   %r.mfma_scale_f32_32x32x64_f8f6f4__a_bf6_v4__b_fp6_v4 = call <16 x float> @llvm.amdgcn.mfma.scale.f32.32x32x64.f8f6f4.v4i32.v4i32(<4 x i32> %a, <4 x i32> %b, <16 x float> %c, i32 3, i32 2, i32 0, i32 0, i32 0, i32 0)
   store <16 x float> %r.mfma_scale_f32_32x32x64_f8f6f4__a_bf6_v4__b_fp6_v4, ptr addrspace(1) %out
   ret void
 }
 
 define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_bf6_v4__b_fp6_v6(<4 x i32> %a, <6 x i32> %b, <16 x float> %c, ptr addrspace(1) %out) {
+; CHECK: invalid vector type for format
+; CHECK-NEXT: {{^  }}%r.mfma_scale_f32_32x32x64_f8f6f4__a_bf6_v4__b_fp6_v6 = call {{.*}}
+; CHECK-NEXT: {{^}}<4 x i32> %a{{$}}
   %r.mfma_scale_f32_32x32x64_f8f6f4__a_bf6_v4__b_fp6_v6 = call <16 x float> @llvm.amdgcn.mfma.scale.f32.32x32x64.f8f6f4.v4i32.v6i32(<4 x i32> %a, <6 x i32> %b, <16 x float> %c, i32 3, i32 2, i32 0, i32 0, i32 0, i32 0)
   store <16 x float> %r.mfma_scale_f32_32x32x64_f8f6f4__a_bf6_v4__b_fp6_v6, ptr addrspace(1) %out
   ret void
 }
 
 define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_bf6_v4__b_fp6_v8(<4 x i32> %a, <8 x i32> %b, <16 x float> %c, ptr addrspace(1) %out) {
+; CHECK: invalid vector type for format
+; CHECK-NEXT: {{^  }}%r.mfma_scale_f32_32x32x64_f8f6f4__a_bf6_v4__b_fp6_v8 = call {{.*}}
+; CHECK-NEXT: {{^}}<4 x i32> %a{{$}}
   %r.mfma_scale_f32_32x32x64_f8f6f4__a_bf6_v4__b_fp6_v8 = call <16 x float> @llvm.amdgcn.mfma.scale.f32.32x32x64.f8f6f4.v4i32.v8i32(<4 x i32> %a, <8 x i32> %b, <16 x float> %c, i32 3, i32 2, i32 0, i32 0, i32 0, i32 0)
   store <16 x float> %r.mfma_scale_f32_32x32x64_f8f6f4__a_bf6_v4__b_fp6_v8, ptr addrspace(1) %out
   ret void
 }
 
 define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_bf6_v6__b_fp6_v4(<6 x i32> %a, <4 x i32> %b, <16 x float> %c, ptr addrspace(1) %out) {
+; CHECK: invalid vector type for format
+; CHECK-NEXT: {{^  }}%r.mfma_scale_f32_32x32x64_f8f6f4__a_bf6_v6__b_fp6_v4 = call {{.*}}
+; CHECK-NEXT: {{^}}<4 x i32> %b{{$}}
   %r.mfma_scale_f32_32x32x64_f8f6f4__a_bf6_v6__b_fp6_v4 = call <16 x float> @llvm.amdgcn.mfma.scale.f32.32x32x64.f8f6f4.v6i32.v4i32(<6 x i32> %a, <4 x i32> %b, <16 x float> %c, i32 3, i32 2, i32 0, i32 0, i32 0, i32 0)
   store <16 x float> %r.mfma_scale_f32_32x32x64_f8f6f4__a_bf6_v6__b_fp6_v4, ptr addrspace(1) %out
   ret void
 }
 
 define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_bf6_v8__b_fp6_v4(<8 x i32> %a, <4 x i32> %b, <16 x float> %c, ptr addrspace(1) %out) {
+; CHECK: invalid vector type for format
+; CHECK-NEXT: {{^  }}%r.mfma_scale_f32_32x32x64_f8f6f4__a_bf6_v8__b_fp6_v4 = call {{.*}}
+; CHECK-NEXT: {{^}}<4 x i32> %b{{$}}
   %r.mfma_scale_f32_32x32x64_f8f6f4__a_bf6_v8__b_fp6_v4 = call <16 x float> @llvm.amdgcn.mfma.scale.f32.32x32x64.f8f6f4.v8i32.v4i32(<8 x i32> %a, <4 x i32> %b, <16 x float> %c, i32 3, i32 2, i32 0, i32 0, i32 0, i32 0)
   store <16 x float> %r.mfma_scale_f32_32x32x64_f8f6f4__a_bf6_v8__b_fp6_v4, ptr addrspace(1) %out
   ret void
 }
 
 define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_bf6_v4__b_bf6_v4(<4 x i32> %a, <4 x i32> %b, <16 x float> %c, ptr addrspace(1) %out) {
+; CHECK: invalid vector type for format
+; CHECK-NEXT: {{^  }}%r.mfma_scale_f32_32x32x64_f8f6f4__a_bf6_v4__b_bf6_v4 = call {{.*}}
+; CHECK-NEXT: {{^}}<4 x i32> %a{{$}}
   %r.mfma_scale_f32_32x32x64_f8f6f4__a_bf6_v4__b_bf6_v4 = call <16 x float> @llvm.amdgcn.mfma.scale.f32.32x32x64.f8f6f4.v4i32.v4i32(<4 x i32> %a, <4 x i32> %b, <16 x float> %c, i32 3, i32 3, i32 0, i32 0, i32 0, i32 0)
   store <16 x float> %r.mfma_scale_f32_32x32x64_f8f6f4__a_bf6_v4__b_bf6_v4, ptr addrspace(1) %out
   ret void
 }
 
 define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_bf6_v4__b_bf6_v6(<4 x i32> %a, <6 x i32> %b, <16 x float> %c, ptr addrspace(1) %out) {
+; CHECK: invalid vector type for format
+; CHECK-NEXT: {{^  }}%r.mfma_scale_f32_32x32x64_f8f6f4__a_bf6_v4__b_bf6_v6 = call {{.*}}
+; CHECK-NEXT: {{^}}<4 x i32> %a{{$}}
   %r.mfma_scale_f32_32x32x64_f8f6f4__a_bf6_v4__b_bf6_v6 = call <16 x float> @llvm.amdgcn.mfma.scale.f32.32x32x64.f8f6f4.v4i32.v6i32(<4 x i32> %a, <6 x i32> %b, <16 x float> %c, i32 3, i32 3, i32 0, i32 0, i32 0, i32 0)
   store <16 x float> %r.mfma_scale_f32_32x32x64_f8f6f4__a_bf6_v4__b_bf6_v6, ptr addrspace(1) %out
   ret void
 }
 
 define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_bf6_v4__b_bf6_v8(<4 x i32> %a, <8 x i32> %b, <16 x float> %c, ptr addrspace(1) %out) {
+; CHECK: invalid vector type for format
+; CHECK-NEXT: {{^  }}%r.mfma_scale_f32_32x32x64_f8f6f4__a_bf6_v4__b_bf6_v8 = call {{.*}}
+; CHECK-NEXT: {{^}}<4 x i32> %a{{$}}
   %r.mfma_scale_f32_32x32x64_f8f6f4__a_bf6_v4__b_bf6_v8 = call <16 x float> @llvm.amdgcn.mfma.scale.f32.32x32x64.f8f6f4.v4i32.v8i32(<4 x i32> %a, <8 x i32> %b, <16 x float> %c, i32 3, i32 3, i32 0, i32 0, i32 0, i32 0)
   store <16 x float> %r.mfma_scale_f32_32x32x64_f8f6f4__a_bf6_v4__b_bf6_v8, ptr addrspace(1) %out
   ret void
 }
 
 define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_bf6_v6__b_bf6_v4(<6 x i32> %a, <4 x i32> %b, <16 x float> %c, ptr addrspace(1) %out) {
+; CHECK: invalid vector type for format
+; CHECK-NEXT: {{^  }}%r.mfma_scale_f32_32x32x64_f8f6f4__a_bf6_v6__b_bf6_v4 = call {{.*}}
+; CHECK-NEXT: {{^}}<4 x i32> %b{{$}}
   %r.mfma_scale_f32_32x32x64_f8f6f4__a_bf6_v6__b_bf6_v4 = call <16 x float> @llvm.amdgcn.mfma.scale.f32.32x32x64.f8f6f4.v6i32.v4i32(<6 x i32> %a, <4 x i32> %b, <16 x float> %c, i32 3, i32 3, i32 0, i32 0, i32 0, i32 0)
   store <16 x float> %r.mfma_scale_f32_32x32x64_f8f6f4__a_bf6_v6__b_bf6_v4, ptr addrspace(1) %out
   ret void
 }
 
 define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_bf6_v8__b_bf6_v4(<8 x i32> %a, <4 x i32> %b, <16 x float> %c, ptr addrspace(1) %out) {
+; CHECK: invalid vector type for format
+; CHECK-NEXT: {{^  }}%r.mfma_scale_f32_32x32x64_f8f6f4__a_bf6_v8__b_bf6_v4 = call {{.*}}
+; CHECK-NEXT: {{^}}<4 x i32> %b{{$}}
   %r.mfma_scale_f32_32x32x64_f8f6f4__a_bf6_v8__b_bf6_v4 = call <16 x float> @llvm.amdgcn.mfma.scale.f32.32x32x64.f8f6f4.v8i32.v4i32(<8 x i32> %a, <4 x i32> %b, <16 x float> %c, i32 3, i32 3, i32 0, i32 0, i32 0, i32 0)
   store <16 x float> %r.mfma_scale_f32_32x32x64_f8f6f4__a_bf6_v8__b_bf6_v4, ptr addrspace(1) %out
   ret void
 }
 
 define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_bf6_v4__b_fp4_v4(<4 x i32> %a, <4 x i32> %b, <16 x float> %c, ptr addrspace(1) %out) {
+; CHECK: invalid vector type for format
+; CHECK-NEXT: {{^  }}%r.mfma_scale_f32_32x32x64_f8f6f4__a_bf6_v4__b_fp4_v4 = call {{.*}}
+; CHECK-NEXT: {{^}}<4 x i32> %a{{$}}
   %r.mfma_scale_f32_32x32x64_f8f6f4__a_bf6_v4__b_fp4_v4 = call <16 x float> @llvm.amdgcn.mfma.scale.f32.32x32x64.f8f6f4.v4i32.v4i32(<4 x i32> %a, <4 x i32> %b, <16 x float> %c, i32 3, i32 4, i32 0, i32 0, i32 0, i32 0)
   store <16 x float> %r.mfma_scale_f32_32x32x64_f8f6f4__a_bf6_v4__b_fp4_v4, ptr addrspace(1) %out
   ret void
 }
 
 define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_bf6_v4__b_fp4_v6(<4 x i32> %a, <6 x i32> %b, <16 x float> %c, ptr addrspace(1) %out) {
+; CHECK: invalid vector type for format
+; CHECK-NEXT: {{^  }}%r.mfma_scale_f32_32x32x64_f8f6f4__a_bf6_v4__b_fp4_v6 = call {{.*}}
+; CHECK-NEXT: {{^}}<4 x i32> %a{{$}}
   %r.mfma_scale_f32_32x32x64_f8f6f4__a_bf6_v4__b_fp4_v6 = call <16 x float> @llvm.amdgcn.mfma.scale.f32.32x32x64.f8f6f4.v4i32.v6i32(<4 x i32> %a, <6 x i32> %b, <16 x float> %c, i32 3, i32 4, i32 0, i32 0, i32 0, i32 0)
   store <16 x float> %r.mfma_scale_f32_32x32x64_f8f6f4__a_bf6_v4__b_fp4_v6, ptr addrspace(1) %out
   ret void
 }
 
 define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_bf6_v4__b_fp4_v8(<4 x i32> %a, <8 x i32> %b, <16 x float> %c, ptr addrspace(1) %out) {
+; CHECK: invalid vector type for format
+; CHECK-NEXT: {{^  }}%r.mfma_scale_f32_32x32x64_f8f6f4__a_bf6_v4__b_fp4_v8 = call {{.*}}
+; CHECK-NEXT: {{^}}<4 x i32> %a{{$}}
   %r.mfma_scale_f32_32x32x64_f8f6f4__a_bf6_v4__b_fp4_v8 = call <16 x float> @llvm.amdgcn.mfma.scale.f32.32x32x64.f8f6f4.v4i32.v8i32(<4 x i32> %a, <8 x i32> %b, <16 x float> %c, i32 3, i32 4, i32 0, i32 0, i32 0, i32 0)
   store <16 x float> %r.mfma_scale_f32_32x32x64_f8f6f4__a_bf6_v4__b_fp4_v8, ptr addrspace(1) %out
   ret void
 }
 
 define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_fp4_v4__b_fp8_v4(<4 x i32> %a, <4 x i32> %b, <16 x float> %c, ptr addrspace(1) %out) {
+; CHECK: invalid vector type for format
+; CHECK-NEXT: {{^  }}%r.mfma_scale_f32_32x32x64_f8f6f4__a_fp4_v4__b_fp8_v4 = call {{.*}}
+; CHECK-NEXT: {{^}}<4 x i32> %b{{$}}
   %r.mfma_scale_f32_32x32x64_f8f6f4__a_fp4_v4__b_fp8_v4 = call <16 x float> @llvm.amdgcn.mfma.scale.f32.32x32x64.f8f6f4.v4i32.v4i32(<4 x i32> %a, <4 x i32> %b, <16 x float> %c, i32 4, i32 0, i32 0, i32 0, i32 0, i32 0)
   store <16 x float> %r.mfma_scale_f32_32x32x64_f8f6f4__a_fp4_v4__b_fp8_v4, ptr addrspace(1) %out
   ret void
 }
 
 define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_fp4_v4__b_fp8_v6(<4 x i32> %a, <6 x i32> %b, <16 x float> %c, ptr addrspace(1) %out) {
+; CHECK: invalid vector type for format
+; CHECK-NEXT: {{^  }}%r.mfma_scale_f32_32x32x64_f8f6f4__a_fp4_v4__b_fp8_v6 = call {{.*}}
+; CHECK-NEXT: {{^}}<6 x i32> %b{{$}}
   %r.mfma_scale_f32_32x32x64_f8f6f4__a_fp4_v4__b_fp8_v6 = call <16 x float> @llvm.amdgcn.mfma.scale.f32.32x32x64.f8f6f4.v4i32.v6i32(<4 x i32> %a, <6 x i32> %b, <16 x float> %c, i32 4, i32 0, i32 0, i32 0, i32 0, i32 0)
   store <16 x float> %r.mfma_scale_f32_32x32x64_f8f6f4__a_fp4_v4__b_fp8_v6, ptr addrspace(1) %out
   ret void
 }
 
 define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_fp4_v6__b_fp8_v4(<6 x i32> %a, <4 x i32> %b, <16 x float> %c, ptr addrspace(1) %out) {
+; CHECK: invalid vector type for format
+; CHECK-NEXT: {{^  }}%r.mfma_scale_f32_32x32x64_f8f6f4__a_fp4_v6__b_fp8_v4 = call {{.*}}
+; CHECK-NEXT: {{^}}<4 x i32> %b{{$}}
   %r.mfma_scale_f32_32x32x64_f8f6f4__a_fp4_v6__b_fp8_v4 = call <16 x float> @llvm.amdgcn.mfma.scale.f32.32x32x64.f8f6f4.v6i32.v4i32(<6 x i32> %a, <4 x i32> %b, <16 x float> %c, i32 4, i32 0, i32 0, i32 0, i32 0, i32 0)
   store <16 x float> %r.mfma_scale_f32_32x32x64_f8f6f4__a_fp4_v6__b_fp8_v4, ptr addrspace(1) %out
   ret void
 }
 
 define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_fp4_v6__b_fp8_v6(<6 x i32> %a, <6 x i32> %b, <16 x float> %c, ptr addrspace(1) %out) {
+; CHECK: invalid vector type for format
+; CHECK-NEXT: {{^  }}%r.mfma_scale_f32_32x32x64_f8f6f4__a_fp4_v6__b_fp8_v6 = call {{.*}}
+; CHECK-NEXT: {{^}}<6 x i32> %b{{$}}
   %r.mfma_scale_f32_32x32x64_f8f6f4__a_fp4_v6__b_fp8_v6 = call <16 x float> @llvm.amdgcn.mfma.scale.f32.32x32x64.f8f6f4.v6i32.v6i32(<6 x i32> %a, <6 x i32> %b, <16 x float> %c, i32 4, i32 0, i32 0, i32 0, i32 0, i32 0)
   store <16 x float> %r.mfma_scale_f32_32x32x64_f8f6f4__a_fp4_v6__b_fp8_v6, ptr addrspace(1) %out
   ret void
 }
 
 define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_fp4_v8__b_fp8_v4(<8 x i32> %a, <4 x i32> %b, <16 x float> %c, ptr addrspace(1) %out) {
+; CHECK: invalid vector type for format
+; CHECK-NEXT: {{^  }}%r.mfma_scale_f32_32x32x64_f8f6f4__a_fp4_v8__b_fp8_v4 = call {{.*}}
+; CHECK-NEXT: {{^}}<4 x i32> %b{{$}}
   %r.mfma_scale_f32_32x32x64_f8f6f4__a_fp4_v8__b_fp8_v4 = call <16 x float> @llvm.amdgcn.mfma.scale.f32.32x32x64.f8f6f4.v8i32.v4i32(<8 x i32> %a, <4 x i32> %b, <16 x float> %c, i32 4, i32 0, i32 0, i32 0, i32 0, i32 0)
   store <16 x float> %r.mfma_scale_f32_32x32x64_f8f6f4__a_fp4_v8__b_fp8_v4, ptr addrspace(1) %out
   ret void
 }
 
 define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_fp4_v8__b_fp8_v6(<8 x i32> %a, <6 x i32> %b, <16 x float> %c, ptr addrspace(1) %out) {
+; CHECK: invalid vector type for format
+; CHECK-NEXT: {{^  }}%r.mfma_scale_f32_32x32x64_f8f6f4__a_fp4_v8__b_fp8_v6 = call {{.*}}
+; CHECK-NEXT: {{^}}<6 x i32> %b{{$}}
   %r.mfma_scale_f32_32x32x64_f8f6f4__a_fp4_v8__b_fp8_v6 = call <16 x float> @llvm.amdgcn.mfma.scale.f32.32x32x64.f8f6f4.v8i32.v6i32(<8 x i32> %a, <6 x i32> %b, <16 x float> %c, i32 4, i32 0, i32 0, i32 0, i32 0, i32 0)
   store <16 x float> %r.mfma_scale_f32_32x32x64_f8f6f4__a_fp4_v8__b_fp8_v6, ptr addrspace(1) %out
   ret void
 }
 
 define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_fp4_v4__b_bf8_v4(<4 x i32> %a, <4 x i32> %b, <16 x float> %c, ptr addrspace(1) %out) {
+; CHECK: invalid vector type for format
+; CHECK-NEXT: {{^  }}%r.mfma_scale_f32_32x32x64_f8f6f4__a_fp4_v4__b_bf8_v4 = call {{.*}}
+; CHECK-NEXT: {{^}}<4 x i32> %b{{$}}
   %r.mfma_scale_f32_32x32x64_f8f6f4__a_fp4_v4__b_bf8_v4 = call <16 x float> @llvm.amdgcn.mfma.scale.f32.32x32x64.f8f6f4.v4i32.v4i32(<4 x i32> %a, <4 x i32> %b, <16 x float> %c, i32 4, i32 1, i32 0, i32 0, i32 0, i32 0)
   store <16 x float> %r.mfma_scale_f32_32x32x64_f8f6f4__a_fp4_v4__b_bf8_v4, ptr addrspace(1) %out
   ret void
 }
 
 define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_fp4_v4__b_bf8_v6(<4 x i32> %a, <6 x i32> %b, <16 x float> %c, ptr addrspace(1) %out) {
+; CHECK: invalid vector type for format
+; CHECK-NEXT: {{^  }}%r.mfma_scale_f32_32x32x64_f8f6f4__a_fp4_v4__b_bf8_v6 = call {{.*}}
+; CHECK-NEXT: {{^}}<6 x i32> %b{{$}}
   %r.mfma_scale_f32_32x32x64_f8f6f4__a_fp4_v4__b_bf8_v6 = call <16 x float> @llvm.amdgcn.mfma.scale.f32.32x32x64.f8f6f4.v4i32.v6i32(<4 x i32> %a, <6 x i32> %b, <16 x float> %c, i32 4, i32 1, i32 0, i32 0, i32 0, i32 0)
   store <16 x float> %r.mfma_scale_f32_32x32x64_f8f6f4__a_fp4_v4__b_bf8_v6, ptr addrspace(1) %out
   ret void
 }
 
 define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_fp4_v6__b_bf8_v4(<6 x i32> %a, <4 x i32> %b, <16 x float> %c, ptr addrspace(1) %out) {
+; CHECK: invalid vector type for format
+; CHECK-NEXT: {{^  }}%r.mfma_scale_f32_32x32x64_f8f6f4__a_fp4_v6__b_bf8_v4 = call {{.*}}
+; CHECK-NEXT: {{^}}<4 x i32> %b{{$}}
   %r.mfma_scale_f32_32x32x64_f8f6f4__a_fp4_v6__b_bf8_v4 = call <16 x float> @llvm.amdgcn.mfma.scale.f32.32x32x64.f8f6f4.v6i32.v4i32(<6 x i32> %a, <4 x i32> %b, <16 x float> %c, i32 4, i32 1, i32 0, i32 0, i32 0, i32 0)
   store <16 x float> %r.mfma_scale_f32_32x32x64_f8f6f4__a_fp4_v6__b_bf8_v4, ptr addrspace(1) %out
   ret void
 }
 
 define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_fp4_v6__b_bf8_v6(<6 x i32> %a, <6 x i32> %b, <16 x float> %c, ptr addrspace(1) %out) {
+; CHECK: invalid vector type for format
+; CHECK-NEXT: {{^  }}%r.mfma_scale_f32_32x32x64_f8f6f4__a_fp4_v6__b_bf8_v6 = call {{.*}}
+; CHECK-NEXT: {{^}}<6 x i32> %b{{$}}
   %r.mfma_scale_f32_32x32x64_f8f6f4__a_fp4_v6__b_bf8_v6 = call <16 x float> @llvm.amdgcn.mfma.scale.f32.32x32x64.f8f6f4.v6i32.v6i32(<6 x i32> %a, <6 x i32> %b, <16 x float> %c, i32 4, i32 1, i32 0, i32 0, i32 0, i32 0)
   store <16 x float> %r.mfma_scale_f32_32x32x64_f8f6f4__a_fp4_v6__b_bf8_v6, ptr addrspace(1) %out
   ret void
 }
 
 define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_fp4_v8__b_bf8_v4(<8 x i32> %a, <4 x i32> %b, <16 x float> %c, ptr addrspace(1) %out) {
+; CHECK: invalid vector type for format
+; CHECK-NEXT: {{^  }}%r.mfma_scale_f32_32x32x64_f8f6f4__a_fp4_v8__b_bf8_v4 = call {{.*}}
+; CHECK-NEXT: {{^}}<4 x i32> %b{{$}}
   %r.mfma_scale_f32_32x32x64_f8f6f4__a_fp4_v8__b_bf8_v4 = call <16 x float> @llvm.amdgcn.mfma.scale.f32.32x32x64.f8f6f4.v8i32.v4i32(<8 x i32> %a, <4 x i32> %b, <16 x float> %c, i32 4, i32 1, i32 0, i32 0, i32 0, i32 0)
   store <16 x float> %r.mfma_scale_f32_32x32x64_f8f6f4__a_fp4_v8__b_bf8_v4, ptr addrspace(1) %out
   ret void
 }
 
 define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_fp4_v8__b_bf8_v6(<8 x i32> %a, <6 x i32> %b, <16 x float> %c, ptr addrspace(1) %out) {
+; CHECK: invalid vector type for format
+; CHECK-NEXT: {{^  }}%r.mfma_scale_f32_32x32x64_f8f6f4__a_fp4_v8__b_bf8_v6 = call {{.*}}
+; CHECK-NEXT: {{^}}<6 x i32> %b{{$}}
   %r.mfma_scale_f32_32x32x64_f8f6f4__a_fp4_v8__b_bf8_v6 = call <16 x float> @llvm.amdgcn.mfma.scale.f32.32x32x64.f8f6f4.v8i32.v6i32(<8 x i32> %a, <6 x i32> %b, <16 x float> %c, i32 4, i32 1, i32 0, i32 0, i32 0, i32 0)
   store <16 x float> %r.mfma_scale_f32_32x32x64_f8f6f4__a_fp4_v8__b_bf8_v6, ptr addrspace(1) %out
   ret void
 }
 
 define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_fp4_v4__b_fp6_v4(<4 x i32> %a, <4 x i32> %b, <16 x float> %c, ptr addrspace(1) %out) {
+; CHECK: invalid vector type for format
+; CHECK-NEXT: {{^  }}%r.mfma_scale_f32_32x32x64_f8f6f4__a_fp4_v4__b_fp6_v4 = call {{.*}}
+; CHECK-NEXT: {{^}}<4 x i32> %b{{$}}
   %r.mfma_scale_f32_32x32x64_f8f6f4__a_fp4_v4__b_fp6_v4 = call <16 x float> @llvm.amdgcn.mfma.scale.f32.32x32x64.f8f6f4.v4i32.v4i32(<4 x i32> %a, <4 x i32> %b, <16 x float> %c, i32 4, i32 2, i32 0, i32 0, i32 0, i32 0)
   store <16 x float> %r.mfma_scale_f32_32x32x64_f8f6f4__a_fp4_v4__b_fp6_v4, ptr addrspace(1) %out
   ret void
 }
 
 define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_fp4_v6__b_fp6_v4(<6 x i32> %a, <4 x i32> %b, <16 x float> %c, ptr addrspace(1) %out) {
+; CHECK: invalid vector type for format
+; CHECK-NEXT: {{^  }}%r.mfma_scale_f32_32x32x64_f8f6f4__a_fp4_v6__b_fp6_v4 = call {{.*}}
+; CHECK-NEXT: {{^}}<4 x i32> %b{{$}}
   %r.mfma_scale_f32_32x32x64_f8f6f4__a_fp4_v6__b_fp6_v4 = call <16 x float> @llvm.amdgcn.mfma.scale.f32.32x32x64.f8f6f4.v6i32.v4i32(<6 x i32> %a, <4 x i32> %b, <16 x float> %c, i32 4, i32 2, i32 0, i32 0, i32 0, i32 0)
   store <16 x float> %r.mfma_scale_f32_32x32x64_f8f6f4__a_fp4_v6__b_fp6_v4, ptr addrspace(1) %out
   ret void
 }
 
 define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_fp4_v8__b_fp6_v4(<8 x i32> %a, <4 x i32> %b, <16 x float> %c, ptr addrspace(1) %out) {
+; CHECK: invalid vector type for format
+; CHECK-NEXT: {{^  }}%r.mfma_scale_f32_32x32x64_f8f6f4__a_fp4_v8__b_fp6_v4 = call {{.*}}
+; CHECK-NEXT: {{^}}<4 x i32> %b{{$}}
   %r.mfma_scale_f32_32x32x64_f8f6f4__a_fp4_v8__b_fp6_v4 = call <16 x float> @llvm.amdgcn.mfma.scale.f32.32x32x64.f8f6f4.v8i32.v4i32(<8 x i32> %a, <4 x i32> %b, <16 x float> %c, i32 4, i32 2, i32 0, i32 0, i32 0, i32 0)
   store <16 x float> %r.mfma_scale_f32_32x32x64_f8f6f4__a_fp4_v8__b_fp6_v4, ptr addrspace(1) %out
   ret void
 }
 
 define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_fp4_v4__b_bf6_v4(<4 x i32> %a, <4 x i32> %b, <16 x float> %c, ptr addrspace(1) %out) {
+; CHECK: invalid vector type for format
+; CHECK-NEXT: {{^  }}%r.mfma_scale_f32_32x32x64_f8f6f4__a_fp4_v4__b_bf6_v4 = call {{.*}}
+; CHECK-NEXT: {{^}}<4 x i32> %b{{$}}
   %r.mfma_scale_f32_32x32x64_f8f6f4__a_fp4_v4__b_bf6_v4 = call <16 x float> @llvm.amdgcn.mfma.scale.f32.32x32x64.f8f6f4.v4i32.v4i32(<4 x i32> %a, <4 x i32> %b, <16 x float> %c, i32 4, i32 3, i32 0, i32 0, i32 0, i32 0)
   store <16 x float> %r.mfma_scale_f32_32x32x64_f8f6f4__a_fp4_v4__b_bf6_v4, ptr addrspace(1) %out
   ret void
 }
 
 define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_fp4_v6__b_bf6_v4(<6 x i32> %a, <4 x i32> %b, <16 x float> %c, ptr addrspace(1) %out) {
+; CHECK: invalid vector type for format
+; CHECK-NEXT: {{^  }}%r.mfma_scale_f32_32x32x64_f8f6f4__a_fp4_v6__b_bf6_v4 = call {{.*}}
+; CHECK-NEXT: {{^}}<4 x i32> %b{{$}}
   %r.mfma_scale_f32_32x32x64_f8f6f4__a_fp4_v6__b_bf6_v4 = call <16 x float> @llvm.amdgcn.mfma.scale.f32.32x32x64.f8f6f4.v6i32.v4i32(<6 x i32> %a, <4 x i32> %b, <16 x float> %c, i32 4, i32 3, i32 0, i32 0, i32 0, i32 0)
   store <16 x float> %r.mfma_scale_f32_32x32x64_f8f6f4__a_fp4_v6__b_bf6_v4, ptr addrspace(1) %out
   ret void
 }
 
 define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_fp4_v8__b_bf6_v4(<8 x i32> %a, <4 x i32> %b, <16 x float> %c, ptr addrspace(1) %out) {
+; CHECK: invalid vector type for format
+; CHECK-NEXT: {{^  }}%r.mfma_scale_f32_32x32x64_f8f6f4__a_fp4_v8__b_bf6_v4 = call {{.*}}
+; CHECK-NEXT: {{^}}<4 x i32> %b{{$}}
   %r.mfma_scale_f32_32x32x64_f8f6f4__a_fp4_v8__b_bf6_v4 = call <16 x float> @llvm.amdgcn.mfma.scale.f32.32x32x64.f8f6f4.v8i32.v4i32(<8 x i32> %a, <4 x i32> %b, <16 x float> %c, i32 4, i32 3, i32 0, i32 0, i32 0, i32 0)
   store <16 x float> %r.mfma_scale_f32_32x32x64_f8f6f4__a_fp4_v8__b_bf6_v4, ptr addrspace(1) %out
   ret void

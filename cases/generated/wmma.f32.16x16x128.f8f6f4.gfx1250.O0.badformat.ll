@@ -3,38 +3,38 @@
 ; llvm.amdgcn.wmma.f32.16x16x128.f8f6f4 on gfx1250: 4 badformat case(s).
 ; REQUIRES: amdgpu-registered-target, cpu-gfx1250, llvm.amdgcn.wmma.f32.16x16x128.f8f6f4
 ; RUN: not llvm-as -disable-output %s 2>&1 | FileCheck %s
-; CHECK: invalid value for matrix format
-; CHECK-NEXT: {{^  }}%r.wmma_f32_16x16x128_f8f6f4__a_fp8_v16__b_fp8_v16__arg0_5 = call 
-; CHECK-NEXT: {{^}}i32 5{{$}}
-; CHECK: invalid value for matrix format
-; CHECK-NEXT: {{^  }}%r.wmma_f32_16x16x128_f8f6f4__a_fp8_v16__b_fp8_v16__arg0_9999 = call 
-; CHECK-NEXT: {{^}}i32 9999{{$}}
-; CHECK: invalid value for matrix format
-; CHECK-NEXT: {{^  }}%r.wmma_f32_16x16x128_f8f6f4__a_fp8_v16__b_fp8_v16__arg2_5 = call 
-; CHECK-NEXT: {{^}}i32 5{{$}}
-; CHECK: invalid value for matrix format
-; CHECK-NEXT: {{^  }}%r.wmma_f32_16x16x128_f8f6f4__a_fp8_v16__b_fp8_v16__arg2_9999 = call 
-; CHECK-NEXT: {{^}}i32 9999{{$}}
 
 define amdgpu_ps void @wmma_f32_16x16x128_f8f6f4__a_fp8_v16__b_fp8_v16__arg0_5(<16 x i32> %a, <16 x i32> %b, <8 x float> %c, ptr addrspace(1) %out) {
+; CHECK: invalid value for matrix format
+; CHECK-NEXT: {{^  }}%r.wmma_f32_16x16x128_f8f6f4__a_fp8_v16__b_fp8_v16__arg0_5 = call {{.*}}
+; CHECK-NEXT: {{^}}i32 5{{$}}
   %r.wmma_f32_16x16x128_f8f6f4__a_fp8_v16__b_fp8_v16__arg0_5 = call <8 x float> @llvm.amdgcn.wmma.f32.16x16x128.f8f6f4.v8f32.v16i32.v16i32(i32 5, <16 x i32> %a, i32 0, <16 x i32> %b, i16 0, <8 x float> %c)
   store <8 x float> %r.wmma_f32_16x16x128_f8f6f4__a_fp8_v16__b_fp8_v16__arg0_5, ptr addrspace(1) %out
   ret void
 }
 
 define amdgpu_ps void @wmma_f32_16x16x128_f8f6f4__a_fp8_v16__b_fp8_v16__arg0_9999(<16 x i32> %a, <16 x i32> %b, <8 x float> %c, ptr addrspace(1) %out) {
+; CHECK: invalid value for matrix format
+; CHECK-NEXT: {{^  }}%r.wmma_f32_16x16x128_f8f6f4__a_fp8_v16__b_fp8_v16__arg0_9999 = call {{.*}}
+; CHECK-NEXT: {{^}}i32 9999{{$}}
   %r.wmma_f32_16x16x128_f8f6f4__a_fp8_v16__b_fp8_v16__arg0_9999 = call <8 x float> @llvm.amdgcn.wmma.f32.16x16x128.f8f6f4.v8f32.v16i32.v16i32(i32 9999, <16 x i32> %a, i32 0, <16 x i32> %b, i16 0, <8 x float> %c)
   store <8 x float> %r.wmma_f32_16x16x128_f8f6f4__a_fp8_v16__b_fp8_v16__arg0_9999, ptr addrspace(1) %out
   ret void
 }
 
 define amdgpu_ps void @wmma_f32_16x16x128_f8f6f4__a_fp8_v16__b_fp8_v16__arg2_5(<16 x i32> %a, <16 x i32> %b, <8 x float> %c, ptr addrspace(1) %out) {
+; CHECK: invalid value for matrix format
+; CHECK-NEXT: {{^  }}%r.wmma_f32_16x16x128_f8f6f4__a_fp8_v16__b_fp8_v16__arg2_5 = call {{.*}}
+; CHECK-NEXT: {{^}}i32 5{{$}}
   %r.wmma_f32_16x16x128_f8f6f4__a_fp8_v16__b_fp8_v16__arg2_5 = call <8 x float> @llvm.amdgcn.wmma.f32.16x16x128.f8f6f4.v8f32.v16i32.v16i32(i32 0, <16 x i32> %a, i32 5, <16 x i32> %b, i16 0, <8 x float> %c)
   store <8 x float> %r.wmma_f32_16x16x128_f8f6f4__a_fp8_v16__b_fp8_v16__arg2_5, ptr addrspace(1) %out
   ret void
 }
 
 define amdgpu_ps void @wmma_f32_16x16x128_f8f6f4__a_fp8_v16__b_fp8_v16__arg2_9999(<16 x i32> %a, <16 x i32> %b, <8 x float> %c, ptr addrspace(1) %out) {
+; CHECK: invalid value for matrix format
+; CHECK-NEXT: {{^  }}%r.wmma_f32_16x16x128_f8f6f4__a_fp8_v16__b_fp8_v16__arg2_9999 = call {{.*}}
+; CHECK-NEXT: {{^}}i32 9999{{$}}
   %r.wmma_f32_16x16x128_f8f6f4__a_fp8_v16__b_fp8_v16__arg2_9999 = call <8 x float> @llvm.amdgcn.wmma.f32.16x16x128.f8f6f4.v8f32.v16i32.v16i32(i32 0, <16 x i32> %a, i32 9999, <16 x i32> %b, i16 0, <8 x float> %c)
   store <8 x float> %r.wmma_f32_16x16x128_f8f6f4__a_fp8_v16__b_fp8_v16__arg2_9999, ptr addrspace(1) %out
   ret void

@@ -3,152 +3,152 @@
 ; llvm.amdgcn.wmma.f32.16x16x128.f8f6f4 on gfx1250: 15 diagnostic-a case(s).
 ; REQUIRES: amdgpu-registered-target, cpu-gfx1250, llvm.amdgcn.wmma.f32.16x16x128.f8f6f4
 ; RUN: not llvm-as -disable-output %s 2>&1 | FileCheck %s
-; CHECK: invalid vector type for format
-; CHECK-NEXT: {{^  }}%r.wmma_f32_16x16x128_f8f6f4__a_fp8_v8__b_bf8_v8 = call 
-; CHECK-NEXT: {{^}}<8 x i32> %a{{$}}
-; CHECK-NEXT: {{^}}i32 0{{$}}
-; CHECK: invalid vector type for format
-; CHECK-NEXT: {{^  }}%r.wmma_f32_16x16x128_f8f6f4__a_fp8_v8__b_bf8_v12 = call 
-; CHECK-NEXT: {{^}}<8 x i32> %a{{$}}
-; CHECK-NEXT: {{^}}i32 0{{$}}
-; CHECK: invalid vector type for format
-; CHECK-NEXT: {{^  }}%r.wmma_f32_16x16x128_f8f6f4__a_fp8_v8__b_bf8_v16 = call 
-; CHECK-NEXT: {{^}}<8 x i32> %a{{$}}
-; CHECK-NEXT: {{^}}i32 0{{$}}
-; CHECK: invalid vector type for format
-; CHECK-NEXT: {{^  }}%r.wmma_f32_16x16x128_f8f6f4__a_fp8_v12__b_bf8_v8 = call 
-; CHECK-NEXT: {{^}}<12 x i32> %a{{$}}
-; CHECK-NEXT: {{^}}i32 0{{$}}
-; CHECK: invalid vector type for format
-; CHECK-NEXT: {{^  }}%r.wmma_f32_16x16x128_f8f6f4__a_fp8_v12__b_bf8_v12 = call 
-; CHECK-NEXT: {{^}}<12 x i32> %a{{$}}
-; CHECK-NEXT: {{^}}i32 0{{$}}
-; CHECK: invalid vector type for format
-; CHECK-NEXT: {{^  }}%r.wmma_f32_16x16x128_f8f6f4__a_fp8_v12__b_bf8_v16 = call 
-; CHECK-NEXT: {{^}}<12 x i32> %a{{$}}
-; CHECK-NEXT: {{^}}i32 0{{$}}
-; CHECK: invalid vector type for format
-; CHECK-NEXT: {{^  }}%r.wmma_f32_16x16x128_f8f6f4__a_fp8_v8__b_fp6_v8 = call 
-; CHECK-NEXT: {{^}}<8 x i32> %a{{$}}
-; CHECK-NEXT: {{^}}i32 0{{$}}
-; CHECK: invalid vector type for format
-; CHECK-NEXT: {{^  }}%r.wmma_f32_16x16x128_f8f6f4__a_fp8_v8__b_fp6_v12 = call 
-; CHECK-NEXT: {{^}}<8 x i32> %a{{$}}
-; CHECK-NEXT: {{^}}i32 0{{$}}
-; CHECK: invalid vector type for format
-; CHECK-NEXT: {{^  }}%r.wmma_f32_16x16x128_f8f6f4__a_fp8_v12__b_fp6_v8 = call 
-; CHECK-NEXT: {{^}}<12 x i32> %a{{$}}
-; CHECK-NEXT: {{^}}i32 0{{$}}
-; CHECK: invalid vector type for format
-; CHECK-NEXT: {{^  }}%r.wmma_f32_16x16x128_f8f6f4__a_fp8_v12__b_fp6_v12 = call 
-; CHECK-NEXT: {{^}}<12 x i32> %a{{$}}
-; CHECK-NEXT: {{^}}i32 0{{$}}
-; CHECK: invalid vector type for format
-; CHECK-NEXT: {{^  }}%r.wmma_f32_16x16x128_f8f6f4__a_bf6_v8__b_bf8_v8 = call 
-; CHECK-NEXT: {{^}}<8 x i32> %a{{$}}
-; CHECK-NEXT: {{^}}i32 3{{$}}
-; CHECK: invalid vector type for format
-; CHECK-NEXT: {{^  }}%r.wmma_f32_16x16x128_f8f6f4__a_bf6_v8__b_bf8_v12 = call 
-; CHECK-NEXT: {{^}}<8 x i32> %a{{$}}
-; CHECK-NEXT: {{^}}i32 3{{$}}
-; CHECK: invalid vector type for format
-; CHECK-NEXT: {{^  }}%r.wmma_f32_16x16x128_f8f6f4__a_bf6_v8__b_bf8_v16 = call 
-; CHECK-NEXT: {{^}}<8 x i32> %a{{$}}
-; CHECK-NEXT: {{^}}i32 3{{$}}
-; CHECK: invalid vector type for format
-; CHECK-NEXT: {{^  }}%r.wmma_f32_16x16x128_f8f6f4__a_bf6_v8__b_fp6_v8 = call 
-; CHECK-NEXT: {{^}}<8 x i32> %a{{$}}
-; CHECK-NEXT: {{^}}i32 3{{$}}
-; CHECK: invalid vector type for format
-; CHECK-NEXT: {{^  }}%r.wmma_f32_16x16x128_f8f6f4__a_bf6_v8__b_fp6_v12 = call 
-; CHECK-NEXT: {{^}}<8 x i32> %a{{$}}
-; CHECK-NEXT: {{^}}i32 3{{$}}
 
 define amdgpu_ps void @wmma_f32_16x16x128_f8f6f4__a_fp8_v8__b_bf8_v8(<8 x i32> %a, <8 x i32> %b, <8 x float> %c, ptr addrspace(1) %out) {
+; CHECK: invalid vector type for format
+; CHECK-NEXT: {{^  }}%r.wmma_f32_16x16x128_f8f6f4__a_fp8_v8__b_bf8_v8 = call {{.*}}
+; CHECK-NEXT: {{^}}<8 x i32> %a{{$}}
+; CHECK-NEXT: {{^}}i32 0{{$}}
   %r.wmma_f32_16x16x128_f8f6f4__a_fp8_v8__b_bf8_v8 = call <8 x float> @llvm.amdgcn.wmma.f32.16x16x128.f8f6f4.v8f32.v8i32.v8i32(i32 0, <8 x i32> %a, i32 1, <8 x i32> %b, i16 0, <8 x float> %c)
   store <8 x float> %r.wmma_f32_16x16x128_f8f6f4__a_fp8_v8__b_bf8_v8, ptr addrspace(1) %out
   ret void
 }
 
 define amdgpu_ps void @wmma_f32_16x16x128_f8f6f4__a_fp8_v8__b_bf8_v12(<8 x i32> %a, <12 x i32> %b, <8 x float> %c, ptr addrspace(1) %out) {
+; CHECK: invalid vector type for format
+; CHECK-NEXT: {{^  }}%r.wmma_f32_16x16x128_f8f6f4__a_fp8_v8__b_bf8_v12 = call {{.*}}
+; CHECK-NEXT: {{^}}<8 x i32> %a{{$}}
+; CHECK-NEXT: {{^}}i32 0{{$}}
   %r.wmma_f32_16x16x128_f8f6f4__a_fp8_v8__b_bf8_v12 = call <8 x float> @llvm.amdgcn.wmma.f32.16x16x128.f8f6f4.v8f32.v8i32.v12i32(i32 0, <8 x i32> %a, i32 1, <12 x i32> %b, i16 0, <8 x float> %c)
   store <8 x float> %r.wmma_f32_16x16x128_f8f6f4__a_fp8_v8__b_bf8_v12, ptr addrspace(1) %out
   ret void
 }
 
 define amdgpu_ps void @wmma_f32_16x16x128_f8f6f4__a_fp8_v8__b_bf8_v16(<8 x i32> %a, <16 x i32> %b, <8 x float> %c, ptr addrspace(1) %out) {
+; CHECK: invalid vector type for format
+; CHECK-NEXT: {{^  }}%r.wmma_f32_16x16x128_f8f6f4__a_fp8_v8__b_bf8_v16 = call {{.*}}
+; CHECK-NEXT: {{^}}<8 x i32> %a{{$}}
+; CHECK-NEXT: {{^}}i32 0{{$}}
   %r.wmma_f32_16x16x128_f8f6f4__a_fp8_v8__b_bf8_v16 = call <8 x float> @llvm.amdgcn.wmma.f32.16x16x128.f8f6f4.v8f32.v8i32.v16i32(i32 0, <8 x i32> %a, i32 1, <16 x i32> %b, i16 0, <8 x float> %c)
   store <8 x float> %r.wmma_f32_16x16x128_f8f6f4__a_fp8_v8__b_bf8_v16, ptr addrspace(1) %out
   ret void
 }
 
 define amdgpu_ps void @wmma_f32_16x16x128_f8f6f4__a_fp8_v12__b_bf8_v8(<12 x i32> %a, <8 x i32> %b, <8 x float> %c, ptr addrspace(1) %out) {
+; CHECK: invalid vector type for format
+; CHECK-NEXT: {{^  }}%r.wmma_f32_16x16x128_f8f6f4__a_fp8_v12__b_bf8_v8 = call {{.*}}
+; CHECK-NEXT: {{^}}<12 x i32> %a{{$}}
+; CHECK-NEXT: {{^}}i32 0{{$}}
   %r.wmma_f32_16x16x128_f8f6f4__a_fp8_v12__b_bf8_v8 = call <8 x float> @llvm.amdgcn.wmma.f32.16x16x128.f8f6f4.v8f32.v12i32.v8i32(i32 0, <12 x i32> %a, i32 1, <8 x i32> %b, i16 0, <8 x float> %c)
   store <8 x float> %r.wmma_f32_16x16x128_f8f6f4__a_fp8_v12__b_bf8_v8, ptr addrspace(1) %out
   ret void
 }
 
 define amdgpu_ps void @wmma_f32_16x16x128_f8f6f4__a_fp8_v12__b_bf8_v12(<12 x i32> %a, <12 x i32> %b, <8 x float> %c, ptr addrspace(1) %out) {
+; CHECK: invalid vector type for format
+; CHECK-NEXT: {{^  }}%r.wmma_f32_16x16x128_f8f6f4__a_fp8_v12__b_bf8_v12 = call {{.*}}
+; CHECK-NEXT: {{^}}<12 x i32> %a{{$}}
+; CHECK-NEXT: {{^}}i32 0{{$}}
   %r.wmma_f32_16x16x128_f8f6f4__a_fp8_v12__b_bf8_v12 = call <8 x float> @llvm.amdgcn.wmma.f32.16x16x128.f8f6f4.v8f32.v12i32.v12i32(i32 0, <12 x i32> %a, i32 1, <12 x i32> %b, i16 0, <8 x float> %c)
   store <8 x float> %r.wmma_f32_16x16x128_f8f6f4__a_fp8_v12__b_bf8_v12, ptr addrspace(1) %out
   ret void
 }
 
 define amdgpu_ps void @wmma_f32_16x16x128_f8f6f4__a_fp8_v12__b_bf8_v16(<12 x i32> %a, <16 x i32> %b, <8 x float> %c, ptr addrspace(1) %out) {
+; CHECK: invalid vector type for format
+; CHECK-NEXT: {{^  }}%r.wmma_f32_16x16x128_f8f6f4__a_fp8_v12__b_bf8_v16 = call {{.*}}
+; CHECK-NEXT: {{^}}<12 x i32> %a{{$}}
+; CHECK-NEXT: {{^}}i32 0{{$}}
   %r.wmma_f32_16x16x128_f8f6f4__a_fp8_v12__b_bf8_v16 = call <8 x float> @llvm.amdgcn.wmma.f32.16x16x128.f8f6f4.v8f32.v12i32.v16i32(i32 0, <12 x i32> %a, i32 1, <16 x i32> %b, i16 0, <8 x float> %c)
   store <8 x float> %r.wmma_f32_16x16x128_f8f6f4__a_fp8_v12__b_bf8_v16, ptr addrspace(1) %out
   ret void
 }
 
 define amdgpu_ps void @wmma_f32_16x16x128_f8f6f4__a_fp8_v8__b_fp6_v8(<8 x i32> %a, <8 x i32> %b, <8 x float> %c, ptr addrspace(1) %out) {
+; CHECK: invalid vector type for format
+; CHECK-NEXT: {{^  }}%r.wmma_f32_16x16x128_f8f6f4__a_fp8_v8__b_fp6_v8 = call {{.*}}
+; CHECK-NEXT: {{^}}<8 x i32> %a{{$}}
+; CHECK-NEXT: {{^}}i32 0{{$}}
   %r.wmma_f32_16x16x128_f8f6f4__a_fp8_v8__b_fp6_v8 = call <8 x float> @llvm.amdgcn.wmma.f32.16x16x128.f8f6f4.v8f32.v8i32.v8i32(i32 0, <8 x i32> %a, i32 2, <8 x i32> %b, i16 0, <8 x float> %c)
   store <8 x float> %r.wmma_f32_16x16x128_f8f6f4__a_fp8_v8__b_fp6_v8, ptr addrspace(1) %out
   ret void
 }
 
 define amdgpu_ps void @wmma_f32_16x16x128_f8f6f4__a_fp8_v8__b_fp6_v12(<8 x i32> %a, <12 x i32> %b, <8 x float> %c, ptr addrspace(1) %out) {
+; CHECK: invalid vector type for format
+; CHECK-NEXT: {{^  }}%r.wmma_f32_16x16x128_f8f6f4__a_fp8_v8__b_fp6_v12 = call {{.*}}
+; CHECK-NEXT: {{^}}<8 x i32> %a{{$}}
+; CHECK-NEXT: {{^}}i32 0{{$}}
   %r.wmma_f32_16x16x128_f8f6f4__a_fp8_v8__b_fp6_v12 = call <8 x float> @llvm.amdgcn.wmma.f32.16x16x128.f8f6f4.v8f32.v8i32.v12i32(i32 0, <8 x i32> %a, i32 2, <12 x i32> %b, i16 0, <8 x float> %c)
   store <8 x float> %r.wmma_f32_16x16x128_f8f6f4__a_fp8_v8__b_fp6_v12, ptr addrspace(1) %out
   ret void
 }
 
 define amdgpu_ps void @wmma_f32_16x16x128_f8f6f4__a_fp8_v12__b_fp6_v8(<12 x i32> %a, <8 x i32> %b, <8 x float> %c, ptr addrspace(1) %out) {
+; CHECK: invalid vector type for format
+; CHECK-NEXT: {{^  }}%r.wmma_f32_16x16x128_f8f6f4__a_fp8_v12__b_fp6_v8 = call {{.*}}
+; CHECK-NEXT: {{^}}<12 x i32> %a{{$}}
+; CHECK-NEXT: {{^}}i32 0{{$}}
   %r.wmma_f32_16x16x128_f8f6f4__a_fp8_v12__b_fp6_v8 = call <8 x float> @llvm.amdgcn.wmma.f32.16x16x128.f8f6f4.v8f32.v12i32.v8i32(i32 0, <12 x i32> %a, i32 2, <8 x i32> %b, i16 0, <8 x float> %c)
   store <8 x float> %r.wmma_f32_16x16x128_f8f6f4__a_fp8_v12__b_fp6_v8, ptr addrspace(1) %out
   ret void
 }
 
 define amdgpu_ps void @wmma_f32_16x16x128_f8f6f4__a_fp8_v12__b_fp6_v12(<12 x i32> %a, <12 x i32> %b, <8 x float> %c, ptr addrspace(1) %out) {
+; CHECK: invalid vector type for format
+; CHECK-NEXT: {{^  }}%r.wmma_f32_16x16x128_f8f6f4__a_fp8_v12__b_fp6_v12 = call {{.*}}
+; CHECK-NEXT: {{^}}<12 x i32> %a{{$}}
+; CHECK-NEXT: {{^}}i32 0{{$}}
   %r.wmma_f32_16x16x128_f8f6f4__a_fp8_v12__b_fp6_v12 = call <8 x float> @llvm.amdgcn.wmma.f32.16x16x128.f8f6f4.v8f32.v12i32.v12i32(i32 0, <12 x i32> %a, i32 2, <12 x i32> %b, i16 0, <8 x float> %c)
   store <8 x float> %r.wmma_f32_16x16x128_f8f6f4__a_fp8_v12__b_fp6_v12, ptr addrspace(1) %out
   ret void
 }
 
 define amdgpu_ps void @wmma_f32_16x16x128_f8f6f4__a_bf6_v8__b_bf8_v8(<8 x i32> %a, <8 x i32> %b, <8 x float> %c, ptr addrspace(1) %out) {
+; CHECK: invalid vector type for format
+; CHECK-NEXT: {{^  }}%r.wmma_f32_16x16x128_f8f6f4__a_bf6_v8__b_bf8_v8 = call {{.*}}
+; CHECK-NEXT: {{^}}<8 x i32> %a{{$}}
+; CHECK-NEXT: {{^}}i32 3{{$}}
   %r.wmma_f32_16x16x128_f8f6f4__a_bf6_v8__b_bf8_v8 = call <8 x float> @llvm.amdgcn.wmma.f32.16x16x128.f8f6f4.v8f32.v8i32.v8i32(i32 3, <8 x i32> %a, i32 1, <8 x i32> %b, i16 0, <8 x float> %c)
   store <8 x float> %r.wmma_f32_16x16x128_f8f6f4__a_bf6_v8__b_bf8_v8, ptr addrspace(1) %out
   ret void
 }
 
 define amdgpu_ps void @wmma_f32_16x16x128_f8f6f4__a_bf6_v8__b_bf8_v12(<8 x i32> %a, <12 x i32> %b, <8 x float> %c, ptr addrspace(1) %out) {
+; CHECK: invalid vector type for format
+; CHECK-NEXT: {{^  }}%r.wmma_f32_16x16x128_f8f6f4__a_bf6_v8__b_bf8_v12 = call {{.*}}
+; CHECK-NEXT: {{^}}<8 x i32> %a{{$}}
+; CHECK-NEXT: {{^}}i32 3{{$}}
   %r.wmma_f32_16x16x128_f8f6f4__a_bf6_v8__b_bf8_v12 = call <8 x float> @llvm.amdgcn.wmma.f32.16x16x128.f8f6f4.v8f32.v8i32.v12i32(i32 3, <8 x i32> %a, i32 1, <12 x i32> %b, i16 0, <8 x float> %c)
   store <8 x float> %r.wmma_f32_16x16x128_f8f6f4__a_bf6_v8__b_bf8_v12, ptr addrspace(1) %out
   ret void
 }
 
 define amdgpu_ps void @wmma_f32_16x16x128_f8f6f4__a_bf6_v8__b_bf8_v16(<8 x i32> %a, <16 x i32> %b, <8 x float> %c, ptr addrspace(1) %out) {
+; CHECK: invalid vector type for format
+; CHECK-NEXT: {{^  }}%r.wmma_f32_16x16x128_f8f6f4__a_bf6_v8__b_bf8_v16 = call {{.*}}
+; CHECK-NEXT: {{^}}<8 x i32> %a{{$}}
+; CHECK-NEXT: {{^}}i32 3{{$}}
   %r.wmma_f32_16x16x128_f8f6f4__a_bf6_v8__b_bf8_v16 = call <8 x float> @llvm.amdgcn.wmma.f32.16x16x128.f8f6f4.v8f32.v8i32.v16i32(i32 3, <8 x i32> %a, i32 1, <16 x i32> %b, i16 0, <8 x float> %c)
   store <8 x float> %r.wmma_f32_16x16x128_f8f6f4__a_bf6_v8__b_bf8_v16, ptr addrspace(1) %out
   ret void
 }
 
 define amdgpu_ps void @wmma_f32_16x16x128_f8f6f4__a_bf6_v8__b_fp6_v8(<8 x i32> %a, <8 x i32> %b, <8 x float> %c, ptr addrspace(1) %out) {
+; CHECK: invalid vector type for format
+; CHECK-NEXT: {{^  }}%r.wmma_f32_16x16x128_f8f6f4__a_bf6_v8__b_fp6_v8 = call {{.*}}
+; CHECK-NEXT: {{^}}<8 x i32> %a{{$}}
+; CHECK-NEXT: {{^}}i32 3{{$}}
   %r.wmma_f32_16x16x128_f8f6f4__a_bf6_v8__b_fp6_v8 = call <8 x float> @llvm.amdgcn.wmma.f32.16x16x128.f8f6f4.v8f32.v8i32.v8i32(i32 3, <8 x i32> %a, i32 2, <8 x i32> %b, i16 0, <8 x float> %c)
   store <8 x float> %r.wmma_f32_16x16x128_f8f6f4__a_bf6_v8__b_fp6_v8, ptr addrspace(1) %out
   ret void
 }
 
 define amdgpu_ps void @wmma_f32_16x16x128_f8f6f4__a_bf6_v8__b_fp6_v12(<8 x i32> %a, <12 x i32> %b, <8 x float> %c, ptr addrspace(1) %out) {
+; CHECK: invalid vector type for format
+; CHECK-NEXT: {{^  }}%r.wmma_f32_16x16x128_f8f6f4__a_bf6_v8__b_fp6_v12 = call {{.*}}
+; CHECK-NEXT: {{^}}<8 x i32> %a{{$}}
+; CHECK-NEXT: {{^}}i32 3{{$}}
   %r.wmma_f32_16x16x128_f8f6f4__a_bf6_v8__b_fp6_v12 = call <8 x float> @llvm.amdgcn.wmma.f32.16x16x128.f8f6f4.v8f32.v8i32.v12i32(i32 3, <8 x i32> %a, i32 2, <12 x i32> %b, i16 0, <8 x float> %c)
   store <8 x float> %r.wmma_f32_16x16x128_f8f6f4__a_bf6_v8__b_fp6_v12, ptr addrspace(1) %out
   ret void

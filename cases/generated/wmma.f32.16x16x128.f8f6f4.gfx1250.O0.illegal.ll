@@ -3,101 +3,101 @@
 ; llvm.amdgcn.wmma.f32.16x16x128.f8f6f4 on gfx1250: 11 illegal case(s).
 ; REQUIRES: amdgpu-registered-target, cpu-gfx1250, llvm.amdgcn.wmma.f32.16x16x128.f8f6f4
 ; RUN: not llvm-as -disable-output %s 2>&1 | FileCheck %s
-; CHECK: operand 1 must be 8, 12 or 16 element i32 vector
-; CHECK-NEXT: {{^  }}%r.wmma_f32_16x16x128_f8f6f4__a_fp8_v16xi16__b_fp8_v16 = call 
-; CHECK-NEXT: {{^}}<16 x i16> %a{{$}}
-; CHECK: operand 1 must be 8, 12 or 16 element i32 vector
-; CHECK-NEXT: {{^  }}%r.wmma_f32_16x16x128_f8f6f4__a_fp8_v16xi64__b_fp8_v16 = call 
-; CHECK-NEXT: {{^}}<16 x i64> %a{{$}}
-; CHECK: operand 3 must be 8, 12 or 16 element i32 vector
-; CHECK-NEXT: {{^  }}%r.wmma_f32_16x16x128_f8f6f4__a_fp8_v16__b_fp6_v12xi64 = call 
-; CHECK-NEXT: {{^}}<12 x i64> %b{{$}}
-; CHECK: operand 3 must be 8, 12 or 16 element i32 vector
-; CHECK-NEXT: {{^  }}%r.wmma_f32_16x16x128_f8f6f4__a_fp8_v16__b_fp4_v5 = call 
-; CHECK-NEXT: {{^}}<5 x i32> %b{{$}}
-; CHECK: operand 3 must be 8, 12 or 16 element i32 vector
-; CHECK-NEXT: {{^  }}%r.wmma_f32_16x16x128_f8f6f4__a_fp8_v16__b_fp4_v7 = call 
-; CHECK-NEXT: {{^}}<7 x i32> %b{{$}}
-; CHECK: operand 3 must be 8, 12 or 16 element i32 vector
-; CHECK-NEXT: {{^  }}%r.wmma_f32_16x16x128_f8f6f4__a_fp8_v16__b_fp4_v10 = call 
-; CHECK-NEXT: {{^}}<10 x i32> %b{{$}}
-; CHECK: operand 1 must be 8, 12 or 16 element i32 vector
-; CHECK-NEXT: {{^  }}%r.wmma_f32_16x16x128_f8f6f4__a_fp4_v5__b_fp8_v16 = call 
-; CHECK-NEXT: {{^}}<5 x i32> %a{{$}}
-; CHECK: operand 1 must be 8, 12 or 16 element i32 vector
-; CHECK-NEXT: {{^  }}%r.wmma_f32_16x16x128_f8f6f4__a_fp4_v7__b_fp8_v16 = call 
-; CHECK-NEXT: {{^}}<7 x i32> %a{{$}}
-; CHECK: operand 1 must be 8, 12 or 16 element i32 vector
-; CHECK-NEXT: {{^  }}%r.wmma_f32_16x16x128_f8f6f4__a_fp4_v8xi16__b_fp8_v16 = call 
-; CHECK-NEXT: {{^}}<8 x i16> %a{{$}}
-; CHECK: operand 1 must be 8, 12 or 16 element i32 vector
-; CHECK-NEXT: {{^  }}%r.wmma_f32_16x16x128_f8f6f4__a_fp4_v8xi64__b_fp8_v16 = call 
-; CHECK-NEXT: {{^}}<8 x i64> %a{{$}}
-; CHECK: operand 1 must be 8, 12 or 16 element i32 vector
-; CHECK-NEXT: {{^  }}%r.wmma_f32_16x16x128_f8f6f4__a_fp4_v10__b_fp8_v16 = call 
-; CHECK-NEXT: {{^}}<10 x i32> %a{{$}}
 
 define amdgpu_ps void @wmma_f32_16x16x128_f8f6f4__a_fp8_v16xi16__b_fp8_v16(<16 x i16> %a, <16 x i32> %b, <8 x float> %c, ptr addrspace(1) %out) {
+; CHECK: operand 1 must be 8, 12 or 16 element i32 vector
+; CHECK-NEXT: {{^  }}%r.wmma_f32_16x16x128_f8f6f4__a_fp8_v16xi16__b_fp8_v16 = call {{.*}}
+; CHECK-NEXT: {{^}}<16 x i16> %a{{$}}
   %r.wmma_f32_16x16x128_f8f6f4__a_fp8_v16xi16__b_fp8_v16 = call <8 x float> @llvm.amdgcn.wmma.f32.16x16x128.f8f6f4.v8f32.v16i16.v16i32(i32 0, <16 x i16> %a, i32 0, <16 x i32> %b, i16 0, <8 x float> %c)
   store <8 x float> %r.wmma_f32_16x16x128_f8f6f4__a_fp8_v16xi16__b_fp8_v16, ptr addrspace(1) %out
   ret void
 }
 
 define amdgpu_ps void @wmma_f32_16x16x128_f8f6f4__a_fp8_v16xi64__b_fp8_v16(<16 x i64> %a, <16 x i32> %b, <8 x float> %c, ptr addrspace(1) %out) {
+; CHECK: operand 1 must be 8, 12 or 16 element i32 vector
+; CHECK-NEXT: {{^  }}%r.wmma_f32_16x16x128_f8f6f4__a_fp8_v16xi64__b_fp8_v16 = call {{.*}}
+; CHECK-NEXT: {{^}}<16 x i64> %a{{$}}
   %r.wmma_f32_16x16x128_f8f6f4__a_fp8_v16xi64__b_fp8_v16 = call <8 x float> @llvm.amdgcn.wmma.f32.16x16x128.f8f6f4.v8f32.v16i64.v16i32(i32 0, <16 x i64> %a, i32 0, <16 x i32> %b, i16 0, <8 x float> %c)
   store <8 x float> %r.wmma_f32_16x16x128_f8f6f4__a_fp8_v16xi64__b_fp8_v16, ptr addrspace(1) %out
   ret void
 }
 
 define amdgpu_ps void @wmma_f32_16x16x128_f8f6f4__a_fp8_v16__b_fp6_v12xi64(<16 x i32> %a, <12 x i64> %b, <8 x float> %c, ptr addrspace(1) %out) {
+; CHECK: operand 3 must be 8, 12 or 16 element i32 vector
+; CHECK-NEXT: {{^  }}%r.wmma_f32_16x16x128_f8f6f4__a_fp8_v16__b_fp6_v12xi64 = call {{.*}}
+; CHECK-NEXT: {{^}}<12 x i64> %b{{$}}
   %r.wmma_f32_16x16x128_f8f6f4__a_fp8_v16__b_fp6_v12xi64 = call <8 x float> @llvm.amdgcn.wmma.f32.16x16x128.f8f6f4.v8f32.v16i32.v12i64(i32 0, <16 x i32> %a, i32 2, <12 x i64> %b, i16 0, <8 x float> %c)
   store <8 x float> %r.wmma_f32_16x16x128_f8f6f4__a_fp8_v16__b_fp6_v12xi64, ptr addrspace(1) %out
   ret void
 }
 
 define amdgpu_ps void @wmma_f32_16x16x128_f8f6f4__a_fp8_v16__b_fp4_v5(<16 x i32> %a, <5 x i32> %b, <8 x float> %c, ptr addrspace(1) %out) {
+; CHECK: operand 3 must be 8, 12 or 16 element i32 vector
+; CHECK-NEXT: {{^  }}%r.wmma_f32_16x16x128_f8f6f4__a_fp8_v16__b_fp4_v5 = call {{.*}}
+; CHECK-NEXT: {{^}}<5 x i32> %b{{$}}
   %r.wmma_f32_16x16x128_f8f6f4__a_fp8_v16__b_fp4_v5 = call <8 x float> @llvm.amdgcn.wmma.f32.16x16x128.f8f6f4.v8f32.v16i32.v5i32(i32 0, <16 x i32> %a, i32 4, <5 x i32> %b, i16 0, <8 x float> %c)
   store <8 x float> %r.wmma_f32_16x16x128_f8f6f4__a_fp8_v16__b_fp4_v5, ptr addrspace(1) %out
   ret void
 }
 
 define amdgpu_ps void @wmma_f32_16x16x128_f8f6f4__a_fp8_v16__b_fp4_v7(<16 x i32> %a, <7 x i32> %b, <8 x float> %c, ptr addrspace(1) %out) {
+; CHECK: operand 3 must be 8, 12 or 16 element i32 vector
+; CHECK-NEXT: {{^  }}%r.wmma_f32_16x16x128_f8f6f4__a_fp8_v16__b_fp4_v7 = call {{.*}}
+; CHECK-NEXT: {{^}}<7 x i32> %b{{$}}
   %r.wmma_f32_16x16x128_f8f6f4__a_fp8_v16__b_fp4_v7 = call <8 x float> @llvm.amdgcn.wmma.f32.16x16x128.f8f6f4.v8f32.v16i32.v7i32(i32 0, <16 x i32> %a, i32 4, <7 x i32> %b, i16 0, <8 x float> %c)
   store <8 x float> %r.wmma_f32_16x16x128_f8f6f4__a_fp8_v16__b_fp4_v7, ptr addrspace(1) %out
   ret void
 }
 
 define amdgpu_ps void @wmma_f32_16x16x128_f8f6f4__a_fp8_v16__b_fp4_v10(<16 x i32> %a, <10 x i32> %b, <8 x float> %c, ptr addrspace(1) %out) {
+; CHECK: operand 3 must be 8, 12 or 16 element i32 vector
+; CHECK-NEXT: {{^  }}%r.wmma_f32_16x16x128_f8f6f4__a_fp8_v16__b_fp4_v10 = call {{.*}}
+; CHECK-NEXT: {{^}}<10 x i32> %b{{$}}
   %r.wmma_f32_16x16x128_f8f6f4__a_fp8_v16__b_fp4_v10 = call <8 x float> @llvm.amdgcn.wmma.f32.16x16x128.f8f6f4.v8f32.v16i32.v10i32(i32 0, <16 x i32> %a, i32 4, <10 x i32> %b, i16 0, <8 x float> %c)
   store <8 x float> %r.wmma_f32_16x16x128_f8f6f4__a_fp8_v16__b_fp4_v10, ptr addrspace(1) %out
   ret void
 }
 
 define amdgpu_ps void @wmma_f32_16x16x128_f8f6f4__a_fp4_v5__b_fp8_v16(<5 x i32> %a, <16 x i32> %b, <8 x float> %c, ptr addrspace(1) %out) {
+; CHECK: operand 1 must be 8, 12 or 16 element i32 vector
+; CHECK-NEXT: {{^  }}%r.wmma_f32_16x16x128_f8f6f4__a_fp4_v5__b_fp8_v16 = call {{.*}}
+; CHECK-NEXT: {{^}}<5 x i32> %a{{$}}
   %r.wmma_f32_16x16x128_f8f6f4__a_fp4_v5__b_fp8_v16 = call <8 x float> @llvm.amdgcn.wmma.f32.16x16x128.f8f6f4.v8f32.v5i32.v16i32(i32 4, <5 x i32> %a, i32 0, <16 x i32> %b, i16 0, <8 x float> %c)
   store <8 x float> %r.wmma_f32_16x16x128_f8f6f4__a_fp4_v5__b_fp8_v16, ptr addrspace(1) %out
   ret void
 }
 
 define amdgpu_ps void @wmma_f32_16x16x128_f8f6f4__a_fp4_v7__b_fp8_v16(<7 x i32> %a, <16 x i32> %b, <8 x float> %c, ptr addrspace(1) %out) {
+; CHECK: operand 1 must be 8, 12 or 16 element i32 vector
+; CHECK-NEXT: {{^  }}%r.wmma_f32_16x16x128_f8f6f4__a_fp4_v7__b_fp8_v16 = call {{.*}}
+; CHECK-NEXT: {{^}}<7 x i32> %a{{$}}
   %r.wmma_f32_16x16x128_f8f6f4__a_fp4_v7__b_fp8_v16 = call <8 x float> @llvm.amdgcn.wmma.f32.16x16x128.f8f6f4.v8f32.v7i32.v16i32(i32 4, <7 x i32> %a, i32 0, <16 x i32> %b, i16 0, <8 x float> %c)
   store <8 x float> %r.wmma_f32_16x16x128_f8f6f4__a_fp4_v7__b_fp8_v16, ptr addrspace(1) %out
   ret void
 }
 
 define amdgpu_ps void @wmma_f32_16x16x128_f8f6f4__a_fp4_v8xi16__b_fp8_v16(<8 x i16> %a, <16 x i32> %b, <8 x float> %c, ptr addrspace(1) %out) {
+; CHECK: operand 1 must be 8, 12 or 16 element i32 vector
+; CHECK-NEXT: {{^  }}%r.wmma_f32_16x16x128_f8f6f4__a_fp4_v8xi16__b_fp8_v16 = call {{.*}}
+; CHECK-NEXT: {{^}}<8 x i16> %a{{$}}
   %r.wmma_f32_16x16x128_f8f6f4__a_fp4_v8xi16__b_fp8_v16 = call <8 x float> @llvm.amdgcn.wmma.f32.16x16x128.f8f6f4.v8f32.v8i16.v16i32(i32 4, <8 x i16> %a, i32 0, <16 x i32> %b, i16 0, <8 x float> %c)
   store <8 x float> %r.wmma_f32_16x16x128_f8f6f4__a_fp4_v8xi16__b_fp8_v16, ptr addrspace(1) %out
   ret void
 }
 
 define amdgpu_ps void @wmma_f32_16x16x128_f8f6f4__a_fp4_v8xi64__b_fp8_v16(<8 x i64> %a, <16 x i32> %b, <8 x float> %c, ptr addrspace(1) %out) {
+; CHECK: operand 1 must be 8, 12 or 16 element i32 vector
+; CHECK-NEXT: {{^  }}%r.wmma_f32_16x16x128_f8f6f4__a_fp4_v8xi64__b_fp8_v16 = call {{.*}}
+; CHECK-NEXT: {{^}}<8 x i64> %a{{$}}
   %r.wmma_f32_16x16x128_f8f6f4__a_fp4_v8xi64__b_fp8_v16 = call <8 x float> @llvm.amdgcn.wmma.f32.16x16x128.f8f6f4.v8f32.v8i64.v16i32(i32 4, <8 x i64> %a, i32 0, <16 x i32> %b, i16 0, <8 x float> %c)
   store <8 x float> %r.wmma_f32_16x16x128_f8f6f4__a_fp4_v8xi64__b_fp8_v16, ptr addrspace(1) %out
   ret void
 }
 
 define amdgpu_ps void @wmma_f32_16x16x128_f8f6f4__a_fp4_v10__b_fp8_v16(<10 x i32> %a, <16 x i32> %b, <8 x float> %c, ptr addrspace(1) %out) {
+; CHECK: operand 1 must be 8, 12 or 16 element i32 vector
+; CHECK-NEXT: {{^  }}%r.wmma_f32_16x16x128_f8f6f4__a_fp4_v10__b_fp8_v16 = call {{.*}}
+; CHECK-NEXT: {{^}}<10 x i32> %a{{$}}
   %r.wmma_f32_16x16x128_f8f6f4__a_fp4_v10__b_fp8_v16 = call <8 x float> @llvm.amdgcn.wmma.f32.16x16x128.f8f6f4.v8f32.v10i32.v16i32(i32 4, <10 x i32> %a, i32 0, <16 x i32> %b, i16 0, <8 x float> %c)
   store <8 x float> %r.wmma_f32_16x16x128_f8f6f4__a_fp4_v10__b_fp8_v16, ptr addrspace(1) %out
   ret void

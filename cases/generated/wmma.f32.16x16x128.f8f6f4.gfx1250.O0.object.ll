@@ -2,9 +2,9 @@
 ; change the spec and run `harness expand` instead.
 ; llvm.amdgcn.wmma.f32.16x16x128.f8f6f4 on gfx1250: 64 object case(s).
 ; REQUIRES: amdgpu-registered-target, cpu-gfx1250, llvm.amdgcn.wmma.f32.16x16x128.f8f6f4, llvm-filecheck
-; RUN: llc -O0 -mtriple=amdgcn -mcpu=gfx1250 -global-isel=0 -filetype=obj < %s -o %t.sdag.o
+; RUN: llc -O0 -mtriple=amdgcn -mcpu=gfx1250 -global-isel=0 -filetype=obj -o %t.sdag.o < %s
 ; RUN: llvm-objdump -d %t.sdag.o | FileCheck --check-prefix=OBJ %s
-; RUN: llc -O0 -mtriple=amdgcn -mcpu=gfx1250 -global-isel=1 -global-isel-abort=1 -filetype=obj < %s -o %t.gisel.o
+; RUN: llc -O0 -mtriple=amdgcn -mcpu=gfx1250 -global-isel=1 -global-isel-abort=1 -filetype=obj -o %t.gisel.o < %s
 ; RUN: llvm-objdump -d %t.gisel.o | FileCheck --check-prefix=OBJ %s
 
 define amdgpu_ps void @wmma_f32_16x16x128_f8f6f4__a_fp8_v16__b_fp8_v16(<16 x i32> %a, <16 x i32> %b, <8 x float> %c, ptr addrspace(1) %out) {

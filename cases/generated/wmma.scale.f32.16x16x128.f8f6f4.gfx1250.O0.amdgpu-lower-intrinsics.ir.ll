@@ -2,8 +2,8 @@
 ; change the spec and run `harness expand` instead.
 ; llvm.amdgcn.wmma.scale.f32.16x16x128.f8f6f4 on gfx1250, after opt -passes=amdgpu-lower-intrinsics: 81 ir case(s).
 ; REQUIRES: amdgpu-registered-target, cpu-gfx1250, llvm.amdgcn.wmma.scale.f32.16x16x128.f8f6f4
-; RUN: opt -mtriple=amdgcn -mcpu=gfx1250 -passes=amdgpu-lower-intrinsics -S < %s -o %t.once.ll
-; RUN: FileCheck --check-prefix=IR %s < %t.once.ll
+; RUN: opt -mtriple=amdgcn -mcpu=gfx1250 -passes=amdgpu-lower-intrinsics -S -o %t.once.ll < %s
+; RUN: FileCheck --check-prefix=IR %s --input-file=%t.once.ll
 ; RUN: opt -mtriple=amdgcn -mcpu=gfx1250 -passes=amdgpu-lower-intrinsics -S < %t.once.ll | FileCheck --check-prefix=IR %s
 
 define amdgpu_ps void @wmma_scale_f32_16x16x128_f8f6f4__a_fp8_v16__b_fp8_v16(<16 x i32> %a, <16 x i32> %b, <8 x float> %c, ptr addrspace(1) %out) {

@@ -3,62 +3,62 @@
 ; llvm.amdgcn.wmma.scale16.f32.16x16x128.f8f6f4 on gfx1250: 6 diagnostic-b case(s).
 ; REQUIRES: amdgpu-registered-target, cpu-gfx1250, llvm.amdgcn.wmma.scale16.f32.16x16x128.f8f6f4
 ; RUN: not llvm-as -disable-output %s 2>&1 | FileCheck %s
-; CHECK: invalid vector type for format
-; CHECK-NEXT: {{^  }}%r.wmma_scale16_f32_16x16x128_f8f6f4__a_fp8_v16__b_bf8_v8 = call 
-; CHECK-NEXT: {{^}}<8 x i32> %b{{$}}
-; CHECK-NEXT: {{^}}i32 1{{$}}
-; CHECK: invalid vector type for format
-; CHECK-NEXT: {{^  }}%r.wmma_scale16_f32_16x16x128_f8f6f4__a_fp8_v16__b_bf8_v12 = call 
-; CHECK-NEXT: {{^}}<12 x i32> %b{{$}}
-; CHECK-NEXT: {{^}}i32 1{{$}}
-; CHECK: invalid vector type for format
-; CHECK-NEXT: {{^  }}%r.wmma_scale16_f32_16x16x128_f8f6f4__a_fp8_v16__b_fp6_v8 = call 
-; CHECK-NEXT: {{^}}<8 x i32> %b{{$}}
-; CHECK-NEXT: {{^}}i32 2{{$}}
-; CHECK: invalid vector type for format
-; CHECK-NEXT: {{^  }}%r.wmma_scale16_f32_16x16x128_f8f6f4__a_bf6_v12__b_bf8_v8 = call 
-; CHECK-NEXT: {{^}}<8 x i32> %b{{$}}
-; CHECK-NEXT: {{^}}i32 1{{$}}
-; CHECK: invalid vector type for format
-; CHECK-NEXT: {{^  }}%r.wmma_scale16_f32_16x16x128_f8f6f4__a_bf6_v12__b_bf8_v12 = call 
-; CHECK-NEXT: {{^}}<12 x i32> %b{{$}}
-; CHECK-NEXT: {{^}}i32 1{{$}}
-; CHECK: invalid vector type for format
-; CHECK-NEXT: {{^  }}%r.wmma_scale16_f32_16x16x128_f8f6f4__a_bf6_v12__b_fp6_v8 = call 
-; CHECK-NEXT: {{^}}<8 x i32> %b{{$}}
-; CHECK-NEXT: {{^}}i32 2{{$}}
 
 define amdgpu_ps void @wmma_scale16_f32_16x16x128_f8f6f4__a_fp8_v16__b_bf8_v8(<16 x i32> %a, <8 x i32> %b, <8 x float> %c, ptr addrspace(1) %out) {
+; CHECK: invalid vector type for format
+; CHECK-NEXT: {{^  }}%r.wmma_scale16_f32_16x16x128_f8f6f4__a_fp8_v16__b_bf8_v8 = call {{.*}}
+; CHECK-NEXT: {{^}}<8 x i32> %b{{$}}
+; CHECK-NEXT: {{^}}i32 1{{$}}
   %r.wmma_scale16_f32_16x16x128_f8f6f4__a_fp8_v16__b_bf8_v8 = call <8 x float> @llvm.amdgcn.wmma.scale16.f32.16x16x128.f8f6f4.v8f32.v16i32.v8i32(i32 0, <16 x i32> %a, i32 1, <8 x i32> %b, i16 0, <8 x float> %c, i32 0, i32 0, i64 0, i32 0, i32 0, i64 0, i1 false, i1 false)
   store <8 x float> %r.wmma_scale16_f32_16x16x128_f8f6f4__a_fp8_v16__b_bf8_v8, ptr addrspace(1) %out
   ret void
 }
 
 define amdgpu_ps void @wmma_scale16_f32_16x16x128_f8f6f4__a_fp8_v16__b_bf8_v12(<16 x i32> %a, <12 x i32> %b, <8 x float> %c, ptr addrspace(1) %out) {
+; CHECK: invalid vector type for format
+; CHECK-NEXT: {{^  }}%r.wmma_scale16_f32_16x16x128_f8f6f4__a_fp8_v16__b_bf8_v12 = call {{.*}}
+; CHECK-NEXT: {{^}}<12 x i32> %b{{$}}
+; CHECK-NEXT: {{^}}i32 1{{$}}
   %r.wmma_scale16_f32_16x16x128_f8f6f4__a_fp8_v16__b_bf8_v12 = call <8 x float> @llvm.amdgcn.wmma.scale16.f32.16x16x128.f8f6f4.v8f32.v16i32.v12i32(i32 0, <16 x i32> %a, i32 1, <12 x i32> %b, i16 0, <8 x float> %c, i32 0, i32 0, i64 0, i32 0, i32 0, i64 0, i1 false, i1 false)
   store <8 x float> %r.wmma_scale16_f32_16x16x128_f8f6f4__a_fp8_v16__b_bf8_v12, ptr addrspace(1) %out
   ret void
 }
 
 define amdgpu_ps void @wmma_scale16_f32_16x16x128_f8f6f4__a_fp8_v16__b_fp6_v8(<16 x i32> %a, <8 x i32> %b, <8 x float> %c, ptr addrspace(1) %out) {
+; CHECK: invalid vector type for format
+; CHECK-NEXT: {{^  }}%r.wmma_scale16_f32_16x16x128_f8f6f4__a_fp8_v16__b_fp6_v8 = call {{.*}}
+; CHECK-NEXT: {{^}}<8 x i32> %b{{$}}
+; CHECK-NEXT: {{^}}i32 2{{$}}
   %r.wmma_scale16_f32_16x16x128_f8f6f4__a_fp8_v16__b_fp6_v8 = call <8 x float> @llvm.amdgcn.wmma.scale16.f32.16x16x128.f8f6f4.v8f32.v16i32.v8i32(i32 0, <16 x i32> %a, i32 2, <8 x i32> %b, i16 0, <8 x float> %c, i32 0, i32 0, i64 0, i32 0, i32 0, i64 0, i1 false, i1 false)
   store <8 x float> %r.wmma_scale16_f32_16x16x128_f8f6f4__a_fp8_v16__b_fp6_v8, ptr addrspace(1) %out
   ret void
 }
 
 define amdgpu_ps void @wmma_scale16_f32_16x16x128_f8f6f4__a_bf6_v12__b_bf8_v8(<12 x i32> %a, <8 x i32> %b, <8 x float> %c, ptr addrspace(1) %out) {
+; CHECK: invalid vector type for format
+; CHECK-NEXT: {{^  }}%r.wmma_scale16_f32_16x16x128_f8f6f4__a_bf6_v12__b_bf8_v8 = call {{.*}}
+; CHECK-NEXT: {{^}}<8 x i32> %b{{$}}
+; CHECK-NEXT: {{^}}i32 1{{$}}
   %r.wmma_scale16_f32_16x16x128_f8f6f4__a_bf6_v12__b_bf8_v8 = call <8 x float> @llvm.amdgcn.wmma.scale16.f32.16x16x128.f8f6f4.v8f32.v12i32.v8i32(i32 3, <12 x i32> %a, i32 1, <8 x i32> %b, i16 0, <8 x float> %c, i32 0, i32 0, i64 0, i32 0, i32 0, i64 0, i1 false, i1 false)
   store <8 x float> %r.wmma_scale16_f32_16x16x128_f8f6f4__a_bf6_v12__b_bf8_v8, ptr addrspace(1) %out
   ret void
 }
 
 define amdgpu_ps void @wmma_scale16_f32_16x16x128_f8f6f4__a_bf6_v12__b_bf8_v12(<12 x i32> %a, <12 x i32> %b, <8 x float> %c, ptr addrspace(1) %out) {
+; CHECK: invalid vector type for format
+; CHECK-NEXT: {{^  }}%r.wmma_scale16_f32_16x16x128_f8f6f4__a_bf6_v12__b_bf8_v12 = call {{.*}}
+; CHECK-NEXT: {{^}}<12 x i32> %b{{$}}
+; CHECK-NEXT: {{^}}i32 1{{$}}
   %r.wmma_scale16_f32_16x16x128_f8f6f4__a_bf6_v12__b_bf8_v12 = call <8 x float> @llvm.amdgcn.wmma.scale16.f32.16x16x128.f8f6f4.v8f32.v12i32.v12i32(i32 3, <12 x i32> %a, i32 1, <12 x i32> %b, i16 0, <8 x float> %c, i32 0, i32 0, i64 0, i32 0, i32 0, i64 0, i1 false, i1 false)
   store <8 x float> %r.wmma_scale16_f32_16x16x128_f8f6f4__a_bf6_v12__b_bf8_v12, ptr addrspace(1) %out
   ret void
 }
 
 define amdgpu_ps void @wmma_scale16_f32_16x16x128_f8f6f4__a_bf6_v12__b_fp6_v8(<12 x i32> %a, <8 x i32> %b, <8 x float> %c, ptr addrspace(1) %out) {
+; CHECK: invalid vector type for format
+; CHECK-NEXT: {{^  }}%r.wmma_scale16_f32_16x16x128_f8f6f4__a_bf6_v12__b_fp6_v8 = call {{.*}}
+; CHECK-NEXT: {{^}}<8 x i32> %b{{$}}
+; CHECK-NEXT: {{^}}i32 2{{$}}
   %r.wmma_scale16_f32_16x16x128_f8f6f4__a_bf6_v12__b_fp6_v8 = call <8 x float> @llvm.amdgcn.wmma.scale16.f32.16x16x128.f8f6f4.v8f32.v12i32.v8i32(i32 3, <12 x i32> %a, i32 2, <8 x i32> %b, i16 0, <8 x float> %c, i32 0, i32 0, i64 0, i32 0, i32 0, i64 0, i1 false, i1 false)
   store <8 x float> %r.wmma_scale16_f32_16x16x128_f8f6f4__a_bf6_v12__b_fp6_v8, ptr addrspace(1) %out
   ret void

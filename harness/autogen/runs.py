@@ -1,0 +1,261 @@
+"""Which RUN lines feed CHECK lines, and running them without a shell.
+
+update_llc_test_checks.py decides from a RUN line's raw text: the line must contain '|'; the
+text between the last two '|' is the llc command, whose first space-separated word must be
+exactly `llc` (or the --tool name); the text after the last '|' must start with "FileCheck ";
+the prefixes are read from that text with `--?check-prefix(?:es)?[= ]VALUE`. We take the same
+decisions on the same text (RUN lines joined as upstream joins continuations: the space before
+a trailing backslash stays), so the same lines count and the same prefixes come out, and only
+then tokenise the line with lit's own shell parser (`harness.commands`) to run it: preprocessing
+commands chained by pipes, then llc reading the test file (upstream drops `< %s` and `%s` from
+llc's arguments and feeds the file on stdin).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+from dataclasses import dataclass
+from pathlib import Path
+
+from harness import commands
+from harness.errors import InputError
+from harness.toolchain import run_tool
+
+_RUN = re.compile(r"^\s*(?://|[;#])\s*RUN:\s*(.*)$")
+_PREFIXES = re.compile(r"--?check-prefix(?:es)?[= ](\S+)")
+_VALID_PREFIX = re.compile(r"^[a-zA-Z0-9_-]+$")
+_TRIPLE = re.compile(r"-m?triple[= ]([^ ]+)")
+_MARCH = re.compile(r"-march[= ]([^ ]+)")
+_DEBUG_ONLY = re.compile(r"-debug-only[= ]([^ ]+)")
+_IR_TRIPLE = re.compile(r'^\s*target\s+triple\s*=\s*"([^"]+)"$')
+# Upstream's fallback from -march to a triple (anything else is taken for x86).
+_MARCH_TRIPLES = ("amdgcn", "r600", "mips", "nvptx64", "sparc", "hexagon", "ve")
+AMDGPU_TRIPLES = ("amdgcn", "r600")
+
+
+@dataclass(frozen=True)
+class RunText:
+    """A RUN line as upstream sees it: its first line (1-based) and its text, continuations joined."""
+
+    line: int
+    text: str
+
+
+@dataclass(frozen=True)
+class LlcRun:
+    """A RUN line that feeds CHECK lines."""
+
+    line: int
+    text: str
+    prefixes: tuple[str, ...]
+    triple: str  # "" when neither the RUN line, the IR nor -march names one
+    isel_dump: bool  # -debug-only=isel: upstream checks the selection DAG dump, not assembly
+
+
+def find_runs(lines: list[str]) -> list[RunText]:
+    """The RUN lines of a test, a trailing backslash continuing into the next RUN line."""
+    out: list[RunText] = []
+    for number, line in enumerate(lines, 1):
+        m = _RUN.match(line)
+        if not m:
+            continue
+        if out and out[-1].text.endswith("\\"):
+            out[-1] = RunText(out[-1].line, out[-1].text.rstrip("\\") + " " + m.group(1))
+        else:
+            out.append(RunText(number, m.group(1)))
+    return out
+
+
+def ir_triple(lines: list[str]) -> str:
+    for line in lines:
+        m = _IR_TRIPLE.match(line)
+        if m:
+            return m.group(1)
+    return ""
+
+
+def select(runs: list[RunText], ir_target: str, tool: str | None, march: str | None,
+           warn) -> list[LlcRun]:
+    """The RUN lines that feed CHECK lines; `warn(line, message)` hears about the others,
+    in upstream's words."""
+    out = []
+    for run in runs:
+        if "|" not in run.text:
+            warn(run.line, "Skipping unparsable RUN line: " + run.text)
+            continue
+        parts = [p.strip() for p in run.text.split("|")]
+        llc_text, filecheck_text = parts[-2], parts[-1]
+        name = llc_text.split(" ")[0]
+        _check_prefix_spelling(filecheck_text, lambda message: warn(run.line, message))
+        if name != "llc" and name != tool:
+            warn(run.line, "Skipping non-llc RUN line: " + run.text)
+            continue
+        if not filecheck_text.startswith("FileCheck "):
+            warn(run.line, "Skipping non-FileChecked RUN line: " + run.text)
+            continue
+        prefixes = [p for m in _PREFIXES.finditer(filecheck_text) for p in m.group(1).split(",")] or ["CHECK"]
+        m = _TRIPLE.search(llc_text)
+        triple = m.group(1) if m else ir_target
+        if not triple:
+            m = _MARCH.search(llc_text)
+            arch = m.group(1) if m else march
+            if arch is not None:
+                triple = next((t for t in _MARCH_TRIPLES if arch.startswith(t)), "x86")
+        m = _DEBUG_ONLY.search(llc_text)
+        out.append(LlcRun(run.line, run.text, tuple(prefixes), triple, bool(m and m.group(1) == "isel")))
+    return out
+
+
+def _check_prefix_spelling(filecheck_text: str, warn) -> None:
+    for word in filecheck_text.split():
+        if "check-prefix=" in word:
+            _valid_prefix(word.split("=", 1)[1], warn)
+        elif "check-prefixes=" in word:
+            names = word.split("=", 1)[1].split(",")
+            for name in names:
+                _valid_prefix(name, warn)
+                if names.count(name) > 1:
+                    warn("Supplied prefix '%s' is not unique in the prefix list." % name)
+
+
+def _valid_prefix(name: str, warn) -> None:
+    if not _VALID_PREFIX.match(name):
+        hint = f" Did you mean '--check-prefixes={name}'?" if "," in name else ""
+        warn(f"Supplied prefix '{name}' is invalid. Prefix must contain only alphanumeric characters, "
+             f"hyphens and underscores.{hint}")
+
+
+# ---- running a RUN line ------------------------------------------------------------------------
+
+class Skip(Exception):
+    """A RUN line we will not run; str() says why (one line)."""
+
+
+@dataclass(frozen=True)
+class Output:
+    text: str  # llc's assembly ("" when the RUN line sends it elsewhere than the pipe)
+    notes: tuple[str, ...]  # things worth a warning that did not stop the run
+
+
+def plan(run: LlcRun) -> commands.Pipeline:
+    """The RUN line's commands, tokenised by lit's shell; Skip when we cannot run them as
+    upstream would without a shell."""
+    try:
+        pipeline = commands.parse(run.text)
+    except commands.CommandSyntaxError as exc:
+        raise Skip(f"cannot split this RUN line: {exc.message}") from None
+    except Exception as exc:  # lit's lexer can fail in other ways on malformed text (unbalanced quotes)
+        raise Skip(f"cannot split this RUN line ({type(exc).__name__}: {exc})") from None
+    if len(pipeline.commands) != len(run.text.split("|")):
+        raise Skip("a '|' inside quotes: upstream splits this RUN line differently from lit's shell")
+    for cmd in pipeline.commands[:-2]:
+        if cmd.stdout is not None:
+            raise Skip(f"{cmd.tool} writes to a file inside the pipe")
+    return pipeline
+
+
+def llc_output(run: LlcRun, pipeline: commands.Pipeline, path: Path, data: bytes, llc: str,
+               timeout: float) -> Output:
+    """Run the pipeline's commands up to llc (FileCheck is not run) and return llc's stdout.
+
+    Raises InputError when a tool times out or llc fails."""
+    *before, llc_cmd, _ = pipeline.commands
+    where = (str(path), run.line)
+    subst = _substitutions(path)
+    notes: list[str] = []
+
+    stdin = data
+    if before:
+        stdin = b""  # upstream gives the preprocessing pipe no stdin (commands read %s themselves)
+        for cmd in before:
+            stdin = _preprocess(cmd, stdin, subst, llc, timeout, where, notes)
+
+    args = [w.replace("%s", "") for w in llc_cmd.argv[1:]]
+    args = [_apply(w, subst) for w in args if w]
+    if llc_cmd.stdin is not None and llc_cmd.stdin != "%s":
+        stdin = _read(_apply(llc_cmd.stdin.replace("%s", ""), subst), where)
+    elsewhere = llc_cmd.stdout or _output_file(args)
+    if elsewhere:
+        notes.append(f"{path}:{run.line}: llc writes its output to {elsewhere}, not to the pipe: "
+                     "nothing to check (not run)")
+        return Output("", tuple(notes))
+    result = run_tool([llc, *args], stdin, timeout, binary=True)
+    if result.timed_out:
+        raise InputError(f"llc ran past {timeout:g} s", str(path), run.line)
+    if not result.ok:
+        message = _first_error(result.stderr, llc)
+        if not before and llc_cmd.stdin in (None, "%s"):
+            message = message.replace("<stdin>", str(path))  # llc read the test file itself
+        status = f"signal {-result.returncode}" if result.returncode < 0 else f"exit status {result.returncode}"
+        raise InputError(f"llc failed ({status}): {message}", str(path), run.line)
+    text = result.data.decode(errors="replace")
+    if llc_cmd.stderr_to_stdout:
+        text += result.stderr
+    return Output(text.replace("\r\n", "\n"), tuple(notes))
+
+
+def _preprocess(cmd, stdin: bytes, subst, llc: str, timeout: float, where, notes: list[str]) -> bytes:
+    """One command before llc in the pipe. Upstream does not look at its exit status, so a
+    failure is only noted; its stdout goes on to the next command."""
+    argv = [_apply(w, subst) for w in cmd.argv]
+    argv[0] = _find_tool(argv[0], llc)
+    if cmd.stdin is not None:
+        stdin = _read(_apply(cmd.stdin, subst), where)
+    result = run_tool(argv, stdin, timeout, binary=True)
+    if result.timed_out:
+        raise InputError(f"{cmd.tool} ran past {timeout:g} s", *where)
+    if not result.ok:
+        notes.append(f"{where[0]}:{where[1]}: {cmd.tool} exited with status {result.returncode}: "
+                     f"{_first_error(result.stderr, argv[0])}")
+    return result.data + (result.stderr.encode() if cmd.stderr_to_stdout else b"")
+
+
+def _substitutions(path: Path) -> list[tuple[str, str]]:
+    """The lit substitutions upstream applies, in its order."""
+    directory = os.path.dirname(str(path))
+    return [("%s", str(path)), ("%S", directory), ("%p", directory), ("%{pathsep}", os.pathsep)]
+
+
+def _apply(word: str, subst) -> str:
+    for key, value in subst:
+        word = word.replace(key, value)
+    return word
+
+
+def _find_tool(name: str, llc: str) -> str:
+    """A preprocessing tool: beside llc (the same LLVM build) first, then on PATH."""
+    if "/" in name:
+        return name
+    beside = Path(llc).parent / name
+    if beside.is_file() and os.access(beside, os.X_OK):
+        return str(beside)
+    return shutil.which(name) or name
+
+
+def _output_file(args: list[str]) -> str:
+    for i, arg in enumerate(args):
+        if arg in ("-o", "--o") and i + 1 < len(args):
+            return "" if args[i + 1] == "-" else args[i + 1]
+        if arg.startswith(("-o=", "--o=")):
+            value = arg.split("=", 1)[1]
+            return "" if value == "-" else value
+    return ""
+
+
+def _read(path: str, where) -> bytes:
+    try:
+        return Path(path).read_bytes()
+    except OSError as exc:
+        raise InputError(f"cannot read {path}: {exc.strerror}", *where) from None
+
+
+def _first_error(stderr: str, program: str) -> str:
+    """The first line of `stderr` that says "error", without the leading `PROGRAM: error:` parts."""
+    lines = [line.strip() for line in stderr.splitlines() if line.strip()]
+    line = next((line for line in lines if "error" in line.lower()), lines[0] if lines else "no message")
+    heads = (f"{program}: ", f"{os.path.basename(program)}: ", "error: ")
+    while line.startswith(heads):
+        line = line[len(next(h for h in heads if line.startswith(h))):]
+    return line

@@ -1,0 +1,97 @@
+"""llc's AMDGPU assembly, cut into functions and normalised the way update_llc_test_checks.py
+normalises it for amdgcn and r600 triples.
+
+A function is what sits between its label and the end-of-function label llc prints after it:
+
+    	.type	foo,@function
+    foo:                                    ; @foo
+    ; %bb.0:                                  <- the body starts here
+    	s_endpgm                              <- and ends here
+    .Lfunc_end0:
+
+(or a `.section` directive, whichever comes first). The body's whitespace is then normalised:
+runs of blanks inside a line become one space, tabs expand to two columns and trailing blanks
+go, so that the CHECK lines do not depend on llc's column alignment.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from harness.autogen.options import Filter
+
+# The `.type NAME,@function` directive, the label `NAME:` right after it (llc adds `; @NAME`), the
+# body, then the first line that (after any blank lines) is a `.Lfunc_endN:` label or a section.
+_FUNCTION = re.compile(
+    r"\.type\s+_?(?P<name>[^,\n]+),@function\n"
+    r'^_?(?P=name):(?:[ \t]*;+[ \t]*@"?(?P=name)"?)?\n'
+    r"(?P<body>.*?)\n"
+    r"^\s*(?:\.Lfunc_end[0-9]+:\n|\.section)",
+    re.M | re.S,
+)
+_BLANKS = re.compile(r"[ \t]+")
+
+# A machine-instruction or register number in an assembly comment (`# <MCInst #123`), which
+# upstream replaces by a FileCheck numeric variable. AMDGPU comments start with ';', so llc does
+# not print these; we refuse a body that has one rather than check the raw numbers.
+MC_NUMBER = re.compile(r"(?:#|//)\s*(?:<MCInst #\d+|<MCOperand Reg:\d+)(?:[>\s]|\Z)")
+
+
+@dataclass(frozen=True)
+class AsmFunction:
+    """One function of llc's output: its name and its normalised body (lines joined by "\\n")."""
+
+    name: str
+    body: str
+
+
+def functions(asm: str, filters: tuple[Filter, ...] = ()) -> list[AsmFunction]:
+    """Every function of `asm` in output order, filtered by `filters` and then normalised."""
+    out = []
+    for m in _FUNCTION.finditer(asm):
+        name = m.group("name")
+        body = normalise(select_lines(m.group("body"), filters))
+        if name.startswith("stress"):
+            # Upstream's convention for stress tests: only the last line is checked.
+            body = "\n".join(body.splitlines()[-1:])
+        out.append(AsmFunction(name, body))
+    return out
+
+
+def normalise(body: str) -> str:
+    """Collapse blank runs (a line's first character stays as it is), expand tabs, drop trailing blanks."""
+    lines = []
+    for line in body.split("\n"):
+        lead = line[:1] if line[:1] in (" ", "\t") else ""
+        lines.append(lead + _BLANKS.sub(" ", line[len(lead):]))
+    expanded = "\n".join(lines).expandtabs(2)
+    return "\n".join(line.rstrip(" \t") for line in expanded.split("\n"))
+
+
+def select_lines(body: str, filters: tuple[Filter, ...]) -> str:
+    """The lines of `body` that the --filter options keep (all of it when there are none)."""
+    if not filters:
+        return body
+    lines = body.splitlines()
+    if any(f.stops for f in filters):
+        kept = []
+        for line in lines:
+            kept.append(line)
+            if any(f.stops and f.regex.search(line) for f in filters):
+                break
+        lines = kept
+    return "\n".join(line for line in lines if _keeps(line, filters))
+
+
+def _keeps(line: str, filters: tuple[Filter, ...]) -> bool:
+    # The first selecting filter that matches decides; with none matching, a line survives only
+    # when every selecting filter was a --filter-out.
+    selective = False
+    for f in filters:
+        if f.stops:
+            continue
+        selective = selective or not f.drops
+        if f.regex.search(line):
+            return not f.drops
+    return not selective

@@ -1,0 +1,219 @@
+"""Tool command lines, both ways: argument lists <-> lit RUN-line text.
+
+This module is the only place that turns a RUN line into argument lists or an argument list into
+RUN-line text. Reading uses lit's own parser for its internal shell, so a RUN line means here
+exactly what it means when lit runs it; writing quotes every argument that lit's shell would
+otherwise read as syntax (`>`, `;`, `|`, `&`, spaces, quotes), and `parse(text(p)) == p` holds.
+
+It also builds the commands the harness itself runs (llc, llvm-mc, opt for a case): the runner
+runs their `args`, litgen writes their `text()`, and both therefore say the same thing.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, replace
+
+from harness.errors import InputError
+
+SELECTOR_FLAGS = {"sdag": ("-global-isel=0",), "gisel": ("-global-isel=1", "-global-isel-abort=1")}
+
+# Words lit's internal shell reads as plain text; anything else is quoted.
+_PLAIN = re.compile(r"[A-Za-z0-9_@%+=:,./\-]+")
+# A RUN line as LLVM's own tools find it: a comment leader, `RUN:`, the command.
+_RUN_LINE = re.compile(r"^\s*(?://|[;#])\s*RUN:\s*(.*)$")
+# Prefix commands that run the tool named after them.
+_WRAPPERS = {"not": ("--crash",), "env": ()}
+
+
+class CommandSyntaxError(InputError):
+    """A RUN line that lit's shell cannot split, or that uses shell syntax we do not run."""
+
+
+@dataclass(frozen=True)
+class Command:
+    """One command of a pipeline: its arguments and its redirections."""
+
+    argv: tuple[str, ...]
+    stdin: str | None = None  # `< FILE`
+    stdout: str | None = None  # `> FILE`
+    stderr_to_stdout: bool = False  # `2>&1`
+
+    @property
+    def tool_index(self) -> int:
+        """Index in argv of the tool that does the work (past `not`, `not --crash`, `env A=B`)."""
+        i = 0
+        while i < len(self.argv) and self.argv[i] in _WRAPPERS:
+            wrapper = self.argv[i]
+            i += 1
+            while i < len(self.argv) and (self.argv[i] in _WRAPPERS[wrapper] or (wrapper == "env" and "=" in self.argv[i])):
+                i += 1
+        return i
+
+    @property
+    def tool(self) -> str:
+        """The tool's name as written (`llc`, `FileCheck`, `%llc_dwarf`), without wrappers."""
+        i = self.tool_index
+        return self.argv[i].rsplit("/", 1)[-1] if i < len(self.argv) else ""
+
+    @property
+    def args(self) -> tuple[str, ...]:
+        """The tool's own arguments."""
+        return self.argv[self.tool_index + 1:]
+
+    @property
+    def negated(self) -> bool:
+        return bool(self.argv) and self.argv[0] == "not"
+
+    def text(self) -> str:
+        words = [quote(a) for a in self.argv]
+        if self.stdin is not None:
+            words += ["<", quote(self.stdin)]
+        if self.stdout is not None:
+            words += [">", quote(self.stdout)]
+        if self.stderr_to_stdout:
+            words.append("2>&1")
+        return " ".join(words)
+
+    def substitute(self, mapping: dict[str, str]) -> "Command":
+        """Replace lit substitutions (`%s`, `%t`, ...) inside every word."""
+        sub = lambda w: _substitute(w, mapping) if w is not None else None
+        return replace(self, argv=tuple(sub(a) for a in self.argv), stdin=sub(self.stdin), stdout=sub(self.stdout))
+
+
+@dataclass(frozen=True)
+class Pipeline:
+    """Commands joined by `|`, as one RUN line."""
+
+    commands: tuple[Command, ...]
+
+    def text(self) -> str:
+        return " | ".join(c.text() for c in self.commands)
+
+    def substitute(self, mapping: dict[str, str]) -> "Pipeline":
+        return Pipeline(tuple(c.substitute(mapping) for c in self.commands))
+
+    @property
+    def tools(self) -> tuple[str, ...]:
+        return tuple(c.tool for c in self.commands)
+
+
+@dataclass(frozen=True)
+class RunLine:
+    """A RUN line of a test file: where it starts (1-based) and its text, continuations joined."""
+
+    line: int
+    text: str
+
+
+def _substitute(word: str, mapping: dict[str, str]) -> str:
+    # Longest names first, so %t does not eat the start of %tmp-like names we were also given.
+    for key in sorted(mapping, key=len, reverse=True):
+        word = word.replace(key, mapping[key])
+    return word
+
+
+def quote(word: str) -> str:
+    """`word` as lit's internal shell reads it back unchanged."""
+    if word and _PLAIN.fullmatch(word):
+        return word
+    if "'" not in word:
+        return f"'{word}'"
+    return '"' + word.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def run_lines(text: str) -> list[RunLine]:
+    """Every RUN line of a test file, a trailing backslash joining the next RUN line to it."""
+    out: list[RunLine] = []
+    continued = False
+    # Lines end at "\n" only, as lit reads them (a form feed inside a RUN line is text).
+    for number, line in enumerate(text.split("\n"), 1):
+        m = _RUN_LINE.match(line.rstrip("\r"))
+        if not m:
+            continue
+        body = m.group(1).rstrip()
+        joined = body[:-1].strip() if body.endswith("\\") else body.strip()
+        if continued:
+            prev = out[-1]
+            out[-1] = RunLine(prev.line, f"{prev.text} {joined}")
+        else:
+            out.append(RunLine(number, joined))
+        continued = body.endswith("\\")
+    return out
+
+
+def parse(text: str) -> Pipeline:
+    """A RUN line's commands, split as lit's internal shell splits them.
+
+    Sequences (`;`, `&&`, `||`) and redirections other than `<`, `>` and `2>&1` are refused:
+    nothing the harness reads or writes needs them, and guessing would run something else.
+    """
+    import lit.ShUtil  # lit is a dependency; imported here so `harness --help` stays fast
+
+    try:
+        tree = lit.ShUtil.ShParser(text, False, True).parse()
+    except Exception as exc:  # lit's lexer raises whatever it hits (ValueError, AttributeError, ...)
+        raise CommandSyntaxError(f"cannot split {text!r}: {exc or type(exc).__name__}") from None
+    if not isinstance(tree, lit.ShUtil.Pipeline):
+        raise CommandSyntaxError(f"{text!r} is a command sequence (;, &&, ||); expected one pipeline")
+    if tree.negate or (tree.commands and tree.commands[0].args[:1] == ["!"]):
+        raise CommandSyntaxError(f"{text!r} starts with '!'; use `not`")
+    return Pipeline(tuple(_command(c, text) for c in tree.commands))
+
+
+def _command(cmd, text: str) -> Command:
+    stdin = stdout = None
+    merged = False
+    for (op, *fd), target in cmd.redirects:
+        if op == "<" and not fd:
+            stdin = target
+        elif op == ">" and not fd:
+            stdout = target
+        elif op == ">&" and fd == [2] and target == "1":
+            merged = True
+        else:
+            raise CommandSyntaxError(f"{text!r}: unsupported redirection {''.join(map(str, fd))}{op}{target}")
+    if not cmd.args:
+        raise CommandSyntaxError(f"{text!r}: empty command")
+    globbed = [a for a in cmd.args if not isinstance(a, str)] + [t for t in (stdin, stdout) if t is not None and not isinstance(t, str)]
+    if globbed:
+        raise CommandSyntaxError(f"{text!r}: a file glob ({getattr(globbed[0], 'pattern', globbed[0])}) is not supported here")
+    return Command(tuple(cmd.args), stdin, stdout, merged)
+
+
+# ---- the commands the harness runs --------------------------------------------------------------
+
+def llc(triple: str, cpu: str, opt: int, selector: str, obj: bool = False) -> Command:
+    """llc for one selector (`-global-isel-abort=1` on GlobalISel: no silent fallback)."""
+    filetype = ("-filetype=obj",) if obj else ()
+    return Command(("llc", f"-O{opt}", f"-mtriple={triple}", f"-mcpu={cpu}", *SELECTOR_FLAGS[selector], *filetype))
+
+
+def llvm_mc(triple: str, cpu: str) -> Command:
+    """llvm-mc assembling llc's text; only its diagnostics matter."""
+    return Command(("llvm-mc", f"-triple={triple}", f"-mcpu={cpu}", "-filetype=obj", "-o", "/dev/null"))
+
+
+def opt(triple: str, cpu: str, pipeline: str, disable_verify: bool = False) -> Command:
+    flag = ("-disable-verify",) if disable_verify else ()
+    return Command(("opt", f"-mtriple={triple}", f"-mcpu={cpu}", *flag, f"-passes={pipeline}"))
+
+
+def with_args(command: Command, *extra: str, stdin: str | None = None, stdout: str | None = None) -> Command:
+    """`command` with more arguments and, optionally, redirections."""
+    return replace(command, argv=command.argv + extra,
+                   stdin=stdin if stdin is not None else command.stdin,
+                   stdout=stdout if stdout is not None else command.stdout)
+
+
+def check_prefixes(filecheck: Command) -> list[str]:
+    """The prefixes a FileCheck command checks (`CHECK` when it names none)."""
+    out: list[str] = []
+    args = list(filecheck.args)
+    for i, arg in enumerate(args):
+        m = re.fullmatch(r"--?check-prefix(?:es)?(?:=(.*))?", arg)
+        if not m:
+            continue
+        value = m.group(1) if m.group(1) is not None else (args[i + 1] if i + 1 < len(args) else "")
+        out.extend(p for p in value.split(",") if p)
+    return out or ["CHECK"]
