@@ -9,7 +9,7 @@ import os
 import sys
 from pathlib import Path
 
-from harness import audit, cases, catalog, expand, formats, matrix, report, snapshots, toolchain
+from harness import audit, cases, catalog, expand, files, formats, matrix, report, snapshots, toolchain
 from harness.cases import Case, Group, Planned, SELECTORS
 from harness.errors import InputError
 from harness.runner import Runner, stderr_progress
@@ -192,7 +192,7 @@ def cmd_update_checks(args) -> int:
                 print(change.diff.rstrip("\n"))
             continue
         if result.new_text != result.old_text:
-            expand.write_atomically(path, result.new_text)
+            files.write_atomically(path, result.new_text)
             print(f"{path}: updated ({len(result.changes)} function/prefix block(s) changed)")
             was, now = snapshots.recorded_version(result.old_text), snapshots.recorded_version(result.new_text)
             if was != now:

@@ -142,6 +142,23 @@ def run_lines(text: str) -> list[RunLine]:
     return out
 
 
+def updater_run_lines(lines: list[str]) -> list[RunLine]:
+    """RUN lines as LLVM's update_*_test_checks.py scripts join them, which differs from lit in
+    two details that decide which text they read: the whitespace before a trailing backslash is
+    kept, and every trailing backslash goes. CHECK-line updates must read what those scripts read.
+    """
+    out: list[RunLine] = []
+    for number, line in enumerate(lines, 1):
+        m = _RUN_LINE.match(line)
+        if not m:
+            continue
+        if out and out[-1].text.endswith("\\"):
+            out[-1] = RunLine(out[-1].line, out[-1].text.rstrip("\\") + " " + m.group(1))
+        else:
+            out.append(RunLine(number, m.group(1)))
+    return out
+
+
 def parse(text: str) -> Pipeline:
     """A RUN line's commands, split as lit's internal shell splits them.
 

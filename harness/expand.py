@@ -8,19 +8,14 @@ is what the specs render; otherwise it is rewritten and, given a build, regenera
 
 from __future__ import annotations
 
-import os
-import tempfile
 from pathlib import Path
-from typing import Callable
 
-from harness import cases, litgen, matrix, snapshots
+from harness import cases, files, litgen, matrix, snapshots
 
 GENERATED = "generated"
 SNAPSHOT_PREFIX = snapshots.DIRECTORY + "/"
 
-# Fills the snapshot skeleton written at the given path; returns the whole new text.
-Regenerate = Callable[[Path], str]
-
+Regenerate = files.Fill  # fills a snapshot skeleton written at the given path
 
 def render(cases_dir: Path) -> dict[str, str]:
     """Name under generated/ -> text for every file the specs in `cases_dir` produce (snapshot
@@ -80,32 +75,7 @@ def write(cases_dir: Path, rendered: dict[str, str], regenerate: Regenerate | No
             target.unlink()
             continue
         if name.startswith(SNAPSHOT_PREFIX) and regenerate is not None:
-            write_atomically(target, rendered[name], fill=regenerate)
+            files.write_atomically(target, rendered[name], fill=regenerate)
         else:
-            write_atomically(target, rendered[name])
+            files.write_atomically(target, rendered[name])
     return touched
-
-
-def write_atomically(target: Path, text: str, fill: Regenerate | None = None) -> None:
-    """Write `text` to a temporary file beside `target`, let `fill` rewrite it there (its RUN
-    lines read the file itself), then move it into place: `target` is never half-written."""
-    fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp.ll")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text)
-        if fill is not None:
-            final = fill(Path(tmp))
-            with open(tmp, "w", encoding="utf-8") as fh:
-                fh.write(final)
-        # An existing file keeps its mode; a new one gets what the umask allows, like any file.
-        os.chmod(tmp, target.stat().st_mode & 0o7777 if target.exists() else 0o666 & ~_umask())
-        os.replace(tmp, target)
-    except BaseException:
-        os.unlink(tmp)
-        raise
-
-
-def _umask() -> int:
-    mask = os.umask(0)
-    os.umask(mask)
-    return mask

@@ -122,7 +122,6 @@ def test_fixed_fp4_overwide_file_cannot_select_each_function(audit):
 # ---- hand-written tests --------------------------------------------------------------------------
 
 def test_mixed_file_cuts_out_the_function_llc_cannot_select_and_attributes_the_rest(audit, tmp_path):
-    decl = "declare <{t}> @llvm.amdgcn.wmma.f32.{v}({a})\n"
     f4 = "llvm.amdgcn.wmma.f32.32x16x128.f4.v16f32.v16i32.v{0}i32(<16 x i32> %a, <{0} x i32> %b, i16 0, <16 x float> %c)"
     f8 = "llvm.amdgcn.wmma.f32.16x16x128.f8f6f4.v8f32.v16i32.v16i32(i32 {0}, <16 x i32> %a, i32 {1}, <16 x i32> %b, i16 0, <8 x float> %c)"
     body = lambda name, ret, call, b: (f"define amdgpu_ps void @{name}(<16 x i32> %a, <{b} x i32> %b, <{ret}> %c, ptr addrspace(1) %out) {{\n"

@@ -5,7 +5,6 @@ from __future__ import annotations
 import os
 import subprocess
 
-import pytest
 
 
 def _step(repo_root, llvm_dir, env_path=None):

@@ -23,7 +23,7 @@ from pathlib import Path
 
 import pytest
 
-from harness import autogen
+from harness import autogen, files
 from harness.errors import InputError
 
 DATA = Path(__file__).parent / "data" / "update_checks"
@@ -253,7 +253,7 @@ def test_write_atomically_keeps_the_mode(tmp_path):
     path = tmp_path / "t.ll"
     path.write_text("old\n", encoding="utf-8")
     os.chmod(path, 0o640)
-    autogen.write_atomically(path, "new\n")
+    files.write_atomically(path, "new\n")
     assert path.read_text(encoding="utf-8") == "new\n"
     assert stat.S_IMODE(path.stat().st_mode) == 0o640
     assert [p.name for p in tmp_path.iterdir()] == ["t.ll"]

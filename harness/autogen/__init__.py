@@ -4,13 +4,13 @@ utils/update_llc_test_checks.py (its UpdateTestChecks output format, DEFAULT_VER
     from harness import autogen
     result = autogen.update(Path("test.ll"), "/usr/lib/llvm-22/bin/llc")
     if result.changed and not result.refused:
-        autogen.write_atomically(result.path, result.new_text)
+        files.write_atomically(result.path, result.new_text)
 
 Modules: `options` (UTC_ARGS and the NOTE header), `runs` (which RUN lines count, running them
 without a shell), `scrub` (llc's assembly cut into normalised function bodies), `layout` (bodies
 merged per prefix and laid out as CHECK lines), `update` (the file rewrite).
 """
 
-from harness.autogen.update import FunctionChange, Update, update, write_atomically
+from harness.autogen.update import FunctionChange, Update, update
 
-__all__ = ["FunctionChange", "Update", "update", "write_atomically"]
+__all__ = ["FunctionChange", "Update", "update"]

@@ -23,7 +23,6 @@ from harness import commands
 from harness.errors import InputError
 from harness.toolchain import run_tool
 
-_RUN = re.compile(r"^\s*(?://|[;#])\s*RUN:\s*(.*)$")
 _PREFIXES = re.compile(r"--?check-prefix(?:es)?[= ](\S+)")
 _VALID_PREFIX = re.compile(r"^[a-zA-Z0-9_-]+$")
 _TRIPLE = re.compile(r"-m?triple[= ]([^ ]+)")
@@ -33,14 +32,6 @@ _IR_TRIPLE = re.compile(r'^\s*target\s+triple\s*=\s*"([^"]+)"$')
 # Upstream's fallback from -march to a triple (anything else is taken for x86).
 _MARCH_TRIPLES = ("amdgcn", "r600", "mips", "nvptx64", "sparc", "hexagon", "ve")
 AMDGPU_TRIPLES = ("amdgcn", "r600")
-
-
-@dataclass(frozen=True)
-class RunText:
-    """A RUN line as upstream sees it: its first line (1-based) and its text, continuations joined."""
-
-    line: int
-    text: str
 
 
 @dataclass(frozen=True)
@@ -54,20 +45,6 @@ class LlcRun:
     isel_dump: bool  # -debug-only=isel: upstream checks the selection DAG dump, not assembly
 
 
-def find_runs(lines: list[str]) -> list[RunText]:
-    """The RUN lines of a test, a trailing backslash continuing into the next RUN line."""
-    out: list[RunText] = []
-    for number, line in enumerate(lines, 1):
-        m = _RUN.match(line)
-        if not m:
-            continue
-        if out and out[-1].text.endswith("\\"):
-            out[-1] = RunText(out[-1].line, out[-1].text.rstrip("\\") + " " + m.group(1))
-        else:
-            out.append(RunText(number, m.group(1)))
-    return out
-
-
 def ir_triple(lines: list[str]) -> str:
     for line in lines:
         m = _IR_TRIPLE.match(line)
@@ -76,7 +53,7 @@ def ir_triple(lines: list[str]) -> str:
     return ""
 
 
-def select(runs: list[RunText], ir_target: str, tool: str | None, march: str | None,
+def select(runs: list[commands.RunLine], ir_target: str, tool: str | None, march: str | None,
            warn) -> list[LlcRun]:
     """The RUN lines that feed CHECK lines; `warn(line, message)` hears about the others,
     in upstream's words."""
