@@ -188,7 +188,8 @@ def cmd_update_checks(args) -> int:
         if args.check:
             for change in result.changes:
                 differs += 1
-                print(f"{path}: {change.function} [{change.prefix}] differs")
+                where = f"{change.function} [{change.prefix}]" if change.function else "lines outside the CHECK blocks"
+                print(f"{path}: {where} differs")
                 print(change.diff.rstrip("\n"))
             continue
         if result.new_text != result.old_text:
