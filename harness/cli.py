@@ -87,7 +87,12 @@ def _parser() -> argparse.ArgumentParser:
     sub = top.add_subparsers(dest="command", required=True, parser_class=_Parser)
 
     p = sub.add_parser("expand", help="regenerate cases/generated/*.ll from the YAML specs",
-                       description="Expand every cases/*.yaml into lit tests under cases/generated/.")
+                       description="Expand every cases/*.yaml into lit tests under cases/generated/: the semantic\n"
+                                   "layer, and snapshot files (generated/snapshots/) for blocks with `snapshot: true`.\n"
+                                   "An existing snapshot is kept while its IR and RUN lines are unchanged; a new or\n"
+                                   "changed one gets its CHECK lines from the LLVM build (--llvm-bin, else the default).",
+                       formatter_class=argparse.RawDescriptionHelpFormatter,
+                       epilog="exit status: 0 done (--check: nothing stale), 1 (--check) stale files, 2 bad input.")
     p.add_argument("--cases", type=Path, default=DEFAULT_CASES, metavar="DIR")
     p.add_argument("--check", action="store_true",
                    help="write nothing; list stale files (semantic or snapshot) with why; exit 1 if any")
