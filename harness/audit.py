@@ -15,13 +15,14 @@ import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from harness import commands, verdicts as V
+from harness import check_lines, commands, verdicts as V
 from harness.errors import InputError
 from harness.toolchain import Toolchain, ToolRun, run_tool
 
 _DEFINE = re.compile(r'^define\b[^@]*@("[^"]+"|[\w.$-]+)\(', re.M)
+# A definition line: its name, and what follows the parameter list (attribute groups, inline attributes).
+_DEFINE_LINE = re.compile(r'^define\b[^@]*@("[^"]+"|[\w.$-]+)\(.*\)([^()]*)\{\s*$', re.M)
 _TRIPLE_IR = re.compile(r'^target\s+triple\s*=\s*"([^"]+)"', re.M)
-_CHECK_LINE = re.compile(r"^\s*;\s*([\w-]+?)(-NEXT|-SAME|-DAG|-LABEL|-NOT|-EMPTY)?:(.*)$")
 _OUTPUT_FLAGS = re.compile(r"-{1,2}filetype=.*")
 AMDGPU_ARCHES = ("amdgcn", "r600")
 # Text tools LLVM's tests put before llc (`sed 's/ADDR/1/' %s | llc ...`), taken from PATH.
@@ -111,7 +112,10 @@ def audit_file(path: Path, tc: Toolchain) -> FileAudit:
             continue
         llc_at = next((i for i, c in enumerate(pipeline.commands) if c.tool == "llc"), None)
         if llc_at is None:
-            result.runs.pop()  # not an llc RUN line: nothing to audit, nothing to say
+            if re.search(r"\bllc\b", run.text):
+                audit.skipped = "llc inside %if ... %{ %} or another wrapper: not audited"
+            else:
+                result.runs.pop()  # not an llc RUN line: nothing to audit, nothing to say
             continue
         if pipeline.commands[llc_at].negated:
             audit.skipped = "llc is expected to fail here (not)"
@@ -137,13 +141,47 @@ def _prefixes_of_output(llc: commands.Command, runs: list[commands.Pipeline]) ->
     return out
 
 
-def _flag(args: tuple[str, ...], name: str) -> str | None:
+def _flags(args: tuple[str, ...], name: str) -> list[str]:
+    """Every value of option `name` (`-name=V`, `--name=V`, `-name V`), in order."""
+    out = []
     for i, arg in enumerate(args):
         if arg.startswith(f"-{name}=") or arg.startswith(f"--{name}="):
-            return arg.split("=", 1)[1]
-        if arg in (f"-{name}", f"--{name}") and i + 1 < len(args):
-            return args[i + 1]
-    return None
+            out.append(arg.split("=", 1)[1])
+        elif arg in (f"-{name}", f"--{name}") and i + 1 < len(args):
+            out.append(args[i + 1])
+    return out
+
+
+def _flag(args: tuple[str, ...], name: str) -> str | None:
+    """The last value of option `name` (the one llc keeps), or None."""
+    values = _flags(args, name)
+    return values[-1] if values else None
+
+
+def _triple(args: tuple[str, ...], ir_triple: str | None) -> str:
+    """The triple llc compiles for: -mtriple, else the IR's (with -march's architecture), else -march."""
+    march = _flag(args, "march")
+    explicit = _flag(args, "mtriple")
+    if explicit:
+        return explicit
+    if ir_triple:
+        return march + "-" + ir_triple.split("-", 1)[1] if march and "-" in ir_triple else march or ir_triple
+    return march or ""
+
+
+def _target_features(text: str, names: list[str]) -> dict[str, tuple[str, ...]]:
+    """Function -> the "target-features" of its attributes (its own, or of an attribute group):
+    llvm-mc has no per-function features, so each set is assembled with its own -mattr."""
+    groups = {m.group(1): m.group(2) for m in re.finditer(r"^attributes #(\d+) = \{(.*)\}", text, re.M)}
+    out = {}
+    for m in _DEFINE_LINE.finditer(text):
+        name = m.group(1).strip('"')
+        if name not in names:
+            continue
+        attrs = m.group(2) + "".join(groups.get(g, "") for g in re.findall(r"#(\d+)", m.group(2)))
+        found = re.findall(r'"target-features"="([^"]*)"', attrs)
+        out[name] = tuple(sorted({f for value in found for f in value.split(",") if f}))
+    return {n: out.get(n, ()) for n in names}
 
 
 def _audit_run(path: Path, text: str, names: list[str], pipeline: commands.Pipeline, llc_at: int,
@@ -151,12 +189,15 @@ def _audit_run(path: Path, text: str, names: list[str], pipeline: commands.Pipel
     """Fill `audit`; return a file-level error ("" when the file compiled)."""
     subst = {"%s": str(path)}
     llc = pipeline.commands[llc_at].substitute(subst)
-    triple = _flag(llc.args, "mtriple") or _flag(llc.args, "march") or _first(_TRIPLE_IR.findall(text)) or ""
+    triple = _triple(llc.args, _first(_TRIPLE_IR.findall(text)))
     arch = triple.split("-")[0]
+    if arch == "r600":
+        audit.skipped = "R600 text: llvm-mc cannot assemble it"
+        return ""
     if arch not in AMDGPU_ARCHES:
         audit.skipped = f"not an AMDGPU RUN line (triple {triple or 'unknown'}); audit closes AMDGPU output only"
         return ""
-    cpu, mattr = _flag(llc.args, "mcpu"), _flag(llc.args, "mattr")
+    cpu, mattr = _flag(llc.args, "mcpu"), [a for a in _flags(llc.args, "mattr") if a]
     if arch not in tc.targets:
         audit.functions = [FunctionAudit(n, V.UNSUPPORTED, f"this LLVM build has no {arch} target") for n in names]
         return ""
@@ -191,11 +232,16 @@ def _audit_run(path: Path, text: str, names: list[str], pipeline: commands.Pipel
             remaining = []
             break
     if remaining:
-        decided.update(_assemble(gen, remaining, triple, cpu, mattr, audit, tc))
+        # Without -mcpu, llc chose a CPU; the assembler must parse the text for that one.
+        cpu = cpu or _first(re.findall(r'^\s*\.amdgcn_target "[^"]*--(gfx\w+)', gen.stdout, re.M))
+        features = _target_features(text, remaining)
+        for feature_set in sorted(set(features.values())):
+            group = [n for n in remaining if features[n] == feature_set]
+            decided.update(_assemble(gen, group, remaining, triple, cpu, ",".join([*mattr, *feature_set]), audit, tc))
     audit.functions = [decided[n] for n in names if n in decided]
-    checks = _checks_by_function(text, prefixes, names)
+    checks = check_lines.by_function(text, prefixes, names)
     for fa in audit.functions:
-        fa.checks_enshrine_reject = any(_enshrines(c, line) for c in checks.get(fa.name, []) for line in fa.rejected_lines)
+        fa.checks_enshrine_reject = any(check_lines.pins(c, line) for c in checks.get(fa.name, []) for line in fa.rejected_lines)
     return ""
 
 
@@ -240,8 +286,10 @@ def _without(source: str, fn: str, tc: Toolchain) -> tuple[str, str]:
     return (run.stdout, "") if run.ok else ("", f"llvm-extract cannot remove {fn}: {_head(run.stderr)}")
 
 
-def _assemble(gen: ToolRun, names: list[str], triple: str, cpu: str | None, mattr: str | None,
+def _assemble(gen: ToolRun, names: list[str], everyone: list[str], triple: str, cpu: str | None, mattr: str,
               audit: RunAudit, tc: Toolchain) -> dict[str, FunctionAudit]:
+    """Verdicts of `names` (the functions sharing one feature set) from llvm-mc over all of llc's
+    text; errors in `everyone` else's functions are their own feature set's business."""
     mc_args = [f"-triple={triple}", *([f"-mcpu={cpu}"] if cpu else []), *([f"-mattr={mattr}"] if mattr else []),
                "-filetype=obj", "-o", "/dev/null"]
     mc = tc.run("llvm-mc", mc_args, gen.stdout)
@@ -250,7 +298,7 @@ def _assemble(gen: ToolRun, names: list[str], triple: str, cpu: str | None, matt
     if mc.returncode is not None and mc.returncode < 0:
         return {n: FunctionAudit(n, V.CRASH, f"llvm-mc killed by signal {-mc.returncode}") for n in names}
     asm_lines = gen.stdout.splitlines()
-    owners = V.asm_owners(gen.stdout, set(names))
+    owners = V.asm_owners(gen.stdout, set(everyone))
     out = {n: FunctionAudit(n, V.PASS) for n in names}
     stray = []
     for line, _, message in V.located_errors(mc.stderr):
@@ -259,102 +307,21 @@ def _assemble(gen: ToolRun, names: list[str], triple: str, cpu: str | None, matt
         if fn is None:
             stray.append(f"line {line}: {message}")
             continue
+        if fn not in out:
+            continue
         fa = out[fn]
         if fa.verdict == V.PASS:
             fa.verdict, fa.message = V.MC_REJECT, f"{message}: {instr}" if instr else message
         fa.rejected_lines.append(instr)
-    if not mc.ok and not stray and all(f.verdict == V.PASS for f in out.values()):
+    if not mc.ok and not V.located_errors(mc.stderr):
         stray.append(_head(mc.stderr) or f"llvm-mc exited {mc.returncode} without a located error")
-    if stray:
+    if stray and not audit.note:
         audit.note = "llvm-mc errors outside any function: " + "; ".join(stray[:3])
     return out
 
 
 def _prefixes(after: tuple[commands.Command, ...]) -> list[str]:
     return [p for c in after if c.tool == "FileCheck" for p in commands.check_prefixes(c)]
-
-
-def _checks_by_function(text: str, prefixes: list[str], names: list[str]) -> dict[str, list[str]]:
-    """Function -> the bodies of its CHECK lines of `prefixes`: a block starts at a -LABEL line
-    naming the function (update_llc_test_checks puts it after `define`; hand-written tests often
-    before) and runs to the next -LABEL of the same prefixes."""
-    wanted, known = set(prefixes), set(names)
-    out: dict[str, list[str]] = {}
-    current = None
-    for line in text.splitlines():
-        m = _CHECK_LINE.match(line)
-        if not m or m.group(1) not in wanted or m.group(2) == "-NOT":
-            continue  # a -NOT line forbids the text; it does not pin it
-        body = m.group(3).strip()
-        if m.group(2) == "-LABEL":
-            label = re.sub(r"\{\{[^}]*\}\}", "", body).strip().rstrip(":").lstrip("@")
-            current = label if label in known else None
-            continue
-        if current:
-            out.setdefault(current, []).append(body)
-    return out
-
-
-def _enshrines(check: str, instruction: str) -> bool:
-    """Does a CHECK line pin this rejected instruction? It must match it, name its mnemonic and
-    spell out at least one of its register ranges (`[2:9]`): a pattern that admits any tuple
-    width — like the semantic checks of generated files — pins nothing the assembler rejects."""
-    mnemonic = instruction.split(" ", 1)[0]
-    if not mnemonic or mnemonic not in check:
-        return False
-    if not any(r in check for r in re.findall(r"\[\d+:\d+\]", instruction)):
-        return False
-    try:
-        return re.search(_pattern(check), " ".join(instruction.split())) is not None
-    except re.error:  # a FileCheck regex Python cannot read: compare the literal text instead
-        return " ".join(check.split()) in " ".join(instruction.split())
-
-
-def _pattern(check: str) -> str:
-    """A FileCheck pattern as a Python regex: {{re}} kept, [[VAR:re]] as (re), [[VAR]] loosened;
-    runs of whitespace match one space (instructions are compared with single spaces)."""
-    out, literal, i = [], [], 0
-    while i < len(check):
-        if check.startswith("{{", i):
-            end = check.find("}}", i + 2)
-            if end >= 0:
-                out.append(_literal("".join(literal)) + f"(?:{check[i + 2:end]})")
-                literal, i = [], end + 2
-                continue
-        if check.startswith("[[", i):
-            end = _variable_end(check, i + 2)
-            if end >= 0:
-                inner = check[i + 2:end]
-                regex = inner.split(":", 1)[1] if ":" in inner and not inner.startswith("#") else ""
-                out.append(_literal("".join(literal)) + (f"(?:{regex})" if regex else ".*?"))
-                literal, i = [], end + 2
-                continue
-        literal.append(check[i])
-        i += 1
-    out.append(_literal("".join(literal)))
-    return "".join(out)
-
-
-def _literal(text: str) -> str:
-    return re.escape(re.sub(r"\s+", " ", text))
-
-
-def _variable_end(check: str, start: int) -> int:
-    """Index of the `]]` closing a `[[` variable, skipping `]` of bracket expressions in its regex."""
-    depth, i = 0, start
-    while i < len(check):
-        c = check[i]
-        if c == "\\":
-            i += 2
-            continue
-        if c == "[":
-            depth += 1
-        elif c == "]":
-            if depth == 0 and check.startswith("]]", i):
-                return i
-            depth = max(depth - 1, 0)
-        i += 1
-    return -1
 
 
 def _first(items: list[str]) -> str | None:

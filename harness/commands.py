@@ -38,6 +38,7 @@ class Command:
     stdin: str | None = None  # `< FILE`
     stdout: str | None = None  # `> FILE`
     stderr_to_stdout: bool = False  # `2>&1`
+    stderr: str | None = None  # `2> FILE`
 
     @property
     def tool_index(self) -> int:
@@ -63,7 +64,8 @@ class Command:
 
     @property
     def negated(self) -> bool:
-        return bool(self.argv) and self.argv[0] == "not"
+        """`not` (or `not --crash`) wraps the tool, directly or inside `env`."""
+        return "not" in self.argv[:self.tool_index]
 
     def text(self) -> str:
         words = [quote(a) for a in self.argv]
@@ -73,12 +75,15 @@ class Command:
             words += [">", quote(self.stdout)]
         if self.stderr_to_stdout:
             words.append("2>&1")
+        if self.stderr is not None:
+            words += ["2>", quote(self.stderr)]
         return " ".join(words)
 
     def substitute(self, mapping: dict[str, str]) -> "Command":
         """Replace lit substitutions (`%s`, `%t`, ...) inside every word."""
         sub = lambda w: _substitute(w, mapping) if w is not None else None
-        return replace(self, argv=tuple(sub(a) for a in self.argv), stdin=sub(self.stdin), stdout=sub(self.stdout))
+        return replace(self, argv=tuple(sub(a) for a in self.argv), stdin=sub(self.stdin), stdout=sub(self.stdout),
+                       stderr=sub(self.stderr))
 
 
 @dataclass(frozen=True)
@@ -92,10 +97,6 @@ class Pipeline:
 
     def substitute(self, mapping: dict[str, str]) -> "Pipeline":
         return Pipeline(tuple(c.substitute(mapping) for c in self.commands))
-
-    @property
-    def tools(self) -> tuple[str, ...]:
-        return tuple(c.tool for c in self.commands)
 
 
 @dataclass(frozen=True)
@@ -179,13 +180,15 @@ def parse(text: str) -> Pipeline:
 
 
 def _command(cmd, text: str) -> Command:
-    stdin = stdout = None
+    stdin = stdout = stderr = None
     merged = False
     for (op, *fd), target in cmd.redirects:
         if op == "<" and not fd:
             stdin = target
-        elif op == ">" and not fd:
+        elif op == ">" and fd in ([], [1]):
             stdout = target
+        elif op == ">" and fd == [2]:
+            stderr = target
         elif op == ">&" and fd == [2] and target == "1":
             merged = True
         else:
@@ -195,7 +198,7 @@ def _command(cmd, text: str) -> Command:
     globbed = [a for a in cmd.args if not isinstance(a, str)] + [t for t in (stdin, stdout) if t is not None and not isinstance(t, str)]
     if globbed:
         raise CommandSyntaxError(f"{text!r}: a file glob ({getattr(globbed[0], 'pattern', globbed[0])}) is not supported here")
-    return Command(tuple(cmd.args), stdin, stdout, merged)
+    return Command(tuple(cmd.args), stdin, stdout, merged, stderr)
 
 
 # ---- the commands the harness runs --------------------------------------------------------------

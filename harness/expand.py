@@ -8,14 +8,20 @@ is what the specs render; otherwise it is rewritten and, given a build, regenera
 
 from __future__ import annotations
 
+import os
+import tempfile
 from pathlib import Path
+from typing import Callable
 
 from harness import cases, files, litgen, matrix, snapshots
+from harness.errors import InputError
 
 GENERATED = "generated"
 SNAPSHOT_PREFIX = snapshots.DIRECTORY + "/"
 
-Regenerate = files.Fill  # fills a snapshot skeleton written at the given path
+# Fills the snapshot skeleton written at the given path; returns its whole new text.
+Regenerate = Callable[[Path], str]
+
 
 def render(cases_dir: Path) -> dict[str, str]:
     """Name under generated/ -> text for every file the specs in `cases_dir` produce (snapshot
@@ -28,6 +34,8 @@ def render(cases_dir: Path) -> dict[str, str]:
 
 
 def _existing(out_dir: Path) -> set[str]:
+    """Generated-looking names already there (`*.ll`, whatever they are: a directory or FIFO
+    named so is reported stale and refused when written, never read)."""
     if not out_dir.is_dir():
         return set()
     names = {p.name for p in out_dir.glob("*.ll")}
@@ -35,7 +43,9 @@ def _existing(out_dir: Path) -> set[str]:
 
 
 def _read(path: Path) -> str | None:
-    return path.read_text(encoding="utf-8", errors="replace") if path.is_file() else None
+    if path.is_file():
+        return path.read_text(encoding="utf-8", errors="replace")
+    return "" if path.exists() else None  # not a regular file: never equal to what is rendered
 
 
 def stale(cases_dir: Path, rendered: dict[str, str]) -> dict[str, str]:
@@ -63,19 +73,38 @@ def write(cases_dir: Path, rendered: dict[str, str], regenerate: Regenerate | No
     """Bring cases/generated in line with `rendered`; each file is written whole or not at all.
 
     A stale snapshot file is regenerated through `regenerate` when given; without it the
-    skeleton is written (it records no build, so lit skips it until `harness update-checks`)."""
+    skeleton is written (it records no build, so lit skips it until `harness update-checks`).
+    Every snapshot is generated before anything is written, so a failure leaves the tree as it was."""
     out_dir = cases_dir / GENERATED
     out_dir.mkdir(exist_ok=True)
     if any(name.startswith(SNAPSHOT_PREFIX) for name in rendered):
         (out_dir / snapshots.DIRECTORY).mkdir(exist_ok=True)
     touched = differences(cases_dir, rendered)
+    final = {name: rendered[name] for name in touched if name in rendered}
+    if regenerate is not None:
+        for name in final:
+            if name.startswith(SNAPSHOT_PREFIX):
+                final[name] = _generated(out_dir / name, final[name], regenerate)
     for name in touched:
         target = out_dir / name
-        if name not in rendered:
-            target.unlink()
-            continue
-        if name.startswith(SNAPSHOT_PREFIX) and regenerate is not None:
-            files.write_atomically(target, rendered[name], fill=regenerate)
+        if name in final:
+            files.write_atomically(target, final[name])
+        elif target.is_file() or target.is_symlink():
+            target.unlink(missing_ok=True)  # another expand may have removed it already
         else:
-            files.write_atomically(target, rendered[name])
+            raise InputError("not a regular file; remove it by hand", str(target))
     return touched
+
+
+def _generated(target: Path, skeleton: str, regenerate: Regenerate) -> str:
+    """The snapshot `target` with CHECK lines: the skeleton goes to a temporary file beside it
+    (its RUN lines read the file itself), `regenerate` fills it, the file goes away."""
+    fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(skeleton)
+        return regenerate(Path(tmp))
+    except InputError as exc:
+        raise InputError(str(exc).replace(tmp, str(target))) from None
+    finally:
+        os.unlink(tmp)

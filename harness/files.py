@@ -6,25 +6,24 @@ import os
 import stat
 import tempfile
 from pathlib import Path
-from typing import Callable
 
 from harness.errors import InputError
 
-# Rewrites the file just written at the given (temporary) path; returns its whole new text.
-Fill = Callable[[Path], str]
-
-
-def write_atomically(target: Path, text: str, fill: Fill | None = None) -> None:
-    """Replace `target` with `text` (UTF-8). An existing file keeps its permission bits; a new one
-    gets what the umask allows. `fill`, when given, may rewrite the temporary file first (its RUN
-    lines read the file itself, e.g. to generate CHECK lines) — `target` is never half-written."""
-    target = Path(target)
+def write_atomically(target: Path, text: str) -> None:
+    """Replace `target` with `text` (UTF-8), never half-written. An existing file keeps its
+    permission bits; a new one gets what the umask allows."""
+    # Through a symbolic link: the file it names is the one replaced, and the link stays.
+    target = Path(os.path.realpath(target))
     try:
         mode = stat.S_IMODE(target.stat().st_mode)
     except FileNotFoundError:
         mode = 0o666 & ~_umask()
     except OSError as exc:
         raise InputError(f"cannot write: {exc.strerror}", str(target)) from None
+    if target.exists() and not target.is_file():
+        raise InputError("cannot write: not a regular file", str(target))
+    if target.exists() and not mode & stat.S_IWUSR:
+        raise InputError("cannot write: the file is read-only", str(target))
     try:
         fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
     except OSError as exc:
@@ -32,10 +31,6 @@ def write_atomically(target: Path, text: str, fill: Fill | None = None) -> None:
     try:
         with os.fdopen(fd, "wb") as fh:
             fh.write(text.encode("utf-8"))
-        if fill is not None:
-            final = fill(Path(tmp))
-            with open(tmp, "wb") as fh:
-                fh.write(final.encode("utf-8"))
         os.chmod(tmp, mode)
         os.replace(tmp, target)
     except BaseException as exc:

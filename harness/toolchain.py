@@ -11,6 +11,7 @@ import glob
 import os
 import re
 import shutil
+import signal
 import subprocess
 import time
 from dataclasses import dataclass, field
@@ -63,15 +64,32 @@ def run_tool(argv: list[str], stdin: str | bytes = "", timeout: float = DEFAULT_
     decode = lambda b: (b or b"").decode(errors="replace") if isinstance(b, bytes) else (b or "")
     start = time.perf_counter()
     try:
-        proc = subprocess.run(argv, input=data, capture_output=True, timeout=timeout, env=TOOL_ENV)
-    except subprocess.TimeoutExpired as exc:
-        return ToolRun(tuple(argv), None, decode(exc.stdout), decode(exc.stderr), time.perf_counter() - start)
+        # A session of its own: a timeout or Ctrl-C ends the tool and anything it started.
+        proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                env=TOOL_ENV, start_new_session=True)
     except OSError as exc:
         raise InputError(f"cannot run {argv[0]}: {exc.strerror}") from None
+    try:
+        out, err = proc.communicate(data, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        _kill_group(proc)
+        out, err = proc.communicate()
+        return ToolRun(tuple(argv), None, decode(out), decode(err), time.perf_counter() - start)
+    except BaseException:
+        _kill_group(proc)
+        proc.wait()
+        raise
     elapsed = time.perf_counter() - start
     if binary:
-        return ToolRun(tuple(argv), proc.returncode, "", decode(proc.stderr), elapsed, proc.stdout)
-    return ToolRun(tuple(argv), proc.returncode, decode(proc.stdout), decode(proc.stderr), elapsed)
+        return ToolRun(tuple(argv), proc.returncode, "", decode(err), elapsed, out)
+    return ToolRun(tuple(argv), proc.returncode, decode(out), decode(err), elapsed)
+
+
+def _kill_group(proc: subprocess.Popen) -> None:
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
 
 
 @dataclass

@@ -294,3 +294,46 @@ def test_run_line_with_an_unterminated_quote_is_named(audit, tmp_path):
 def test_llvm_bin_that_does_not_exist_is_bad_input(cli, llvm_22_1_8, tmp_path):
     proc = cli("audit", "--llvm-bin", tmp_path / "nope", GEN / "wmma.f32.32x16x128.f4.gfx1250.O0.exact.ll")
     assert proc.returncode == 2 and "Traceback" not in proc.stderr and len(error_lines(proc.stderr)) == 1
+
+
+# ---- the assembler gets what llc compiled for ----------------------------------------------------
+
+SEL = "define i32 @{name}(i32 %x, i32 %a, i32 %b){attrs} {{\n  %c = icmp eq i32 %x, 0\n  %r = select i1 %c, i32 %a, i32 %b\n  ret i32 %r\n}}\n"
+
+
+@pytest.mark.parametrize("run_line, body", [
+    # Every -mattr reaches llvm-mc, not only the first (wave64 code uses vcc, not vcc_lo).
+    ("llc -mtriple=amdgcn -mcpu=gfx1100 -mattr=-real-true16 -mattr=+wavefrontsize64 < %s", SEL.format(name="f", attrs="")),
+    # A function's own target-features reach llvm-mc too.
+    ("llc -mtriple=amdgcn -mcpu=gfx1100 < %s", SEL.format(name="f", attrs=" #0") + 'attributes #0 = { "target-features"="+wavefrontsize64" }\n'),
+    # -march keeps the IR's OS (amdhsa directives), and the CPU llc chose is the one assembled for.
+    ("llc -march=amdgcn -mcpu=gfx900 < %s", 'target triple = "amdgcn-amd-amdhsa"\n' + SEL.format(name="f", attrs="")),
+    ("llc < %s", 'target triple = "amdgcn-amd-amdhsa"\n' + SEL.format(name="f", attrs="")),
+])
+def test_correct_code_reassembles_under_the_options_llc_compiled_it_with(audit, tmp_path, run_line, body):
+    path = tmp_path / "t.ll"
+    path.write_text(f"; RUN: {run_line} | FileCheck %s\n{body}")
+    proc, out = audit(path)
+    run = out["files"][0]["runs"][0]
+    assert [f["verdict"] for f in run["functions"]] == ["pass"] and "note" not in run, run
+    assert proc.returncode == 0
+
+
+def test_functions_with_different_target_features_are_each_assembled_with_their_own(audit, tmp_path):
+    path = tmp_path / "t.ll"
+    path.write_text("; RUN: llc -mtriple=amdgcn -mcpu=gfx1100 < %s | FileCheck %s\n"
+                    + SEL.format(name="wave64", attrs=" #0") + SEL.format(name="wave32", attrs="")
+                    + 'attributes #0 = { "target-features"="+wavefrontsize64" }\n')
+    proc, out = audit(path)
+    assert {f["name"]: f["verdict"] for f in out["files"][0]["runs"][0]["functions"]} == {"wave64": "pass", "wave32": "pass"}
+
+
+def test_r600_and_wrapped_llc_lines_are_said_to_be_skipped(audit, tmp_path):
+    path = tmp_path / "t.ll"
+    path.write_text("; RUN: llc -mtriple=r600 -mcpu=redwood < %s | FileCheck %s\n"
+                    "; RUN: %if amdgpu-registered-target %{ llc -mtriple=amdgcn < %s | FileCheck %s %}\n"
+                    "; RUN: env X=1 not llc -mtriple=amdgcn < %s\n"
+                    "define amdgpu_kernel void @k(ptr addrspace(1) %p) {\n  store i32 1, ptr addrspace(1) %p\n  ret void\n}\n")
+    proc, out = audit(path)
+    skipped = [r.get("skipped", "") for r in out["files"][0]["runs"]]
+    assert "R600" in skipped[0] and "%if" in skipped[1] and "expected to fail" in skipped[2], skipped

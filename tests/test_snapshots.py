@@ -96,15 +96,35 @@ def test_expand_keeps_snapshots_byte_for_byte_and_regenerates_only_what_changed(
     assert cli("expand", "--check", "--cases", cases).returncode == 0
 
 
-def test_without_a_build_expand_writes_the_skeleton_and_check_reports_it(cli, suite, tmp_path):
+def test_a_build_that_cannot_fill_snapshots_writes_nothing_at_all(cli, suite, tmp_path):
     cases = suite / "cases"
     proc = cli("expand", "--cases", cases, "--llvm-bin", tmp_path / "no-such-build")
-    assert proc.returncode == 0
-    assert "1 snapshot file(s) written without CHECK lines" in proc.stderr and "update-checks" in proc.stderr
+    assert proc.returncode == 2 and "no-such-build" in proc.stderr and len(proc.stderr.strip().splitlines()) == 1
+    assert not (cases / "generated").exists() or not any((cases / "generated").rglob("*.ll"))
+
+
+def test_a_snapshot_llc_cannot_compile_stops_expand_before_any_file_changes(cli, llvm_22_1_8, suite):
+    cases = suite / "cases"
+    assert cli("expand", "--cases", cases).returncode == 0
+    before = {p: p.read_bytes() for p in (cases / "generated").rglob("*.ll")}
+    # The semantic file changes (another case), and a new snapshot pins a call llc cannot select.
+    (cases / "s.yaml").write_text(SPEC.replace("fmt_a: [fp8, fp4]", "fmt_a: [fp8, bf8, fp4]")
+                                  + "  - intrinsic: wmma.f32.32x16x128.f4\n    width_a: max\n    snapshot: true\n")
+    proc = cli("expand", "--cases", cases)
+    assert proc.returncode == 2 and "Cannot select" in proc.stderr, proc.stderr
+    assert ".tmp" not in proc.stderr and "snapshots/wmma.f32.32x16x128.f4.gfx1250.O0.overwide.ll" in proc.stderr
+    assert {p: p.read_bytes() for p in (cases / "generated").rglob("*.ll")} == before
+    assert not [p for p in (cases / "generated").rglob("*") if ".tmp" in p.name]
+
+
+def test_without_a_build_the_skeleton_is_written_and_check_reports_it(suite):
+    from harness import expand
+
+    cases = suite / "cases"
+    expand.write(cases, expand.render(cases))  # no build to regenerate with
     snap = cases / "generated" / "snapshots" / NAME
     assert snapshots.recorded_version(snap.read_text()) is None and "-LABEL" not in snap.read_text()
-    proc = cli("expand", "--check", "--cases", cases)
-    assert proc.returncode == 1 and "(CHECK lines never generated)" in proc.stdout, proc.stdout
+    assert expand.stale(cases, expand.render(cases)) == {f"snapshots/{NAME}": "CHECK lines never generated"}
 
 
 def test_update_checks_check_mode_is_a_change_signal(cli, llvm_22_1_8, suite, lit_exe):
@@ -144,7 +164,7 @@ def test_semantic_files_are_left_alone_by_update_checks(cli, llvm, repo_root, tm
     shutil.copy(repo_root / "cases" / "generated" / NAME, target)
     before = target.read_bytes()
     proc = cli("update-checks", target)
-    assert proc.returncode == 0 and "skipped" in proc.stderr and target.read_bytes() == before
+    assert proc.returncode == 0 and "not updated: its first line says" in proc.stderr and target.read_bytes() == before
 
 
 @pytest.mark.parametrize("args, message", [
@@ -156,3 +176,21 @@ def test_update_checks_bad_input_is_one_line_and_exit_2(cli, llvm, tmp_path, arg
     proc = cli(*[a.format(tmp=tmp_path) for a in args])
     assert proc.returncode == 2 and message in proc.stderr and "Traceback" not in proc.stderr, proc.stderr
     assert len(proc.stderr.strip().splitlines()) == 1, proc.stderr
+
+
+def test_generated_files_have_no_trailing_whitespace_no_unused_prefix_and_checks_inside_functions(repo_root):
+    from harness import commands
+
+    generated = repo_root / "cases" / "generated"
+    for path in sorted(generated.glob("*.ll")):
+        text = path.read_text()
+        assert not re.search(r"[ \t]$", text, re.M), f"{path.name}: trailing whitespace"
+        prefixes = snapshots.prefixes(text)
+        for prefix in prefixes:
+            # A `; P: {{.*}}` trailer line (the unused-prefix list) does not count as a use.
+            assert re.search(rf"^; {re.escape(prefix)}(-\w+)?: (?!{{{{\.\*}}}}$)", text, re.M), f"{path.name}: {prefix} unused"
+        # Every CHECK line sits inside the function it is about (after its `define`), none up front.
+        head = text.split("\ndefine ", 1)[0]
+        assert not re.search(r"^; [\w-]+: ", "\n".join(l for l in head.splitlines()
+                                                         if not l.startswith(("; RUN:", "; REQUIRES:", "; NOTE:"))), re.M), path.name
+        assert all(commands.parse(r.text) for r in commands.run_lines(text))

@@ -218,6 +218,16 @@ def test_unusable_run_lines_are_named_and_skipped(tmp_path, any_llc):
     assert "BROKEN" not in result.new_text.split("\n", 5)[-1]  # the skipped line's prefix gets nothing
 
 
+def test_a_skipped_run_line_sharing_a_prefix_leaves_the_file_alone(tmp_path, any_llc):
+    # Without its output, the other RUN line's would take over CHECK and its FileCheck would fail.
+    text = ("; RUN: llc -mtriple=amdgcn -mcpu=gfx950 < %s | FileCheck --check-prefixes=CHECK,A %s\n"
+            "; RUN: sed 's/x|y/z/' %s | llc -mtriple=amdgcn -mcpu=gfx950 -global-isel | FileCheck --check-prefixes=CHECK,B %s\n"
+            + FADD)
+    result = autogen.update(copy(tmp_path, "t.ll", text), any_llc)
+    assert "line 2 cannot be run without a shell and shares prefixes CHECK" in result.refused
+    assert result.new_text == result.old_text == text
+
+
 # ---- bad input -----------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("data, where, what", [

@@ -170,6 +170,11 @@ def llc_output(run: LlcRun, pipeline: commands.Pipeline, path: Path, data: bytes
     text = result.data.decode(errors="replace")
     if llc_cmd.stderr_to_stdout:
         text += result.stderr
+    elif llc_cmd.stderr is None:
+        # Upstream lets llc's stderr through to the terminal: a warning such as "'gfx950' is not
+        # a recognized processor for this target" must not vanish.
+        said = [line.strip() for line in result.stderr.splitlines() if line.strip()]
+        notes.extend(f"{path}:{run.line}: llc: {line}" for line in said[:5])
     return Output(text.replace("\r\n", "\n"), tuple(notes))
 
 

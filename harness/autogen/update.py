@@ -120,12 +120,21 @@ def _generate(path: Path, text: str, data: bytes, llc: str, force: bool, timeout
             raise _Refused(f"line {run.line}: no target triple (-mtriple, `target triple` or -march)")
         if not run.triple.startswith(runs.AMDGPU_TRIPLES):
             raise _Refused(f"line {run.line}: target '{run.triple}' is not AMDGPU (amdgcn, r600)")
-    planned = []
+    planned, skipped = [], []
     for run in selected:
         try:
             planned.append((run, runs.plan(run)))
         except runs.Skip as exc:
             warn(run.line, f"{exc}; skipped")
+            skipped.append(run)
+    used = {p for run, _ in planned for p in run.prefixes}
+    for run in skipped:
+        shared = sorted(used & set(run.prefixes))
+        if shared:
+            # Its output would be missing from prefixes it shares: the other RUN lines' output
+            # would take them over and its FileCheck would fail. Leave the file as it is.
+            raise _Refused(f"line {run.line} cannot be run without a shell and shares prefixes "
+                           f"{', '.join(shared)} with other RUN lines; the file is left as it is")
     if not planned:
         raise _Refused("no RUN line pipes llc into FileCheck: nothing to generate checks from")
 
