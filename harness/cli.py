@@ -9,12 +9,12 @@ import os
 import sys
 from pathlib import Path
 
-from harness import audit, cases, catalog, expand, files, formats, matrix, report, snapshots, toolchain
-from harness.cases import Case, Group, Planned, SELECTORS
+from harness import audit, cases, expand, files, matrix, report, selection, snapshots, toolchain
+from harness.cases import Group, Planned
 from harness.errors import InputError
 from harness.runner import Runner, stderr_progress
 
-DEFAULT_CASES = Path(__file__).resolve().parent.parent / "cases"
+DEFAULT_CASES = selection.DEFAULT_CASES
 
 EPILOG = """\
 verdicts (per case and selector):
@@ -128,11 +128,9 @@ def _parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("run", help="verdict for every expanded case", epilog=EPILOG, formatter_class=fmt,
                        description="Compile every case of the specs in grouped modules and print a verdict table.")
-    p.add_argument("--cases", type=Path, default=DEFAULT_CASES, metavar="DIR")
+    selection.add_spec_flags(p)
+    selection.add_case_flags(p, selector_default=None)  # here each narrows the specs' cases
     p.add_argument("-j", "--jobs", type=int, default=None, metavar="N", help="parallel tool runs (default: cores)")
-    p.add_argument("--intrinsic", action="append", metavar="NAME", help="only these intrinsics (repeatable)")
-    p.add_argument("--spec", action="append", metavar="FILE",
-                   help="only the cases of these spec files in the cases directory (repeatable)")
     p.add_argument("--by", choices=("intrinsic", "class"), default="intrinsic",
                    help="rows of the table: intrinsic x selector (default) or file class x selector")
     p.add_argument("--object", action="store_true",
@@ -144,16 +142,8 @@ def _parser() -> argparse.ArgumentParser:
     p = sub.add_parser("try", help="run one case and print its verdict", epilog=EPILOG, formatter_class=fmt,
                        description="Build one case, run it through the real tools, print the verdict.\n"
                                    "Example: harness try --intrinsic wmma.f32.16x16x128.f8f6f4 --fmt-a fp4 --fmt-b fp8 --width-a 16")
-    p.add_argument("--intrinsic", required=True, metavar="NAME", help="e.g. " + ", ".join(list(catalog.BY_NAME)[:2]))
-    p.add_argument("--fmt-a", default=None, metavar="F", help=f"A format ({formats.spellings()})")
-    p.add_argument("--fmt-b", default=None, metavar="F", help="B format (same spellings)")
-    p.add_argument("--width-a", default="exact", metavar="N", help="A source width in i32 (or exact, max)")
-    p.add_argument("--width-b", default="exact", metavar="N", help="B source width in i32 (or exact, max)")
-    p.add_argument("--selector", choices=SELECTORS, default="sdag")
+    selection.add_case_flags(p, selector_default="sdag")
     p.add_argument("--cpu", default=None, help="default: the intrinsic's CPU")
-    p.add_argument("-O", dest="opt", type=int, choices=cases.OPT_LEVELS, default=0, help="llc -O level (default 0)")
-    p.add_argument("--pipeline", default="none", metavar="P",
-                   help="opt -passes= pipeline run before llc: none (default), instcombine, or any pass list")
     p.add_argument("--arg", action="append", default=[], metavar="N=V",
                    help="override call operand N (an index, or fmt_a/fmt_b) with V (an integer or %%name)")
     p.add_argument("--narrowing", choices=("shufflevector", "vector.extract"), default="",
@@ -245,25 +235,8 @@ def cmd_audit(args) -> int:
     return 0 if all(a.clean for a in audits) else 1
 
 
-def _spec_paths(args) -> list[Path]:
-    paths = matrix.spec_files(args.cases)
-    if not args.spec:
-        return paths
-    by_name = {p.name: p for p in paths}
-    chosen = []
-    for name in args.spec:
-        key = Path(name).name
-        if key not in by_name:
-            raise InputError(f"--spec: no spec {key!r} in {args.cases}; have: {', '.join(by_name)}")
-        chosen.append(by_name[key])
-    return chosen
-
-
 def cmd_run(args) -> int:
-    planned = matrix.plan(_spec_paths(args))
-    if args.intrinsic:
-        wanted = {_lookup(n).name for n in args.intrinsic}
-        planned = [p for p in planned if p.case.intrinsic.name in wanted]
+    planned = selection.planned(args, direct_ok=False)
     pipelines = _metrics_pipelines(args.metrics) if args.metrics else None
     tc = _tc(args)
     print(f"# {tc.describe()}", file=sys.stderr)
@@ -303,52 +276,13 @@ def _compare_pipelines(args, tc, planned: list[Planned], names: list[str]) -> in
     return 0
 
 
-def _width(text: str, source: catalog.Source, fmt: int, flag: str) -> int:
-    if text in ("exact", "max"):
-        return cases.widths_for(text, source, fmt)[0]
-    try:
-        value = int(text)
-    except ValueError:
-        raise InputError(f"{flag} must be an integer, exact or max; got {text!r}") from None
-    if value <= 0:
-        raise InputError(f"{flag} must be positive; got {value}")
-    return value
-
-
-def _fmt(text: str | None, source: catalog.Source, flag: str) -> int:
-    if text is None:
-        if len(source.formats) == 1:
-            return source.formats[0]
-        raise InputError(f"{flag} is required for this intrinsic ({formats.spellings()})")
-    try:
-        value = formats.parse(text)
-    except ValueError as exc:
-        raise InputError(f"{flag}: {exc}") from None
-    if value not in source.regs:
-        raise InputError(f"{flag}: this intrinsic's source takes only {' '.join(map(formats.short, source.formats))}")
-    return value
-
-
-def _lookup(name: str) -> catalog.Intrinsic:
-    try:
-        return catalog.lookup(name)
-    except KeyError as exc:
-        raise InputError(str(exc).strip('"')) from None
-
-
 def cmd_try(args) -> int:
-    intr = _lookup(args.intrinsic)
-    cpu = args.cpu or intr.cpus[0]
-    if cpu not in intr.cpus:
-        raise InputError(f"--cpu: {intr.name} runs on {', '.join(intr.cpus)}, not {cpu}")
-    fa = _fmt(args.fmt_a, intr.a, "--fmt-a")
-    fb = _fmt(args.fmt_b, intr.b, "--fmt-b")
-    overrides = matrix.resolve_arg_flags(intr, args.arg)
-    case = Case(intr, cpu, fa, fb, _width(args.width_a, intr.a, fa, "--width-a"),
-                _width(args.width_b, intr.b, fb, "--width-b"), args.opt, args.pipeline,
-                args=overrides, narrowing=args.narrowing)
-    group = Group(intr, cpu, args.opt, case.file_class, (args.selector,), (Planned(case, (args.selector,), ()),),
-                  args.pipeline)
+    if not args.intrinsic or len(args.intrinsic) != 1:
+        raise InputError("try takes exactly one --intrinsic")
+    intr = selection.lookup(args.intrinsic[0])
+    case = selection.one_case(args, intr, {"args": matrix.resolve_arg_flags(intr, args.arg), "narrowing": args.narrowing})
+    group = Group(intr, case.cpu, case.opt, case.file_class, (args.selector,), (Planned(case, (args.selector,), ()),),
+                  case.pipeline)
     tc = _tc(args)
     outcome = Runner(tc, 1, with_object=args.object).run([group])[0]
     record = report.case_record(outcome, with_tools=True)
@@ -356,7 +290,7 @@ def cmd_try(args) -> int:
     if args.json:
         print(json.dumps(record, indent=1))
     else:
-        print(f"{case.function} [{args.selector}, -O{args.opt}, {tc.describe()}]")
+        print(f"{case.function} [{args.selector}, -O{case.opt}, {tc.describe()}]")
         print(f"verdict: {outcome.verdict.verdict}")
         if outcome.verdict.detail:
             print("detail:  " + outcome.verdict.detail.replace("\n", "\n         "))

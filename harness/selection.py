@@ -1,0 +1,170 @@
+"""Which cases a command runs: one case named by `harness try`'s flags, or the specs' cases
+filtered by spec file, name glob and dimension, then split into deterministic shards.
+
+Used by `run`, `bisect-run` and `matrix`, so the same flags select the same cases everywhere.
+"""
+
+from __future__ import annotations
+
+import argparse
+import fnmatch
+import hashlib
+from pathlib import Path
+
+from harness import cases, catalog, formats, matrix
+from harness.cases import SELECTORS, Case, Planned
+from harness.errors import InputError
+
+DEFAULT_CASES = Path(__file__).resolve().parent.parent / "cases"
+
+
+def add_case_flags(p: argparse.ArgumentParser, selector_default: str | None) -> None:
+    """`harness try`'s flags for one case. `selector_default` None: both selectors."""
+    p.add_argument("--intrinsic", action="append", metavar="NAME",
+                   help="intrinsic name without llvm.amdgcn. (repeatable where many cases run), e.g. "
+                        + ", ".join(list(catalog.BY_NAME)[:2]))
+    p.add_argument("--fmt-a", default=None, metavar="F", help=f"A format ({formats.spellings()})")
+    p.add_argument("--fmt-b", default=None, metavar="F", help="B format (same spellings)")
+    p.add_argument("--width-a", default=None, metavar="N", help="A source width in i32, or exact, max (default exact)")
+    p.add_argument("--width-b", default=None, metavar="N", help="B source width in i32, or exact, max (default exact)")
+    p.add_argument("--selector", choices=SELECTORS, default=selector_default,
+                   help="instruction selector (default: %s)" % (selector_default or "both"))
+    p.add_argument("-O", dest="opt", type=int, choices=cases.OPT_LEVELS, default=None, help="llc -O level (default 0)")
+    p.add_argument("--pipeline", default=None, metavar="P",
+                   help="opt -passes= pipeline run before llc: none (default), instcombine, or any pass list")
+
+
+def add_spec_flags(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--cases", type=Path, default=DEFAULT_CASES, metavar="DIR",
+                   help="directory of the YAML specs (default: this repository's cases/)")
+    p.add_argument("--spec", action="append", metavar="FILE",
+                   help="only the cases of these spec files in the cases directory (repeatable)")
+    p.add_argument("--filter", action="append", metavar="GLOB",
+                   help="only cases whose function name matches this shell glob (repeatable), e.g. '*fp4_v16*'")
+    p.add_argument("--shard", type=_shard, default=None, metavar="K/N",
+                   help="run only the K-th of N deterministic shares of the cases (K from 1), like lit's --run-shard")
+
+
+def _shard(text: str) -> tuple[int, int]:
+    k, sep, n = text.partition("/")
+    if not (sep and k.isdigit() and n.isdigit() and 1 <= int(k) <= int(n)):
+        raise argparse.ArgumentTypeError(f"takes K/N with 1 <= K <= N, e.g. 2/4; got {text!r}")
+    return int(k), int(n)
+
+
+def lookup(name: str) -> catalog.Intrinsic:
+    try:
+        return catalog.lookup(name)
+    except KeyError as exc:
+        raise InputError(str(exc).strip('"')) from None
+
+
+def fmt(text: str | None, source: catalog.Source, flag: str) -> int:
+    if text is None:
+        if len(source.formats) == 1:
+            return source.formats[0]
+        raise InputError(f"{flag} is required for this intrinsic ({formats.spellings()})")
+    try:
+        value = formats.parse(text)
+    except ValueError as exc:
+        raise InputError(f"{flag}: {exc}") from None
+    if value not in source.regs:
+        raise InputError(f"{flag}: this intrinsic's source takes only {' '.join(map(formats.short, source.formats))}")
+    return value
+
+
+def width(text: str | None, source: catalog.Source, fmt_value: int, flag: str) -> int:
+    text = text or "exact"
+    if text in ("exact", "max"):
+        return cases.widths_for(text, source, fmt_value)[0]
+    try:
+        value = int(text)
+    except ValueError:
+        raise InputError(f"{flag} must be an integer, exact or max; got {text!r}") from None
+    if value <= 0:
+        raise InputError(f"{flag} must be positive; got {value}")
+    return value
+
+
+def one_case(args, intrinsic: catalog.Intrinsic, extra: dict | None = None) -> Case:
+    """The case `harness try`'s flags name (widths default to exact, -O to 0, no pipeline)."""
+    cpu = getattr(args, "cpu", None) or intrinsic.cpus[0]
+    if cpu not in intrinsic.cpus:
+        raise InputError(f"--cpu: {intrinsic.name} runs on {', '.join(intrinsic.cpus)}, not {cpu}")
+    fa = fmt(args.fmt_a, intrinsic.a, "--fmt-a")
+    fb = fmt(args.fmt_b, intrinsic.b, "--fmt-b")
+    return Case(intrinsic, cpu, fa, fb, width(args.width_a, intrinsic.a, fa, "--width-a"),
+                width(args.width_b, intrinsic.b, fb, "--width-b"), args.opt or 0, args.pipeline or "none",
+                **(extra or {}))
+
+
+def spec_paths(args) -> list[Path]:
+    paths = matrix.spec_files(args.cases)
+    if not getattr(args, "spec", None):
+        return paths
+    by_name = {p.name: p for p in paths}
+    chosen = []
+    for name in args.spec:
+        key = Path(name).name
+        if key not in by_name:
+            raise InputError(f"--spec: no spec {key!r} in {args.cases}; have: {', '.join(by_name)}")
+        chosen.append(by_name[key])
+    return chosen
+
+
+def planned(args, direct_ok: bool = True) -> list[Planned]:
+    """The selected cases, each with the selectors it runs under.
+
+    With `direct_ok`, --intrinsic and a format for each source that needs one (and no --spec or
+    --filter), the one case those flags name, as `harness try` builds it. Otherwise the specs'
+    cases, narrowed by every flag given; a selection that matches nothing is an input error."""
+    selectors = (args.selector,) if args.selector else SELECTORS
+    names = [lookup(n) for n in args.intrinsic or []]
+    direct = (direct_ok and len(names) == 1 and not getattr(args, "spec", None) and not getattr(args, "filter", None)
+              and all(f is not None or len(s.formats) == 1 for f, s in ((args.fmt_a, names[0].a), (args.fmt_b, names[0].b))))
+    if direct:
+        chosen = [Planned(one_case(args, names[0]), selectors, ())]
+    else:
+        chosen = [p for p in matrix.plan(spec_paths(args)) if _wanted(p, args, {i.name for i in names})]
+        chosen = [Planned(p.case, tuple(s for s in p.selectors if s in selectors), p.origins, p.snapshot) for p in chosen]
+        chosen = [p for p in chosen if p.selectors]
+        if not chosen:
+            raise InputError("the selection matches no case (check --intrinsic, --fmt-a/-b, --width-a/-b, -O, "
+                             "--pipeline, --filter and --spec against `harness run`)")
+    shard = getattr(args, "shard", None)
+    return shard_of(chosen, *shard) if shard else chosen
+
+
+def _wanted(p: Planned, args, intrinsics: set[str]) -> bool:
+    c = p.case
+    if intrinsics and c.intrinsic.name not in intrinsics:
+        return False
+    for side, text in (("a", args.fmt_a), ("b", args.fmt_b)):
+        if text is not None and _format_value(text, f"--fmt-{side}") != c.fmt(side):
+            return False
+    for side, text in (("a", args.width_a), ("b", args.width_b)):
+        if text is not None and width(text, c.intrinsic.source(side), c.fmt(side), f"--width-{side}") != c.width(side):
+            return False
+    if args.opt is not None and c.opt != args.opt:
+        return False
+    if args.pipeline is not None and c.pipeline != args.pipeline:
+        return False
+    globs = getattr(args, "filter", None) or []
+    return not globs or any(fnmatch.fnmatchcase(c.function, g) for g in globs)
+
+
+def _format_value(text: str, flag: str) -> int:
+    try:
+        return formats.parse(text)
+    except ValueError as exc:
+        raise InputError(f"{flag}: {exc}") from None
+
+
+def shard_of(chosen: list[Planned], k: int, n: int) -> list[Planned]:
+    """The K-th of N shares: each case goes to the share its name's digest picks, so a case
+    stays in its shard however the rest of the selection changes, and the N shares cover all."""
+    def share(p: Planned) -> int:
+        key = f"{p.case.function}|{p.case.cpu}|O{p.case.opt}|{p.case.pipeline}|{p.case.check}"
+        return int.from_bytes(hashlib.sha256(key.encode()).digest()[:8], "big") % n
+
+    return [p for p in chosen if share(p) == k - 1]
