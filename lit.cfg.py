@@ -6,7 +6,7 @@
 
 import os
 import pathlib
-import shutil
+import re
 import sys
 
 ROOT = os.path.dirname(os.path.abspath(__file__))
@@ -29,17 +29,28 @@ except InputError as exc:
     lit_config.fatal(str(exc))
 lit_config.note(f"testing {tc.describe()}")
 
-bin_dirs = [str(tc.bin_dir)] if tc.bin_dir else []
-config.environment["PATH"] = os.pathsep.join(bin_dirs + [os.environ.get("PATH", "")])
+# Every tool a RUN line names resolves to an absolute path in the chosen build, never to PATH:
+# a build without one of them cannot be judged, which is a configuration error (lit exits 2),
+# not a verdict. FileCheck alone may come from the pip `filecheck` package of the harness's own
+# environment (found beside this Python or in the repository's .venv, not on PATH).
+TOOLS = ("llc", "llvm-mc", "opt", "llvm-as", "llvm-objdump")
+missing = [t for t in TOOLS if not tc.tool(t)]
+if missing:
+    lit_config.fatal(f"{tc.describe()} lacks {', '.join(missing)}: it cannot run these tests "
+                     f"(build them, e.g. ninja llc llvm-mc opt llvm-as llvm-objdump FileCheck)")
+for name in TOOLS:
+    config.substitutions.append((rf"(?<![\w.%/-]){re.escape(name)}(?![\w.-])", tc.tool(name)))
 
 filecheck = tc.tool("FileCheck")
-if not filecheck:
-    filecheck = shutil.which("filecheck")
-    if not filecheck:
-        lit_config.fatal("no FileCheck in the LLVM build and no pip `filecheck` on PATH")
-    config.substitutions.append((r"\bFileCheck\b", filecheck))
-else:
+if filecheck:
     config.available_features.add("llvm-filecheck")  # numeric expressions, --implicit-check-not
+else:
+    beside = [pathlib.Path(sys.executable).parent / "filecheck", pathlib.Path(ROOT) / ".venv" / "bin" / "filecheck"]
+    filecheck = next((str(p) for p in beside if p.is_file() and os.access(p, os.X_OK)), "")
+    if not filecheck:
+        lit_config.fatal(f"no FileCheck in {tc.bin_dir or 'the build'} and no pip `filecheck` in the harness's "
+                         f"environment ({beside[0].parent}); run ci/setup.sh")
+config.substitutions.append((r"(?<![\w.%/-])FileCheck(?![\w.-])", filecheck))
 lit_config.note(f"FileCheck: {filecheck}")
 
 # Features: what the build has, so a file that needs more is UNSUPPORTED rather than FAIL.
@@ -58,7 +69,14 @@ try:
     KNOWN = known_bugs.load(pathlib.Path(CASES))
 except InputError as exc:
     lit_config.fatal(str(exc))
-if version in KNOWN:
+# --param known_bugs=off: raw verdicts, no XFAIL (a branch commit may print a listed version).
+known_setting = lit_config.params.get("known_bugs", "on")
+if known_setting not in ("on", "off"):
+    lit_config.fatal(f"--param known_bugs takes on or off, not {known_setting!r}")
+if known_setting == "off":
+    KNOWN = {}
+    lit_config.note("known bugs off (--param known_bugs=off): nothing is XFAIL")
+elif version in KNOWN:
     lit_config.note(f"known bugs of LLVM {version}: {len(KNOWN[version])} entries in cases/{known_bugs.FILENAME}")
 else:
     lit_config.note(f"LLVM {version} has no entry in cases/{known_bugs.FILENAME}: nothing is XFAIL")

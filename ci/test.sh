@@ -2,5 +2,5 @@
 # The project's own tests (pytest, in parallel), after installing what they need.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bash ci/setup.sh
+bash ci/setup.sh --test
 .venv/bin/python -m pytest -n auto -q "$@"

@@ -9,7 +9,7 @@ import os
 import sys
 from pathlib import Path
 
-from harness import audit, cases, expand, files, matrix, report, selection, snapshots, toolchain
+from harness import audit, bisect, cases, expand, files, matrix, report, selection, snapshots, toolchain
 from harness.cases import Group, Planned
 from harness.errors import InputError
 from harness.runner import Runner, stderr_progress
@@ -125,6 +125,8 @@ def _parser() -> argparse.ArgumentParser:
                        description=AUDIT_DESCRIPTION, epilog=AUDIT_EPILOG, formatter_class=fmt)
     p.add_argument("files", nargs="+", type=Path, metavar="FILE.ll")
     _common(p)
+
+    bisect.add_parser(sub, fmt)
 
     p = sub.add_parser("run", help="verdict for every expanded case", epilog=EPILOG, formatter_class=fmt,
                        description="Compile every case of the specs in grouped modules and print a verdict table.")
@@ -301,7 +303,8 @@ def cmd_try(args) -> int:
     return 0
 
 
-COMMANDS = {"expand": cmd_expand, "update-checks": cmd_update_checks, "audit": cmd_audit, "run": cmd_run, "try": cmd_try}
+COMMANDS = {"expand": cmd_expand, "update-checks": cmd_update_checks, "audit": cmd_audit, "bisect-run": bisect.main,
+            "run": cmd_run, "try": cmd_try}
 
 
 def main(argv: list[str] | None = None) -> int:

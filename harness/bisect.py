@@ -1,0 +1,150 @@
+"""`harness bisect-run`: one step of `git bisect run` over LLVM builds, decided per case.
+
+The exit status is the vote git bisect reads:
+  0    every selected case and selector has the wanted verdict          (good / --invert: bad)
+  1    some case does not                                               (bad / --invert: good)
+  125  this build cannot judge: the build step failed, no build was found, a tool is missing,
+       or a selected case's target, CPU or intrinsic is unknown to it   (skip)
+  129  usage error or bad input; 128 the harness itself failed          (abort the bisect)
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import subprocess
+import sys
+
+from harness import cases, selection, toolchain, verdicts as V
+from harness.errors import InputError
+from harness.runner import Runner
+
+GOOD, BAD, SKIP, OWN_FAILURE, USAGE = 0, 1, 125, 128, 129
+REQUIRED_TOOLS = ("llc", "llvm-mc", "opt")
+
+DESCRIPTION = """\
+One step of `git bisect run`: find this commit's LLVM build, run the selected cases on it and
+vote good, bad or skip. Cases are selected as in `harness try` (--intrinsic, --fmt-a/-b,
+--width-a/-b, --selector, -O, --pipeline: one case, both selectors unless --selector) or from the
+specs (--spec, --filter GLOB over case names, and the same flags as filters).
+
+examples:
+  # the first commit whose build gets the over-wide FP4 WMMA case right (fixed):
+  git bisect start --term-old=broken --term-new=fixed
+  git bisect run harness bisect-run --build "ninja -C build llc llvm-mc opt llvm-as" \\
+      --llvm-bin build/bin --intrinsic wmma.f32.16x16x128.f8f6f4 --fmt-a fp4 --fmt-b fp4 \\
+      --width-a 16 --invert
+  # a regression: cases of a spec that passed and now do not
+  git bisect run harness bisect-run --llvm-bin-cmd 'echo /builds/$(git rev-parse --short HEAD)/bin' \\
+      --spec f8f6f4-runtime-formats.yaml --filter '*__a_fp8_v16__b_fp8_v16'
+"""
+
+EPILOG = """\
+exit status: 0 every selected case has the wanted verdict (good), 1 some case does not (bad),
+125 the build cannot judge (skip), 129 usage error or bad input, 128 the harness failed (both
+abort git bisect). --invert swaps 0 and 1, to hunt the commit that fixed something with
+`git bisect start --term-old=broken --term-new=fixed`.
+"""
+
+
+def add_parser(sub, formatter_class) -> argparse.ArgumentParser:
+    p = sub.add_parser("bisect-run", help="one git bisect step: vote good/bad/skip on this commit's LLVM build",
+                       description=DESCRIPTION, epilog=EPILOG, formatter_class=formatter_class)
+    p.error = lambda message: p.exit(USAGE, f"{p.prog}: error: {message}\n")  # abort the bisect, never vote
+    where = p.add_mutually_exclusive_group(required=True)
+    where.add_argument("--llvm-bin", metavar="DIR", help="the build's bin directory (llc, llvm-mc, opt, llvm-as)")
+    where.add_argument("--llvm-bin-cmd", metavar="CMD",
+                       help="a shell command run at this commit that prints the bin directory (last line)")
+    p.add_argument("--build", metavar="CMD", help="a shell command that builds the tools first; failing skips (125)")
+    p.add_argument("--want", choices=V.ALL, default=V.PASS, help="the verdict every case must have (default pass)")
+    p.add_argument("--invert", action="store_true", help="swap good and bad (hunt the commit that fixed it)")
+    selection.add_spec_flags(p)
+    selection.add_case_flags(p, selector_default=None)
+    p.add_argument("-j", "--jobs", type=int, default=None, metavar="N", help="parallel tool runs (default: cores)")
+    p.add_argument("--timeout", type=float, default=toolchain.DEFAULT_TIMEOUT, metavar="S",
+                   help="seconds allowed to each tool call (default %(default)s)")
+    return p
+
+
+def main(args) -> int:
+    try:
+        planned = selection.planned(args)  # bad flags abort before anything is built
+    except InputError as exc:
+        print(f"harness bisect-run: {exc}", file=sys.stderr)
+        return USAGE
+    try:
+        return _step(args, planned)
+    except InputError as exc:
+        print(f"harness bisect-run: {exc}", file=sys.stderr)
+        return USAGE
+    except Exception as exc:  # the harness's own failure must not vote
+        print(f"harness bisect-run: internal error: {type(exc).__name__}: {exc}", file=sys.stderr)
+        return OWN_FAILURE
+
+
+def _step(args, planned) -> int:
+    if args.build:
+        run = _shell(args.build, None)
+        if run.returncode != 0:
+            return _decide(SKIP, f"the build step failed (exit {run.returncode}): {_tail(run.stdout + run.stderr)}")
+    bin_dir = args.llvm_bin
+    if args.llvm_bin_cmd:
+        run = _shell(args.llvm_bin_cmd, args.timeout)
+        lines = [line.strip() for line in run.stdout.splitlines() if line.strip()]
+        if run.returncode != 0 or not lines:
+            return _decide(SKIP, f"--llvm-bin-cmd found no build (exit {run.returncode}): {_tail(run.stderr)}")
+        bin_dir = lines[-1]
+    try:
+        tc = toolchain.discover(bin_dir, args.timeout)
+        version = tc.version
+    except InputError as exc:
+        return _decide(SKIP, str(exc))
+    missing = [t for t in REQUIRED_TOOLS if not tc.tool(t)]
+    build = f"LLVM {version} ({_digest(tc.require('llc'))}) at {tc.bin_dir}"
+    if missing:
+        return _decide(SKIP, f"{build} lacks {', '.join(missing)}")
+    outcomes = Runner(tc, args.jobs).run(cases.group(planned))
+    counts: dict[str, int] = {}
+    for o in outcomes:
+        counts[o.verdict.verdict] = counts.get(o.verdict.verdict, 0) + 1
+    summary = ", ".join(f"{counts[v]} {v}" for v in V.ALL if v in counts)
+    if counts.get(V.UNSUPPORTED) and args.want != V.UNSUPPORTED:
+        why = next(o.verdict.detail for o in outcomes if o.verdict.verdict == V.UNSUPPORTED)
+        return _decide(SKIP, f"{build}: {summary}: this build cannot judge ({why})")
+    wrong = [o for o in outcomes if o.verdict.verdict != args.want]
+    if not wrong:
+        vote, why = (BAD, "all want") if args.invert else (GOOD, "all want")
+        return _decide(vote, f"{build}: {summary}: {why} {args.want}" + (" (--invert: bad)" if args.invert else ""))
+    first = wrong[0]
+    detail = f"{first.case.function} [{first.selector}] is {first.verdict.verdict}"
+    vote = GOOD if args.invert else BAD
+    return _decide(vote, f"{build}: {summary}: {len(wrong)} not {args.want}, e.g. {detail}"
+                         + (" (--invert: good)" if args.invert else ""))
+
+
+def _decide(code: int, why: str) -> int:
+    word = {GOOD: "good", BAD: "bad", SKIP: "skip"}[code]
+    print(f"bisect-run: {word} (exit {code}): {why}", flush=True)
+    return code
+
+
+def _shell(command: str, timeout: float | None) -> subprocess.CompletedProcess:
+    """A user's build or lookup command, run through the shell as typed (it is theirs)."""
+    try:
+        return subprocess.run(command, shell=True, capture_output=True, text=True, errors="replace", timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return subprocess.CompletedProcess(command, 124, "", f"timed out after {timeout:g} s")
+
+
+def _digest(path: str) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            h.update(block)
+    return "llc sha256 " + h.hexdigest()[:12]
+
+
+def _tail(text: str, lines: int = 3) -> str:
+    kept = [line.strip() for line in text.splitlines() if line.strip()][-lines:]
+    return " | ".join(kept) or "no output"
+

@@ -1,0 +1,141 @@
+"""`harness bisect-run` and `ci/bisect-step.sh` vote good (0), bad (1), skip (125) or abort (>= 128)
+on real builds, and `git bisect run` with them finds a planted first bad / first fixed commit.
+
+Real builds: LLVM 22.1.8 (has gfx950/gfx1250) and Debian's llvm-14 (has neither: cannot judge).
+A pipeline stands in for a code change: the over-wide FP4 WMMA case is mc-reject straight
+through llc and pass after instcombine on 22.1.8.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parent.parent
+LLVM14 = Path("/usr/lib/llvm-14/bin")
+OVERWIDE = ["--intrinsic", "wmma.f32.16x16x128.f8f6f4", "--fmt-a", "fp4", "--fmt-b", "fp4", "--width-a", "16"]
+EXACT = ["--intrinsic", "wmma.f32.16x16x128.f8f6f4", "--fmt-a", "fp4", "--fmt-b", "fp4"]
+
+
+@pytest.fixture(scope="module")
+def llvm14():
+    if not (LLVM14 / "llc").exists():
+        if os.environ.get("CI"):
+            pytest.fail("llvm-14 is missing: ci/setup.sh --test installs it")
+        pytest.skip("Debian llvm-14 is not installed (ci/setup.sh --test installs it)")
+    return LLVM14
+
+
+def bisect_run(*args, cwd=None) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "harness", "bisect-run", *map(str, args)], cwd=cwd or REPO,
+                          capture_output=True, text=True, timeout=600, env={**os.environ, "PYTHONPATH": str(REPO)})
+
+
+def step(*args) -> subprocess.CompletedProcess:
+    return subprocess.run(["bash", str(REPO / "ci" / "bisect-step.sh"), *map(str, args)], capture_output=True,
+                          text=True, timeout=600)
+
+
+def test_votes_on_22_1_8(llvm_22_1_8):
+    bin_dir = llvm_22_1_8.bin_dir
+    bad = bisect_run("--llvm-bin", bin_dir, *OVERWIDE)
+    assert bad.returncode == 1, bad.stdout + bad.stderr
+    assert "bisect-run: bad (exit 1): LLVM 22.1.8 (llc sha256 " in bad.stdout and "2 mc-reject" in bad.stdout
+    assert bisect_run("--llvm-bin", bin_dir, *EXACT).returncode == 0
+    assert bisect_run("--llvm-bin", bin_dir, *OVERWIDE, "--invert").returncode == 0
+    assert bisect_run("--llvm-bin", bin_dir, *EXACT, "--invert").returncode == 1
+    assert bisect_run("--llvm-bin", bin_dir, *OVERWIDE, "--want", "mc-reject").returncode == 0
+    assert bisect_run("--llvm-bin", bin_dir, *OVERWIDE, "--pipeline", "instcombine").returncode == 0
+    # One line per step: the build, the counts, the decision.
+    assert len(bad.stdout.strip().splitlines()) == 1
+
+
+def test_a_build_that_cannot_judge_is_skipped(llvm_22_1_8, llvm14, tmp_path):
+    no_mc = tmp_path / "bin"
+    no_mc.mkdir()
+    for tool in ("llc", "opt", "llvm-as", "llvm-objdump", "FileCheck"):
+        (no_mc / tool).symlink_to(llvm_22_1_8.bin_dir / tool)
+    for args in (["--llvm-bin", llvm14, *OVERWIDE], ["--llvm-bin", no_mc, *OVERWIDE],
+                 ["--llvm-bin", tmp_path / "nowhere", *OVERWIDE],
+                 ["--llvm-bin", llvm_22_1_8.bin_dir, "--build", "exit 3", *OVERWIDE],
+                 ["--llvm-bin-cmd", "exit 1", *OVERWIDE]):
+        proc = bisect_run(*args)
+        assert proc.returncode == 125 and "skip (exit 125)" in proc.stdout, (args, proc.stdout, proc.stderr)
+    assert "lacks llvm-mc" in bisect_run("--llvm-bin", no_mc, *OVERWIDE).stdout
+    # The shell script agrees on the same builds.
+    assert step(llvm14).returncode == 125
+    assert step(no_mc).returncode == 125
+    assert step(llvm_22_1_8.bin_dir, "--filter", "32x16x128").returncode == 0
+    assert step(llvm_22_1_8.bin_dir, "--filter", "32x16x128", "--param", "known_bugs=off").returncode == 1
+
+
+@pytest.mark.parametrize("args", [
+    [], ["--llvm-bin"], ["--llvm-bin", "/x", "--llvm-bin-cmd", "y"], ["--llvm-bin", "/x", "--want", "great"],
+    ["--llvm-bin", "/x", "--intrinsic", "nope", "--fmt-a", "fp4", "--fmt-b", "fp4"],
+    ["--llvm-bin", "/x", "--intrinsic", "wmma.f32.16x16x128.f8f6f4", "--fmt-a", "fp5", "--fmt-b", "fp4"],
+    ["--llvm-bin", "/x", "--spec", "f8f6f4-runtime-formats.yaml", "--filter", "no-such-case"],
+])
+def test_usage_errors_abort_the_bisect(args):
+    proc = bisect_run(*args)
+    assert proc.returncode >= 128, proc.stdout + proc.stderr
+    assert len(proc.stderr.strip().splitlines()) == 1 and "Traceback" not in proc.stderr, proc.stderr
+
+
+def test_bisect_step_usage_error_aborts():
+    assert step().returncode >= 128
+
+
+def _repo(tmp_path: Path, commits: list[tuple[str, str]]) -> tuple[Path, list[str]]:
+    """A git repository whose commit i names a build (bin dir) and a pipeline: a stand-in for
+    per-commit LLVM builds. Returns the repository and the commit hashes, oldest first."""
+    repo = tmp_path / "llvm"
+    repo.mkdir()
+    git = lambda *a: subprocess.run(["git", *a], cwd=repo, check=True, capture_output=True, text=True).stdout.strip()
+    git("init", "-q")
+    git("config", "user.email", "t@example.invalid")
+    git("config", "user.name", "t")
+    hashes = []
+    for i, (bin_dir, pipeline) in enumerate(commits):
+        (repo / "bin").write_text(bin_dir + "\n")
+        (repo / "pipeline").write_text(pipeline + "\n")
+        (repo / "n").write_text(f"{i}\n")
+        git("add", "-A")
+        git("commit", "-q", "-m", f"commit {i}")
+        hashes.append(git("rev-parse", "HEAD"))
+    return repo, hashes
+
+
+def _bisect(repo: Path, good: str, bad: str, terms: list[str], invert: bool) -> str:
+    harness = f"{sys.executable} -m harness"
+    step_cmd = (f'PYTHONPATH={REPO} {harness} bisect-run --llvm-bin-cmd "cat bin" --pipeline "$(cat pipeline)" '
+                + " ".join(OVERWIDE) + (" --invert" if invert else ""))
+    run = lambda *a: subprocess.run(["git", *a], cwd=repo, capture_output=True, text=True, timeout=900)
+    assert run("bisect", "start", *terms, bad, good).returncode == 0
+    out = run("bisect", "run", "sh", "-c", step_cmd)
+    run("bisect", "reset")
+    assert out.returncode == 0, out.stdout + out.stderr
+    return out.stdout
+
+
+def test_git_bisect_run_finds_the_first_bad_commit(llvm_22_1_8, llvm14, tmp_path):
+    b22 = str(llvm_22_1_8.bin_dir)
+    # Good while instcombine narrows the over-wide case; commit 5 drops it. Commit 2 names a
+    # build that cannot judge (skipped), commit 6 one that does not exist (skipped).
+    plan = [(b22, "instcombine"), (b22, "instcombine"), (str(llvm14), "instcombine"), (b22, "instcombine"),
+            (b22, "instcombine"), (b22, "none"), (str(tmp_path / "gone"), "none"), (b22, "none"), (b22, "none")]
+    repo, hashes = _repo(tmp_path, plan)
+    out = _bisect(repo, hashes[0], hashes[-1], [], invert=False)
+    assert f"{hashes[5]} is the first bad commit" in out, out
+
+
+def test_git_bisect_run_with_invert_finds_the_first_fixed_commit(llvm_22_1_8, llvm14, tmp_path):
+    b22 = str(llvm_22_1_8.bin_dir)
+    plan = [(b22, "none"), (b22, "none"), (str(llvm14), "none"), (b22, "none"),
+            (b22, "instcombine"), (b22, "instcombine"), (b22, "instcombine")]
+    repo, hashes = _repo(tmp_path, plan)
+    out = _bisect(repo, hashes[0], hashes[-1], ["--term-old=broken", "--term-new=fixed"], invert=True)
+    assert f"{hashes[4]} is the first fixed commit" in out, out
