@@ -23,7 +23,9 @@ config.test_exec_root = os.path.join(ROOT, "build", "lit")
 config.excludes = ["build", "harness", "tests", "ci", ".venv", ".git"]
 
 try:
-    tc = toolchain.discover(lit_config.params.get("llvm_bin"))
+    # A short limit for the probes (llc --version, -mcpu=help, opt): a hung build fails the
+    # configuration quickly instead of blocking every lit run.
+    tc = toolchain.discover(lit_config.params.get("llvm_bin"), timeout=15)
     version = tc.version
 except InputError as exc:
     lit_config.fatal(str(exc))

@@ -9,7 +9,7 @@ import os
 import sys
 from pathlib import Path
 
-from harness import audit, bisect, cases, expand, files, matrix, report, selection, snapshots, toolchain
+from harness import __version__, audit, bisect, cases, expand, files, matrix, report, selection, snapshots, toolchain
 from harness.cases import Group, Planned
 from harness.errors import InputError
 from harness.runner import Runner, stderr_progress
@@ -28,6 +28,10 @@ verdicts (per case and selector):
 
 LLVM build: --llvm-bin DIR, else $LLVM_BIN, else the newest /usr/lib/llvm-N/bin with AMDGPU,
 else llc on PATH.
+
+exit status: 0 done; 1 a check found differences (expand --check: stale files, update-checks
+--check: differing CHECK blocks, audit: functions that do not pass); 2 bad input (one line on
+stderr, file:line:col where there is a file). bisect-run votes 0/1/125 and aborts with 128/129.
 """
 
 
@@ -96,6 +100,7 @@ def _parser() -> argparse.ArgumentParser:
     fmt = argparse.RawDescriptionHelpFormatter
     top = _Parser(prog="harness", description="Regression harness for LLVM's matrix-instruction lowering.",
                   epilog=EPILOG, formatter_class=fmt)
+    top.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     sub = top.add_subparsers(dest="command", required=True, parser_class=_Parser)
 
     p = sub.add_parser("expand", help="regenerate cases/generated/*.ll from the YAML specs",

@@ -18,10 +18,19 @@ def load(cases_dir: Path) -> dict[str, list[tuple[str, str]]]:
     if not path.exists():
         return {}
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+        text = path.read_bytes().decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise InputError("not UTF-8 text", str(path), path.read_bytes()[:exc.start].count(b"\n") + 1) from None
+    except OSError as exc:
+        raise InputError(f"cannot read: {exc.strerror}", str(path)) from None
+    try:
+        _no_duplicate_versions(yaml.compose(text), path)
+        data = yaml.safe_load(text) or {}
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark
         raise InputError(f"invalid YAML: {exc.problem}", str(path), mark.line + 1, mark.column + 1) from None
+    except (yaml.YAMLError, ValueError, RecursionError) as exc:
+        raise InputError(f"invalid YAML: {exc}", str(path)) from None
     if not isinstance(data, dict):
         raise InputError("expected a mapping of LLVM version -> list of {files, reason}", str(path), 1, 1)
     out: dict[str, list[tuple[str, str]]] = {}
@@ -33,6 +42,19 @@ def load(cases_dir: Path) -> dict[str, list[tuple[str, str]]]:
                 raise InputError(f"version {version!r}: each entry needs exactly 'files' and 'reason'", str(path))
             out.setdefault(str(version), []).append((str(entry["files"]), " ".join(str(entry["reason"]).split())))
     return out
+
+
+def _no_duplicate_versions(root, path: Path) -> None:
+    """A version listed twice would silently drop the first list's XFAILs: refuse it."""
+    if not isinstance(root, yaml.MappingNode):
+        return
+    seen: dict[str, int] = {}
+    for key, _ in root.value:
+        line = key.start_mark.line + 1
+        if key.value in seen:
+            raise InputError(f"version {key.value!r} is listed twice (first on line {seen[key.value]})",
+                             str(path), line, key.start_mark.column + 1)
+        seen[key.value] = line
 
 
 def reason_for(known: dict[str, list[tuple[str, str]]], version: str, relpath: str) -> str:

@@ -189,7 +189,7 @@ def _symbol(declaration: str) -> str:
 
 def _has_amdgpu(llc: Path) -> bool:
     try:
-        out = subprocess.run([str(llc), "--version"], capture_output=True, text=True, timeout=30).stdout
+        out = subprocess.run([str(llc), "--version"], capture_output=True, text=True, timeout=15).stdout
     except (OSError, subprocess.TimeoutExpired):
         return False
     return re.search(r"^\s+amdgcn\s+-", out, re.M) is not None

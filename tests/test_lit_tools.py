@@ -79,3 +79,20 @@ def test_a_build_without_the_targets_is_all_unsupported(lit_exe):
         pytest.skip("Debian llvm-14 is not installed")
     proc = lit(lit_exe, llvm14)
     assert proc.returncode == 0 and counts(proc.stdout) == {"Unsupported": 6}, proc.stdout[-2000:] + proc.stderr
+
+
+@pytest.mark.parametrize("text, message", [
+    ('"22.1.8":\n  - {files: a, reason: x}\n"22.1.8":\n  - {files: b, reason: y}\n', ":3:1: error: version '22.1.8' is listed twice"),
+    ("x: [\n", "invalid YAML"),
+])
+def test_a_broken_known_bugs_file_is_one_located_error(tmp_path, text, message):
+    from harness import known_bugs
+    from harness.errors import InputError
+
+    (tmp_path / known_bugs.FILENAME).write_text(text)
+    with pytest.raises(InputError) as exc:
+        known_bugs.load(tmp_path)
+    assert message in str(exc.value)
+    (tmp_path / known_bugs.FILENAME).write_bytes(b'"22.1.8":\n  - {files: a, reason: caf\xe9}\n')
+    with pytest.raises(InputError, match=":2: error: not UTF-8"):
+        known_bugs.load(tmp_path)
