@@ -60,8 +60,8 @@ def add_parser(sub, formatter_class) -> argparse.ArgumentParser:
     p.add_argument("--invert", action="store_true", help="swap good and bad (hunt the commit that fixed it)")
     selection.add_spec_flags(p)
     selection.add_case_flags(p, selector_default=None)
-    p.add_argument("-j", "--jobs", type=int, default=None, metavar="N", help="parallel tool runs (default: cores)")
-    p.add_argument("--timeout", type=float, default=toolchain.DEFAULT_TIMEOUT, metavar="S",
+    p.add_argument("-j", "--jobs", type=selection.jobs, default=None, metavar="N", help="parallel tool runs (default: cores)")
+    p.add_argument("--timeout", type=selection.seconds, default=toolchain.DEFAULT_TIMEOUT, metavar="S",
                    help="seconds allowed to each tool call (default %(default)s)")
     return p
 

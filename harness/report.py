@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from harness import formats
+from harness.cases import CLASSES, SELECTORS
 from harness.runner import Outcome
 from harness.verdicts import ALL
 
@@ -93,3 +94,188 @@ def metrics_table(pairs: list[tuple[Outcome, Outcome]], names: list[str]) -> str
         lines.append(f"{name}: {n} case-selectors; pass {names[0]} {pa}, {names[1]} {pb}; "
                      f"mean VGPR {names[0]} {mean(va)}, {names[1]} {mean(vb)}")
     return "\n".join(lines)
+
+
+# ---- JSON records and matrix documents: order, tables, text and markdown -------------------------
+
+def cell_order(r: dict) -> tuple:
+    """The canonical order of case records and matrix cells: intrinsic, CPU, -O, pipeline, file
+    class, formats, widths, function, selector (the same however the cases were sharded)."""
+    rank = lambda seq, v: seq.index(v) if v in seq else len(seq)
+    return (r["intrinsic"], r["cpu"], r["opt"], r["pipeline"], rank(CLASSES, r["class"]),
+            rank(formats.SHORT, r["fmt_a"]), rank(formats.SHORT, r["fmt_b"]), r["width_a"], r["width_b"],
+            r["function"], rank(SELECTORS, r["selector"]), r["selector"])
+
+
+def cell_key(r: dict) -> tuple:
+    """What makes a record one cell: its case (function, CPU, -O, pipeline, class) and selector."""
+    return r["function"], r["cpu"], r["opt"], r["pipeline"], r["class"], r["selector"]
+
+
+def records_table(records: list[dict], by: str = "intrinsic") -> str:
+    """`table`, from JSON case records (what `harness run --json` printed) instead of outcomes."""
+    rows: dict[tuple[str, str], dict[str, int]] = {}
+    for r in records:
+        name = r["intrinsic"]
+        if by == "class":
+            pipeline = "" if r["pipeline"] == "none" else f" ({r['pipeline']})"
+            name = f"{r['class']}{pipeline} -O{r['opt']}"
+        row = rows.setdefault((name, r["selector"]), dict.fromkeys(ALL, 0))
+        row[r["verdict"]] = row.get(r["verdict"], 0) + 1
+    used = [v for v in dict.fromkeys(k for r in rows.values() for k in r) if any(r.get(v) for r in rows.values())]
+    totals = {v: sum(r.get(v, 0) for r in rows.values()) for v in used}
+    header = [by, "selector", *used, "total"]
+    body = [[name, sel, *(str(r.get(v, 0)) for v in used), str(sum(r.values()))] for (name, sel), r in sorted(rows.items())]
+    body.append(["all", "", *(str(totals[v]) for v in used), str(sum(totals.values()))])
+    widths = [max(len(row[i]) for row in [header, *body]) for i in range(len(header))]
+    fmt = lambda row: "  ".join(cell.ljust(w) if i < 2 else cell.rjust(w) for i, (cell, w) in enumerate(zip(row, widths)))
+    rule = "  ".join("-" * w for w in widths)
+    return "\n".join([fmt(header), rule, *map(fmt, body[:-1]), rule, fmt(body[-1])])
+
+
+def matrix_counts(cells: list[dict], n: int) -> list[dict[str, int]]:
+    """Verdict -> number of cells, per build (every known verdict, zeros included)."""
+    out = [dict.fromkeys(ALL, 0) for _ in range(n)]
+    for c in cells:
+        for i, v in enumerate(c["verdicts"]):
+            out[i][v] = out[i].get(v, 0) + 1
+    return out
+
+
+def label(c: dict) -> str:
+    """A cell's case: its function, and what the name does not say (-O, pipeline, check)."""
+    extra = [f"-O{c['opt']}"] if c.get("opt") else []
+    if c.get("pipeline", "none") != "none":
+        extra.append(c["pipeline"])
+    if c.get("class") in ("ir", "ir-malformed", "object") or str(c.get("class", "")).startswith("diagnostic"):
+        extra.append(c["class"])
+    return c["function"] + (f" [{' '.join(extra)}]" if extra else "")
+
+
+def cost_changes(c: dict, arrow: str = ">") -> list[str]:
+    """`vgpr 66>74 (+8)` for each metric that differs among the builds that report metrics."""
+    have = [m for m in c["metrics"] if m]
+    if len(have) < 2:
+        return []
+    out = []
+    for name in METRICS:
+        values = [m.get(name) if m else None for m in c["metrics"]]
+        known = [v for v in values if isinstance(v, int)]
+        if len(set(known)) > 1:
+            out.append(f"{name} {arrow.join('-' if v is None else str(v) for v in values)} ({known[-1] - known[0]:+d})")
+    return out
+
+
+def _table(rows: list[list[str]], right: int = 99) -> list[str]:
+    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
+    fmt = lambda r: "  ".join(x.rjust(w) if i >= right else x.ljust(w) for i, (x, w) in enumerate(zip(r, widths))).rstrip()
+    return [fmt(rows[0]), "  ".join("-" * w for w in widths), *map(fmt, rows[1:])]
+
+
+def _by_formats(cells: list[dict]) -> dict[tuple, dict[str, int]]:
+    """(intrinsic, fmt_a, fmt_b) -> transition ('a>b') -> count, over cells whose verdicts differ."""
+    out: dict[tuple, dict[str, int]] = {}
+    for c in cells:
+        if c["differs"]:
+            moves = out.setdefault((c["intrinsic"], c["fmt_a"], c["fmt_b"]), {})
+            step = ">".join(c["verdicts"])
+            moves[step] = moves.get(step, 0) + 1
+    return out
+
+
+def _fmt_key(key: tuple) -> tuple:
+    rank = lambda f: formats.SHORT.index(f) if f in formats.SHORT else 99
+    return key[0], rank(key[1]), rank(key[2])
+
+
+def matrix_text(doc: dict, show_all: bool = False) -> str:
+    """A matrix document as text: the differing (or --all) rows, verdict counts, changes per format pair."""
+    builds, cells = doc["builds"], doc["cells"]
+    ids = [b["id"] for b in builds]
+    lines = [f"# {b['id']}: LLVM {b['version']} from {b['bin']}" + ("" if b["pipeline"] == "none" else
+             f", opt -passes={b['pipeline']} before llc") for b in builds]
+    shown = [c for c in cells if show_all or c["differs"] or cost_changes(c)]
+    if shown:
+        rows = [["case", "sel", *ids, "register cost"]]
+        rows += [[label(c), c["selector"], *c["verdicts"], ", ".join(cost_changes(c))] for c in shown]
+        lines += ["", *_table(rows)]
+    tally = doc.get("counts") or matrix_counts(cells, len(builds))
+    used = [v for v in dict.fromkeys(k for t in tally for k in t) if any(t.get(v) for t in tally)]
+    rows = [["build", *used, "total"]] + [[i, *(str(t.get(v, 0)) for v in used), str(sum(t.values()))]
+                                          for i, t in zip(ids, tally)]
+    lines += ["", "verdict counts per build", *_table(rows, right=1)]
+    differ = sum(c["differs"] for c in cells)
+    cost_only = sum(1 for c in cells if not c["differs"] and cost_changes(c))
+    if len(builds) > 1:
+        lines += ["", f"{differ} of {len(cells)} cells differ in verdict between builds"
+                  + (f", {cost_only} more in register cost only" if cost_only else "")]
+    grouped = _by_formats(cells)
+    if grouped:
+        rows = [["intrinsic", "fmt_a", "fmt_b", "cells", "verdicts (" + " > ".join(ids) + ")"]]
+        for key in sorted(grouped, key=_fmt_key):
+            moves = grouped[key]
+            rows.append([*key, str(sum(moves.values())), ", ".join(f"{m} {n}" for m, n in sorted(moves.items()))])
+        lines += _table(rows)
+    lines += _cost_summary(cells, ids)
+    return "\n".join(lines)
+
+
+def _cost_summary(cells: list[dict], ids: list[str]) -> list[str]:
+    """Mean register cost per build over the cells every build compiled."""
+    both = [c for c in cells if len(ids) > 1 and all(c["metrics"])]
+    if not both:
+        return []
+    rows = [["mean over " + str(len(both)) + " cells all builds compiled", *ids]]
+    for name in METRICS:
+        means = []
+        for i in range(len(ids)):
+            values = [c["metrics"][i].get(name) for c in both if isinstance(c["metrics"][i].get(name), int)]
+            means.append(f"{sum(values) / len(values):.1f}" if values else "-")
+        rows.append([name, *means])
+    return ["", *_table(rows, right=1)]
+
+
+def _md(value) -> str:
+    """Text for a markdown table cell: no HTML, no column breaks, one line."""
+    s = str(value).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace("|", "\\|")
+    return " ".join(s.split())
+
+
+def _code(value) -> str:
+    """A code span for a markdown table cell (entities are not decoded inside one)."""
+    return "`" + " ".join(str(value).replace("`", "'").replace("|", "\\|").split()) + "`"
+
+
+MARKDOWN_ROWS = 100
+
+
+def matrix_markdown(doc: dict) -> str:
+    """A matrix document as markdown for a review: counts per build, changes per format pair, differing cells."""
+    builds, cells = doc["builds"], doc["cells"]
+    ids = [_md(b["id"]) for b in builds]
+    out = ["**harness matrix**: " + ", ".join(f"{_md(b['id'])} = LLVM {_md(b['version'])} from {_md(b['bin'])}"
+                                              + ("" if b["pipeline"] == "none" else f" + {_md(b['pipeline'])}")
+                                              for b in builds), ""]
+    tally = doc.get("counts") or matrix_counts(cells, len(builds))
+    used = [v for v in dict.fromkeys(k for t in tally for k in t) if any(t.get(v) for t in tally)]
+    out += ["| verdict | " + " | ".join(ids) + " |", "|---|" + "---:|" * len(ids)]
+    out += [f"| {_md(v)} | " + " | ".join(str(t.get(v, 0)) for t in tally) + " |" for v in used]
+    out += ["| **total** | " + " | ".join(str(sum(t.values())) for t in tally) + " |", ""]
+    differing = [c for c in cells if c["differs"]]
+    if len(builds) > 1:
+        out.append(f"**{len(differing)} of {len(cells)} cells differ between builds.**")
+    grouped = _by_formats(cells)
+    if grouped:
+        out += ["", "| intrinsic | A | B | cells | " + " → ".join(ids) + " |", "|---|---|---|---:|---|"]
+        for key in sorted(grouped, key=_fmt_key):
+            moves = grouped[key]
+            steps = ", ".join(f"{_md(m.replace('>', ' → '))} ({n})" for m, n in sorted(moves.items()))
+            out.append(f"| {_code(key[0])} | {_md(key[1])} | {_md(key[2])} | {sum(moves.values())} | {steps} |")
+        shown = differing[:MARKDOWN_ROWS]
+        more = f" (first {len(shown)})" if len(shown) < len(differing) else ""
+        out += ["", f"<details><summary>Differing cells{more}</summary>", "",
+                "| case | sel | " + " | ".join(ids) + " | register cost |", "|---|---|" + "---|" * (len(ids) + 1)]
+        out += [f"| {_code(label(c))} | {_md(c['selector'])} | " + " | ".join(_md(v) for v in c["verdicts"])
+                + f" | {_md(', '.join(cost_changes(c, ' → ')))} |" for c in shown]
+        out += ["", "</details>"]
+    return "\n".join(out) + "\n"

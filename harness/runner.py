@@ -31,8 +31,10 @@ class Outcome:
 
 class Runner:
     def __init__(self, toolchain: Toolchain, jobs: int | None = None,
-                 progress: Callable[[int, int], None] | None = None, with_object: bool = False):
-        self.tc = toolchain
+                 progress: Callable[[int, int], None] | None = None, with_object: bool = False,
+                 cache=None):
+        # cache: a harness.cache.Cache; every tool run (probes included) then goes through it.
+        self.tc = cache.wrap(toolchain) if cache is not None else toolchain
         self.jobs = jobs or os.cpu_count() or 1
         self.progress = progress
         self.with_object = with_object  # also build the object, disassemble it, compare source tuples
@@ -148,8 +150,6 @@ class Runner:
 
     # ---- the whole plan ---------------------------------------------------------------------
     def run(self, groups: list[Group]) -> list[Outcome]:
-        for pipeline, g in {g.pipeline: g for g in groups if g.pipeline != "none"}.items():
-            self.check_pipeline(g.cases[0], pipeline)
         decided: dict[tuple[str, str], Verdict] = {}  # (group file:function, selector) -> verdict
         todo: list[Group] = []
         reasons = self.unsupported(groups)
@@ -159,6 +159,10 @@ class Runner:
                 decided.update({(_key(g, c), sel): Verdict(V.UNSUPPORTED, why) for c in g.cases for sel in g.selectors})
             else:
                 todo.append(g)
+        # Only pipelines of groups this build can run: an old build that lacks a CPU must not
+        # turn into bad input because opt rejects that CPU.
+        for pipeline, g in {g.pipeline: g for g in todo if g.pipeline != "none"}.items():
+            self.check_pipeline(g.cases[0], pipeline)
         total = sum(len(g.selectors) for g in todo)
         done, finished = 0, threading.Condition()
         errors: list[BaseException] = []

@@ -45,6 +45,24 @@ def add_spec_flags(p: argparse.ArgumentParser) -> None:
                    help="run only the K-th of N deterministic shares of the cases (K from 1), like lit's --run-shard")
 
 
+def seconds(text: str) -> float:
+    """A --timeout value: a finite number of seconds above 0 and at most a day."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number of seconds: {text!r}") from None
+    if not 0 < value <= 86400:  # also false for nan
+        raise argparse.ArgumentTypeError(f"must be more than 0 and at most 86400 seconds; got {text!r}")
+    return value
+
+
+def jobs(text: str) -> int:
+    """A -j value: a positive number of parallel tool runs."""
+    if not text.isdigit() or int(text) < 1:
+        raise argparse.ArgumentTypeError(f"takes a positive number of parallel tool runs; got {text!r}")
+    return int(text)
+
+
 def _shard(text: str) -> tuple[int, int]:
     k, sep, n = text.partition("/")
     if not (sep and k.isdigit() and n.isdigit() and 1 <= int(k) <= int(n)):

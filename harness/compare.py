@@ -1,0 +1,285 @@
+"""`harness matrix`: the same cases on several LLVM builds, side by side.
+
+A *build* is an LLVM bin directory and, optionally, an opt pipeline run before llc, written
+`DIR::PIPELINE` (`/usr/lib/llvm-22/bin::instcombine`), so one build can be compared with itself
+plus a pass. The selected cases run on each build through the Runner; a build that lacks the
+target, CPU or intrinsic gives `unsupported` cells. The result is a *matrix document* (what
+`--json` prints, what `harness report` merges and what the HTML page embeds):
+
+    {"kind": "harness-matrix", "format": 1,
+     "builds": [{"id", "version", "bin", "pipeline"}],          # columns, in --llvm-bin order
+     "selection": {...}, "shard": "K/N" | null,
+     "counts": [{verdict: n, ...} per build],
+     "cells": [{"function", "intrinsic", "cpu", "opt", "pipeline", "class", "fmt_a", "fmt_b",
+                "width_a", "width_b", "required_a", "required_b", "selector",
+                ["args", "narrowing", "elem_a", "elem_b"],
+                "verdicts": [per build], "details": [per build: the tool's first message],
+                "metrics": [per build: {vgpr, agpr, sgpr, ...} or null],
+                "commands": [per build: the `harness try ...` line that reproduces it, or null],
+                "differs": verdicts not all equal}]}
+
+A cell's `pipeline` is the case's own; the build's pipeline runs after it (`P,Q`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import json
+import shlex
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+from harness import cache, cases, catalog, formats, litgen, report, selection, toolchain
+from harness import verdicts as V
+from harness.cases import Case, Planned
+from harness.errors import InputError
+from harness.runner import Runner, stderr_progress
+from harness.verdicts import Verdict
+
+KIND = "harness-matrix"
+FORMAT = 1
+SEPARATOR = "::"
+
+DESCRIPTION = """\
+Run the selected cases on several LLVM builds and show each case's verdict side by side: by
+default only the cases whose verdict or register cost differs between builds, then the verdict
+counts per build and the differing cells per intrinsic and format pair.
+
+A build is --llvm-bin DIR, or DIR::PIPELINE to run `opt -passes=PIPELINE` before llc on that
+build (after any pipeline the case itself names). Repeat --llvm-bin for each column.
+
+examples:
+  harness matrix --spec f8f6f4-runtime-formats.yaml --llvm-bin /usr/lib/llvm-22/bin --llvm-bin /usr/lib/llvm-14/bin
+  harness matrix --intrinsic wmma.f32.16x16x128.f8f6f4 --llvm-bin /usr/lib/llvm-22/bin \\
+                 --llvm-bin /usr/lib/llvm-22/bin::instcombine --html /tmp/matrix.html
+  harness matrix --shard 1/4 --json > s1.json ...; harness report s*.json --html all.html
+"""
+
+EPILOG = """\
+Tool runs are cached on disk (keyed by the tools' and their libraries' content, the command line
+and the module text), so asking again costs almost nothing; --no-cache bypasses the cache.
+exit status: 0 (differences are output, not failure), 2 bad input.
+"""
+
+
+@dataclass(frozen=True)
+class Build:
+    """One column of the comparison: an LLVM build and the opt pipeline it runs before llc."""
+
+    id: str
+    toolchain: toolchain.Toolchain
+    pipeline: str  # "none": straight to llc
+    bin: str
+
+    def record(self) -> dict:
+        return {"id": self.id, "version": self.toolchain.version, "bin": self.bin, "pipeline": self.pipeline}
+
+
+def parse_build(text: str) -> tuple[str, str]:
+    """`DIR` or `DIR::PIPELINE` -> (DIR, PIPELINE or "none")."""
+    directory, sep, pipeline = text.rpartition(SEPARATOR) if SEPARATOR in text else (text, "", "none")
+    if not directory.strip():
+        raise InputError(f"--llvm-bin {text!r}: no directory before {SEPARATOR}")
+    if sep and (not pipeline.strip() or any(c.isspace() for c in pipeline)):
+        raise InputError(f"--llvm-bin {text!r}: write DIR::PIPELINE with an opt -passes= pipeline without spaces, "
+                         f"e.g. {directory}::instcombine")
+    return directory, pipeline
+
+
+def builds(texts: list[str] | None, timeout: float, store: cache.Cache | None) -> list[Build]:
+    """The builds named by --llvm-bin (none: the build `harness run` would take)."""
+    out: list[Build] = []
+    seen: set[tuple[str, str]] = set()
+    for text in texts or [""]:
+        directory, pipeline = parse_build(text) if text else ("", "none")
+        tc = toolchain.discover(directory or None, timeout)
+        where = str(tc.bin_dir) if tc.bin_dir else "PATH"
+        if (where, pipeline) in seen:
+            raise InputError(f"--llvm-bin {text!r}: this build and pipeline are already a column")
+        seen.add((where, pipeline))
+        tc = store.wrap(tc) if store is not None else tc
+        label = tc.version + ("" if pipeline == "none" else "+" + pipeline)
+        out.append(Build(label, tc, pipeline, where))
+    ids = [b.id for b in out]
+    return [dataclasses.replace(b, id=f"{b.id} ({b.bin})") if ids.count(b.id) > 1 else b for b in out]
+
+
+def _moved(case: Case, pipeline: str) -> Case:
+    if pipeline == "none":
+        return case
+    return dataclasses.replace(case, pipeline=pipeline if case.pipeline == "none" else f"{case.pipeline},{pipeline}")
+
+
+def compare(columns: list[Build], planned: list[Planned], jobs: int | None = None, progress=None) -> list[dict]:
+    """Every (case, selector) of `planned` on every build: the document's cells, in order."""
+    results: dict[tuple, list[Verdict | None]] = {}
+    first: dict[tuple, tuple[Case, str]] = {}
+    for p in planned:
+        for sel in p.selectors:
+            results[(p.case.sort_key(), sel)] = [None] * len(columns)
+            first[(p.case.sort_key(), sel)] = (p.case, sel)
+    for i, build in enumerate(columns):
+        origin = {}
+        plan = []
+        for p in planned:
+            moved = _moved(p.case, build.pipeline)
+            origin[moved.sort_key()] = p.case.sort_key()
+            plan.append(Planned(moved, p.selectors, p.origins))
+        runner = Runner(build.toolchain, jobs, progress)
+        groups = cases.group(plan)
+        blocked = _unknown_pipelines(runner, groups)
+        for g in groups:
+            if g.filename in blocked:
+                for c in g.cases:
+                    for sel in g.selectors:
+                        results[(origin[c.sort_key()], sel)][i] = Verdict(V.UNSUPPORTED, blocked[g.filename])
+        for o in runner.run([g for g in groups if g.filename not in blocked]):
+            results[(origin[o.case.sort_key()], o.selector)][i] = o.verdict
+    records = [b.record() for b in columns]
+    cells = [cell(*first[key], verdicts, records) for key, verdicts in results.items()]
+    return sorted(cells, key=report.cell_order)
+
+
+def _unknown_pipelines(runner: Runner, groups: list[cases.Group]) -> dict[str, str]:
+    """Group file name -> why this build cannot run its pipeline, for each group whose pipeline
+    this build's opt rejects (a pass newer than the build): those cells are `unsupported` (with
+    the build's own reason when it lacks the CPU or intrinsic anyway), not an error."""
+    reasons = runner.unsupported(groups)
+    failed: dict[str, str] = {}
+    out: dict[str, str] = {}
+    for g in groups:
+        if g.pipeline == "none":
+            continue
+        if g.pipeline not in failed:
+            run = runner.tc.run("opt", [*litgen.opt_command(g.cases[0], g.pipeline).args, "-disable-output"], "")
+            lines = [l.strip() for l in run.stderr.splitlines() if l.strip() and "not a recognized processor" not in l]
+            failed[g.pipeline] = "" if run.ok else (lines or ["opt failed"])[0]
+        if failed[g.pipeline]:
+            out[g.filename] = reasons[g.filename] or f"this build's opt cannot run pipeline {g.pipeline!r}: {failed[g.pipeline]}"
+    return out
+
+
+def cell(case: Case, selector: str, verdicts: list[Verdict], build_records: list[dict]) -> dict:
+    c = case
+    out = {"function": c.function, "intrinsic": c.intrinsic.name, "cpu": c.cpu, "opt": c.opt, "pipeline": c.pipeline,
+           "class": c.file_class, "fmt_a": formats.short(c.fmt_a), "fmt_b": formats.short(c.fmt_b),
+           "width_a": c.width_a, "width_b": c.width_b, "required_a": c.required("a"), "required_b": c.required("b"),
+           "selector": selector}
+    if c.args:
+        out["args"] = {str(i): v for i, v in c.args}
+    if c.narrowing:
+        out["narrowing"] = c.narrowing
+    for side in ("a", "b"):
+        if c.elem(side) != "i32":
+            out["elem_" + side] = c.elem(side)
+    out["verdicts"] = [v.verdict for v in verdicts]
+    out["details"] = [v.detail for v in verdicts]
+    out["metrics"] = [v.details.get("metrics") or None for v in verdicts]
+    out["commands"] = [try_command(out, b) for b in build_records]
+    out["differs"] = len(set(out["verdicts"])) > 1
+    return out
+
+
+def try_command(cell: dict, build: dict) -> str | None:
+    """The `harness try` line that reproduces one cell on one build (None: try cannot say it,
+    e.g. a non-i32 element type)."""
+    if "elem_a" in cell or "elem_b" in cell:
+        return None
+    words = ["harness", "try", "--intrinsic", cell["intrinsic"], "--fmt-a", cell["fmt_a"], "--fmt-b", cell["fmt_b"],
+             "--width-a", str(cell["width_a"]), "--width-b", str(cell["width_b"]), "--selector", cell["selector"]]
+    if cell.get("opt"):
+        words += ["-O", str(cell["opt"])]
+    try:
+        default_cpu = catalog.lookup(cell["intrinsic"]).cpus[0]
+    except KeyError:
+        default_cpu = None
+    if cell.get("cpu") and cell["cpu"] != default_cpu:
+        words += ["--cpu", cell["cpu"]]
+    pipeline = cell.get("pipeline", "none")
+    extra = build.get("pipeline", "none")
+    if extra != "none":
+        pipeline = extra if pipeline == "none" else f"{pipeline},{extra}"
+    if pipeline != "none":
+        words += ["--pipeline", pipeline]
+    for index, value in (cell.get("args") or {}).items():
+        words += ["--arg", f"{index}={value}"]
+    if cell.get("narrowing"):
+        words += ["--narrowing", cell["narrowing"]]
+    if build.get("bin") and build["bin"] != "PATH":
+        words += ["--llvm-bin", build["bin"]]
+    return shlex.join(words)
+
+
+def document(columns: list[dict], cells: list[dict], selected: dict, shard: str | None) -> dict:
+    return {"kind": KIND, "format": FORMAT, "builds": columns, "selection": selected, "shard": shard,
+            "counts": report.matrix_counts(cells, len(columns)), "cells": cells}
+
+
+# ---- command line --------------------------------------------------------------------------------
+
+def add_parser(sub, formatter_class=argparse.RawDescriptionHelpFormatter) -> argparse.ArgumentParser:
+    p = sub.add_parser("matrix", help="compare LLVM builds side by side on the same cases",
+                       description=DESCRIPTION, epilog=EPILOG, formatter_class=formatter_class)
+    selection.add_spec_flags(p)
+    selection.add_case_flags(p, None)
+    p.add_argument("--llvm-bin", action="append", metavar="DIR[::PIPELINE]",
+                   help="an LLVM bin directory, optionally with an opt pipeline run before llc (repeat: one column each)")
+    p.add_argument("-j", "--jobs", type=selection.jobs, default=None, metavar="N", help="parallel tool runs (default: cores)")
+    p.add_argument("--timeout", type=selection.seconds, default=toolchain.DEFAULT_TIMEOUT, metavar="S",
+                   help="seconds allowed to each tool call (default %(default)s)")
+    fmt = p.add_mutually_exclusive_group()
+    fmt.add_argument("--json", action="store_true", help="print the matrix document (JSON)")
+    fmt.add_argument("--markdown", action="store_true", help="print a markdown summary for a review")
+    p.add_argument("--html", type=Path, metavar="FILE", help="also write a self-contained HTML page of the grids")
+    p.add_argument("--all", action="store_true", help="text: list every case, not only those that differ")
+    cache.add_flags(p)
+    return p
+
+
+def selection_record(args) -> dict:
+    """The flags that chose the cases (not the shard), so shards of one selection can be merged."""
+    keys = ("spec", "filter", "intrinsic", "fmt_a", "fmt_b", "width_a", "width_b", "selector", "opt", "pipeline")
+    out = {k: getattr(args, k) for k in keys if getattr(args, k, None) is not None}
+    if "spec" in out:
+        out["spec"] = [Path(s).name for s in out["spec"]]
+    return {k: sorted(set(v)) if isinstance(v, list) else v for k, v in out.items()}
+
+
+def check_output_path(path: Path | None) -> None:
+    if path is not None and (not path.parent.is_dir() or path.is_dir()):
+        raise InputError(f"--html {path}: {'is a directory' if path.is_dir() else 'no such directory'}")
+
+
+def emit(doc: dict, args) -> None:
+    """Write --html (atomically) and print the chosen format; shared with `harness report`."""
+    if args.html:
+        from harness import html_report
+
+        html_report.write(args.html, doc)
+        print(f"# wrote {args.html}", file=sys.stderr)
+    if args.json:
+        print(json.dumps(doc, indent=1))
+    elif args.markdown:
+        print(report.matrix_markdown(doc), end="")
+    else:
+        print(report.matrix_text(doc, args.all))
+
+
+def main(args) -> int:
+    check_output_path(args.html)
+    planned = selection.planned(args, direct_ok=False)
+    store = cache.from_args(args)
+    columns = builds(args.llvm_bin, args.timeout, store)
+    for b in columns:  # a pipeline opt cannot parse is bad input, found before anything runs
+        if b.pipeline != "none":
+            Runner(b.toolchain).check_pipeline(planned[0].case, b.pipeline)
+    for b in columns:
+        print(f"# {b.id}: {b.toolchain.describe()}", file=sys.stderr)
+    cells = compare(columns, planned, args.jobs, stderr_progress)
+    shard = f"{args.shard[0]}/{args.shard[1]}" if args.shard else None
+    emit(document([b.record() for b in columns], cells, selection_record(args), shard), args)
+    if store is not None:
+        print(f"# {store.summary()}", file=sys.stderr)
+    return 0

@@ -1,0 +1,167 @@
+"""`harness report FILE.json...`: merge the --json outputs of sharded `harness run` and `harness
+matrix` commands into one table, one document or one HTML page.
+
+Inputs are refused (one line, exit status 2) when they are not such outputs, mix the two kinds,
+come from different builds (LLVM version and bin directory; for matrices the same columns),
+select different cases, or share a cell. The merged cells are in the canonical order
+(`report.cell_order`), so merging every shard gives what the unsharded command gives.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from harness import compare, html_report, report
+from harness.errors import InputError
+
+DESCRIPTION = """\
+Merge the --json outputs of `harness run --shard K/N` (or of `harness matrix --shard K/N`) into
+one table, one JSON document (--json, the format of the inputs) or, for matrix documents, one
+HTML page (--html FILE). Inputs must come from the same builds and must not share a cell.
+
+examples:
+  for k in 1 2 3 4; do harness run --shard $k/4 --json > run$k.json; done; harness report run*.json
+  harness report m1.json m2.json --html matrix.html
+"""
+
+_RUN_KEYS = ("function", "intrinsic", "cpu", "opt", "pipeline", "class", "fmt_a", "fmt_b", "width_a", "width_b",
+             "selector", "verdict")
+
+
+def load_document(path) -> tuple[str, dict]:
+    """("run" | "matrix", the document) from a --json output; anything else is bad input."""
+    try:
+        doc = json.loads(Path(path).read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise InputError(f"cannot read: {exc.strerror}", str(path)) from None
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise InputError(f"not JSON: {exc}", str(path)) from None
+    if isinstance(doc, dict) and doc.get("kind") == compare.KIND and isinstance(doc.get("cells"), list) and isinstance(doc.get("builds"), list):
+        kind, records, need = "matrix", doc["cells"], (*_RUN_KEYS[:-1], "verdicts")
+    elif isinstance(doc, dict) and isinstance(doc.get("cases"), list) and "llvm" in doc:
+        kind, records, need = "run", doc["cases"], _RUN_KEYS
+    else:
+        raise InputError("not the --json output of `harness run` or `harness matrix`", str(path))
+    width = None
+    if kind == "matrix":
+        if doc.get("format") != compare.FORMAT:
+            raise InputError(f"a matrix document of format {doc.get('format')!r}; this harness reads format {compare.FORMAT}",
+                             str(path))
+        width = len(doc["builds"])
+        fields = ("id", "version", "bin", "pipeline")
+        if not width or any(not isinstance(b, dict) or any(not isinstance(b.get(f), str) for f in fields)
+                            for b in doc["builds"]):
+            raise InputError(f"builds: each needs {', '.join(fields)} (text)", str(path))
+    for i, r in enumerate(records):
+        missing = [k for k in need if not isinstance(r, dict) or k not in r]
+        if missing:
+            raise InputError(f"record {i + 1} lacks {', '.join(missing)}", str(path))
+        bad = [k for k in ("opt", "width_a", "width_b") if type(r[k]) is not int]
+        bad += [k for k in need if k not in ("opt", "width_a", "width_b", "verdicts") and not isinstance(r[k], str)]
+        if width is not None:
+            if not isinstance(r["verdicts"], list) or len(r["verdicts"]) != width or not all(isinstance(v, str) for v in r["verdicts"]):
+                bad.append("verdicts")
+            for key, ok in (("details", lambda v: isinstance(v, str)), ("metrics", lambda v: v is None or isinstance(v, dict)),
+                            ("commands", lambda v: v is None or isinstance(v, str))):
+                value = r.setdefault(key, [None if key != "details" else ""] * width)
+                if not isinstance(value, list) or len(value) != width or not all(map(ok, value)):
+                    bad.append(key)
+            r["differs"] = len(set(r["verdicts"])) > 1 if "verdicts" not in bad else False
+        if bad:
+            raise InputError(f"record {i + 1} ({r.get('function')}): bad {', '.join(bad)}", str(path))
+    return kind, doc
+
+
+def merge(inputs: list[tuple[str, str, dict]]) -> tuple[str, dict]:
+    """Merge (path, kind, document) inputs into one document of their kind.
+
+    Refused (InputError): mixed kinds, different builds (LLVM version, bin directory, matrix
+    columns), different selections, a cell in two inputs. Shards that are missing from a
+    complete K/N set are named on stderr (the merged result covers part of the selection).
+    """
+    (path0, kind, doc0), rest = inputs[0], inputs[1:]
+    for path, k, doc in rest:
+        if k != kind:
+            raise InputError(f"{path} is a `harness {k}` output and {path0} a `harness {kind}` output; merge one kind")
+    build = (lambda d: d["builds"]) if kind == "matrix" else (lambda d: {"llvm": d["llvm"], "llvm_bin": d.get("llvm_bin")})
+    describe = (lambda d: ", ".join(f"{b.get('id')} ({b.get('bin')})" for b in d["builds"])) if kind == "matrix" else (
+        lambda d: f"LLVM {d['llvm']} ({d.get('llvm_bin')})")
+    for path, _, doc in rest:
+        if build(doc) != build(doc0):
+            raise InputError(f"{path} comes from other builds than {path0}: {describe(doc)} vs {describe(doc0)}")
+        if doc.get("selection") != doc0.get("selection"):
+            raise InputError(f"{path} selects other cases than {path0}: {doc.get('selection')} vs {doc0.get('selection')}")
+    owner: dict[tuple, str] = {}
+    records = []
+    for path, _, doc in inputs:
+        for r in doc["cells" if kind == "matrix" else "cases"]:
+            key = report.cell_key(r)
+            if key in owner:
+                where = "twice in " + path if owner[key] == path else f"in both {owner[key]} and {path}"
+                raise InputError(f"cell {r['function']} [{r['selector']}] is {where}: overlapping inputs")
+            owner[key] = path
+            records.append(r)
+    records.sort(key=report.cell_order)
+    shards = {d.get("shard") for _, _, d in inputs}
+    if all(isinstance(s, str) for s in shards):
+        totals = {s.split("/")[-1] for s in shards}
+        if len(totals) == 1:
+            n = int(next(iter(totals))) if next(iter(totals)).isdigit() else 0
+            missing = [f"{k}/{n}" for k in range(1, n + 1) if f"{k}/{n}" not in shards]
+            if missing:
+                print(f"harness: note: shard(s) {', '.join(missing)} not among the inputs", file=sys.stderr)
+    if kind == "matrix":
+        return kind, compare.document(doc0["builds"], records, doc0.get("selection", {}), None)
+    merged = {**{k: v for k, v in doc0.items() if k != "cases"}, "cases": records}
+    if "shard" in merged:
+        merged["shard"] = None
+    return kind, merged
+
+
+def run_as_matrix(doc: dict) -> dict:
+    """A `harness run --json` document as a one-build matrix document (for --markdown, --html)."""
+    build = {"id": doc["llvm"], "version": doc["llvm"], "bin": doc.get("llvm_bin") or "PATH", "pipeline": "none"}
+    cells = []
+    for r in doc["cases"]:
+        c = {k: v for k, v in r.items() if k not in ("verdict", "detail", "metrics")}
+        c.update(verdicts=[r["verdict"]], details=[r.get("detail", "")], metrics=[r.get("metrics")], differs=False)
+        c["commands"] = [compare.try_command(c, build)]
+        cells.append(c)
+    return compare.document([build], cells, doc.get("selection", {}), None)
+
+
+def add_parser(sub, formatter_class=None):
+    """`harness report FILE.json...` (register with the other commands; `main` runs it)."""
+    p = sub.add_parser("report", help="merge --json outputs of sharded run/matrix commands into one report",
+                       description=DESCRIPTION, formatter_class=formatter_class or argparse.RawDescriptionHelpFormatter,
+                       epilog="exit status: 0 merged, 2 bad input (unreadable, other builds, overlapping cells).")
+    p.add_argument("files", nargs="+", type=Path, metavar="FILE.json")
+    fmt = p.add_mutually_exclusive_group()
+    fmt.add_argument("--json", action="store_true", help="print the merged document (the inputs' format)")
+    fmt.add_argument("--markdown", action="store_true", help="print a markdown summary")
+    p.add_argument("--html", type=Path, metavar="FILE", help="also write the HTML page of the merged cells")
+    p.add_argument("--all", action="store_true", help="matrix text: list every case, not only those that differ")
+    p.add_argument("--by", choices=("intrinsic", "class"), default="intrinsic",
+                   help="run text: rows of intrinsic x selector (default) or file class x selector")
+    return p
+
+
+def main(args) -> int:
+    compare.check_output_path(args.html)
+    kind, doc = merge([(str(path), *load_document(path)) for path in args.files])
+    if kind == "matrix":
+        compare.emit(doc, args)
+        return 0
+    if args.html:
+        html_report.write(args.html, run_as_matrix(doc))
+        print(f"# wrote {args.html}", file=sys.stderr)
+    if args.json:
+        print(json.dumps(doc, indent=1))
+    elif args.markdown:
+        print(report.matrix_markdown(run_as_matrix(doc)), end="")
+    else:
+        print(report.records_table(doc["cases"], args.by))
+    return 0
