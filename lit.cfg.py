@@ -15,6 +15,7 @@ sys.path.insert(0, ROOT)
 from harness import catalog, emit, known_bugs, toolchain  # noqa: E402
 from harness.litformat import KnownBugShTest  # noqa: E402
 from harness.errors import InputError  # noqa: E402
+from harness.nvptx import ptx as nvptx_ptx  # noqa: E402
 
 config.name = "matrix-lowering"
 config.suffixes = [".ll"]
@@ -54,6 +55,23 @@ else:
                          f"environment ({beside[0].parent}); run ci/setup.sh")
 config.substitutions.append((r"(?<![\w.%/-])FileCheck(?![\w.-])", filecheck))
 lit_config.note(f"FileCheck: {filecheck}")
+
+# NVPTX: the target, its CPUs, and ptxas (which closes llc's PTX) where there is one: --param
+# ptxas=PATH, else $PTXAS, else PATH, else the CUDA install, else the pip wheel in the harness's
+# environment. Without it the ptxas RUN lines are skipped (`%if ptxas`), never failed.
+if "nvptx64" in tc.targets:
+    config.available_features.add("nvptx-registered-target")
+    config.available_features.update(f"cpu-{c}" for c in tc.cpus("nvptx64"))
+try:
+    ptxas = nvptx_ptx.find_ptxas(lit_config.params.get("ptxas"))
+except InputError as exc:
+    lit_config.fatal(str(exc))
+if ptxas:
+    config.available_features.add("ptxas")
+    config.substitutions.append((r"(?<![\w.%/-])ptxas(?![\w.-])", ptxas))
+    lit_config.note(f"ptxas: {ptxas}")
+else:
+    lit_config.note("no ptxas: NVPTX kernels are compiled and checked, not assembled")
 
 # Features: what the build has, so a file that needs more is UNSUPPORTED rather than FAIL.
 major = version.split(".")[0]

@@ -35,3 +35,11 @@ if [ ! -e "$stamp" ]; then
   .venv/bin/python -m pip install -q --disable-pip-version-check -e '.[test]'
   rm -f .venv/.installed-*; touch "$stamp"
 fi
+
+# ptxas closes llc's NVPTX output. Without a CUDA install, the pip wheel nvidia-cuda-nvcc has one
+# (the harness finds it in .venv's site-packages); $PTXAS or PATH name another.
+if [ -z "${PTXAS:-}" ] && ! command -v ptxas >/dev/null && [ ! -x /usr/local/cuda/bin/ptxas ] \
+   && ! ls .venv/lib/python3*/site-packages/nvidia/cu*/bin/ptxas >/dev/null 2>&1; then
+  echo "setup: installing ptxas (pip nvidia-cuda-nvcc) into .venv" >&2
+  .venv/bin/python -m pip install -q --disable-pip-version-check nvidia-cuda-nvcc
+fi

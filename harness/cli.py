@@ -12,6 +12,7 @@ from pathlib import Path
 from harness import (__version__, audit, bisect, cache, cases, compare, expand, files, matrix, merge, report, selection,
                      snapshots, toolchain)
 from harness.cases import Group, Planned
+from harness.nvptx import cli as nvptx_cli
 from harness.errors import InputError
 from harness.runner import Runner, stderr_progress
 
@@ -122,6 +123,7 @@ def _parser() -> argparse.ArgumentParser:
     _common(p)
 
     bisect.add_parser(sub, fmt)
+    nvptx_cli.add_parser(sub, fmt)
 
     p = sub.add_parser("run", help="verdict for every expanded case", epilog=EPILOG, formatter_class=fmt,
                        description="Compile every case of the specs in grouped modules and print a verdict table.")
@@ -304,7 +306,7 @@ def cmd_try(args) -> int:
 
 
 COMMANDS = {"expand": cmd_expand, "update-checks": cmd_update_checks, "audit": cmd_audit, "bisect-run": bisect.main,
-            "run": cmd_run, "try": cmd_try, "matrix": compare.main, "report": merge.main}
+            "run": cmd_run, "try": cmd_try, "matrix": compare.main, "report": merge.main, **nvptx_cli.COMMANDS}
 
 
 def main(argv: list[str] | None = None) -> int:

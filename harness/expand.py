@@ -15,6 +15,7 @@ from typing import Callable
 
 from harness import cases, files, litgen, matrix, snapshots
 from harness.errors import InputError
+from harness.nvptx import gemm_lit
 
 GENERATED = "generated"
 SNAPSHOT_PREFIX = snapshots.DIRECTORY + "/"
@@ -30,6 +31,7 @@ def render(cases_dir: Path) -> dict[str, str]:
     out = {g.filename: litgen.lit_file(g) for g in groups}
     out.update({SNAPSHOT_PREFIX + g.filename: litgen.snapshot_file(g, snapshots.UNRECORDED)
                 for g in groups if g.snapshot_cases})
+    out.update(gemm_lit.gemm_lit_files(cases_dir))  # NVPTX tiled gemm kernels (`gemm:` specs)
     return out
 
 

@@ -3,6 +3,10 @@
 A spec file is a mapping with an optional `description` and a `matrix`: a list of blocks. Each
 block names values (or lists of values) for the case dimensions; lists expand as a cartesian
 product, and `exclude` entries drop combinations. See README "Adding cases".
+
+A file may instead (or also) hold `gemm`: the NVPTX tiled-gemm blocks that
+`harness.nvptx.gemm_spec` reads through `sections` and `located_blocks`; the matrix planning
+skips a file without `matrix`.
 """
 
 from __future__ import annotations
@@ -20,7 +24,7 @@ DIMENSIONS = (
 )
 OPTIONS = ("split_selectors", "snapshot")  # block settings that are not case dimensions
 BLOCK_KEYS = DIMENSIONS + OPTIONS + ("args", "exclude")
-FILE_KEYS = ("description", "matrix")
+FILE_KEYS = ("description", "matrix", "gemm")
 
 
 @dataclass(frozen=True)
@@ -108,8 +112,8 @@ def _args(path: str, node: yaml.Node) -> list[list[tuple[Value, Value]]]:
     return out
 
 
-def parse_spec(text: str, path: str) -> list[Block]:
-    """Parse one spec file's text into blocks; raise InputError with a location on any fault."""
+def sections(text: str, path: str) -> tuple[dict[str, yaml.Node], yaml.Node]:
+    """A spec file's top-level keys -> their YAML nodes (locations kept), and the root node."""
     try:
         root = yaml.compose(text, Loader=yaml.SafeLoader)
     except yaml.MarkedYAMLError as exc:
@@ -118,8 +122,28 @@ def parse_spec(text: str, path: str) -> list[Block]:
         raise InputError(f"invalid YAML: {exc.problem or exc.context}", path, line, col) from None
     if root is None:
         raise InputError("empty spec (expected a mapping with a 'matrix' list)", path, 1, 1)
-    top = _mapping(path, root, FILE_KEYS, "a spec file")
+    return _mapping(path, root, FILE_KEYS, "a spec file"), root
+
+
+def located_blocks(path: str, node: yaml.Node, keys: tuple[str, ...], what: str) -> list[Block]:
+    """A non-empty list of blocks, each a mapping of `keys` to a value or a flat list of values
+    (no excludes, no args): for sections other than `matrix`, such as `gemm`."""
+    if not isinstance(node, yaml.SequenceNode) or not node.value:
+        raise InputError(f"{what} must be a non-empty list of blocks", *_mark(path, node))
+    blocks = []
+    for block_node in node.value:
+        fields = _mapping(path, block_node, keys, f"a {what} block")
+        blocks.append(Block(*_mark(path, block_node), dims={k: _values(path, v) for k, v in fields.items()}, excludes=[]))
+    return blocks
+
+
+def parse_spec(text: str, path: str) -> list[Block]:
+    """Parse one spec file's text into blocks; raise InputError with a location on any fault.
+    A file with a `gemm` section and no `matrix` has no matrix blocks."""
+    top, root = sections(text, path)
     if "matrix" not in top:
+        if "gemm" in top:
+            return []
         raise InputError("spec has no 'matrix' list", *_mark(path, root))
     matrix = top["matrix"]
     if not isinstance(matrix, yaml.SequenceNode) or not matrix.value:

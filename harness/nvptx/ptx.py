@@ -1,0 +1,171 @@
+"""PTX for the gemm kernels: llc (through harness.toolchain), mma counts read back from the PTX,
+ptxas closing every kernel (`-arch=<cpu>`), and the manifest that `gpu_check` reads.
+
+The manifest (`manifest.json` beside the PTX files) lists, per kernel: its PTX file, kernel
+name, shape, dtype, alpha/beta, transposes, CPU, K steps, the expected and the found mma counts
+per PTX mnemonic, the fragment layout it was built with and the seed of its random inputs.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import site
+import zlib
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+
+from harness import files, toolchain
+from harness.commands import Command
+from harness.errors import InputError
+from harness.nvptx.gemm import PTX, TRIPLE, GemmCase, Layout, kernel_ir
+
+MANIFEST = "manifest.json"
+MANIFEST_FORMAT = 1
+LLC_OPT = 2
+DEFAULT_SEED = 20240611
+_CUDA_PTXAS = Path("/usr/local/cuda/bin/ptxas")
+# An mma instruction in llc's PTX: its mnemonic, first on the line.
+_MMA = re.compile(r"^\s*(mma\.sync\.aligned\.[\w.]+)\s", re.MULTILINE)
+
+
+def llc_command(case: GemmCase) -> Command:
+    """llc turning the kernel's IR (stdin) into PTX text (stdout)."""
+    return Command(("llc", f"-O{LLC_OPT}", f"-mtriple={TRIPLE}", f"-mcpu={case.cpu}"))
+
+
+def ptxas_command(cpu: str, ptx_file: str) -> Command:
+    """ptxas assembling one PTX file for `cpu`; only its verdict and diagnostics matter."""
+    return Command(("ptxas", f"-arch={cpu}", "-o", "/dev/null", ptx_file))
+
+
+def find_ptxas(explicit: str | None = None) -> str:
+    """ptxas: --ptxas, else $PTXAS, else PATH, else /usr/local/cuda/bin; "" when there is none."""
+    chosen = explicit or os.environ.get("PTXAS")
+    if chosen:
+        if not (os.path.isfile(chosen) and os.access(chosen, os.X_OK)):
+            raise InputError(f"ptxas {chosen!r} (from {'--ptxas' if explicit else '$PTXAS'}) is not an executable file")
+        return chosen
+    found = shutil.which("ptxas")
+    if found:
+        return found
+    if _CUDA_PTXAS.is_file():
+        return str(_CUDA_PTXAS)
+    # The pip wheel nvidia-cuda-nvcc (ci/setup.sh installs it where no ptxas is found).
+    wheel = [Path(p) / "nvidia" / cu / "bin" / "ptxas" for p in site.getsitepackages() for cu in ("cu13", "cu12", "cuda_nvcc")]
+    return next((str(w) for w in wheel if w.is_file() and os.access(w, os.X_OK)), "")
+
+
+def count_mma(ptx: str) -> dict[str, int]:
+    """PTX mnemonic -> how many mma instructions of it the text holds."""
+    out: dict[str, int] = {}
+    for m in _MMA.finditer(ptx):
+        out[m.group(1)] = out.get(m.group(1), 0) + 1
+    return dict(sorted(out.items()))
+
+
+def case_seed(case: GemmCase, seed: int) -> int:
+    """The seed of one kernel's random inputs: the run's seed mixed with the kernel's name."""
+    return (seed * 1_000_003 + zlib.crc32(case.name.encode())) % 2**32
+
+
+@dataclass
+class Built:
+    """One kernel's PTX and what the tools said about it."""
+
+    case: GemmCase
+    layout: Layout
+    ptx_file: str  # file name inside the output directory ("" when llc failed)
+    found: dict[str, int]  # mma per mnemonic in the PTX
+    llc: toolchain.ToolRun
+    ptxas: toolchain.ToolRun | None  # None: not closed (no ptxas asked for)
+
+    @property
+    def problems(self) -> list[str]:
+        """Why this kernel fails, in words (empty when it passes)."""
+        if not self.llc.ok:
+            return ["llc failed: " + ("timeout" if self.llc.timed_out else _first_line(self.llc.stderr) or "no message")]
+        out = []
+        expected = {k: v for k, v in self.case.mma_counts().items() if v}
+        if self.found != expected:
+            out.append(f"mma counts {self.found} differ from the expected {expected}")
+        if self.ptxas is not None and not self.ptxas.ok:
+            out.append(f"ptxas rejects it: {_first_line(self.ptxas.stderr) or 'timeout'}")
+        return out
+
+    @property
+    def ptxas_verdict(self) -> str:
+        if self.ptxas is None:
+            return "skipped"
+        return "pass" if self.ptxas.ok else "reject"
+
+    def record(self, seed: int) -> dict:
+        return {**self.case.record(), "kernel": self.case.name, "ptx": self.ptx_file, "layout": self.layout.name,
+                "seed": case_seed(self.case, seed), "mma_found": self.found, "ptxas": self.ptxas_verdict,
+                "problems": self.problems}
+
+
+def _first_line(text: str) -> str:
+    lines = [line.strip() for line in text.splitlines() if line.strip()]
+    errors = [line for line in lines if "error" in line.lower()]
+    return (errors or lines or [""])[0]
+
+
+def check_build(tc: toolchain.Toolchain, cases: list[GemmCase]) -> str:
+    """Why this LLVM build cannot make these kernels ("" when it can)."""
+    if "nvptx64" not in tc.targets:
+        return f"{tc.describe()} has no NVPTX (nvptx64) target"
+    cpus = tc.cpus("nvptx64")
+    missing = sorted({c.cpu for c in cases} - cpus)
+    if missing:
+        return f"{tc.describe()} does not know NVPTX CPU {', '.join(missing)}"
+    return ""
+
+
+def build_one(tc: toolchain.Toolchain, case: GemmCase, out_dir: Path, ptxas: str, layout: Layout = PTX) -> Built:
+    """llc the kernel into `out_dir/<name>.ptx`, count its mma, and close it with ptxas if given."""
+    llc = tc.run("llc", list(llc_command(case).args), kernel_ir(case, layout))
+    if not llc.ok:
+        return Built(case, layout, "", {}, llc, None)
+    name = f"{case.name}.ptx"
+    files.write_atomically(out_dir / name, llc.stdout)
+    closed = None
+    if ptxas:
+        argv = list(ptxas_command(case.cpu, str(out_dir / name)).argv)
+        closed = toolchain.run_tool([ptxas, *argv[1:]], timeout=tc.timeout)
+    return Built(case, layout, name, count_mma(llc.stdout), llc, closed)
+
+
+def build_all(tc: toolchain.Toolchain, cases: list[GemmCase], out_dir: Path, ptxas: str, layout: Layout = PTX,
+              jobs: int | None = None, seed: int = DEFAULT_SEED) -> list[Built]:
+    """Every kernel's PTX under `out_dir`, closed by ptxas, and the manifest written last."""
+    try:
+        out_dir.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise InputError(f"cannot create the output directory: {exc.strerror}", str(out_dir)) from None
+    with ThreadPoolExecutor(max_workers=jobs or os.cpu_count() or 1) as pool:
+        built = list(pool.map(lambda c: build_one(tc, c, out_dir, ptxas, layout), cases))
+    manifest = {"format": MANIFEST_FORMAT, "llvm": tc.version, "llc": f"-O{LLC_OPT} -mtriple={TRIPLE}",
+                "ptxas": ptxas or None, "layout": layout.name, "seed": seed,
+                "inputs": "A, B uniform in [-1, 1] rounded to the dtype; C uniform in [-1, 1] (f32)",
+                "parameters": ["A", "B", "C", "D"], "launch": {"grid": [1, 1, 1], "block": [32, 1, 1]},
+                "cases": [b.record(seed) for b in built]}
+    files.write_atomically(out_dir / MANIFEST, json.dumps(manifest, indent=1) + "\n")
+    return built
+
+
+def table(built: list[Built]) -> str:
+    """One row per kernel: the mma counts found, ptxas's verdict, and any problem."""
+    rows = [("kernel", "k16", "k8", "ptxas", "verdict")]
+    for b in built:
+        k16 = sum(v for k, v in b.found.items() if ".m16n8k16." in k)
+        k8 = sum(v for k, v in b.found.items() if ".m16n8k8." in k)
+        rows.append((b.case.name, str(k16), str(k8), b.ptxas_verdict, "; ".join(b.problems) or "pass"))
+    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]) - 1)]
+    lines = ["  ".join(cell.ljust(w) for cell, w in zip(r[:-1], widths)) + "  " + r[-1] for r in rows]
+    bad = sum(1 for b in built if b.problems)
+    lines.append(f"{len(built)} kernels, {len(built) - bad} pass, {bad} fail")
+    return "\n".join(lines)
