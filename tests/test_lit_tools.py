@@ -41,7 +41,7 @@ def counts(out: str) -> dict[str, int]:
 def test_a_build_without_llvm_mc_is_a_configuration_error_not_a_verdict(llvm_22_1_8, lit_exe, tmp_path):
     # PATH has an llvm-mc of another build: it must not be used.
     proc = lit(lit_exe, build_dir(tmp_path, llvm_22_1_8.bin_dir, without=("llvm-mc",)),
-               path=f"/usr/lib/llvm-14/bin:/usr/bin:/bin")
+               path="/usr/lib/llvm-14/bin:/usr/bin:/bin")
     assert proc.returncode == 2, proc.stdout + proc.stderr
     assert "lacks llvm-mc" in proc.stderr
 
