@@ -103,3 +103,13 @@ else:
 
 
 config.test_format = KnownBugShTest(version, KNOWN, CASES)
+
+# A hung tool must not hang the suite (or a bisect step): each test gets 300 s unless lit's own
+# --timeout says otherwise. lit needs psutil for that; the set-up installs it.
+if not config.maxIndividualTestTime:
+    try:
+        import psutil  # noqa: F401
+    except ImportError:
+        lit_config.note("psutil is missing: tests run without a time limit")
+    else:
+        config.maxIndividualTestTime = 300

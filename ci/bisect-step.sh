@@ -26,7 +26,12 @@ rc=$?
 cat "$out"
 case $rc in
   0|1) ;;
-  *) echo "bisect-step: lit could not run the suite on $dir (exit $rc): skip" >&2; exit 125 ;;
+  *) # lit's "fatal:" is its configuration failing on this build (a tool missing): skip. Anything
+     # else (a bad flag, a --filter that matches nothing) is a usage error: abort the bisect.
+     if grep -q "fatal:" "$out"; then
+       echo "bisect-step: lit could not configure the suite for $dir (exit $rc): skip" >&2; exit 125
+     fi
+     echo "bisect-step: lit refused the arguments (exit $rc): aborting the bisect" >&2; exit 129 ;;
 esac
 total=$(sed -n 's/^Total Discovered Tests: *\([0-9]*\).*/\1/p' "$out")
 unsupported=$(sed -n 's/^ *Unsupported *: *\([0-9]*\).*/\1/p' "$out")

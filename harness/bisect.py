@@ -14,6 +14,7 @@ import argparse
 import hashlib
 import subprocess
 import sys
+from pathlib import Path
 
 from harness import cases, selection, toolchain, verdicts as V
 from harness.errors import InputError
@@ -68,41 +69,48 @@ def add_parser(sub, formatter_class) -> argparse.ArgumentParser:
 
 def main(args) -> int:
     try:
+        if args.llvm_bin is not None and not args.llvm_bin.strip():
+            raise InputError("--llvm-bin is empty (an unset variable?); every commit would test the same build")
         planned = selection.planned(args)  # bad flags abort before anything is built
+        if not planned:
+            raise InputError("the selection holds no case (is --shard K/N larger than the selection?)")
     except InputError as exc:
         print(f"harness bisect-run: {exc}", file=sys.stderr)
         return USAGE
+    except Exception as exc:  # a spec the harness cannot read: abort, never vote
+        print(f"harness bisect-run: internal error: {type(exc).__name__}: {exc}", file=sys.stderr)
+        return OWN_FAILURE
     try:
         return _step(args, planned)
-    except InputError as exc:
-        print(f"harness bisect-run: {exc}", file=sys.stderr)
-        return USAGE
+    except InputError as exc:  # the build's tools gave output no verdict can come from
+        return _decide(SKIP, str(exc), args.invert)
     except Exception as exc:  # the harness's own failure must not vote
         print(f"harness bisect-run: internal error: {type(exc).__name__}: {exc}", file=sys.stderr)
         return OWN_FAILURE
 
 
 def _step(args, planned) -> int:
+    invert = args.invert
     if args.build:
         run = _shell(args.build, None)
         if run.returncode != 0:
-            return _decide(SKIP, f"the build step failed (exit {run.returncode}): {_tail(run.stdout + run.stderr)}")
+            return _decide(SKIP, f"the build step failed (exit {run.returncode}): {_tail(run.stdout + run.stderr)}", invert)
     bin_dir = args.llvm_bin
     if args.llvm_bin_cmd:
         run = _shell(args.llvm_bin_cmd, args.timeout)
         lines = [line.strip() for line in run.stdout.splitlines() if line.strip()]
         if run.returncode != 0 or not lines:
-            return _decide(SKIP, f"--llvm-bin-cmd found no build (exit {run.returncode}): {_tail(run.stderr)}")
+            said = _tail(run.stdout + run.stderr)
+            return _decide(SKIP, f"--llvm-bin-cmd found no build (exit {run.returncode}): {said}", invert)
         bin_dir = lines[-1]
-    try:
-        tc = toolchain.discover(bin_dir, args.timeout)
-        version = tc.version
-    except InputError as exc:
-        return _decide(SKIP, str(exc))
+        if not Path(bin_dir).is_dir():
+            return _decide(SKIP, f"--llvm-bin-cmd printed {bin_dir!r} last, which is not a directory", invert)
+    tc = toolchain.discover(bin_dir, args.timeout)
+    version = tc.version
     missing = [t for t in REQUIRED_TOOLS if not tc.tool(t)]
     build = f"LLVM {version} ({_digest(tc.require('llc'))}) at {tc.bin_dir}"
     if missing:
-        return _decide(SKIP, f"{build} lacks {', '.join(missing)}")
+        return _decide(SKIP, f"{build} lacks {', '.join(missing)}", invert)
     outcomes = Runner(tc, args.jobs).run(cases.group(planned))
     counts: dict[str, int] = {}
     for o in outcomes:
@@ -110,21 +118,20 @@ def _step(args, planned) -> int:
     summary = ", ".join(f"{counts[v]} {v}" for v in V.ALL if v in counts)
     if counts.get(V.UNSUPPORTED) and args.want != V.UNSUPPORTED:
         why = next(o.verdict.detail for o in outcomes if o.verdict.verdict == V.UNSUPPORTED)
-        return _decide(SKIP, f"{build}: {summary}: this build cannot judge ({why})")
+        return _decide(SKIP, f"{build}: {summary}: this build cannot judge ({why})", invert)
     wrong = [o for o in outcomes if o.verdict.verdict != args.want]
     if not wrong:
-        vote, why = (BAD, "all want") if args.invert else (GOOD, "all want")
-        return _decide(vote, f"{build}: {summary}: {why} {args.want}" + (" (--invert: bad)" if args.invert else ""))
+        return _decide(BAD if invert else GOOD, f"{build}: {summary}: every case is {args.want}", invert)
     first = wrong[0]
     detail = f"{first.case.function} [{first.selector}] is {first.verdict.verdict}"
-    vote = GOOD if args.invert else BAD
-    return _decide(vote, f"{build}: {summary}: {len(wrong)} not {args.want}, e.g. {detail}"
-                         + (" (--invert: good)" if args.invert else ""))
+    return _decide(GOOD if invert else BAD, f"{build}: {summary}: {len(wrong)} not {args.want}, e.g. {detail}", invert)
 
 
-def _decide(code: int, why: str) -> int:
-    word = {GOOD: "good", BAD: "bad", SKIP: "skip"}[code]
-    print(f"bisect-run: {word} (exit {code}): {why}", flush=True)
+def _decide(code: int, why: str, invert: bool = False) -> int:
+    """Print the one line of this step and return its exit status. With --invert, 0 is the old
+    term (still broken) and 1 the new one (fixed), as `git bisect --term-old/--term-new` reads them."""
+    words = {GOOD: "old: still broken", BAD: "new: fixed", SKIP: "skip"} if invert else {GOOD: "good", BAD: "bad", SKIP: "skip"}
+    print(f"bisect-run: {words[code]} (exit {code}): {why}", flush=True)
     return code
 
 

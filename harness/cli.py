@@ -75,8 +75,12 @@ exit status: 0 every function passes, 1 any does not (or a file does not compile
 
 
 class _Parser(argparse.ArgumentParser):
-    def error(self, message):  # one line and exit 2, like every other input error
-        self.exit(2, f"{self.prog}: error: {message}\n")
+    # A usage error is bad input: one line, exit 2 — except under bisect-run, where git bisect
+    # would read 2 as "bad": there it must abort the bisect (129).
+    usage_status = 2
+
+    def error(self, message):
+        self.exit(self.usage_status, f"{self.prog}: error: {message}\n")
 
 
 def _common(p: argparse.ArgumentParser, json_flag: bool = True) -> None:
@@ -310,6 +314,8 @@ COMMANDS = {"expand": cmd_expand, "update-checks": cmd_update_checks, "audit": c
 
 
 def main(argv: list[str] | None = None) -> int:
+    words = sys.argv[1:] if argv is None else argv
+    _Parser.usage_status = bisect.USAGE if "bisect-run" in words else 2
     args = _parser().parse_args(argv)
     try:
         return COMMANDS[args.command](args)

@@ -273,7 +273,7 @@ def main(args) -> int:
     store = cache.from_args(args)
     columns = builds(args.llvm_bin, args.timeout, store)
     for b in columns:  # a pipeline opt cannot parse is bad input, found before anything runs
-        if b.pipeline != "none":
+        if b.pipeline != "none" and planned:
             Runner(b.toolchain).check_pipeline(planned[0].case, b.pipeline)
     for b in columns:
         print(f"# {b.id}: {b.toolchain.describe()}", file=sys.stderr)

@@ -74,8 +74,17 @@ class Runner:
         gen = self.tc.run("llc", list(litgen.llc_command(first, selector).args), text)
         if not gen.ok:
             return self._tool_failed(cases, selector, gen, module if not before else None)
-        mc = self.tc.run("llvm-mc", list(litgen.mc_command(first).args), gen.stdout)
         names = {c.function for c in cases}
+        printed = V.split_functions(gen.stdout, names)
+        if set(printed) != names:  # llc said it succeeded but did not print the code: no verdict
+            missing = sorted(names - set(printed))[0]
+            raise InputError(f"{gen.argv[0]} exited 0 but printed no code for {missing}: "
+                             f"{_first_line(gen.stdout) or 'no output'}")
+        mc = self.tc.run("llvm-mc", list(litgen.mc_command(first).args), gen.stdout)
+        if mc.returncode is not None and mc.returncode < 0:  # the assembler itself died
+            if len(cases) > 1:
+                return self._compile_each(cases, selector)
+            return {first.function: Verdict(V.CRASH, f"llvm-mc killed by signal {-mc.returncode}", before + [gen, mc])}
         rejected, stray = V.mc_rejections(mc.stderr, gen.stdout, names)
         if mc.timed_out or (not mc.ok and (stray or not rejected)):
             if len(cases) > 1:

@@ -102,7 +102,7 @@ class Toolchain:
     def tool(self, name: str) -> str:
         if self.bin_dir is not None:
             path = self.bin_dir / name
-            return str(path) if path.exists() else ""
+            return str(path) if path.is_file() and os.access(path, os.X_OK) else ""
         return shutil.which(name) or ""
 
     def require(self, name: str) -> str:
@@ -212,8 +212,10 @@ def _discover_cached(explicit: str | None, env_bin: str | None, timeout: float) 
     for candidate in _system_llvm_dirs():
         if (candidate / "llc").exists() and _has_amdgpu(candidate / "llc"):
             return Toolchain(candidate, "newest /usr/lib/llvm-N with AMDGPU", timeout)
-    if shutil.which("llc"):
-        return Toolchain(None, "llc on PATH", timeout)
+    found = shutil.which("llc")
+    if found:
+        # Every tool from llc's own directory: tools of different builds never mix.
+        return Toolchain(Path(found).resolve().parent, "llc on PATH", timeout)
     raise InputError(
         "no LLVM build found: install one (apt-get install llvm-22 llvm-22-tools) or pass --llvm-bin DIR / set LLVM_BIN"
     )
@@ -228,4 +230,7 @@ def _checked(path: Path, how: str, timeout: float) -> Toolchain:
 
 
 def discover(explicit: str | None = None, timeout: float = DEFAULT_TIMEOUT) -> Toolchain:
+    if explicit is not None and not explicit.strip():
+        # `--llvm-bin "$UNSET"` must not quietly test the default build.
+        raise InputError("the LLVM bin directory given is empty (--llvm-bin / --param llvm_bin)")
     return _discover_cached(explicit or None, os.environ.get("LLVM_BIN") or None, timeout)

@@ -139,3 +139,52 @@ def test_git_bisect_run_with_invert_finds_the_first_fixed_commit(llvm_22_1_8, ll
     repo, hashes = _repo(tmp_path, plan)
     out = _bisect(repo, hashes[0], hashes[-1], ["--term-old=broken", "--term-new=fixed"], invert=True)
     assert f"{hashes[4]} is the first fixed commit" in out, out
+
+
+@pytest.mark.parametrize("args", [
+    ["--llvm-bin", "/x", *EXACT, "--invrt"],               # a typo the top-level parser sees
+    ["--bogus", "--llvm-bin", "/x", *EXACT],
+    ["--llvm-bin", "", *EXACT],                             # an unset variable: same build every commit
+    ["--llvm-bin", "/x", *EXACT, "--shard", "3/3"],         # a selection with no case
+])
+def test_more_usage_errors_abort_rather_than_vote(args):
+    proc = bisect_run(*args)
+    assert proc.returncode == 129, proc.stdout + proc.stderr
+
+
+def _fake_build(tmp_path: Path, real: Path, name: str, script: str) -> Path:
+    """Fault injection: the real build with one tool replaced by a script."""
+    out = tmp_path / "fake-bin"
+    out.mkdir()
+    for tool in ("llc", "llvm-mc", "opt", "llvm-as", "llvm-objdump", "FileCheck"):
+        (out / tool).symlink_to(real / tool)
+    (out / name).unlink()
+    (out / name).write_text("#!/bin/sh\n" + script)
+    (out / name).chmod(0o755)
+    return out
+
+
+def test_an_assembler_that_crashes_is_a_crash_not_a_rejection(llvm_22_1_8, tmp_path):
+    fake = _fake_build(tmp_path, llvm_22_1_8.bin_dir, "llvm-mc", "cat >/dev/null; kill -SEGV $$\n")
+    proc = bisect_run("--llvm-bin", fake, *OVERWIDE, "--want", "mc-reject")
+    assert proc.returncode == 1 and "2 crash" in proc.stdout, proc.stdout + proc.stderr
+
+
+def test_an_llc_that_prints_no_code_cannot_judge(llvm_22_1_8, tmp_path):
+    real = llvm_22_1_8.bin_dir / "llc"
+    script = f'case "$*" in *--version*|*help*) exec {real} "$@";; esac\ncat >/dev/null\nexit 0\n'
+    fake = _fake_build(tmp_path, llvm_22_1_8.bin_dir, "llc", script)
+    proc = bisect_run("--llvm-bin", fake, *EXACT)
+    assert proc.returncode == 125 and "printed no code" in proc.stdout, proc.stdout + proc.stderr
+
+
+def test_a_tool_that_cannot_be_run_is_missing(llvm_22_1_8, tmp_path):
+    fake = _fake_build(tmp_path, llvm_22_1_8.bin_dir, "llvm-mc", "exit 0\n")
+    (fake / "llvm-mc").chmod(0o644)
+    proc = bisect_run("--llvm-bin", fake, *EXACT)
+    assert proc.returncode == 125 and "lacks llvm-mc" in proc.stdout, proc.stdout + proc.stderr
+
+
+def test_bisect_step_tells_usage_errors_from_builds_it_cannot_configure(llvm_22_1_8):
+    assert step(llvm_22_1_8.bin_dir, "--bogus-flag").returncode == 129
+    assert step(llvm_22_1_8.bin_dir, "--filter", "no-such-test-anywhere").returncode == 129

@@ -1,0 +1,84 @@
+"""Targets as data: what the harness needs to know about a backend to compile a case for it and
+close llc's text, with no `if target == ...` anywhere else.
+
+A `Target` names its llc triple, the name `llc --version` lists it under, its CPUs, the
+assembler that closes llc's text (a Command builder taking the CPU and the text's file), the
+lit features that gate its files, and the instruction selectors llc has for it. A selector the
+target lacks is still run (llc's own message is the evidence); when llc fails with the target's
+`no_selector_message`, the verdict is `unsupported`.
+
+Verdict names stay one set (harness.verdicts.ALL): `mc-reject` means "the assembler that closes
+llc's text rejected it" — llvm-mc for AMDGPU, ptxas for NVPTX — so tables, merges and matrices
+need no new column. The assembler's name is in the verdict's detail and its tool record.
+
+The AMDGPU catalog (harness/catalog.py) does not use this yet; `AMDGPU` below is the entry it
+moves onto (see `Intrinsic.triple` and litgen's llvm-mc commands for what it replaces).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable
+
+from harness import commands
+from harness.nvptx.ptx import ptxas_command
+
+
+@dataclass(frozen=True)
+class Target:
+    name: str  # short name: nvptx, amdgpu
+    triple: str  # llc -mtriple
+    registered: str  # the name `llc --version` lists under Registered Targets
+    cpus: tuple[str, ...]  # CPUs the harness's cases run on, in order
+    default_cpu: str  # `harness try` without --cpu
+    assembler: Callable[[str, str], commands.Command]  # (cpu, file of llc's text) -> the command closing it
+    assembler_tool: str  # the assembler's name (a lit feature when `assembler_optional`)
+    assembler_optional: bool  # lit: closing runs under `%if <assembler_tool>` (ptxas may be absent)
+    feature: str  # lit feature of the registered target
+    selectors: tuple[str, ...]  # selectors llc has for this target
+    no_selector_message: str = ""  # llc's message for a selector it lacks
+
+    def cpu_feature(self, cpu: str) -> str:
+        return f"cpu-{cpu}"
+
+    def requires(self, cpu: str) -> str:
+        """The lit REQUIRES line's features for a file compiled for `cpu`."""
+        return f"{self.feature}, {self.cpu_feature(cpu)}"
+
+    def has_selector(self, selector: str) -> bool:
+        return selector in self.selectors
+
+
+def _llvm_mc(triple: str) -> Callable[[str, str], commands.Command]:
+    return lambda cpu, path: commands.with_args(commands.llvm_mc(triple, cpu), path)
+
+
+NVPTX = Target(
+    name="nvptx",
+    triple="nvptx64-nvidia-cuda",
+    registered="nvptx64",
+    cpus=("sm_80", "sm_90", "sm_100a"),
+    default_cpu="sm_90",
+    assembler=ptxas_command,
+    assembler_tool="ptxas",
+    assembler_optional=True,
+    feature="nvptx-registered-target",
+    selectors=("sdag",),
+    # llc -global-isel=1 on NVPTX (LLVM 22): "llc: error: target does not support generation of this file type"
+    no_selector_message="target does not support generation of this file type",
+)
+
+AMDGPU = Target(
+    name="amdgpu",
+    triple="amdgcn",
+    registered="amdgcn",
+    cpus=("gfx1250", "gfx950"),
+    default_cpu="gfx1250",
+    assembler=_llvm_mc("amdgcn"),
+    assembler_tool="llvm-mc",
+    assembler_optional=False,
+    feature="amdgpu-registered-target",
+    selectors=("sdag", "gisel"),
+)
+
+TARGETS = {t.name: t for t in (NVPTX, AMDGPU)}
