@@ -16,18 +16,8 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parent.parent
-LLVM14 = Path("/usr/lib/llvm-14/bin")
 OVERWIDE = ["--intrinsic", "wmma.f32.16x16x128.f8f6f4", "--fmt-a", "fp4", "--fmt-b", "fp4", "--width-a", "16"]
 EXACT = ["--intrinsic", "wmma.f32.16x16x128.f8f6f4", "--fmt-a", "fp4", "--fmt-b", "fp4"]
-
-
-@pytest.fixture(scope="module")
-def llvm14():
-    if not (LLVM14 / "llc").exists():
-        if os.environ.get("CI"):
-            pytest.fail("llvm-14 is missing: ci/setup.sh --test installs it")
-        pytest.skip("Debian llvm-14 is not installed (ci/setup.sh --test installs it)")
-    return LLVM14
 
 
 def bisect_run(*args, cwd=None) -> subprocess.CompletedProcess:

@@ -13,6 +13,7 @@ import shutil
 from pathlib import Path
 
 import pytest
+from conftest import unavailable
 
 from harness import html_report
 
@@ -23,12 +24,6 @@ SHOT = Path("/tmp/matrix-report.png")  # a copy of the screenshot, for a person 
 EVIL = '<img src=x onerror="window.__pwned=1">'
 
 
-def _unavailable(reason: str):
-    if os.environ.get("CI"):
-        pytest.fail(f"CI installs the browser test's tools, but {reason}")
-    pytest.skip(reason)
-
-
 @pytest.fixture(scope="module")
 def browser():
     try:
@@ -36,10 +31,10 @@ def browser():
         from selenium.webdriver.chrome.options import Options
         from selenium.webdriver.chrome.service import Service
     except ImportError:
-        _unavailable("selenium is not installed (pip install -e '.[test]')")
+        unavailable("selenium is not installed (pip install -e '.[test]')")
     for path in (CHROMIUM, CHROMEDRIVER):
         if not os.access(path, os.X_OK):
-            _unavailable(f"{path} is missing (apt-get install chromium chromium-driver)")
+            unavailable(f"{path} is missing (apt-get install chromium chromium-driver)")
     os.environ["SE_OFFLINE"] = "true"  # selenium-manager, if it ever ran, must not go online
     options = Options()
     options.binary_location = CHROMIUM

@@ -21,6 +21,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from conftest import unavailable
 
 from harness import matrix
 from harness.errors import InputError
@@ -36,13 +37,6 @@ def _shipped() -> list[GemmCase]:
     return gemm_spec.load_cases_dir(REPO / "cases")
 
 
-def _need(reason: str):
-    """Skip for a missing tool, except under CI, where it must be there."""
-    if os.environ.get("CI"):
-        pytest.fail(f"CI is set but {reason}")
-    pytest.skip(reason)
-
-
 @pytest.fixture(scope="module")
 def nvptx_tc():
     from harness import toolchain
@@ -53,7 +47,7 @@ def nvptx_tc():
     except InputError as exc:
         why = str(exc)
     if why:
-        _need(why)
+        unavailable(why)
     return tc
 
 
@@ -61,7 +55,7 @@ def nvptx_tc():
 def ptxas_path():
     path = ptx.find_ptxas()
     if not path:
-        _need("no ptxas (PATH, $PTXAS or /usr/local/cuda/bin)")
+        unavailable("no ptxas (PATH, $PTXAS or /usr/local/cuda/bin)")
     return path
 
 
@@ -243,7 +237,7 @@ def test_lit_files_pass_on_the_real_tools_and_fail_when_a_count_is_wrong(nvptx_t
     (tmp_path / "lit.cfg.py").write_text(LIT_CFG.format(subs=subs, features=["nvptx-registered-target", "cpu-sm_90", "ptxas"]))
     lit = shutil.which("lit", path=str(Path(sys.executable).parent)) or shutil.which("lit")
     if not lit:
-        _need("no lit")
+        unavailable("no lit")
     proc = subprocess.run([lit, "-v", str(tmp_path)], capture_output=True, text=True, timeout=600, check=False)
     failed = re.findall(r"^FAIL: gemm :: (\S+)", proc.stdout, re.MULTILINE)
     assert sorted(failed) == sorted([wrong.name, closing.name]), proc.stdout[-3000:]
