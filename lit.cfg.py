@@ -12,7 +12,7 @@ import sys
 ROOT = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, ROOT)
 
-from harness import catalog, emit, known_bugs, toolchain  # noqa: E402
+from harness import catalog, emit, known_bugs, targets, toolchain  # noqa: E402
 from harness.litformat import KnownBugShTest  # noqa: E402
 from harness.errors import InputError  # noqa: E402
 from harness.nvptx import ptx as nvptx_ptx  # noqa: E402
@@ -62,6 +62,8 @@ lit_config.note(f"FileCheck: {filecheck}")
 if "nvptx64" in tc.targets:
     config.available_features.add("nvptx-registered-target")
     config.available_features.update(f"cpu-{c}" for c in tc.cpus("nvptx64"))
+    if targets.NVPTX.reads_ir(tc):  # ptx_kernel and opaque pointers: LLVM 20 and later
+        config.available_features.add(targets.NVPTX.ir_feature)
 try:
     ptxas = nvptx_ptx.find_ptxas(lit_config.params.get("ptxas"))
 except InputError as exc:

@@ -12,7 +12,7 @@ from pathlib import Path
 from harness import (__version__, audit, bisect, cache, cases, compare, expand, files, matrix, merge, report, selection,
                      snapshots, toolchain)
 from harness.cases import Group, Planned
-from harness.nvptx import cli as nvptx_cli
+from harness.nvptx import cli as nvptx_cli, mma as nvptx_mma, single as nvptx_single
 from harness.errors import InputError
 from harness.runner import Runner, stderr_progress
 
@@ -20,8 +20,9 @@ DEFAULT_CASES = selection.DEFAULT_CASES
 
 EPILOG = """\
 verdicts (per case and selector):
-  pass             llc's text reassembles with llvm-mc
-  mc-reject        llc succeeded but llvm-mc rejects its text (the over-wide tuple bug)
+  pass             llc's text reassembles (llvm-mc for AMDGPU, ptxas -arch=<cpu> for NVPTX)
+  mc-reject        llc succeeded but the assembler rejects its text (the over-wide tuple bug;
+                   for NVPTX, ptxas rejecting it, e.g. an mma name with no such variant)
   cannot-select    llc's selector gave up ("Cannot select", GlobalISel "unable to legalize")
   verifier-reject  the IR verifier rejects the call (e.g. a source narrower than its format)
   crash            a tool died for another reason
@@ -242,22 +243,42 @@ def cmd_audit(args) -> int:
 
 
 def cmd_run(args) -> int:
-    planned = selection.planned(args, direct_ok=False)
+    planned, nvptx_cases = _run_selection(args)
     pipelines = _metrics_pipelines(args.metrics) if args.metrics else None
     tc = _tc(args)
     print(f"# {tc.describe()}", file=sys.stderr)
     if pipelines:
         return _compare_pipelines(args, tc, planned, pipelines)
     outcomes = Runner(tc, args.jobs, stderr_progress, with_object=args.object,
-                      cache=cache.from_args(args)).run(cases.group(planned))
+                      cache=cache.from_args(args)).run(cases.group(planned)) if planned else []
+    nvptx = nvptx_single.run_nvptx(args) if nvptx_cases else []
     if args.json:
         shard = f"{args.shard[0]}/{args.shard[1]}" if args.shard else None
+        records = [report.case_record(o) for o in outcomes] + [nvptx_single.record(o) for o in nvptx]
         doc = {"llvm": tc.version, "llvm_bin": str(tc.bin_dir or "PATH"), "shard": shard,
-               "selection": compare.selection_record(args), "cases": [report.case_record(o) for o in outcomes]}
+               "selection": compare.selection_record(args), "cases": records}
         print(json.dumps(doc, indent=1))
     else:
-        print(report.table(outcomes, by=args.by))
+        tables = ([report.table(outcomes, by=args.by)] if outcomes else []) + ([nvptx_single.table(nvptx)] if nvptx else [])
+        print("\n\n".join(tables))
     return 0
+
+
+def _run_selection(args) -> tuple[list[Planned], list]:
+    """The AMDGPU cases (from the specs' matrix blocks) and the NVPTX single-instruction cases
+    (from their `mma` sections) that `run`'s flags select: an --intrinsic is looked up in the
+    catalog of each target, and a selection is bad input only when it matches neither."""
+    nvptx_cases, _ = nvptx_single.select(args)
+    amdgpu_names = [n for n in args.intrinsic or [] if nvptx_mma.lookup(n) is None]
+    if args.intrinsic and not amdgpu_names:
+        return [], nvptx_cases
+    try:
+        narrowed = argparse.Namespace(**{**vars(args), "intrinsic": amdgpu_names or None})
+        return selection.planned(narrowed, direct_ok=False), nvptx_cases
+    except InputError:
+        if not nvptx_cases:
+            raise
+        return [], nvptx_cases
 
 
 def _metrics_pipelines(text: str) -> list[str]:
@@ -287,6 +308,10 @@ def _compare_pipelines(args, tc, planned: list[Planned], names: list[str]) -> in
 def cmd_try(args) -> int:
     if not args.intrinsic or len(args.intrinsic) != 1:
         raise InputError("try takes exactly one --intrinsic")
+    nvptx = nvptx_single.try_nvptx(args)  # None unless --intrinsic names an NVPTX mma
+    if nvptx is not None:
+        print(json.dumps(nvptx, indent=1) if args.json else nvptx_single.try_text(nvptx))
+        return 0
     intr = selection.lookup(args.intrinsic[0])
     case = selection.one_case(args, intr, {"args": matrix.resolve_arg_flags(intr, args.arg), "narrowing": args.narrowing})
     group = Group(intr, case.cpu, case.opt, case.file_class, (args.selector,), (Planned(case, (args.selector,), ()),),

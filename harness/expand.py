@@ -15,7 +15,7 @@ from typing import Callable
 
 from harness import cases, files, litgen, matrix, snapshots
 from harness.errors import InputError
-from harness.nvptx import gemm_lit
+from harness.nvptx import gemm_lit, mma as nvptx_mma
 
 GENERATED = "generated"
 SNAPSHOT_PREFIX = snapshots.DIRECTORY + "/"
@@ -31,7 +31,8 @@ def render(cases_dir: Path) -> dict[str, str]:
     out = {g.filename: litgen.lit_file(g) for g in groups}
     out.update({SNAPSHOT_PREFIX + g.filename: litgen.snapshot_file(g, snapshots.UNRECORDED)
                 for g in groups if g.snapshot_cases})
-    out.update(gemm_lit.gemm_lit_files(cases_dir))  # NVPTX tiled gemm kernels (`gemm:` specs)
+    out.update(gemm_lit.gemm_lit_files(cases_dir))  # NVPTX tiled gemm kernels (`gemm:` sections)
+    out.update(nvptx_mma.mma_lit_files(cases_dir))  # NVPTX single-instruction mma (`mma:` sections)
     return out
 
 

@@ -24,7 +24,7 @@ DIMENSIONS = (
 )
 OPTIONS = ("split_selectors", "snapshot")  # block settings that are not case dimensions
 BLOCK_KEYS = DIMENSIONS + OPTIONS + ("args", "exclude")
-FILE_KEYS = ("description", "matrix", "gemm")
+FILE_KEYS = ("description", "matrix", "gemm", "mma")
 
 
 @dataclass(frozen=True)
@@ -139,10 +139,10 @@ def located_blocks(path: str, node: yaml.Node, keys: tuple[str, ...], what: str)
 
 def parse_spec(text: str, path: str) -> list[Block]:
     """Parse one spec file's text into blocks; raise InputError with a location on any fault.
-    A file with a `gemm` section and no `matrix` has no matrix blocks."""
+    A file with a `gemm` or `mma` section and no `matrix` has no matrix blocks."""
     top, root = sections(text, path)
     if "matrix" not in top:
-        if "gemm" in top:
+        if "gemm" in top or "mma" in top:  # NVPTX sections, read by harness.nvptx
             return []
         raise InputError("spec has no 'matrix' list", *_mark(path, root))
     matrix = top["matrix"]

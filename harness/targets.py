@@ -17,8 +17,8 @@ moves onto (see `Intrinsic.triple` and litgen's llvm-mc commands for what it rep
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 from harness import commands
 from harness.nvptx.ptx import ptxas_command
@@ -37,13 +37,24 @@ class Target:
     feature: str  # lit feature of the registered target
     selectors: tuple[str, ...]  # selectors llc has for this target
     no_selector_message: str = ""  # llc's message for a selector it lacks
+    # IR the generated kernels rely on (calling convention, opaque pointers): a build whose opt
+    # cannot read `ir_probe` cannot judge them, and lit's `ir_feature` says whether it can.
+    ir_probe: str = ""
+    ir_feature: str = ""
 
     def cpu_feature(self, cpu: str) -> str:
         return f"cpu-{cpu}"
 
     def requires(self, cpu: str) -> str:
         """The lit REQUIRES line's features for a file compiled for `cpu`."""
-        return f"{self.feature}, {self.cpu_feature(cpu)}"
+        extra = f", {self.ir_feature}" if self.ir_feature else ""
+        return f"{self.feature}, {self.cpu_feature(cpu)}{extra}"
+
+    def reads_ir(self, tc) -> bool:
+        """Whether the build's opt parses the IR its kernels are written in (memoised per build)."""
+        if not self.ir_probe:
+            return True
+        return tc._memo(("ir", self.name), lambda: tc.tool("opt") != "" and tc.run("opt", ["-S", "-o", "/dev/null"], self.ir_probe).ok)
 
     def has_selector(self, selector: str) -> bool:
         return selector in self.selectors
@@ -66,6 +77,8 @@ NVPTX = Target(
     selectors=("sdag",),
     # llc -global-isel=1 on NVPTX (LLVM 22): "llc: error: target does not support generation of this file type"
     no_selector_message="target does not support generation of this file type",
+    ir_probe="define ptx_kernel void @k(ptr addrspace(1) %p) {\n  ret void\n}\n",
+    ir_feature="nvptx-ptx-kernel",
 )
 
 AMDGPU = Target(

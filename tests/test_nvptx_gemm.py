@@ -221,7 +221,7 @@ def test_lit_files_pass_on_the_real_tools_and_fail_when_a_count_is_wrong(nvptx_t
     files = gemm_lit.gemm_lit_files(REPO / "cases")
     assert len(files) >= 44 and all(n.startswith(gemm_lit.PREFIX) and n.endswith(".ll") for n in files)
     text = files["nvptx.gemm_16x8x24_bf16_beta1_nn_sm_90.ll"]
-    assert "; REQUIRES: nvptx-registered-target, cpu-sm_90\n" in text
+    assert "; REQUIRES: nvptx-registered-target, cpu-sm_90, nvptx-ptx-kernel\n" in text
     assert "; RUN: llc -O2 -mtriple=nvptx64-nvidia-cuda -mcpu=sm_90 -o %t.ptx < %s\n" in text
     assert "; RUN: %if ptxas %{ ptxas -arch=sm_90 -o /dev/null %t.ptx %}\n" in text
     assert "; K16-COUNT-1: mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32{{$}}" in text
@@ -234,7 +234,7 @@ def test_lit_files_pass_on_the_real_tools_and_fail_when_a_count_is_wrong(nvptx_t
     closing.write_text(closing.read_text().replace("ptxas -arch=sm_90", "ptxas -arch=sm_80"))
     filecheck = nvptx_tc.tool("FileCheck") or str(Path(sys.executable).parent / "filecheck")
     subs = {"llc": nvptx_tc.tool("llc"), "FileCheck": filecheck, "ptxas": ptxas_path}
-    (tmp_path / "lit.cfg.py").write_text(LIT_CFG.format(subs=subs, features=["nvptx-registered-target", "cpu-sm_90", "ptxas"]))
+    (tmp_path / "lit.cfg.py").write_text(LIT_CFG.format(subs=subs, features=["nvptx-registered-target", "cpu-sm_90", "nvptx-ptx-kernel", "ptxas"]))
     lit = shutil.which("lit", path=str(Path(sys.executable).parent)) or shutil.which("lit")
     if not lit:
         unavailable("no lit")

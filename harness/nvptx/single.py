@@ -25,6 +25,7 @@ or mnemonic differ from the table says so at the start of its detail.
 from __future__ import annotations
 
 import fnmatch
+import json
 import os
 import re
 import tempfile
@@ -32,7 +33,8 @@ import types
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from harness import commands, selection, toolchain, verdicts as V
+from harness import commands, selection, toolchain
+from harness import verdicts as V
 from harness.errors import InputError
 from harness.nvptx import mma
 from harness.nvptx.ptx import find_ptxas
@@ -83,6 +85,8 @@ def build_support(tc: Toolchain, target, cpus) -> dict[str, str]:
     """CPU -> why this build cannot compile for it ("" when it can)."""
     if target.registered not in tc.targets:
         return {cpu: f"this LLVM build has no {target.registered} target" for cpu in cpus}
+    if not target.reads_ir(tc):
+        return {cpu: "this LLVM build cannot read the kernels' IR (ptx_kernel, opaque pointers)" for cpu in cpus}
     known = tc.cpus(target.registered)
     return {cpu: "" if cpu in known else f"this LLVM build does not know CPU {cpu}" for cpu in cpus}
 
@@ -94,11 +98,11 @@ def _llc_failed(case: mma.MmaCase, selector: str, llc: ToolRun) -> Verdict:
     if not target.has_selector(selector) and target.no_selector_message and target.no_selector_message in llc.stderr:
         return Verdict(V.UNSUPPORTED, _first_error(llc.stderr), [llc])
     if _NOT_VERIFIED in llc.stderr:
+        # The verifier's message, the value it names (here the intrinsic's declaration), then llc's error.
         lines = [l for l in llc.stderr.splitlines() if l.strip()]
-        at = next(i for i, l in enumerate(lines) if _NOT_VERIFIED in l)
-        message, value = (lines[0], lines[1] if at > 1 else "") if at else ("", "")
-        detail = "\n".join(lines[:at]) or lines[at]
-        return Verdict(V.VERIFIER_REJECT, detail, [llc], {"verifier": {"message": message, "value": value}})
+        before = lines[:next(i for i, l in enumerate(lines) if _NOT_VERIFIED in l)]
+        facts = {"message": before[0] if before else "", "value": before[1] if len(before) > 1 else ""}
+        return Verdict(V.VERIFIER_REJECT, "\n".join(before) or _first_error(llc.stderr), [llc], {"verifier": facts})
     located = V.located_errors(llc.stderr)
     if located:
         return Verdict(V.UNSUPPORTED, f"llc cannot read this IR: {located[0][2]}", [llc])
@@ -136,7 +140,9 @@ def run_one(case: mma.MmaCase, selector: str, tc: Toolchain, ptxas: str, why: st
         return Verdict(V.TIMEOUT, mismatch + f"{target.assembler_tool} timed out", tools, details)
     if not closed.ok:
         message = _first_error(closed.stderr).replace(str(path), "<ptx>")
-        return Verdict(V.MC_REJECT, mismatch + f"{target.assembler_tool}: {message}", tools, details)
+        if not message.startswith(target.assembler_tool):
+            message = f"{target.assembler_tool}: {message}"
+        return Verdict(V.MC_REJECT, mismatch + message, tools, details)
     return Verdict(V.PASS, mismatch.rstrip("; "), tools, details)
 
 
@@ -237,13 +243,14 @@ def select(args) -> tuple[list[mma.MmaCase], tuple[str, ...]]:
     --intrinsic keeps the named NVPTX intrinsics (none when it names only AMDGPU ones), -O the
     level, --filter globs over the kernel name (reject_* are the rejection cases), --selector one
     selector, --shard K/N the same deterministic share as the AMDGPU cases. --fmt-a/-b,
-    --width-a/-b, --spec and a --pipeline other than none select AMDGPU cases only: nothing here.
+    --width-a/-b and a --pipeline other than none select AMDGPU cases only: nothing here. The cases
+    are those of the specs' `mma` sections (--spec: only those files').
     """
-    if any(getattr(args, attr, None) is not None for attr, _ in _AMDGPU_ONLY) or getattr(args, "spec", None):
+    if any(getattr(args, attr, None) is not None for attr, _ in _AMDGPU_ONLY):
         return [], ()
     if getattr(args, "pipeline", None) not in (None, "none"):
         return [], ()
-    chosen = mma.cases()
+    chosen = mma.spec_cases(args.cases, getattr(args, "spec", None)) if getattr(args, "cases", None) else mma.cases()
     names = getattr(args, "intrinsic", None)
     if names:
         wanted = {mma.lookup(n).name for n in names if mma.lookup(n) is not None}
@@ -267,3 +274,17 @@ def run_nvptx(args) -> list[Outcome]:
         return []
     tc, ptxas = _tools(args)
     return run(chosen, tc, ptxas, selectors, getattr(args, "jobs", None))
+
+
+def try_text(record_: dict) -> str:
+    """`harness try`'s text form of a try_nvptx record."""
+    lines = [f"{record_['function']} [{record_['selector']}, -O{record_['opt']}, {record_['cpu']}, LLVM {record_['llvm']}]",
+             f"verdict: {record_['verdict']}"]
+    if record_["detail"]:
+        lines.append("detail:  " + record_["detail"].replace("\n", "\n         "))
+    for key in ("instruction", "registers", "expected_registers", "verifier"):
+        if record_.get(key):
+            lines.append(f"{key}: {json.dumps(record_[key])}")
+    for t in record_.get("tools", []):
+        lines.append(f"  $ {' '.join(t['argv'])}  -> {'timeout' if t['timed_out'] else t['returncode']}")
+    return "\n".join(lines)
