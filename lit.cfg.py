@@ -56,14 +56,27 @@ else:
 config.substitutions.append((r"(?<![\w.%/-])FileCheck(?![\w.-])", filecheck))
 lit_config.note(f"FileCheck: {filecheck}")
 
-# NVPTX: the target, its CPUs, and ptxas (which closes llc's PTX) where there is one: --param
-# ptxas=PATH, else $PTXAS, else PATH, else the CUDA install, else the pip wheel in the harness's
-# environment. Without it the ptxas RUN lines are skipped (`%if ptxas`), never failed.
-if "nvptx64" in tc.targets:
-    config.available_features.add("nvptx-registered-target")
-    config.available_features.update(f"cpu-{c}" for c in tc.cpus("nvptx64"))
-    if targets.NVPTX.reads_ir(tc):  # ptx_kernel and opaque pointers: LLVM 20 and later
-        config.available_features.add(targets.NVPTX.ir_feature)
+# Features: what the build has, so a file that needs more is UNSUPPORTED rather than FAIL. Each
+# target (harness/targets.py) gives its registered-target feature, its CPUs and, where its kernels
+# need newer IR than the build may read, that feature.
+major = version.split(".")[0]
+config.available_features.update({f"llvm-{major}", f"llvm-{version}"})
+for target in targets.TARGETS.values():
+    if target.registered not in tc.targets:
+        continue
+    config.available_features.add(target.feature)
+    config.available_features.update(target.cpu_feature(c) for c in tc.cpus(target.registered))
+    if target.ir_feature and target.reads_ir(tc):
+        config.available_features.add(target.ir_feature)
+# The AMDGPU intrinsics the build knows, each a feature (one opt probe answers for all).
+if targets.AMDGPU.registered in tc.targets:
+    present = [i for i in catalog.INTRINSICS if i.cpus[0] in tc.cpus(targets.AMDGPU.registered)]
+    support = tc.intrinsic_support(emit.probe_declarations(present))
+    config.available_features.update(i.symbol for i in present if not support[i.name])
+
+# ptxas closes NVPTX's PTX where there is one: --param ptxas=PATH, else $PTXAS, else PATH, else the
+# CUDA install, else the pip wheel in the harness's environment. Without it the ptxas RUN lines
+# are skipped (`%if ptxas`), never failed.
 try:
     ptxas = nvptx_ptx.find_ptxas(lit_config.params.get("ptxas"))
 except InputError as exc:
@@ -74,17 +87,6 @@ if ptxas:
     lit_config.note(f"ptxas: {ptxas}")
 else:
     lit_config.note("no ptxas: NVPTX kernels are compiled and checked, not assembled")
-
-# Features: what the build has, so a file that needs more is UNSUPPORTED rather than FAIL.
-major = version.split(".")[0]
-config.available_features.update({f"llvm-{major}", f"llvm-{version}"})
-if "amdgcn" in tc.targets:
-    config.available_features.add("amdgpu-registered-target")
-    cpus = tc.cpus("amdgcn")
-    config.available_features.update(f"cpu-{cpu}" for cpu in catalog.CPUS if cpu in cpus)
-    present = [i for i in catalog.INTRINSICS if i.cpus[0] in cpus]
-    support = tc.intrinsic_support(emit.probe_declarations(present))
-    config.available_features.update(i.symbol for i in present if not support[i.name])
 
 CASES = os.path.join(ROOT, "cases")
 try:

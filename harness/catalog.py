@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from harness import formats
+from harness.targets import AMDGPU, Target
 
 # Operand roles inside `Intrinsic.operands`; any other entry is a neutral literal
 # "<type> <value>", prefixed "immarg " where the intrinsic requires a constant there.
@@ -68,9 +69,14 @@ class Intrinsic:
     overload: tuple[str, ...]  # types appended to the name, in order
     a: Source
     b: Source
-    triple: str = "amdgcn"
+    # Where it runs: triple, the assembler that closes llc's text, lit features, selectors.
+    target: Target = AMDGPU
     # Mnemonic of the scaled form a build may rewrite this (unscaled) intrinsic into.
     scaled_mnemonic: str = ""
+
+    @property
+    def triple(self) -> str:
+        return self.target.triple
 
     @property
     def mnemonics(self) -> tuple[str, ...]:

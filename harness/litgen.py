@@ -22,8 +22,9 @@ def llc_command(where, selector: str, obj: bool = False) -> commands.Command:
     return commands.llc(where.intrinsic.triple, where.cpu, where.opt, selector, obj)
 
 
-def mc_command(where) -> commands.Command:
-    return commands.llvm_mc(where.intrinsic.triple, where.cpu)
+def mc_command(where, text_file: str = "-") -> commands.Command:
+    """The assembler that closes llc's text for the intrinsic's target, reading `text_file`."""
+    return where.intrinsic.target.assembler(where.cpu, text_file)
 
 
 def opt_command(where, pipeline: str, disable_verify: bool = False) -> commands.Command:
@@ -170,7 +171,7 @@ def _codegen_runs(group: Group) -> list[str]:
         asm = f"%t.{sel}.s"
         runs.append(_run(*_llc_input(group, llc_command(group, sel), asm)))
         runs.append(_run(commands.Command(("FileCheck", f"--input-file={asm}", "%s"))))
-        runs.append(_run(commands.with_args(mc_command(group), asm)))
+        runs.append(_run(mc_command(group, asm)))
     return runs
 
 

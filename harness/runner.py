@@ -45,14 +45,14 @@ class Runner:
 
         One opt probe answers for every intrinsic the groups use.
         """
-        usable = {g.intrinsic.name: g.intrinsic for g in groups if g.intrinsic.triple in self.tc.targets}
+        usable = {g.intrinsic.name: g.intrinsic for g in groups if g.intrinsic.target.registered in self.tc.targets}
         known = self.tc.intrinsic_support(emit.probe_declarations(usable.values())) if usable else {}
         out = {}
         for g in groups:
             intr = g.intrinsic
-            if intr.triple not in self.tc.targets:
-                out[g.filename] = f"this LLVM build has no {intr.triple} target"
-            elif g.cpu not in self.tc.cpus(intr.triple):
+            if intr.target.registered not in self.tc.targets:
+                out[g.filename] = f"this LLVM build has no {intr.target.registered} target"
+            elif g.cpu not in self.tc.cpus(intr.target.registered):
                 out[g.filename] = f"this LLVM build does not know CPU {g.cpu}"
             else:
                 out[g.filename] = known[intr.name]
@@ -80,7 +80,8 @@ class Runner:
             missing = sorted(names - set(printed))[0]
             raise InputError(f"{gen.argv[0]} exited 0 but printed no code for {missing}: "
                              f"{_first_line(gen.stdout) or 'no output'}")
-        mc = self.tc.run("llvm-mc", list(litgen.mc_command(first).args), gen.stdout)
+        closing = litgen.mc_command(first)  # the target's assembler, reading llc's text on stdin
+        mc = self.tc.run(closing.tool, list(closing.args), gen.stdout)
         if mc.returncode is not None and mc.returncode < 0:  # the assembler itself died
             if len(cases) > 1:
                 return self._compile_each(cases, selector)
