@@ -270,15 +270,23 @@ def _run_selection(args) -> tuple[list[Planned], list]:
     catalog of each target, and a selection is bad input only when it matches neither."""
     nvptx_cases, _ = nvptx_single.select(args)
     amdgpu_names = [n for n in args.intrinsic or [] if nvptx_mma.lookup(n) is None]
+    for name in amdgpu_names:
+        selection.lookup(name)  # a misspelt name is bad input, whatever else was asked for
+    if nvptx_cases and (args.metrics or args.object):
+        raise InputError("--metrics and --object apply to AMDGPU cases; narrow the selection to them")
     if args.intrinsic and not amdgpu_names:
-        return [], nvptx_cases
-    try:
-        narrowed = argparse.Namespace(**{**vars(args), "intrinsic": amdgpu_names or None})
-        return selection.planned(narrowed, direct_ok=False), nvptx_cases
-    except InputError:
-        if not nvptx_cases:
-            raise
-        return [], nvptx_cases
+        planned: list[Planned] = []
+    else:
+        try:
+            narrowed = argparse.Namespace(**{**vars(args), "intrinsic": amdgpu_names or None})
+            planned = selection.planned(narrowed, direct_ok=False)
+        except InputError:
+            if not nvptx_cases:
+                raise
+            planned = []
+    if not planned and not nvptx_cases:
+        raise InputError("the selection matches no case (check --intrinsic, -O, --selector, --filter and --spec)")
+    return planned, nvptx_cases
 
 
 def _metrics_pipelines(text: str) -> list[str]:

@@ -264,3 +264,17 @@ def test_a_wrong_register_count_fails_lit(nvptx_tc, ptxas_path, lit_exe, suite):
     for name, text in planted.items():
         (suite / "cases" / "generated" / name).write_text(text)
     assert _lit(lit_exe, suite, ptxas_path) == {"k16_a3.ll": "FAIL", "k8_b2.ll": "FAIL", "right.ll": "PASS"}
+
+
+def test_ptx_holding_another_instruction_gives_no_verdict(nvptx_tc, tmp_path, cli):
+    # Fault injection: an llc whose PTX carries the k8 instruction where the call is k16.
+    fake = tmp_path / "bin"
+    fake.mkdir()
+    for tool in ("opt", "llvm-mc", "llvm-as", "llvm-objdump", "FileCheck"):
+        (fake / tool).symlink_to(nvptx_tc.bin_dir / tool)
+    (fake / "llc").write_text(f'#!/bin/sh\nout=$({nvptx_tc.bin_dir / "llc"} "$@") || exit $?\n'
+                              "printf '%s\\n' \"$out\" | sed 's/mma.sync.aligned.m16n8k16/mma.sync.aligned.m16n8k8/'\n")
+    (fake / "llc").chmod(0o755)
+    proc = cli("try", "--llvm-bin", fake, "--intrinsic", "mma.m16n8k16.row.col.bf16", "--cpu", "sm_90")
+    assert proc.returncode == 2 and "where mma.m16n8k16.row.col.bf16 is one" in proc.stderr, proc.stdout + proc.stderr
+    assert "Traceback" not in proc.stderr

@@ -124,9 +124,13 @@ def run_one(case: mma.MmaCase, selector: str, tc: Toolchain, ptxas: str, why: st
     if isinstance(subject, mma.Variant) and subject.in_contract:
         details["expected_registers"] = subject.registers
         found = instruction(llc.stdout)
-        if not found or found[0] != subject.mnemonic or details["registers"] != subject.registers:
-            mismatch = (f"expected {subject.mnemonic} with registers {subject.registers}, found "
-                        f"{found[0] if found else 'no mma'} with {details['registers']}; ")
+        count = llc.stdout.count("mma.sync.")
+        if not found or found[0] != subject.mnemonic or details["registers"] != subject.registers or count != 1:
+            # No verdict comes from PTX that lacks the instruction the intrinsic stands for, or
+            # holds another (or several): the harness says so instead of calling it a pass.
+            raise InputError(f"llc -mcpu={case.cpu} -O{case.opt} printed {count} mma.sync, the first "
+                             f"{found[0] if found else 'none'} with registers {details['registers']}, where "
+                             f"{subject.name} is one {subject.mnemonic} with {subject.registers}")
     if not ptxas:
         return Verdict(V.UNSUPPORTED, mismatch + "no ptxas to close the PTX (give --ptxas, set $PTXAS or put it on PATH)",
                        [llc], details)
