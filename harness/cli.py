@@ -12,7 +12,7 @@ from pathlib import Path
 from harness import (__version__, audit, bisect, cache, cases, compare, expand, files, matrix, merge, report, selection,
                      snapshots, toolchain)
 from harness.cases import Group, Planned
-from harness.nvptx import cli as nvptx_cli, mma as nvptx_mma, single as nvptx_single
+from harness.nvptx import cli as nvptx_cli, gemm_spec, mma as nvptx_mma, single as nvptx_single
 from harness.errors import InputError
 from harness.runner import Runner, stderr_progress
 
@@ -286,6 +286,7 @@ def _run_selection(args) -> tuple[list[Planned], list]:
             planned = []
     if not planned and not nvptx_cases:
         raise InputError("the selection matches no case (check --intrinsic, -O, --selector, --filter and --spec)")
+    gemm_spec.load_gemm(selection.spec_paths(args))  # every section of the specs is checked, as expand does
     return planned, nvptx_cases
 
 

@@ -454,3 +454,16 @@ def test_gpu_a_wrong_fragment_layout_fails(tmp_path_factory):
     assert report["layout"] == "a-rows-swapped"
     assert all(r["verdict"] == "fail" for r in report["cases"]), [r["kernel"] for r in report["cases"] if r["verdict"] != "fail"]
     assert gpu_check.exit_status(report) == 1
+
+
+def test_a_kernel_too_large_to_unroll_is_a_located_error(tmp_path, cli):
+    (tmp_path / "g.yaml").write_text("gemm:\n  - shape: 2048x2048x2048\n    dtype: f16\n")
+    proc = cli("gemm-ptx", "--out", tmp_path / "out", "--cases", tmp_path, "--no-ptxas")
+    assert proc.returncode == 2 and f"{tmp_path / 'g.yaml'}:2:12: error: gemm 2048x2048x2048 unrolls to 4194304" in proc.stderr
+    assert not (tmp_path / "out").exists() or not any((tmp_path / "out").iterdir())
+
+
+def test_run_checks_the_gemm_sections_of_the_specs_it_reads(tmp_path, cli):
+    (tmp_path / "g.yaml").write_text('mma:\n  - intrinsic: "*"\ngemm:\n  - shape: 16x8x16\n    dtype: f16\n    beta: 2\n')
+    proc = cli("run", "--cases", tmp_path)
+    assert proc.returncode == 2 and f"{tmp_path / 'g.yaml'}:6:11: error: gemm mma.m16n8k* rejects beta = 2" in proc.stderr

@@ -27,6 +27,9 @@ _CPU = re.compile(r"sm_(\d+)([af]?)")
 _IR_ELEM = {"f16": "half", "bf16": "bfloat"}
 
 
+MAX_MMA = 1024  # mma.sync instructions one fully unrolled kernel may hold
+
+
 class GemmError(InputError):
     """A case the mma.m16n8k* lowering rejects; `field` names the offending value (for a spec to
     point at it)."""
@@ -136,6 +139,11 @@ class GemmCase:
             if size % tile:
                 raise GemmError(name, f"gemm mma.m16n8k* rejects {name.upper()} = {size}: "
                                       f"not a multiple of {tile} (the m16n8k{{16,8}} tile)")
+        mmas = (self.m // 16) * (self.n // 8) * (self.k // 16 + self.k % 16 // 8)
+        if mmas > MAX_MMA:
+            # One warp runs the whole nest, fully unrolled: the kernel grows with M·N·K.
+            raise GemmError("m", f"gemm {self.m}x{self.n}x{self.k} unrolls to {mmas} mma.sync in one warp; "
+                                 f"at most {MAX_MMA} (e.g. 128x128x64)")
         if self.dtype not in DTYPES:
             raise GemmError("dtype", f"gemm mma.m16n8k* rejects dtype {self.dtype!r}: only f16 and bf16 inputs "
                                      f"with f32 accumulate are supported")
