@@ -65,8 +65,13 @@ def _scalar(path: str, node: yaml.Node) -> Value:
         raise InputError("expected a single value here", *_mark(path, node))
     value: object = node.value
     if node.tag in ("tag:yaml.org,2002:int", "tag:yaml.org,2002:bool"):
-        # YAML's own reading: 010 is octal, 1:30 base 60, yes/on are true.
-        value = _CONSTRUCTOR.construct_object(node)
+        # YAML's own reading: 010 is octal, 1:30 base 60, yes/on are true. A tag forced on a
+        # value it cannot read (`!!int abc`, `!!bool maybe`) is bad input at that value.
+        try:
+            value = _CONSTRUCTOR.construct_object(node)
+        except (ValueError, KeyError, IndexError, yaml.YAMLError):
+            kind = node.tag.rsplit(":", 1)[-1]
+            raise InputError(f"{node.value!r} is not a valid {kind}", *_mark(path, node)) from None
     return Value(value, *_mark(path, node))
 
 
@@ -120,6 +125,10 @@ def sections(text: str, path: str) -> tuple[dict[str, yaml.Node], yaml.Node]:
         mark = exc.problem_mark or exc.context_mark
         line, col = (mark.line + 1, mark.column + 1) if mark else (None, None)
         raise InputError(f"invalid YAML: {exc.problem or exc.context}", path, line, col) from None
+    except yaml.YAMLError as exc:  # e.g. a character YAML does not allow
+        raise InputError(f"invalid YAML: {str(exc).splitlines()[0]}", path) from None
+    except RecursionError:
+        raise InputError("invalid YAML: nested too deeply", path) from None
     if root is None:
         raise InputError("empty spec (expected a mapping with a 'matrix' list)", path, 1, 1)
     return _mapping(path, root, FILE_KEYS, "a spec file"), root
@@ -169,9 +178,26 @@ def parse_spec(text: str, path: str) -> list[Block]:
     return blocks
 
 
-def load_spec(path: Path) -> list[Block]:
+def read_text(path: Path) -> str:
+    """A spec file's text: UTF-8, no NUL byte, a regular file (a FIFO would block). Anything else
+    is one located error."""
+    if path.exists() and not path.is_file():
+        raise InputError("not a regular file", str(path))
     try:
-        text = path.read_text(encoding="utf-8")
+        data = path.read_bytes()
     except OSError as exc:
         raise InputError(f"cannot read spec: {exc.strerror}", str(path)) from None
-    return parse_spec(text, str(path))
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data[:exc.start].count(b"\n") + 1
+        col = exc.start - (data.rfind(b"\n", 0, exc.start) + 1) + 1
+        raise InputError("not UTF-8 text", str(path), line, col) from None
+    if "\0" in text:
+        at = text.index("\0")
+        raise InputError("a NUL byte", str(path), text.count("\n", 0, at) + 1, at - (text.rfind("\n", 0, at) + 1) + 1)
+    return text
+
+
+def load_spec(path: Path) -> list[Block]:
+    return parse_spec(read_text(path), str(path))

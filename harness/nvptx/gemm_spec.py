@@ -80,10 +80,7 @@ def load_gemm(paths: list[Path]) -> list[GemmCase]:
     """Every kernel of every file's `gemm` section, each once, in the order first asked for."""
     cases: dict[GemmCase, None] = {}
     for path in paths:
-        try:
-            text = path.read_text(encoding="utf-8")
-        except OSError as exc:
-            raise InputError(f"cannot read spec: {exc.strerror}", str(path)) from None
+        text = spec.read_text(path)
         cases.update(dict.fromkeys(parse_gemm(text, str(path))))
     return list(cases)
 

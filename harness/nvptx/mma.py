@@ -455,7 +455,7 @@ def spec_cases(cases_dir, only: list[str] | None = None) -> list[MmaCase]:
         paths = [p for p in paths if p.name in names]
     chosen: dict[MmaCase, None] = {}
     for path in paths:
-        top, _ = spec.sections(path.read_text(encoding="utf-8"), str(path))
+        top, _ = spec.sections(spec.read_text(path), str(path))
         if "mma" not in top:
             continue
         for block in spec.located_blocks(str(path), top["mma"], SPEC_KEYS, "mma"):
