@@ -109,6 +109,7 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--cases", type=Path, default=DEFAULT_CASES, metavar="DIR")
     p.add_argument("--check", action="store_true",
                    help="write nothing; list stale files (semantic or snapshot) with why; exit 1 if any")
+    selection.add_max_cases(p)
     p.add_argument("--llvm-bin", metavar="DIR", help="the build that regenerates new or changed snapshot files")
     p.add_argument("--timeout", type=selection.seconds, default=toolchain.DEFAULT_TIMEOUT, metavar="S",
                    help="seconds allowed to each llc call (default %(default)s)")
@@ -166,7 +167,7 @@ def _tc(args) -> toolchain.Toolchain:
 
 
 def cmd_expand(args) -> int:
-    rendered = expand.render(args.cases)
+    rendered = expand.render(args.cases, args.max_cases)
     stale = expand.stale(args.cases, rendered)
     if args.check:
         for name, why in stale.items():

@@ -24,10 +24,10 @@ SNAPSHOT_PREFIX = snapshots.DIRECTORY + "/"
 Regenerate = Callable[[Path], str]
 
 
-def render(cases_dir: Path) -> dict[str, str]:
+def render(cases_dir: Path, max_cases: int = matrix.MAX_CASES) -> dict[str, str]:
     """Name under generated/ -> text for every file the specs in `cases_dir` produce (snapshot
     files as skeletons that record no build yet)."""
-    groups = cases.group(matrix.plan(matrix.spec_files(cases_dir)))
+    groups = cases.group(matrix.plan(matrix.spec_files(cases_dir), max_cases))
     out = {g.filename: litgen.lit_file(g) for g in groups}
     out.update({SNAPSHOT_PREFIX + g.filename: litgen.snapshot_file(g, snapshots.UNRECORDED)
                 for g in groups if g.snapshot_cases})

@@ -17,11 +17,18 @@ from harness.errors import InputError
 from harness.spec import Block, Value, load_spec
 
 
+MAX_WIDTH = 4096  # source vector elements; the legal widths are 4 to 32
+MAX_INT_BITS = (1 << 23) - 1  # LLVM's widest integer type
+MAX_CASES = 100_000  # a spec past this is a mistake more often than a plan; --max-cases raises it
+
+
 def _check_width(v: Value) -> object:
     if isinstance(v.value, bool) or not (isinstance(v.value, int) or v.value in POLICIES):
         raise v.error(f"width must be a positive integer or one of {', '.join(POLICIES)}; got {v.value!r}")
     if isinstance(v.value, int) and v.value <= 0:
         raise v.error(f"width must be positive; got {v.value}")
+    if isinstance(v.value, int) and v.value > MAX_WIDTH:
+        raise v.error(f"width {v.value} is past what the harness builds (at most {MAX_WIDTH} elements)")
     return v.value
 
 
@@ -82,6 +89,18 @@ def _validate_rule(rule: dict[str, list[Value]]) -> None:
                     _check_width(v)
                 elif key == "selector" and v.value not in SELECTORS:
                     raise ValueError(f"selector must be one of {', '.join(SELECTORS)}")
+                elif key == "opt" and (isinstance(v.value, bool) or v.value not in OPT_LEVELS):
+                    raise ValueError(f"opt must be one of {', '.join(map(str, OPT_LEVELS))}")
+                elif key == "check" and v.value not in CHECKS:
+                    raise ValueError(f"check must be one of {', '.join(CHECKS)}")
+                elif key == "narrowing" and v.value not in NARROWINGS[1:] + ("none",):
+                    raise ValueError(f"narrowing must be one of {', '.join(NARROWINGS[1:])} or none")
+                elif key in ("elem_a", "elem_b") and _elem(v.value):
+                    raise ValueError(f"{key}: {_elem(v.value)}")
+                elif key == "pipeline" and _pipeline(v.value):
+                    raise ValueError(_pipeline(v.value))
+                elif key == "cpu" and v.value not in catalog.CPUS:
+                    raise ValueError(f"cpu must be one of {', '.join(catalog.CPUS)}")
             except (KeyError, ValueError) as exc:
                 raise v.error(str(exc).strip('"')) from None
 
@@ -105,6 +124,9 @@ def _one_of(allowed):
 
 
 def _elem(value) -> str:
+    m = re.fullmatch(r"i(\d+)", value) if isinstance(value, str) else None
+    if m and not 1 <= int(m.group(1)) <= MAX_INT_BITS:
+        return f"LLVM integer types are i1 to i{MAX_INT_BITS}"
     return "" if isinstance(value, str) and re.fullmatch(r"i\d+|half|bfloat|float|double", value) else "must be an IR scalar type such as i32 or i64"
 
 
@@ -138,6 +160,13 @@ def _resolve_args(intrinsic: Intrinsic, pairs: list[tuple[Value, Value]]) -> tup
         if not (re.fullmatch(literal, text) or re.fullmatch(r"%[A-Za-z_][\w.]*", text)):
             kind = "true/false" if boolean else "an integer"
             raise value.error(f"args: operand {index} of {intrinsic.name} takes {kind} or %name (a parameter); got {text!r}")
+        if index in out:
+            raise key.error(f"args: operand {index} of {intrinsic.name} is given twice")
+        if re.fullmatch(r"-?\d+", text):
+            ty = "i32" if role in (catalog.FMT_A, catalog.FMT_B) else catalog.literal(role)[0]
+            bits = int(ty[1:]) if re.fullmatch(r"i\d+", ty) else 64
+            if not -(2 ** (bits - 1)) <= int(text) < 2 ** bits:
+                raise value.error(f"args: operand {index} of {intrinsic.name} is {ty}; {text} does not fit")
         if role in (catalog.FMT_A, catalog.FMT_B) and text.lstrip("-").isdigit() and int(text) in intrinsic.source(role[-1]).regs:
             raise value.error(f"args: choose a valid format with {role}; args may only put a format operand "
                               f"out of range or make it a %name")
@@ -156,8 +185,9 @@ def resolve_arg_flags(intrinsic: Intrinsic, flags: list[str]) -> tuple[tuple[int
     return _resolve_args(intrinsic, pairs)
 
 
-def expand_block(block: Block) -> list[tuple[Case, str]]:
-    """Every (case, selector) a block asks for, after excludes."""
+def expand_block(block: Block, limit: int = MAX_CASES) -> list[tuple[Case, str]]:
+    """Every (case, selector) a block asks for, after excludes; past `limit`, an error that
+    gives the count (counted without building the cases)."""
     for rule in block.excludes:
         _validate_rule(rule)
     selectors = _choices(block, "selector", list(SELECTORS), _one_of(SELECTORS))
@@ -169,6 +199,11 @@ def expand_block(block: Block) -> list[tuple[Case, str]]:
     narrowings = [n if n != "none" else "" for n in _choices(block, "narrowing", [""], _one_of(NARROWINGS[1:] + ("none",)))]
     policies_a = [_check_width(v) for v in block.dims.get("width_a", [])] or ["exact"]
     policies_b = [_check_width(v) for v in block.dims.get("width_b", [])] or ["exact"]
+
+    def too_many() -> InputError:
+        size = _block_size(block, selectors, opts, pipelines, checks, elems_a, elems_b, narrowings)
+        return block.error(f"this block expands to more than {limit:,} case-selector pairs (up to {size:,}); "
+                           f"split it or raise --max-cases (default {MAX_CASES:,})")
 
     out: list[tuple[Case, str]] = []
     for iv in block.dims["intrinsic"]:
@@ -191,6 +226,8 @@ def expand_block(block: Block) -> list[tuple[Case, str]]:
             for width_a, width_b, selector in itertools.product(wa, wb, selectors):
                 case = Case(intrinsic, cpu, fa, fb, width_a, width_b, opt, pipe, check, args, ea, eb, narrow)
                 if not any(_matches(rule, case, selector) for rule in block.excludes):
+                    if len(out) >= limit:  # stop early: a runaway block costs at most `limit` cases
+                        raise too_many()
                     out.append((case, selector))
     if not out:
         raise block.error("this matrix block expands to no cases")
@@ -200,6 +237,20 @@ def expand_block(block: Block) -> list[tuple[Case, str]]:
         if case.check == "diagnostic" and not case.rejection:
             raise block.error(f"check: diagnostic needs calls the verifier rejects; {case.function} is valid IR")
     return out
+
+
+def _block_size(block: Block, *dims: list) -> int:
+    """An upper bound of the pairs a block expands to (before excludes), without building them."""
+    size = len(block.dims["intrinsic"]) * max(1, len(block.args))
+    for values in dims:
+        size *= len(values)
+    size *= max(1, len(block.dims.get("cpu", [])))
+    for key in ("fmt_a", "fmt_b"):  # absent or `all`: every format, at most 5
+        values = block.dims.get(key)
+        size *= 5 if not values or values[0].value == "all" else len(values)
+    for key in ("width_a", "width_b"):
+        size *= max(1, len(block.dims.get(key, []))) * 3  # a policy names at most 3 legal widths
+    return size
 
 
 def split_selectors(block: Block) -> bool:
@@ -218,6 +269,8 @@ def _flag(block: Block, key: str) -> bool:
     if not values:
         return False
     v = values[0]
+    if len(values) > 1:
+        raise values[1].error(f"{key} takes one value, true or false; got a list")
     if not isinstance(v.value, bool):
         raise v.error(f"{key} must be true or false; got {v.value!r}")
     return v.value
@@ -227,16 +280,20 @@ def _unique(items) -> list:
     return list(dict.fromkeys(items))
 
 
-def plan(spec_paths: list[Path]) -> list[Planned]:
-    """Expand every spec; a case asked for twice runs once under the union of its selectors."""
+def plan(spec_paths: list[Path], max_cases: int = MAX_CASES) -> list[Planned]:
+    """Expand every spec; a case asked for twice runs once under the union of its selectors.
+    More than `max_cases` (case, selector) pairs stop with the count, before anything is built."""
     # Key: the case, plus its selector when its block splits selectors into their own files.
     selectors: dict[tuple[Case, str], dict[str, None]] = {}
     origins: dict[tuple[Case, str], dict[str, None]] = {}
     snapshots: set[tuple[Case, str]] = set()
+    total = 0
     for path in spec_paths:
         for block in load_spec(path):
             split, pinned = split_selectors(block), snapshot(block)
-            for case, selector in expand_block(block):
+            expanded = expand_block(block, max_cases - total)
+            total += len(expanded)
+            for case, selector in expanded:
                 if pinned and (case.check != "codegen" or case.rejection):
                     raise block.error(f"snapshot: only cases llc compiles can be pinned (check: codegen, valid IR); "
                                       f"{case.function} is not one")

@@ -41,8 +41,14 @@ def add_spec_flags(p: argparse.ArgumentParser) -> None:
                    help="only the cases of these spec files in the cases directory (repeatable)")
     p.add_argument("--filter", action="append", metavar="GLOB",
                    help="only cases whose function name matches this shell glob (repeatable), e.g. '*fp4_v16*'")
+    add_max_cases(p)
     p.add_argument("--shard", type=_shard, default=None, metavar="K/N",
                    help="run only the K-th of N deterministic shares of the cases (K from 1), like lit's --run-shard")
+
+
+def add_max_cases(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--max-cases", type=jobs, default=matrix.MAX_CASES, metavar="N",
+                   help="refuse a spec block of more case-selector pairs than this (default %(default)s)")
 
 
 def seconds(text: str) -> float:
@@ -143,7 +149,8 @@ def planned(args, direct_ok: bool = True) -> list[Planned]:
     if direct:
         chosen = [Planned(one_case(args, names[0]), selectors, ())]
     else:
-        chosen = [p for p in matrix.plan(spec_paths(args)) if _wanted(p, args, {i.name for i in names})]
+        chosen = [p for p in matrix.plan(spec_paths(args), getattr(args, "max_cases", matrix.MAX_CASES))
+                  if _wanted(p, args, {i.name for i in names})]
         chosen = [Planned(p.case, tuple(s for s in p.selectors if s in selectors), p.origins, p.snapshot) for p in chosen]
         chosen = [p for p in chosen if p.selectors]
         if not chosen:
