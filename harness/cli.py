@@ -6,7 +6,9 @@ import argparse
 import dataclasses
 import json
 import os
+import signal
 import sys
+import threading
 from pathlib import Path
 
 from harness import (__version__, audit, bisect, cache, cases, compare, expand, files, matrix, merge, report, selection,
@@ -348,7 +350,14 @@ COMMANDS = {"expand": cmd_expand, "update-checks": cmd_update_checks, "audit": c
             "run": cmd_run, "try": cmd_try, "matrix": compare.main, "report": merge.main, **nvptx_cli.COMMANDS}
 
 
+def _terminated(signum, frame):
+    # SIGTERM unwinds like Ctrl-C, so every temporary file is removed on the way out.
+    raise KeyboardInterrupt
+
+
 def main(argv: list[str] | None = None) -> int:
+    if threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGTERM, _terminated)
     words = sys.argv[1:] if argv is None else argv
     _Parser.usage_status = bisect.USAGE if "bisect-run" in words else 2
     args = _parser().parse_args(argv)

@@ -64,7 +64,17 @@ def stale(cases_dir: Path, rendered: dict[str, str]) -> dict[str, str]:
         if why:
             out[name] = why
     out.update({name: "no spec produces it" for name in _existing(out_dir) - set(rendered)})
+    out.update({name: "a temporary file an interrupted write left" for name in _leftovers(out_dir)})
     return dict(sorted(out.items()))
+
+
+def _leftovers(out_dir: Path) -> list[str]:
+    """Temporary files (`.NAME.XXXX.tmp`) a killed writer left behind; expand removes them."""
+    if not out_dir.is_dir():
+        return []
+    found = [p.name for p in out_dir.glob(".*.tmp") if p.is_file()]
+    snaps = out_dir / snapshots.DIRECTORY
+    return found + ([SNAPSHOT_PREFIX + p.name for p in snaps.glob(".*.tmp") if p.is_file()] if snaps.is_dir() else [])
 
 
 def differences(cases_dir: Path, rendered: dict[str, str]) -> list[str]:

@@ -86,14 +86,14 @@ class Runner:
             if len(cases) > 1:
                 return self._compile_each(cases, selector)
             return {first.function: Verdict(V.CRASH, f"llvm-mc killed by signal {-mc.returncode}", before + [gen, mc])}
+        if mc.timed_out:  # the whole module's time ran out: no retry per case (time stays bounded)
+            return {c.function: Verdict(V.TIMEOUT, f"llvm-mc ran past {self.tc.timeout:g} s on the module of "
+                                                   f"{len(cases)} case(s)", before + [gen, mc]) for c in cases}
         rejected, stray = V.mc_rejections(mc.stderr, gen.stdout, names)
-        if mc.timed_out or (not mc.ok and (stray or not rejected)):
+        if not mc.ok and (stray or not rejected):
             if len(cases) > 1:
                 return self._compile_each(cases, selector)
-            kind = V.TIMEOUT if mc.timed_out else V.MC_REJECT
             rejected = {first.function: _first_line(mc.stderr) or "llvm-mc failed"}
-            if kind == V.TIMEOUT:
-                return {first.function: Verdict(kind, rejected[first.function], before + [gen, mc])}
         wants_object = self.with_object or first.check == "object"
         disassembly = self._disassemble(first, selector, text) if wants_object else None
         module_facts = _ModuleFacts(names, text if before else "", gen.stdout, disassembly)
@@ -130,9 +130,10 @@ class Runner:
         names = {c.function: c for c in cases}
         tool = os.path.basename(gen.argv[0])
         if gen.timed_out:
-            if len(cases) > 1:
-                return self._compile_each(cases, selector)
-            return {cases[0].function: Verdict(V.TIMEOUT, f"{tool} timed out", [gen])}
+            # Every case of a module that ran out of time gets `timeout`, with no retry one case
+            # at a time: a hung build costs one --timeout per module, not one per case.
+            return {c.function: Verdict(V.TIMEOUT, f"{tool} ran past {self.tc.timeout:g} s on the module of "
+                                                   f"{len(cases)} case(s)", [gen]) for c in cases}
         out = {fn: Verdict(V.VERIFIER_REJECT, text, [gen], {"verifier": diagnostic_facts(names[fn], text)})
                for fn, text in V.verifier_diagnostics(gen.stderr).items() if fn in names}
         if not out and module is not None:

@@ -65,3 +65,31 @@ def test_an_operand_overridden_twice_on_the_command_line_is_refused(cli):
     proc = cli("try", "--intrinsic", "mfma.scale.f32.16x16x128.f8f6f4", "--fmt-a", "fp8", "--fmt-b", "fp8",
                "--arg", "5=1", "--arg", "5=0")
     assert proc.returncode == 2 and "operand 5 of mfma.scale.f32.16x16x128.f8f6f4 is given twice" in proc.stderr
+
+
+def test_temporaries_an_interrupted_write_left_are_reported_and_removed(cli, tmp_path):
+    (tmp_path / "a.yaml").write_text("matrix:\n  - intrinsic: wmma.f32.32x16x128.f4\n")
+    assert cli("expand", "--cases", tmp_path, "--llvm-bin", "/usr/lib/llvm-22/bin").returncode in (0, 2)
+    leftover = tmp_path / "generated" / ".wmma.f32.32x16x128.f4.gfx1250.O0.exact.ll.k3j2.tmp"
+    leftover.write_text("")
+    proc = cli("expand", "--check", "--cases", tmp_path)
+    assert proc.returncode == 1 and f"{leftover} (a temporary file an interrupted write left)" in proc.stdout, proc.stdout
+    assert cli("expand", "--cases", tmp_path).returncode == 0 and not leftover.exists()
+    assert cli("expand", "--check", "--cases", tmp_path).returncode == 0
+
+
+def test_sigterm_during_expand_leaves_no_temporary_file(tmp_path, repo_root):
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    for spec in (repo_root / "cases").glob("f8f6f4-runtime-formats.yaml"):
+        (tmp_path / spec.name).write_bytes(spec.read_bytes())
+    for delay in (0.3, 0.5, 0.7):
+        proc = subprocess.Popen([sys.executable, "-m", "harness", "expand", "--cases", str(tmp_path)],
+                                cwd=repo_root, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        time.sleep(delay)
+        proc.send_signal(signal.SIGTERM)
+        proc.communicate(timeout=120)
+        assert not list(tmp_path.rglob("*.tmp")), list(tmp_path.rglob("*.tmp"))

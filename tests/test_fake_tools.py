@@ -1,0 +1,43 @@
+"""Fault injection with fake tool directories (the real build with one tool replaced): time stays
+bounded, and no verdict comes from output that makes no sense."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+TOOLS = ("llc", "llvm-mc", "opt", "llvm-as", "llvm-objdump", "FileCheck")
+
+
+def fake_build(tmp_path: Path, real: Path, name: str, script: str) -> Path:
+    out = tmp_path / "bin"
+    out.mkdir()
+    for tool in TOOLS:
+        (out / tool).symlink_to(real / tool)
+    (out / name).unlink()
+    (out / name).write_text("#!/bin/sh\n" + script)
+    (out / name).chmod(0o755)
+    return out
+
+
+def test_a_module_that_times_out_is_not_retried_case_by_case(llvm_22_1_8, cli, tmp_path):
+    log = tmp_path / "compiles.log"
+    real = llvm_22_1_8.bin_dir / "llc"
+    hang = f'case "$*" in *--version*|*help*) exec {real} "$@";; esac\necho x >> {log}\nexec sleep 600\n'
+    fake = fake_build(tmp_path, llvm_22_1_8.bin_dir, "llc", hang)
+    proc = cli("run", "--llvm-bin", fake, "--spec", "f4-fixed-format.yaml", "--intrinsic", "wmma.f32.32x16x128.f4",
+               "--selector", "sdag", "-j", "1", "--timeout", "1", "--json")
+    assert proc.returncode == 0, proc.stderr
+    import json
+
+    verdicts = [c["verdict"] for c in json.loads(proc.stdout)["cases"]]
+    assert verdicts and set(verdicts) == {"timeout"}, verdicts
+    # One llc run per module (the exact and the over-wide file), not one more per case.
+    assert len(log.read_text().splitlines()) == 2, log.read_text()
+
+
+def test_an_llc_that_prints_garbage_and_exits_0_is_bad_output_not_a_verdict(llvm_22_1_8, cli, tmp_path):
+    real = llvm_22_1_8.bin_dir / "llc"
+    garbage = f'case "$*" in *--version*|*help*) exec {real} "$@";; esac\ncat >/dev/null\necho "%%% not assembly"\n'
+    fake = fake_build(tmp_path, llvm_22_1_8.bin_dir, "llc", garbage)
+    proc = cli("try", "--llvm-bin", fake, "--intrinsic", "wmma.f32.16x16x128.f8f6f4", "--fmt-a", "fp4", "--fmt-b", "fp4")
+    assert proc.returncode == 2 and "printed no code for" in proc.stderr and "%%% not assembly" in proc.stderr, proc.stderr
