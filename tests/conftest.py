@@ -65,6 +65,34 @@ def llvm14() -> Path:
 
 
 @pytest.fixture(scope="session")
+def nvptx_tc():
+    """The LLVM build, when it compiles the NVPTX kernels (target, every CPU the cases use, and
+    the IR they are written in); else skip (fail under CI)."""
+    from harness import targets, toolchain
+    from harness.errors import InputError
+    from harness.nvptx import single
+
+    try:
+        tc = toolchain.discover()
+        why = next((w for w in single.build_support(tc, targets.NVPTX, targets.NVPTX.cpus).values() if w), "")
+    except InputError as exc:
+        why = str(exc)
+    if why:
+        unavailable(why)
+    return tc
+
+
+@pytest.fixture(scope="session")
+def ptxas_path() -> str:
+    from harness.nvptx.ptx import find_ptxas
+
+    path = find_ptxas()
+    if not path:
+        unavailable("no ptxas (PATH, $PTXAS, /usr/local/cuda/bin or the pip wheel nvidia-cuda-nvcc)")
+    return path
+
+
+@pytest.fixture(scope="session")
 def llvm_22_1_8(llvm):
     """The build, when it is the release whose verdicts the expected values were measured on."""
     if llvm.version != MEASURED_VERSION:

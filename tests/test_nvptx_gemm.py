@@ -38,28 +38,6 @@ def _shipped() -> list[GemmCase]:
 
 
 @pytest.fixture(scope="module")
-def nvptx_tc():
-    from harness import toolchain
-
-    try:
-        tc = toolchain.discover()
-        why = ptx.check_build(tc, _shipped())
-    except InputError as exc:
-        why = str(exc)
-    if why:
-        unavailable(why)
-    return tc
-
-
-@pytest.fixture(scope="module")
-def ptxas_path():
-    path = ptx.find_ptxas()
-    if not path:
-        unavailable("no ptxas (PATH, $PTXAS or /usr/local/cuda/bin)")
-    return path
-
-
-@pytest.fixture(scope="module")
 def built(nvptx_tc, ptxas_path, tmp_path_factory):
     out = tmp_path_factory.mktemp("gemm-ptx")
     return out, ptx.build_all(nvptx_tc, _shipped(), out, ptxas_path)

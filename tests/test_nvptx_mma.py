@@ -16,38 +16,14 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from conftest import unavailable
 
 from harness import verdicts as V
 from harness.errors import InputError
 from harness.nvptx import mma, single
-from harness.nvptx.ptx import find_ptxas
 from harness.targets import AMDGPU, NVPTX
 
 K16_BF16 = "mma.m16n8k16.row.col.bf16"
 CPUS = ("sm_80", "sm_90", "sm_100a")
-
-
-@pytest.fixture(scope="module")
-def nvptx_tc():
-    from harness import toolchain
-
-    try:
-        tc = toolchain.discover()
-        why = next((w for w in single.build_support(tc, NVPTX, CPUS).values() if w), "")
-    except InputError as exc:
-        why = str(exc)
-    if why:
-        unavailable(why)
-    return tc
-
-
-@pytest.fixture(scope="module")
-def ptxas_path():
-    path = find_ptxas()
-    if not path:
-        unavailable("no ptxas (PATH, $PTXAS or /usr/local/cuda/bin)")
-    return path
 
 
 @pytest.fixture(scope="module")
