@@ -11,12 +11,11 @@ The exit status is the vote git bisect reads:
 from __future__ import annotations
 
 import argparse
-import hashlib
 import subprocess
 import sys
 from pathlib import Path
 
-from harness import cases, selection, toolchain, verdicts as V
+from harness import cases, files, selection, toolchain, verdicts as V
 from harness.errors import InputError
 from harness.runner import Runner
 
@@ -144,11 +143,7 @@ def _shell(command: str, timeout: float | None) -> subprocess.CompletedProcess:
 
 
 def _digest(path: str) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as fh:
-        for block in iter(lambda: fh.read(1 << 20), b""):
-            h.update(block)
-    return "llc sha256 " + h.hexdigest()[:12]
+    return "llc sha256 " + files.sha256_of(path)[:12]
 
 
 def _tail(text: str, lines: int = 3) -> str:

@@ -36,6 +36,7 @@ import zlib
 from dataclasses import dataclass
 from pathlib import Path
 
+from harness import files
 from harness.errors import InputError
 from harness.toolchain import Toolchain, ToolRun
 
@@ -90,11 +91,7 @@ class Cache:
         except (OSError, ValueError, KeyError, TypeError):
             digest = ""
         if not digest:
-            h = hashlib.sha256()
-            with open(real, "rb") as fh:
-                while chunk := fh.read(1 << 20):
-                    h.update(chunk)
-            digest = h.hexdigest()
+            digest = files.sha256_of(real)
             _write_bytes(note, json.dumps({"stamp": stamp, "sha256": digest}).encode())
         self._digests[memo] = digest
         return digest

@@ -79,7 +79,7 @@ class Runner:
         if set(printed) != names:  # llc said it succeeded but did not print the code: no verdict
             missing = sorted(names - set(printed))[0]
             raise InputError(f"{gen.argv[0]} exited 0 but printed no code for {missing}: "
-                             f"{_first_line(gen.stdout) or 'no output'}")
+                             f"{V.first_error(gen.stdout) or 'no output'}")
         closing = litgen.mc_command(first)  # the target's assembler, reading llc's text on stdin
         mc = self.tc.run(closing.tool, list(closing.args), gen.stdout)
         if mc.returncode is not None and mc.returncode < 0:  # the assembler itself died
@@ -93,7 +93,7 @@ class Runner:
         if not mc.ok and (stray or not rejected):
             if len(cases) > 1:
                 return self._compile_each(cases, selector)
-            rejected = {first.function: _first_line(mc.stderr) or "llvm-mc failed"}
+            rejected = {first.function: V.first_error(mc.stderr) or "llvm-mc failed"}
         wants_object = self.with_object or first.check == "object"
         disassembly = self._disassemble(first, selector, text) if wants_object else None
         module_facts = _ModuleFacts(names, text if before else "", gen.stdout, disassembly)
@@ -157,7 +157,7 @@ class Runner:
         """A pipeline opt cannot parse is bad input, not a verdict: say so once, exit 2."""
         run = self.tc.run("opt", [*litgen.opt_command(where, pipeline).args, "-disable-output"], "")
         if not run.ok:
-            raise InputError(f"pipeline {pipeline!r}: {_first_line(run.stderr) or 'opt rejects it'}")
+            raise InputError(f"pipeline {pipeline!r}: {V.first_error(run.stderr) or 'opt rejects it'}")
 
     # ---- the whole plan ---------------------------------------------------------------------
     def run(self, groups: list[Group]) -> list[Outcome]:
@@ -270,12 +270,6 @@ def diagnostic_facts(case: Case, diagnostic: str) -> dict:
 
 def _key(g: Group, c: Case) -> str:
     return f"{g.filename}:{c.function}"
-
-
-def _first_line(text: str) -> str:
-    lines = [l.strip() for l in text.splitlines() if l.strip()]
-    errors = [l for l in lines if "error" in l.lower()]
-    return (errors or lines or [""])[0]
 
 
 def stderr_progress(done: int, total: int) -> None:

@@ -36,6 +36,14 @@ _LABEL = re.compile(r"^([A-Za-z_.$][\w.$]*):")
 _FUNCTION_START = re.compile(r"^(?:([A-Za-z_$][\w.$]*):|[0-9a-f]+ <([\w.$]+)>:|define [^@]*@([\w.$]+)\()")
 
 
+def first_error(text: str) -> str:
+    """The first line of a tool's output that says error (or fatal, as ptxas does), else its
+    first line: the one line a verdict's detail or a refusal quotes."""
+    lines = [line.strip() for line in text.splitlines() if line.strip()]
+    errors = [line for line in lines if "error" in line.lower() or "fatal" in line.lower()]
+    return (errors or lines or [""])[0]
+
+
 def verifier_diagnostics(stderr: str) -> dict[str, str]:
     """Function -> verifier diagnostic, for each call the verifier printed.
 

@@ -21,6 +21,7 @@ from pathlib import Path
 from harness import files, toolchain
 from harness.commands import Command
 from harness.errors import InputError
+from harness.verdicts import first_error
 from harness.nvptx.gemm import PTX, TRIPLE, GemmCase, Layout, kernel_ir
 
 MANIFEST = "manifest.json"
@@ -87,13 +88,13 @@ class Built:
     def problems(self) -> list[str]:
         """Why this kernel fails, in words (empty when it passes)."""
         if not self.llc.ok:
-            return ["llc failed: " + ("timeout" if self.llc.timed_out else _first_line(self.llc.stderr) or "no message")]
+            return ["llc failed: " + ("timeout" if self.llc.timed_out else first_error(self.llc.stderr) or "no message")]
         out = []
         expected = {k: v for k, v in self.case.mma_counts().items() if v}
         if self.found != expected:
             out.append(f"mma counts {self.found} differ from the expected {expected}")
         if self.ptxas is not None and not self.ptxas.ok:
-            out.append(f"ptxas rejects it: {_first_line(self.ptxas.stderr) or 'timeout'}")
+            out.append(f"ptxas rejects it: {first_error(self.ptxas.stderr) or 'timeout'}")
         return out
 
     @property
@@ -106,12 +107,6 @@ class Built:
         return {**self.case.record(), "kernel": self.case.name, "ptx": self.ptx_file, "layout": self.layout.name,
                 "seed": case_seed(self.case, seed), "mma_found": self.found, "ptxas": self.ptxas_verdict,
                 "problems": self.problems}
-
-
-def _first_line(text: str) -> str:
-    lines = [line.strip() for line in text.splitlines() if line.strip()]
-    errors = [line for line in lines if "error" in line.lower()]
-    return (errors or lines or [""])[0]
 
 
 def check_build(tc: toolchain.Toolchain, cases: list[GemmCase]) -> str:

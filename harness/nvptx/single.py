@@ -75,12 +75,6 @@ def instruction_text(ptx: str) -> str:
     return f"{found[0]} " + ", ".join("{" + ", ".join(g) + "}" for g in found[1]) + ";"
 
 
-def _first_error(text: str) -> str:
-    lines = [l.strip() for l in text.splitlines() if l.strip()]
-    errors = [l for l in lines if "error" in l.lower() or "fatal" in l.lower()]
-    return (errors or lines or [""])[0]
-
-
 def build_support(tc: Toolchain, target, cpus) -> dict[str, str]:
     """CPU -> why this build cannot compile for it ("" when it can)."""
     if target.registered not in tc.targets:
@@ -96,13 +90,13 @@ def _llc_failed(case: mma.MmaCase, selector: str, llc: ToolRun) -> Verdict:
     if llc.timed_out:
         return Verdict(V.TIMEOUT, "llc timed out", [llc])
     if not target.has_selector(selector) and target.no_selector_message and target.no_selector_message in llc.stderr:
-        return Verdict(V.UNSUPPORTED, _first_error(llc.stderr), [llc])
+        return Verdict(V.UNSUPPORTED, V.first_error(llc.stderr), [llc])
     if _NOT_VERIFIED in llc.stderr:
         # The verifier's message, the value it names (here the intrinsic's declaration), then llc's error.
         lines = [l for l in llc.stderr.splitlines() if l.strip()]
         before = lines[:next(i for i, l in enumerate(lines) if _NOT_VERIFIED in l)]
         facts = {"message": before[0] if before else "", "value": before[1] if len(before) > 1 else ""}
-        return Verdict(V.VERIFIER_REJECT, "\n".join(before) or _first_error(llc.stderr), [llc], {"verifier": facts})
+        return Verdict(V.VERIFIER_REJECT, "\n".join(before) or V.first_error(llc.stderr), [llc], {"verifier": facts})
     located = V.located_errors(llc.stderr)
     if located:
         return Verdict(V.UNSUPPORTED, f"llc cannot read this IR: {located[0][2]}", [llc])
@@ -143,7 +137,7 @@ def run_one(case: mma.MmaCase, selector: str, tc: Toolchain, ptxas: str, why: st
     if closed.timed_out:
         return Verdict(V.TIMEOUT, mismatch + f"{target.assembler_tool} timed out", tools, details)
     if not closed.ok:
-        message = _first_error(closed.stderr).replace(str(path), "<ptx>")
+        message = V.first_error(closed.stderr).replace(str(path), "<ptx>")
         if not message.startswith(target.assembler_tool):
             message = f"{target.assembler_tool}: {message}"
         return Verdict(V.MC_REJECT, mismatch + message, tools, details)
