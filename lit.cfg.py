@@ -39,8 +39,10 @@ lit_config.note(f"testing {tc.describe()}")
 TOOLS = ("llc", "llvm-mc", "opt", "llvm-as", "llvm-objdump")
 missing = [t for t in TOOLS if not tc.tool(t)]
 if missing:
-    lit_config.fatal(f"{tc.describe()} lacks {', '.join(missing)}: it cannot run these tests "
-                     f"(build them, e.g. ninja llc llvm-mc opt llvm-as llvm-objdump FileCheck)")
+    lit_config.fatal(
+        f"{tc.describe()} lacks {', '.join(missing)}: it cannot run these tests "
+        f"(build them, e.g. ninja llc llvm-mc opt llvm-as llvm-objdump FileCheck)"
+    )
 for name in TOOLS:
     config.substitutions.append((rf"(?<![\w.%/-]){re.escape(name)}(?![\w.-])", tc.tool(name)))
 
@@ -51,8 +53,10 @@ else:
     beside = [pathlib.Path(sys.executable).parent / "filecheck", pathlib.Path(ROOT) / ".venv" / "bin" / "filecheck"]
     filecheck = next((str(p) for p in beside if p.is_file() and os.access(p, os.X_OK)), "")
     if not filecheck:
-        lit_config.fatal(f"no FileCheck in {tc.bin_dir or 'the build'} and no pip `filecheck` in the harness's "
-                         f"environment ({beside[0].parent}); run ci/setup.sh")
+        lit_config.fatal(
+            f"no FileCheck in {tc.bin_dir or 'the build'} and no pip `filecheck` in the harness's "
+            f"environment ({beside[0].parent}); run ci/setup.sh"
+        )
 config.substitutions.append((r"(?<![\w.%/-])FileCheck(?![\w.-])", filecheck))
 lit_config.note(f"FileCheck: {filecheck}")
 

@@ -71,8 +71,12 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--llvm-bin", default=None)
-    parser.add_argument("--spec", action="append", metavar="FILE",
-                        help="only these spec files of cases/ (default: all), e.g. f8f6f4-runtime-formats.yaml")
+    parser.add_argument(
+        "--spec",
+        action="append",
+        metavar="FILE",
+        help="only these spec files of cases/ (default: all), e.g. f8f6f4-runtime-formats.yaml",
+    )
     opts = parser.parse_args()
     tc = toolchain.discover(opts.llvm_bin)
     workers = os.cpu_count() or 1

@@ -40,8 +40,12 @@ class FunctionAudit:
     rejected_lines: list[str] = field(default_factory=list)
 
     def record(self) -> dict:
-        return {"name": self.name, "verdict": self.verdict, "message": self.message,
-                "checks_enshrine_reject": self.checks_enshrine_reject}
+        return {
+            "name": self.name,
+            "verdict": self.verdict,
+            "message": self.message,
+            "checks_enshrine_reject": self.checks_enshrine_reject,
+        }
 
 
 @dataclass
@@ -88,7 +92,7 @@ def read_test(path: Path) -> str:
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:
-        line = data[:exc.start].count(b"\n") + 1
+        line = data[: exc.start].count(b"\n") + 1
         raise InputError(f"{path}:{line}: not UTF-8 text") from None
 
 
@@ -120,7 +124,7 @@ def audit_file(path: Path, tc: Toolchain) -> FileAudit:
         if pipeline.commands[llc_at].negated:
             audit.skipped = "llc is expected to fail here (not)"
             continue
-        prefixes = _prefixes(pipeline.commands[llc_at + 1:]) + _prefixes_of_output(pipeline.commands[llc_at], runs)
+        prefixes = _prefixes(pipeline.commands[llc_at + 1 :]) + _prefixes_of_output(pipeline.commands[llc_at], runs)
         error = _audit_run(path, text, names, pipeline, llc_at, audit, tc, prefixes)
         if error and not result.error:
             result.error = error
@@ -184,8 +188,16 @@ def _target_features(text: str, names: list[str]) -> dict[str, tuple[str, ...]]:
     return {n: out.get(n, ()) for n in names}
 
 
-def _audit_run(path: Path, text: str, names: list[str], pipeline: commands.Pipeline, llc_at: int,
-               audit: RunAudit, tc: Toolchain, prefixes: list[str]) -> str:
+def _audit_run(
+    path: Path,
+    text: str,
+    names: list[str],
+    pipeline: commands.Pipeline,
+    llc_at: int,
+    audit: RunAudit,
+    tc: Toolchain,
+    prefixes: list[str],
+) -> str:
     """Fill `audit`; return a file-level error ("" when the file compiled)."""
     subst = {"%s": str(path)}
     llc = pipeline.commands[llc_at].substitute(subst)
@@ -258,7 +270,10 @@ def _llc_input(before: tuple[commands.Command, ...], llc: commands.Command, subs
         elif cmd.tool in TEXT_TOOLS and shutil.which(cmd.tool):
             run = run_tool([shutil.which(cmd.tool) or cmd.tool, *cmd.args], stdin, tc.timeout)
         else:
-            return "", f"the RUN line runs {cmd.tool!r} before llc, which is neither in the LLVM build nor one of {', '.join(TEXT_TOOLS)}"
+            return (
+                "",
+                f"the RUN line runs {cmd.tool!r} before llc, which is neither in the LLVM build nor one of {', '.join(TEXT_TOOLS)}",
+            )
         if not run.ok:
             return "", f"{cmd.tool} failed before llc: {_head(run.stderr)}"
         data = run.stdout
@@ -286,12 +301,19 @@ def _without(source: str, fn: str, tc: Toolchain) -> tuple[str, str]:
     return (run.stdout, "") if run.ok else ("", f"llvm-extract cannot remove {fn}: {_head(run.stderr)}")
 
 
-def _assemble(gen: ToolRun, names: list[str], everyone: list[str], triple: str, cpu: str | None, mattr: str,
-              audit: RunAudit, tc: Toolchain) -> dict[str, FunctionAudit]:
+def _assemble(
+    gen: ToolRun, names: list[str], everyone: list[str], triple: str, cpu: str | None, mattr: str, audit: RunAudit, tc: Toolchain
+) -> dict[str, FunctionAudit]:
     """Verdicts of `names` (the functions sharing one feature set) from llvm-mc over all of llc's
     text; errors in `everyone` else's functions are their own feature set's business."""
-    mc_args = [f"-triple={triple}", *([f"-mcpu={cpu}"] if cpu else []), *([f"-mattr={mattr}"] if mattr else []),
-               "-filetype=obj", "-o", "/dev/null"]
+    mc_args = [
+        f"-triple={triple}",
+        *([f"-mcpu={cpu}"] if cpu else []),
+        *([f"-mattr={mattr}"] if mattr else []),
+        "-filetype=obj",
+        "-o",
+        "/dev/null",
+    ]
     mc = tc.run("llvm-mc", mc_args, gen.stdout)
     if mc.timed_out:
         return {n: FunctionAudit(n, V.TIMEOUT, "llvm-mc timed out") for n in names}

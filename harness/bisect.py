@@ -48,21 +48,32 @@ abort git bisect). --invert swaps 0 and 1, to hunt the commit that fixed somethi
 
 
 def add_parser(sub, formatter_class) -> argparse.ArgumentParser:
-    p = sub.add_parser("bisect-run", help="one git bisect step: vote good/bad/skip on this commit's LLVM build",
-                       description=DESCRIPTION, epilog=EPILOG, formatter_class=formatter_class)
+    p = sub.add_parser(
+        "bisect-run",
+        help="one git bisect step: vote good/bad/skip on this commit's LLVM build",
+        description=DESCRIPTION,
+        epilog=EPILOG,
+        formatter_class=formatter_class,
+    )
     p.error = lambda message: p.exit(USAGE, f"{p.prog}: error: {message}\n")  # abort the bisect, never vote
     where = p.add_mutually_exclusive_group(required=True)
     where.add_argument("--llvm-bin", metavar="DIR", help="the build's bin directory (llc, llvm-mc, opt, llvm-as)")
-    where.add_argument("--llvm-bin-cmd", metavar="CMD",
-                       help="a shell command run at this commit that prints the bin directory (last line)")
+    where.add_argument(
+        "--llvm-bin-cmd", metavar="CMD", help="a shell command run at this commit that prints the bin directory (last line)"
+    )
     p.add_argument("--build", metavar="CMD", help="a shell command that builds the tools first; failing skips (125)")
     p.add_argument("--want", choices=V.ALL, default=V.PASS, help="the verdict every case must have (default pass)")
     p.add_argument("--invert", action="store_true", help="swap good and bad (hunt the commit that fixed it)")
     selection.add_spec_flags(p)
     selection.add_case_flags(p, selector_default=None)
     p.add_argument("-j", "--jobs", type=selection.jobs, default=None, metavar="N", help="parallel tool runs (default: cores)")
-    p.add_argument("--timeout", type=selection.seconds, default=toolchain.DEFAULT_TIMEOUT, metavar="S",
-                   help="seconds allowed to each tool call (default %(default)s)")
+    p.add_argument(
+        "--timeout",
+        type=selection.seconds,
+        default=toolchain.DEFAULT_TIMEOUT,
+        metavar="S",
+        help="seconds allowed to each tool call (default %(default)s)",
+    )
     return p
 
 
@@ -149,4 +160,3 @@ def _digest(path: str) -> str:
 def _tail(text: str, lines: int = 3) -> str:
     kept = [line.strip() for line in text.splitlines() if line.strip()][-lines:]
     return " | ".join(kept) or "no output"
-

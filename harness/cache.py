@@ -122,8 +122,14 @@ class Cache:
             code, seconds = entry["returncode"], float(entry["seconds"])
             if not isinstance(code, int) or isinstance(code, bool):
                 raise TypeError("returncode")
-            run = ToolRun(tuple(argv), code, _text(entry["stdout"]), _text(entry["stderr"]), seconds,
-                          base64.b64decode(entry["data"], validate=True))
+            run = ToolRun(
+                tuple(argv),
+                code,
+                _text(entry["stdout"]),
+                _text(entry["stderr"]),
+                seconds,
+                base64.b64decode(entry["data"], validate=True),
+            )
         except (ValueError, KeyError, TypeError, zlib.error):
             self._count(miss=True, bad=True)
             return None
@@ -136,9 +142,16 @@ class Cache:
     def put(self, key: str, run: ToolRun) -> None:
         if run.timed_out or (run.returncode < 0 and run.returncode not in _CRASH_SIGNALS):
             return
-        entry = {"format": FORMAT, "key": key, "argv": list(run.argv), "returncode": run.returncode,
-                 "stdout": run.stdout, "stderr": run.stderr, "seconds": run.seconds,
-                 "data": base64.b64encode(run.data).decode()}
+        entry = {
+            "format": FORMAT,
+            "key": key,
+            "argv": list(run.argv),
+            "returncode": run.returncode,
+            "stdout": run.stdout,
+            "stderr": run.stderr,
+            "seconds": run.seconds,
+            "data": base64.b64encode(run.data).decode(),
+        }
         if _write_bytes(self._path(key), zlib.compress(json.dumps(entry).encode(), 1)):
             with self._lock:
                 self.stored += 1
@@ -184,16 +197,29 @@ class CachedToolchain(Toolchain):
 
 # ---- the command-line face ---------------------------------------------------------------------
 
+
 def add_flags(p: argparse.ArgumentParser, default_on: bool = True) -> None:
     """--cache-dir DIR and --no-cache (or --cache, when the command does not cache by default)."""
-    p.add_argument("--cache-dir", type=Path, default=None, metavar="DIR",
-                   help="where tool runs are cached (default: $XDG_CACHE_HOME/matrix-harness or ~/.cache/matrix-harness)")
+    p.add_argument(
+        "--cache-dir",
+        type=Path,
+        default=None,
+        metavar="DIR",
+        help="where tool runs are cached (default: $XDG_CACHE_HOME/matrix-harness or ~/.cache/matrix-harness)",
+    )
     if default_on:
-        p.add_argument("--no-cache", dest="cache", action="store_false", default=True,
-                       help="run every tool; read and write no cache")
+        p.add_argument(
+            "--no-cache", dest="cache", action="store_false", default=True, help="run every tool; read and write no cache"
+        )
     else:
-        p.add_argument("--cache", dest="cache", action="store_const", const=True, default=None,
-                       help="answer repeated tool runs from the on-disk cache (also turned on by --cache-dir)")
+        p.add_argument(
+            "--cache",
+            dest="cache",
+            action="store_const",
+            const=True,
+            default=None,
+            help="answer repeated tool runs from the on-disk cache (also turned on by --cache-dir)",
+        )
 
 
 def from_args(args) -> Cache | None:
@@ -213,6 +239,7 @@ def from_args(args) -> Cache | None:
 
 
 # ---- helpers -----------------------------------------------------------------------------------
+
 
 def _sha256(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
@@ -255,16 +282,19 @@ def _build_libraries(path: str) -> set[str]:
         obj = todo.pop()
         needed, rpath, runpath = _elf_dynamic(obj)
         origin = os.path.dirname(obj)
-        own = [d.replace("${ORIGIN}", origin).replace("$ORIGIN", origin)
-               for d in ((rpath if not runpath else []) + env_dirs + runpath)]
+        own = [
+            d.replace("${ORIGIN}", origin).replace("$ORIGIN", origin)
+            for d in ((rpath if not runpath else []) + env_dirs + runpath)
+        ]
         for name in needed:
             if "/" in name:
                 found = os.path.realpath(name) if os.path.isfile(name) else None
             else:
                 found = next((os.path.realpath(c) for c in (os.path.join(d, name) for d in own) if os.path.isfile(c)), None)
                 if found is None and name.startswith("libLLVM"):
-                    found = next((os.path.realpath(c) for c in (os.path.join(d, name) for d in _SYSTEM_DIRS)
-                                  if os.path.isfile(c)), None)
+                    found = next(
+                        (os.path.realpath(c) for c in (os.path.join(d, name) for d in _SYSTEM_DIRS) if os.path.isfile(c)), None
+                    )
             if found and found not in seen:
                 seen.add(found)
                 todo.append(found)
@@ -272,8 +302,11 @@ def _build_libraries(path: str) -> set[str]:
 
 
 _MULTIARCH = sysconfig.get_config_var("MULTIARCH") or ""
-_SYSTEM_DIRS = [d for d in (f"/lib/{_MULTIARCH}", f"/usr/lib/{_MULTIARCH}", "/lib64", "/usr/lib64", "/lib", "/usr/lib",
-                            "/usr/local/lib") if not d.endswith("/")]
+_SYSTEM_DIRS = [
+    d
+    for d in (f"/lib/{_MULTIARCH}", f"/usr/lib/{_MULTIARCH}", "/lib64", "/usr/lib64", "/lib", "/usr/lib", "/usr/local/lib")
+    if not d.endswith("/")
+]
 
 
 def _elf_dynamic(path: str) -> tuple[list[str], list[str], list[str]]:
@@ -286,11 +319,11 @@ def _elf_dynamic(path: str) -> tuple[list[str], list[str], list[str]]:
                 return [], [], []
             wide, end = head[4] == 2, "<" if head[5] == 1 else ">"
             if wide:
-                phoff, = struct.unpack_from(end + "Q", head, 32)
+                (phoff,) = struct.unpack_from(end + "Q", head, 32)
                 phentsize, phnum = struct.unpack_from(end + "HH", head, 54)
                 ph_fmt, dyn_fmt = end + "IIQQQQQQ", end + "qQ"
             else:
-                phoff, = struct.unpack_from(end + "I", head, 28)
+                (phoff,) = struct.unpack_from(end + "I", head, 28)
                 phentsize, phnum = struct.unpack_from(end + "HH", head, 42)
                 ph_fmt, dyn_fmt = end + "IIIIIIII", end + "iI"
             fh.seek(phoff)

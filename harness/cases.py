@@ -25,9 +25,23 @@ NARROWINGS = ("", "shufflevector", "vector.extract")
 # Verifier rejections a case can be built to provoke, most decisive first.
 REJECTIONS = ("nonconst", "badformat", "illegal", "underwide")
 # File classes, in the order a case is tested against them.
-CLASSES = ("diagnostic-a", "diagnostic-b", "diagnostic-none", "ir-malformed", "nonconst", "badformat", "illegal",
-           "underwide", "ir", "object", "narrowed-shufflevector", "narrowed-vector-extract", "overwide",
-           "underwide-unverified", "exact")
+CLASSES = (
+    "diagnostic-a",
+    "diagnostic-b",
+    "diagnostic-none",
+    "ir-malformed",
+    "nonconst",
+    "badformat",
+    "illegal",
+    "underwide",
+    "ir",
+    "object",
+    "narrowed-shufflevector",
+    "narrowed-vector-extract",
+    "overwide",
+    "underwide-unverified",
+    "exact",
+)
 VERIFIER_CLASSES = ("diagnostic-a", "diagnostic-b", "diagnostic-none", "nonconst", "badformat", "illegal", "underwide")
 
 
@@ -127,8 +141,21 @@ class Case:
         return "__".join(parts)
 
     def sort_key(self) -> tuple:
-        return (self.intrinsic.name, self.cpu, self.opt, self.pipeline, self.check, self.fmt_a, self.fmt_b,
-                self.width_a, self.width_b, self.elem_a, self.elem_b, self.args, self.narrowing)
+        return (
+            self.intrinsic.name,
+            self.cpu,
+            self.opt,
+            self.pipeline,
+            self.check,
+            self.fmt_a,
+            self.fmt_b,
+            self.width_a,
+            self.width_b,
+            self.elem_a,
+            self.elem_b,
+            self.args,
+            self.narrowing,
+        )
 
 
 @dataclass(frozen=True)

@@ -51,9 +51,7 @@ class Source:
         """The modifier the assembler prints for `fmt`, or "" when it prints none."""
         if not self.modifier or fmt == self.silent_format:
             return ""
-        return self.modifier.format(
-            value=fmt, wmma=formats.WMMA_NAME[fmt], mfma=formats.MFMA_NAME[fmt]
-        )
+        return self.modifier.format(value=fmt, wmma=formats.WMMA_NAME[fmt], mfma=formats.MFMA_NAME[fmt])
 
 
 @dataclass(frozen=True, eq=False)
@@ -132,10 +130,26 @@ _MFMA = dict(cpus=("gfx950",), calling_convention="amdgpu_ps", overload=(SRC_A, 
 _WMMA_HEAD = (FMT_A, SRC_A, FMT_B, SRC_B, "immarg i16 0", ACC)
 # scale source select and scale format (immarg), then the scale value, for A and then B;
 # then reuse A / reuse B.
-_SCALE_TAIL = ("immarg i32 0", "immarg i32 0", "i32 0", "immarg i32 0", "immarg i32 0", "i32 0",
-               "immarg i1 false", "immarg i1 false")
-_SCALE16_TAIL = ("immarg i32 0", "immarg i32 0", "i64 0", "immarg i32 0", "immarg i32 0", "i64 0",
-                 "immarg i1 false", "immarg i1 false")
+_SCALE_TAIL = (
+    "immarg i32 0",
+    "immarg i32 0",
+    "i32 0",
+    "immarg i32 0",
+    "immarg i32 0",
+    "i32 0",
+    "immarg i1 false",
+    "immarg i1 false",
+)
+_SCALE16_TAIL = (
+    "immarg i32 0",
+    "immarg i32 0",
+    "i64 0",
+    "immarg i32 0",
+    "immarg i32 0",
+    "i64 0",
+    "immarg i1 false",
+    "immarg i1 false",
+)
 # cbsz, blgp, then op_sel and scale of A, op_sel and scale of B.
 _MFMA_OPERANDS = (SRC_A, SRC_B, ACC, FMT_A, FMT_B, "immarg i32 0", "i32 0", "immarg i32 0", "i32 0")
 # The fixed-FP4 WMMA: A is always 16 registers and B 8; no format operands, none printed.

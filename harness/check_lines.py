@@ -55,13 +55,13 @@ def _pattern(check: str) -> str:
         if check.startswith("{{", i):
             end = check.find("}}", i + 2)
             if end >= 0:
-                out.append(_literal("".join(literal)) + f"(?:{check[i + 2:end]})")
+                out.append(_literal("".join(literal)) + f"(?:{check[i + 2 : end]})")
                 literal, i = [], end + 2
                 continue
         if check.startswith("[[", i):
             end = _variable_end(check, i + 2)
             if end >= 0:
-                inner = check[i + 2:end]
+                inner = check[i + 2 : end]
                 regex = inner.split(":", 1)[1] if ":" in inner and not inner.startswith("#") else ""
                 out.append(_literal("".join(literal)) + (f"(?:{regex})" if regex else ".*?"))
                 literal, i = [], end + 2

@@ -60,12 +60,12 @@ class Command:
     @property
     def args(self) -> tuple[str, ...]:
         """The tool's own arguments."""
-        return self.argv[self.tool_index + 1:]
+        return self.argv[self.tool_index + 1 :]
 
     @property
     def negated(self) -> bool:
         """`not` (or `not --crash`) wraps the tool, directly or inside `env`."""
-        return "not" in self.argv[:self.tool_index]
+        return "not" in self.argv[: self.tool_index]
 
     def text(self) -> str:
         words = [quote(a) for a in self.argv]
@@ -82,8 +82,9 @@ class Command:
     def substitute(self, mapping: dict[str, str]) -> "Command":
         """Replace lit substitutions (`%s`, `%t`, ...) inside every word."""
         sub = lambda w: _substitute(w, mapping) if w is not None else None
-        return replace(self, argv=tuple(sub(a) for a in self.argv), stdin=sub(self.stdin), stdout=sub(self.stdout),
-                       stderr=sub(self.stderr))
+        return replace(
+            self, argv=tuple(sub(a) for a in self.argv), stdin=sub(self.stdin), stdout=sub(self.stdout), stderr=sub(self.stderr)
+        )
 
 
 @dataclass(frozen=True)
@@ -195,13 +196,16 @@ def _command(cmd, text: str) -> Command:
             raise CommandSyntaxError(f"{text!r}: unsupported redirection {''.join(map(str, fd))}{op}{target}")
     if not cmd.args:
         raise CommandSyntaxError(f"{text!r}: empty command")
-    globbed = [a for a in cmd.args if not isinstance(a, str)] + [t for t in (stdin, stdout) if t is not None and not isinstance(t, str)]
+    globbed = [a for a in cmd.args if not isinstance(a, str)] + [
+        t for t in (stdin, stdout) if t is not None and not isinstance(t, str)
+    ]
     if globbed:
         raise CommandSyntaxError(f"{text!r}: a file glob ({getattr(globbed[0], 'pattern', globbed[0])}) is not supported here")
     return Command(tuple(cmd.args), stdin, stdout, merged, stderr)
 
 
 # ---- the commands the harness runs --------------------------------------------------------------
+
 
 def llc(triple: str, cpu: str, opt: int, selector: str, obj: bool = False) -> Command:
     """llc for one selector (`-global-isel-abort=1` on GlobalISel: no silent fallback)."""
@@ -221,9 +225,12 @@ def opt(triple: str, cpu: str, pipeline: str, disable_verify: bool = False) -> C
 
 def with_args(command: Command, *extra: str, stdin: str | None = None, stdout: str | None = None) -> Command:
     """`command` with more arguments and, optionally, redirections."""
-    return replace(command, argv=command.argv + extra,
-                   stdin=stdin if stdin is not None else command.stdin,
-                   stdout=stdout if stdout is not None else command.stdout)
+    return replace(
+        command,
+        argv=command.argv + extra,
+        stdin=stdin if stdin is not None else command.stdin,
+        stdout=stdout if stdout is not None else command.stdout,
+    )
 
 
 def check_prefixes(filecheck: Command) -> list[str]:

@@ -83,8 +83,10 @@ def parse_build(text: str) -> tuple[str, str]:
     if not directory.strip():
         raise InputError(f"--llvm-bin {text!r}: no directory before {SEPARATOR}")
     if sep and (not pipeline.strip() or any(c.isspace() for c in pipeline)):
-        raise InputError(f"--llvm-bin {text!r}: write DIR::PIPELINE with an opt -passes= pipeline without spaces, "
-                         f"e.g. {directory}::instcombine")
+        raise InputError(
+            f"--llvm-bin {text!r}: write DIR::PIPELINE with an opt -passes= pipeline without spaces, "
+            f"e.g. {directory}::instcombine"
+        )
     return directory, pipeline
 
 
@@ -163,10 +165,21 @@ def _unknown_pipelines(runner: Runner, groups: list[cases.Group]) -> dict[str, s
 
 def cell(case: Case, selector: str, verdicts: list[Verdict], build_records: list[dict]) -> dict:
     c = case
-    out = {"function": c.function, "intrinsic": c.intrinsic.name, "cpu": c.cpu, "opt": c.opt, "pipeline": c.pipeline,
-           "class": c.file_class, "fmt_a": formats.short(c.fmt_a), "fmt_b": formats.short(c.fmt_b),
-           "width_a": c.width_a, "width_b": c.width_b, "required_a": c.required("a"), "required_b": c.required("b"),
-           "selector": selector}
+    out = {
+        "function": c.function,
+        "intrinsic": c.intrinsic.name,
+        "cpu": c.cpu,
+        "opt": c.opt,
+        "pipeline": c.pipeline,
+        "class": c.file_class,
+        "fmt_a": formats.short(c.fmt_a),
+        "fmt_b": formats.short(c.fmt_b),
+        "width_a": c.width_a,
+        "width_b": c.width_b,
+        "required_a": c.required("a"),
+        "required_b": c.required("b"),
+        "selector": selector,
+    }
     if c.args:
         out["args"] = {str(i): v for i, v in c.args}
     if c.narrowing:
@@ -187,8 +200,22 @@ def try_command(cell: dict, build: dict) -> str | None:
     e.g. a non-i32 element type)."""
     if "elem_a" in cell or "elem_b" in cell:
         return None
-    words = ["harness", "try", "--intrinsic", cell["intrinsic"], "--fmt-a", cell["fmt_a"], "--fmt-b", cell["fmt_b"],
-             "--width-a", str(cell["width_a"]), "--width-b", str(cell["width_b"]), "--selector", cell["selector"]]
+    words = [
+        "harness",
+        "try",
+        "--intrinsic",
+        cell["intrinsic"],
+        "--fmt-a",
+        cell["fmt_a"],
+        "--fmt-b",
+        cell["fmt_b"],
+        "--width-a",
+        str(cell["width_a"]),
+        "--width-b",
+        str(cell["width_b"]),
+        "--selector",
+        cell["selector"],
+    ]
     if cell.get("opt"):
         words += ["-O", str(cell["opt"])]
     try:
@@ -213,22 +240,44 @@ def try_command(cell: dict, build: dict) -> str | None:
 
 
 def document(columns: list[dict], cells: list[dict], selected: dict, shard: str | None) -> dict:
-    return {"kind": KIND, "format": FORMAT, "builds": columns, "selection": selected, "shard": shard,
-            "counts": report.matrix_counts(cells, len(columns)), "cells": cells}
+    return {
+        "kind": KIND,
+        "format": FORMAT,
+        "builds": columns,
+        "selection": selected,
+        "shard": shard,
+        "counts": report.matrix_counts(cells, len(columns)),
+        "cells": cells,
+    }
 
 
 # ---- command line --------------------------------------------------------------------------------
 
+
 def add_parser(sub, formatter_class=argparse.RawDescriptionHelpFormatter) -> argparse.ArgumentParser:
-    p = sub.add_parser("matrix", help="compare LLVM builds side by side on the same cases",
-                       description=DESCRIPTION, epilog=EPILOG, formatter_class=formatter_class)
+    p = sub.add_parser(
+        "matrix",
+        help="compare LLVM builds side by side on the same cases",
+        description=DESCRIPTION,
+        epilog=EPILOG,
+        formatter_class=formatter_class,
+    )
     selection.add_spec_flags(p)
     selection.add_case_flags(p, None)
-    p.add_argument("--llvm-bin", action="append", metavar="DIR[::PIPELINE]",
-                   help="an LLVM bin directory, optionally with an opt pipeline run before llc (repeat: one column each)")
+    p.add_argument(
+        "--llvm-bin",
+        action="append",
+        metavar="DIR[::PIPELINE]",
+        help="an LLVM bin directory, optionally with an opt pipeline run before llc (repeat: one column each)",
+    )
     p.add_argument("-j", "--jobs", type=selection.jobs, default=None, metavar="N", help="parallel tool runs (default: cores)")
-    p.add_argument("--timeout", type=selection.seconds, default=toolchain.DEFAULT_TIMEOUT, metavar="S",
-                   help="seconds allowed to each tool call (default %(default)s)")
+    p.add_argument(
+        "--timeout",
+        type=selection.seconds,
+        default=toolchain.DEFAULT_TIMEOUT,
+        metavar="S",
+        help="seconds allowed to each tool call (default %(default)s)",
+    )
     fmt = p.add_mutually_exclusive_group()
     fmt.add_argument("--json", action="store_true", help="print the matrix document (JSON)")
     fmt.add_argument("--markdown", action="store_true", help="print a markdown summary for a review")

@@ -71,9 +71,13 @@ def narrowing_lines(case: Case) -> list[str]:
             continue
         if case.narrowing == "shufflevector":
             mask = ", ".join(f"i32 {i}" for i in range(case.call_width(side)))
-            lines.append(f"  %{side}.narrow = shufflevector {wide} %{side}, {wide} poison, <{case.call_width(side)} x i32> <{mask}>")
+            lines.append(
+                f"  %{side}.narrow = shufflevector {wide} %{side}, {wide} poison, <{case.call_width(side)} x i32> <{mask}>"
+            )
         else:
-            lines.append(f"  %{side}.narrow = call {narrow} @llvm.vector.extract.{mangle(narrow)}.{mangle(wide)}({wide} %{side}, i64 0)")
+            lines.append(
+                f"  %{side}.narrow = call {narrow} @llvm.vector.extract.{mangle(narrow)}.{mangle(wide)}({wide} %{side}, i64 0)"
+            )
     return lines
 
 

@@ -29,8 +29,7 @@ def render(cases_dir: Path, max_cases: int = matrix.MAX_CASES) -> dict[str, str]
     files as skeletons that record no build yet)."""
     groups = cases.group(matrix.plan(matrix.spec_files(cases_dir), max_cases))
     out = {g.filename: litgen.lit_file(g) for g in groups}
-    out.update({SNAPSHOT_PREFIX + g.filename: litgen.snapshot_file(g, snapshots.UNRECORDED)
-                for g in groups if g.snapshot_cases})
+    out.update({SNAPSHOT_PREFIX + g.filename: litgen.snapshot_file(g, snapshots.UNRECORDED) for g in groups if g.snapshot_cases})
     out.update(gemm_lit.gemm_lit_files(cases_dir))  # NVPTX tiled gemm kernels (`gemm:` sections)
     out.update(nvptx_mma.mma_lit_files(cases_dir))  # NVPTX single-instruction mma (`mma:` sections)
     return out

@@ -10,6 +10,7 @@ from pathlib import Path
 
 from harness.errors import InputError
 
+
 def write_atomically(target: Path, text: str) -> None:
     """Replace `target` with `text` (UTF-8), never half-written. An existing file keeps its
     permission bits; a new one gets what the umask allows."""

@@ -51,13 +51,20 @@ def _counts_table(doc: dict) -> str:
     for i, (b, t) in enumerate(zip(builds, tally)):
         cells = "".join(f'<td data-build="{i}" data-verdict="{e(v)}">{t.get(v, 0)}</td>' for v in used)
         pipe = "" if b["pipeline"] == "none" else f" + opt {e(b['pipeline'])}"
-        rows.append(f'<tr><th scope="row">{e(b["id"])}<small>LLVM {e(b["version"])} from {e(b["bin"])}{pipe}</small></th>'
-                    f'{cells}<td data-build="{i}" data-verdict="total">{sum(t.values())}</td></tr>')
+        rows.append(
+            f'<tr><th scope="row">{e(b["id"])}<small>LLVM {e(b["version"])} from {e(b["bin"])}{pipe}</small></th>'
+            f'{cells}<td data-build="{i}" data-verdict="total">{sum(t.values())}</td></tr>'
+        )
     differ = sum(1 for c in doc["cells"] if c.get("differs"))
-    foot = (f'<p id="differ-count">{differ} of {len(doc["cells"])} cells differ between builds.</p>'
-            if len(builds) > 1 else f'<p id="differ-count">{len(doc["cells"])} cells.</p>')
-    return (f'<table id="counts"><thead><tr><th scope="col">build</th>{head}<th scope="col">total</th></tr></thead>'
-            f'<tbody>{"".join(rows)}</tbody></table>{foot}')
+    foot = (
+        f'<p id="differ-count">{differ} of {len(doc["cells"])} cells differ between builds.</p>'
+        if len(builds) > 1
+        else f'<p id="differ-count">{len(doc["cells"])} cells.</p>'
+    )
+    return (
+        f'<table id="counts"><thead><tr><th scope="col">build</th>{head}<th scope="col">total</th></tr></thead>'
+        f"<tbody>{''.join(rows)}</tbody></table>{foot}"
+    )
 
 
 def _cls(verdict: str) -> str:
@@ -65,20 +72,27 @@ def _cls(verdict: str) -> str:
 
 
 def _legend(builds: int) -> str:
-    items = "".join(f'<li><span class="sw v-{v}">{l}</span><b>{html.escape(v)}</b> {html.escape(d)}</li>'
-                    for v, (l, _, d) in STYLE.items())
+    items = "".join(
+        f'<li><span class="sw v-{v}">{l}</span><b>{html.escape(v)}</b> {html.escape(d)}</li>' for v, (l, _, d) in STYLE.items()
+    )
     if builds > 1:
         stripes = f"linear-gradient(90deg,{STYLE['mc-reject'][1]} 50%,{STYLE['pass'][1]} 50%)"
-        items += (f'<li><span class="sw same v-pass">P</span><span class="sw changed" style="background:{stripes}">'
-                  '</span><b>diff view</b> faded: the same verdict on every build; striped: the builds disagree '
-                  '(one stripe per build, in column order)</li>')
-    return (f'<ul id="legend">{items}</ul><p class="note">Each format cell: one row per width pair (A×B source '
-            'width in i32, the required width underlined); one square per selector (sdag, then gisel). Hover for '
-            'a summary, click for details.</p>')
+        items += (
+            f'<li><span class="sw same v-pass">P</span><span class="sw changed" style="background:{stripes}">'
+            "</span><b>diff view</b> faded: the same verdict on every build; striped: the builds disagree "
+            "(one stripe per build, in column order)</li>"
+        )
+    return (
+        f'<ul id="legend">{items}</ul><p class="note">Each format cell: one row per width pair (A×B source '
+        "width in i32, the required width underlined); one square per selector (sdag, then gisel). Hover for "
+        "a summary, click for details.</p>"
+    )
 
 
-CSP = ("<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'; "
-       "script-src 'unsafe-inline'; img-src data:\">")
+CSP = (
+    "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'; "
+    "script-src 'unsafe-inline'; img-src data:\">"
+)
 
 
 def render(doc: dict) -> str:
@@ -87,21 +101,23 @@ def render(doc: dict) -> str:
     css_verdicts = "".join(f".v-{v}{{background:{c};}}" for v, (_, c, _) in STYLE.items()) + f".v-other{{background:{OTHER[1]};}}"
     style = {v: [l, c] for v, (l, c, _) in STYLE.items()}
     shard = f" (shard {html.escape(str(doc['shard']))})" if doc.get("shard") else ""
-    return "".join([
-        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">",
-        CSP,
-        '<meta name="viewport" content="width=device-width, initial-scale=1"><link rel="icon" href="data:,">',
-        f"<title>{html.escape(title)}</title><style>{CSS}{css_verdicts}</style></head><body>",
-        f"<header><h1>{html.escape(title)}{shard}</h1>",
-        '<div id="views" role="group" aria-label="view"></div></header>',
-        f'<section id="summary">{_counts_table(doc)}<p id="shown"></p>{_legend(len(builds))}</section>',
-        '<noscript><p>The grids need JavaScript; the counts above do not.</p></noscript>',
-        '<main id="grids"></main>',
-        '<aside id="details" hidden><button type="button" id="close" aria-label="close">×</button><div id="detail-body"></div></aside>',
-        f'<script type="application/json" id="matrix-data">{_script_json(doc)}</script>',
-        f'<script type="application/json" id="verdict-style">{_script_json(style)}</script>',
-        f"<script>{SCRIPT}</script></body></html>\n",
-    ])
+    return "".join(
+        [
+            '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">',
+            CSP,
+            '<meta name="viewport" content="width=device-width, initial-scale=1"><link rel="icon" href="data:,">',
+            f"<title>{html.escape(title)}</title><style>{CSS}{css_verdicts}</style></head><body>",
+            f"<header><h1>{html.escape(title)}{shard}</h1>",
+            '<div id="views" role="group" aria-label="view"></div></header>',
+            f'<section id="summary">{_counts_table(doc)}<p id="shown"></p>{_legend(len(builds))}</section>',
+            "<noscript><p>The grids need JavaScript; the counts above do not.</p></noscript>",
+            '<main id="grids"></main>',
+            '<aside id="details" hidden><button type="button" id="close" aria-label="close">×</button><div id="detail-body"></div></aside>',
+            f'<script type="application/json" id="matrix-data">{_script_json(doc)}</script>',
+            f'<script type="application/json" id="verdict-style">{_script_json(style)}</script>',
+            f"<script>{SCRIPT}</script></body></html>\n",
+        ]
+    )
 
 
 def write(path: Path, doc: dict) -> None:

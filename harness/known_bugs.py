@@ -20,7 +20,7 @@ def load(cases_dir: Path) -> dict[str, list[tuple[str, str]]]:
     try:
         text = path.read_bytes().decode("utf-8")
     except UnicodeDecodeError as exc:
-        raise InputError("not UTF-8 text", str(path), path.read_bytes()[:exc.start].count(b"\n") + 1) from None
+        raise InputError("not UTF-8 text", str(path), path.read_bytes()[: exc.start].count(b"\n") + 1) from None
     except OSError as exc:
         raise InputError(f"cannot read: {exc.strerror}", str(path)) from None
     try:
@@ -52,8 +52,12 @@ def _no_duplicate_versions(root, path: Path) -> None:
     for key, _ in root.value:
         line = key.start_mark.line + 1
         if key.value in seen:
-            raise InputError(f"version {key.value!r} is listed twice (first on line {seen[key.value]})",
-                             str(path), line, key.start_mark.column + 1)
+            raise InputError(
+                f"version {key.value!r} is listed twice (first on line {seen[key.value]})",
+                str(path),
+                line,
+                key.start_mark.column + 1,
+            )
         seen[key.value] = line
 
 

@@ -33,6 +33,7 @@ def opt_command(where, pipeline: str, disable_verify: bool = False) -> commands.
 
 # ---- CHECK lines ------------------------------------------------------------------------------
 
+
 def asm_checks(case: Case) -> list[str]:
     """Label, opcode and exactly these format modifiers.
 
@@ -104,7 +105,9 @@ def ir_checks(case: Case, malformed: bool) -> list[str]:
         mask = ", ".join(f"i32 {i}" for i in range(need))
         var = f"{side.upper()}_NARROW"
         ty = f"<{wide} x i32>"
-        lines.append(f"; IR-DAG: [[{var}:%[^ ]+]] = shufflevector {ty} %{side}, {ty} {{{{poison|undef}}}}, <{need} x i32> <{mask}>")
+        lines.append(
+            f"; IR-DAG: [[{var}:%[^ ]+]] = shufflevector {ty} %{side}, {ty} {{{{poison|undef}}}}, <{need} x i32> <{mask}>"
+        )
         narrowed[side] = var
     for side in ("a", "b"):
         if side not in narrowed:
@@ -127,6 +130,7 @@ def ir_checks(case: Case, malformed: bool) -> list[str]:
 
 
 # ---- files ------------------------------------------------------------------------------------
+
 
 def _header(group: Group) -> list[str]:
     specs = sorted({o for m in group.members for o in m.origins})
@@ -180,8 +184,12 @@ def _object_runs(group: Group) -> list[str]:
     runs = []
     for sel in group.selectors:
         runs.append(_run(*_llc_input(group, llc_command(group, sel, obj=True), f"%t.{sel}.o")))
-        runs.append(_run(commands.Command(("llvm-objdump", "-d", f"%t.{sel}.o")),
-                         commands.Command(("FileCheck", "--check-prefix=OBJ", "%s"))))
+        runs.append(
+            _run(
+                commands.Command(("llvm-objdump", "-d", f"%t.{sel}.o")),
+                commands.Command(("FileCheck", "--check-prefix=OBJ", "%s")),
+            )
+        )
     return runs
 
 

@@ -120,19 +120,28 @@ def _choices(block: Block, key: str, default: list, check) -> list:
 
 
 def _one_of(allowed):
-    return lambda value: "" if value in allowed and not isinstance(value, bool) else "must be one of " + ", ".join(map(str, allowed))
+    return lambda value: (
+        "" if value in allowed and not isinstance(value, bool) else "must be one of " + ", ".join(map(str, allowed))
+    )
 
 
 def _elem(value) -> str:
     m = re.fullmatch(r"i(\d+)", value) if isinstance(value, str) else None
     if m and not 1 <= int(m.group(1)) <= MAX_INT_BITS:
         return f"LLVM integer types are i1 to i{MAX_INT_BITS}"
-    return "" if isinstance(value, str) and re.fullmatch(r"i\d+|half|bfloat|float|double", value) else "must be an IR scalar type such as i32 or i64"
+    return (
+        ""
+        if isinstance(value, str) and re.fullmatch(r"i\d+|half|bfloat|float|double", value)
+        else "must be an IR scalar type such as i32 or i64"
+    )
 
 
 def _pipeline(value) -> str:
-    return "" if isinstance(value, str) and value.strip() and not any(c.isspace() for c in value) else (
-        "must be none, instcombine or an opt -passes= pipeline without spaces")
+    return (
+        ""
+        if isinstance(value, str) and value.strip() and not any(c.isspace() for c in value)
+        else ("must be none, instcombine or an opt -passes= pipeline without spaces")
+    )
 
 
 def _resolve_args(intrinsic: Intrinsic, pairs: list[tuple[Value, Value]]) -> tuple[tuple[int, str], ...]:
@@ -165,11 +174,12 @@ def _resolve_args(intrinsic: Intrinsic, pairs: list[tuple[Value, Value]]) -> tup
         if re.fullmatch(r"-?\d+", text):
             ty = "i32" if role in (catalog.FMT_A, catalog.FMT_B) else catalog.literal(role)[0]
             bits = int(ty[1:]) if re.fullmatch(r"i\d+", ty) else 64
-            if not -(2 ** (bits - 1)) <= int(text) < 2 ** bits:
+            if not -(2 ** (bits - 1)) <= int(text) < 2**bits:
                 raise value.error(f"args: operand {index} of {intrinsic.name} is {ty}; {text} does not fit")
         if role in (catalog.FMT_A, catalog.FMT_B) and text.lstrip("-").isdigit() and int(text) in intrinsic.source(role[-1]).regs:
-            raise value.error(f"args: choose a valid format with {role}; args may only put a format operand "
-                              f"out of range or make it a %name")
+            raise value.error(
+                f"args: choose a valid format with {role}; args may only put a format operand out of range or make it a %name"
+            )
         out[index] = text
     return tuple(sorted(out.items()))
 
@@ -202,8 +212,10 @@ def expand_block(block: Block, limit: int = MAX_CASES) -> list[tuple[Case, str]]
 
     def too_many() -> InputError:
         size = _block_size(block, selectors, opts, pipelines, checks, elems_a, elems_b, narrowings)
-        return block.error(f"this block expands to more than {limit:,} case-selector pairs (up to {size:,}); "
-                           f"split it or raise --max-cases (default {MAX_CASES:,})")
+        return block.error(
+            f"this block expands to more than {limit:,} case-selector pairs (up to {size:,}); "
+            f"split it or raise --max-cases (default {MAX_CASES:,})"
+        )
 
     out: list[tuple[Case, str]] = []
     for iv in block.dims["intrinsic"]:
@@ -295,8 +307,9 @@ def plan(spec_paths: list[Path], max_cases: int = MAX_CASES) -> list[Planned]:
             total += len(expanded)
             for case, selector in expanded:
                 if pinned and (case.check != "codegen" or case.rejection):
-                    raise block.error(f"snapshot: only cases llc compiles can be pinned (check: codegen, valid IR); "
-                                      f"{case.function} is not one")
+                    raise block.error(
+                        f"snapshot: only cases llc compiles can be pinned (check: codegen, valid IR); {case.function} is not one"
+                    )
                 key = (case, selector if split else "")
                 selectors.setdefault(key, {})[selector] = None
                 origins.setdefault(key, {})[path.name] = None

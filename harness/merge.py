@@ -27,8 +27,20 @@ examples:
   harness report m1.json m2.json --html matrix.html
 """
 
-_RUN_KEYS = ("function", "intrinsic", "cpu", "opt", "pipeline", "class", "fmt_a", "fmt_b", "width_a", "width_b",
-             "selector", "verdict")
+_RUN_KEYS = (
+    "function",
+    "intrinsic",
+    "cpu",
+    "opt",
+    "pipeline",
+    "class",
+    "fmt_a",
+    "fmt_b",
+    "width_a",
+    "width_b",
+    "selector",
+    "verdict",
+)
 
 
 def load_document(path) -> tuple[str, dict]:
@@ -39,7 +51,12 @@ def load_document(path) -> tuple[str, dict]:
         raise InputError(f"cannot read: {exc.strerror}", str(path)) from None
     except (ValueError, UnicodeDecodeError, RecursionError) as exc:
         raise InputError(f"not JSON: {str(exc) or type(exc).__name__}", str(path)) from None
-    if isinstance(doc, dict) and doc.get("kind") == compare.KIND and isinstance(doc.get("cells"), list) and isinstance(doc.get("builds"), list):
+    if (
+        isinstance(doc, dict)
+        and doc.get("kind") == compare.KIND
+        and isinstance(doc.get("cells"), list)
+        and isinstance(doc.get("builds"), list)
+    ):
         kind, records, need = "matrix", doc["cells"], (*_RUN_KEYS[:-1], "verdicts")
     elif isinstance(doc, dict) and isinstance(doc.get("cases"), list) and "llvm" in doc:
         kind, records, need = "run", doc["cases"], _RUN_KEYS
@@ -48,12 +65,12 @@ def load_document(path) -> tuple[str, dict]:
     width = None
     if kind == "matrix":
         if doc.get("format") != compare.FORMAT:
-            raise InputError(f"a matrix document of format {doc.get('format')!r}; this harness reads format {compare.FORMAT}",
-                             str(path))
+            raise InputError(
+                f"a matrix document of format {doc.get('format')!r}; this harness reads format {compare.FORMAT}", str(path)
+            )
         width = len(doc["builds"])
         fields = ("id", "version", "bin", "pipeline")
-        if not width or any(not isinstance(b, dict) or any(not isinstance(b.get(f), str) for f in fields)
-                            for b in doc["builds"]):
+        if not width or any(not isinstance(b, dict) or any(not isinstance(b.get(f), str) for f in fields) for b in doc["builds"]):
             raise InputError(f"builds: each needs {', '.join(fields)} (text)", str(path))
     for i, r in enumerate(records):
         missing = [k for k in need if not isinstance(r, dict) or k not in r]
@@ -62,10 +79,17 @@ def load_document(path) -> tuple[str, dict]:
         bad = [k for k in ("opt", "width_a", "width_b") if type(r[k]) is not int]
         bad += [k for k in need if k not in ("opt", "width_a", "width_b", "verdicts") and not isinstance(r[k], str)]
         if width is not None:
-            if not isinstance(r["verdicts"], list) or len(r["verdicts"]) != width or not all(isinstance(v, str) for v in r["verdicts"]):
+            if (
+                not isinstance(r["verdicts"], list)
+                or len(r["verdicts"]) != width
+                or not all(isinstance(v, str) for v in r["verdicts"])
+            ):
                 bad.append("verdicts")
-            for key, ok in (("details", lambda v: isinstance(v, str)), ("metrics", lambda v: v is None or isinstance(v, dict)),
-                            ("commands", lambda v: v is None or isinstance(v, str))):
+            for key, ok in (
+                ("details", lambda v: isinstance(v, str)),
+                ("metrics", lambda v: v is None or isinstance(v, dict)),
+                ("commands", lambda v: v is None or isinstance(v, str)),
+            ):
                 value = r.setdefault(key, [None if key != "details" else ""] * width)
                 if not isinstance(value, list) or len(value) != width or not all(map(ok, value)):
                     bad.append(key)
@@ -87,8 +111,11 @@ def merge(inputs: list[tuple[str, str, dict]]) -> tuple[str, dict]:
         if k != kind:
             raise InputError(f"{path} is a `harness {k}` output and {path0} a `harness {kind}` output; merge one kind")
     build = (lambda d: d["builds"]) if kind == "matrix" else (lambda d: {"llvm": d["llvm"], "llvm_bin": d.get("llvm_bin")})
-    describe = (lambda d: ", ".join(f"{b.get('id')} ({b.get('bin')})" for b in d["builds"])) if kind == "matrix" else (
-        lambda d: f"LLVM {d['llvm']} ({d.get('llvm_bin')})")
+    describe = (
+        (lambda d: ", ".join(f"{b.get('id')} ({b.get('bin')})" for b in d["builds"]))
+        if kind == "matrix"
+        else (lambda d: f"LLVM {d['llvm']} ({d.get('llvm_bin')})")
+    )
     for path, _, doc in rest:
         if build(doc) != build(doc0):
             raise InputError(f"{path} comes from other builds than {path0}: {describe(doc)} vs {describe(doc0)}")
@@ -136,17 +163,25 @@ def run_as_matrix(doc: dict) -> dict:
 
 def add_parser(sub, formatter_class=None):
     """`harness report FILE.json...` (register with the other commands; `main` runs it)."""
-    p = sub.add_parser("report", help="merge --json outputs of sharded run/matrix commands into one report",
-                       description=DESCRIPTION, formatter_class=formatter_class or argparse.RawDescriptionHelpFormatter,
-                       epilog="exit status: 0 merged, 2 bad input (unreadable, other builds, overlapping cells).")
+    p = sub.add_parser(
+        "report",
+        help="merge --json outputs of sharded run/matrix commands into one report",
+        description=DESCRIPTION,
+        formatter_class=formatter_class or argparse.RawDescriptionHelpFormatter,
+        epilog="exit status: 0 merged, 2 bad input (unreadable, other builds, overlapping cells).",
+    )
     p.add_argument("files", nargs="+", type=Path, metavar="FILE.json")
     fmt = p.add_mutually_exclusive_group()
     fmt.add_argument("--json", action="store_true", help="print the merged document (the inputs' format)")
     fmt.add_argument("--markdown", action="store_true", help="print a markdown summary")
     p.add_argument("--html", type=Path, metavar="FILE", help="also write the HTML page of the merged cells")
     p.add_argument("--all", action="store_true", help="matrix text: list every case, not only those that differ")
-    p.add_argument("--by", choices=("intrinsic", "class"), default="intrinsic",
-                   help="run text: rows of intrinsic x selector (default) or file class x selector")
+    p.add_argument(
+        "--by",
+        choices=("intrinsic", "class"),
+        default="intrinsic",
+        help="run text: rows of intrinsic x selector (default) or file class x selector",
+    )
     return p
 
 

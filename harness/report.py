@@ -72,8 +72,7 @@ METRICS = ("vgpr", "agpr", "sgpr", "scratch_loads", "scratch_stores", "instructi
 def metrics_table(pairs: list[tuple[Outcome, Outcome]], names: list[str]) -> str:
     """Per case and selector: verdict and register cost under two pipelines, side by side,
     then per intrinsic how many cases each pipeline passes and their mean VGPR count."""
-    rows = [["function", "sel", f"verdict {names[0]}", f"verdict {names[1]}",
-             *(f"{m} {names[0]}>{names[1]}" for m in METRICS)]]
+    rows = [["function", "sel", f"verdict {names[0]}", f"verdict {names[1]}", *(f"{m} {names[0]}>{names[1]}" for m in METRICS)]]
     summary: dict[str, list] = {}
     for a, b in pairs:
         ma, mb = a.verdict.details.get("metrics") or {}, b.verdict.details.get("metrics") or {}
@@ -91,20 +90,34 @@ def metrics_table(pairs: list[tuple[Outcome, Outcome]], names: list[str]) -> str
     lines.append("")
     for name, (n, pa, pb, va, vb) in sorted(summary.items()):
         mean = lambda v: f"{sum(v) / len(v):.1f}" if v else "-"
-        lines.append(f"{name}: {n} case-selectors; pass {names[0]} {pa}, {names[1]} {pb}; "
-                     f"mean VGPR {names[0]} {mean(va)}, {names[1]} {mean(vb)}")
+        lines.append(
+            f"{name}: {n} case-selectors; pass {names[0]} {pa}, {names[1]} {pb}; "
+            f"mean VGPR {names[0]} {mean(va)}, {names[1]} {mean(vb)}"
+        )
     return "\n".join(lines)
 
 
 # ---- JSON records and matrix documents: order, tables, text and markdown -------------------------
 
+
 def cell_order(r: dict) -> tuple:
     """The canonical order of case records and matrix cells: intrinsic, CPU, -O, pipeline, file
     class, formats, widths, function, selector (the same however the cases were sharded)."""
     rank = lambda seq, v: seq.index(v) if v in seq else len(seq)
-    return (r["intrinsic"], r["cpu"], r["opt"], r["pipeline"], rank(CLASSES, r["class"]),
-            rank(formats.SHORT, r["fmt_a"]), rank(formats.SHORT, r["fmt_b"]), r["width_a"], r["width_b"],
-            r["function"], rank(SELECTORS, r["selector"]), r["selector"])
+    return (
+        r["intrinsic"],
+        r["cpu"],
+        r["opt"],
+        r["pipeline"],
+        rank(CLASSES, r["class"]),
+        rank(formats.SHORT, r["fmt_a"]),
+        rank(formats.SHORT, r["fmt_b"]),
+        r["width_a"],
+        r["width_b"],
+        r["function"],
+        rank(SELECTORS, r["selector"]),
+        r["selector"],
+    )
 
 
 def cell_key(r: dict) -> tuple:
@@ -192,8 +205,11 @@ def matrix_text(doc: dict, show_all: bool = False) -> str:
     """A matrix document as text: the differing (or --all) rows, verdict counts, changes per format pair."""
     builds, cells = doc["builds"], doc["cells"]
     ids = [b["id"] for b in builds]
-    lines = [f"# {b['id']}: LLVM {b['version']} from {b['bin']}" + ("" if b["pipeline"] == "none" else
-             f", opt -passes={b['pipeline']} before llc") for b in builds]
+    lines = [
+        f"# {b['id']}: LLVM {b['version']} from {b['bin']}"
+        + ("" if b["pipeline"] == "none" else f", opt -passes={b['pipeline']} before llc")
+        for b in builds
+    ]
     shown = [c for c in cells if show_all or c["differs"] or cost_changes(c)]
     if shown:
         rows = [["case", "sel", *ids, "register cost"]]
@@ -201,14 +217,18 @@ def matrix_text(doc: dict, show_all: bool = False) -> str:
         lines += ["", *_table(rows)]
     tally = doc.get("counts") or matrix_counts(cells, len(builds))
     used = [v for v in dict.fromkeys(k for t in tally for k in t) if any(t.get(v) for t in tally)]
-    rows = [["build", *used, "total"]] + [[i, *(str(t.get(v, 0)) for v in used), str(sum(t.values()))]
-                                          for i, t in zip(ids, tally)]
+    rows = [["build", *used, "total"]] + [
+        [i, *(str(t.get(v, 0)) for v in used), str(sum(t.values()))] for i, t in zip(ids, tally)
+    ]
     lines += ["", "verdict counts per build", *_table(rows, right=1)]
     differ = sum(c["differs"] for c in cells)
     cost_only = sum(1 for c in cells if not c["differs"] and cost_changes(c))
     if len(builds) > 1:
-        lines += ["", f"{differ} of {len(cells)} cells differ in verdict between builds"
-                  + (f", {cost_only} more in register cost only" if cost_only else "")]
+        lines += [
+            "",
+            f"{differ} of {len(cells)} cells differ in verdict between builds"
+            + (f", {cost_only} more in register cost only" if cost_only else ""),
+        ]
     grouped = _by_formats(cells)
     if grouped:
         rows = [["intrinsic", "fmt_a", "fmt_b", "cells", "verdicts (" + " > ".join(ids) + ")"]]
@@ -253,9 +273,15 @@ def matrix_markdown(doc: dict) -> str:
     """A matrix document as markdown for a review: counts per build, changes per format pair, differing cells."""
     builds, cells = doc["builds"], doc["cells"]
     ids = [_md(b["id"]) for b in builds]
-    out = ["**harness matrix**: " + ", ".join(f"{_md(b['id'])} = LLVM {_md(b['version'])} from {_md(b['bin'])}"
-                                              + ("" if b["pipeline"] == "none" else f" + {_md(b['pipeline'])}")
-                                              for b in builds), ""]
+    out = [
+        "**harness matrix**: "
+        + ", ".join(
+            f"{_md(b['id'])} = LLVM {_md(b['version'])} from {_md(b['bin'])}"
+            + ("" if b["pipeline"] == "none" else f" + {_md(b['pipeline'])}")
+            for b in builds
+        ),
+        "",
+    ]
     tally = doc.get("counts") or matrix_counts(cells, len(builds))
     used = [v for v in dict.fromkeys(k for t in tally for k in t) if any(t.get(v) for t in tally)]
     out += ["| verdict | " + " | ".join(ids) + " |", "|---|" + "---:|" * len(ids)]
@@ -273,9 +299,18 @@ def matrix_markdown(doc: dict) -> str:
             out.append(f"| {_code(key[0])} | {_md(key[1])} | {_md(key[2])} | {sum(moves.values())} | {steps} |")
         shown = differing[:MARKDOWN_ROWS]
         more = f" (first {len(shown)})" if len(shown) < len(differing) else ""
-        out += ["", f"<details><summary>Differing cells{more}</summary>", "",
-                "| case | sel | " + " | ".join(ids) + " | register cost |", "|---|---|" + "---|" * (len(ids) + 1)]
-        out += [f"| {_code(label(c))} | {_md(c['selector'])} | " + " | ".join(_md(v) for v in c["verdicts"])
-                + f" | {_md(', '.join(cost_changes(c, ' → ')))} |" for c in shown]
+        out += [
+            "",
+            f"<details><summary>Differing cells{more}</summary>",
+            "",
+            "| case | sel | " + " | ".join(ids) + " | register cost |",
+            "|---|---|" + "---|" * (len(ids) + 1),
+        ]
+        out += [
+            f"| {_code(label(c))} | {_md(c['selector'])} | "
+            + " | ".join(_md(v) for v in c["verdicts"])
+            + f" | {_md(', '.join(cost_changes(c, ' → ')))} |"
+            for c in shown
+        ]
         out += ["", "</details>"]
     return "\n".join(out) + "\n"

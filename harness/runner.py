@@ -30,9 +30,14 @@ class Outcome:
 
 
 class Runner:
-    def __init__(self, toolchain: Toolchain, jobs: int | None = None,
-                 progress: Callable[[int, int], None] | None = None, with_object: bool = False,
-                 cache=None):
+    def __init__(
+        self,
+        toolchain: Toolchain,
+        jobs: int | None = None,
+        progress: Callable[[int, int], None] | None = None,
+        with_object: bool = False,
+        cache=None,
+    ):
         # cache: a harness.cache.Cache; every tool run (probes included) then goes through it.
         self.tc = cache.wrap(toolchain) if cache is not None else toolchain
         self.jobs = jobs or os.cpu_count() or 1
@@ -78,8 +83,9 @@ class Runner:
         printed = V.split_functions(gen.stdout, names)
         if set(printed) != names:  # llc said it succeeded but did not print the code: no verdict
             missing = sorted(names - set(printed))[0]
-            raise InputError(f"{gen.argv[0]} exited 0 but printed no code for {missing}: "
-                             f"{V.first_error(gen.stdout) or 'no output'}")
+            raise InputError(
+                f"{gen.argv[0]} exited 0 but printed no code for {missing}: {V.first_error(gen.stdout) or 'no output'}"
+            )
         closing = litgen.mc_command(first)  # the target's assembler, reading llc's text on stdin
         mc = self.tc.run(closing.tool, list(closing.args), gen.stdout)
         if mc.returncode is not None and mc.returncode < 0:  # the assembler itself died
@@ -87,8 +93,12 @@ class Runner:
                 return self._compile_each(cases, selector)
             return {first.function: Verdict(V.CRASH, f"llvm-mc killed by signal {-mc.returncode}", before + [gen, mc])}
         if mc.timed_out:  # the whole module's time ran out: no retry per case (time stays bounded)
-            return {c.function: Verdict(V.TIMEOUT, f"llvm-mc ran past {self.tc.timeout:g} s on the module of "
-                                                   f"{len(cases)} case(s)", before + [gen, mc]) for c in cases}
+            return {
+                c.function: Verdict(
+                    V.TIMEOUT, f"llvm-mc ran past {self.tc.timeout:g} s on the module of {len(cases)} case(s)", before + [gen, mc]
+                )
+                for c in cases
+            }
         rejected, stray = V.mc_rejections(mc.stderr, gen.stdout, names)
         if not mc.ok and (stray or not rejected):
             if len(cases) > 1:
@@ -105,8 +115,10 @@ class Runner:
             mismatch = verdict.details.get("tuples", {})
             if verdict.verdict == V.MC_REJECT and mismatch.get("object") and mismatch["object"] != mismatch["text"]:
                 t, o = mismatch["text"], mismatch["object"]
-                verdict.detail = (f"obj-text-mismatch: text A {t.get('a')} B {t.get('b')}, "
-                                  f"object A {o.get('a')} B {o.get('b')}; {verdict.detail}")
+                verdict.detail = (
+                    f"obj-text-mismatch: text A {t.get('a')} B {t.get('b')}, "
+                    f"object A {o.get('a')} B {o.get('b')}; {verdict.detail}"
+                )
             out[c.function] = verdict
         return out
 
@@ -132,10 +144,17 @@ class Runner:
         if gen.timed_out:
             # Every case of a module that ran out of time gets `timeout`, with no retry one case
             # at a time: a hung build costs one --timeout per module, not one per case.
-            return {c.function: Verdict(V.TIMEOUT, f"{tool} ran past {self.tc.timeout:g} s on the module of "
-                                                   f"{len(cases)} case(s)", [gen]) for c in cases}
-        out = {fn: Verdict(V.VERIFIER_REJECT, text, [gen], {"verifier": diagnostic_facts(names[fn], text)})
-               for fn, text in V.verifier_diagnostics(gen.stderr).items() if fn in names}
+            return {
+                c.function: Verdict(
+                    V.TIMEOUT, f"{tool} ran past {self.tc.timeout:g} s on the module of {len(cases)} case(s)", [gen]
+                )
+                for c in cases
+            }
+        out = {
+            fn: Verdict(V.VERIFIER_REJECT, text, [gen], {"verifier": diagnostic_facts(names[fn], text)})
+            for fn, text in V.verifier_diagnostics(gen.stderr).items()
+            if fn in names
+        }
         if not out and module is not None:
             # The build cannot read the IR it was given (e.g. an intrinsic signature it does not have).
             for line, _, message in V.located_errors(gen.stderr):
@@ -263,8 +282,10 @@ def diagnostic_facts(case: Case, diagnostic: str) -> dict:
         stray = [p for p in printed if p["args"] and not set(p["args"]) & set(expected)]
         if stray:
             want = " ".join(emit.operand(case, expected[-1]))
-            facts["misattributed"] = (f"prints {stray[0]['value']} (operand {'/'.join(map(str, stray[0]['args']))}), "
-                                      f"not operand {expected[-1]} ({want}) that decides source {side.upper()}")
+            facts["misattributed"] = (
+                f"prints {stray[0]['value']} (operand {'/'.join(map(str, stray[0]['args']))}), "
+                f"not operand {expected[-1]} ({want}) that decides source {side.upper()}"
+            )
     return facts
 
 

@@ -20,35 +20,67 @@ DEFAULT_CASES = Path(__file__).resolve().parent.parent / "cases"
 
 def add_case_flags(p: argparse.ArgumentParser, selector_default: str | None) -> None:
     """`harness try`'s flags for one case. `selector_default` None: both selectors."""
-    p.add_argument("--intrinsic", action="append", metavar="NAME",
-                   help="intrinsic name without llvm.amdgcn. (repeatable where many cases run), e.g. "
-                        + ", ".join(list(catalog.BY_NAME)[:2]))
+    p.add_argument(
+        "--intrinsic",
+        action="append",
+        metavar="NAME",
+        help="intrinsic name without llvm.amdgcn. (repeatable where many cases run), e.g. "
+        + ", ".join(list(catalog.BY_NAME)[:2]),
+    )
     p.add_argument("--fmt-a", default=None, metavar="F", help=f"A format ({formats.spellings()})")
     p.add_argument("--fmt-b", default=None, metavar="F", help="B format (same spellings)")
     p.add_argument("--width-a", default=None, metavar="N", help="A source width in i32, or exact, max (default exact)")
     p.add_argument("--width-b", default=None, metavar="N", help="B source width in i32, or exact, max (default exact)")
-    p.add_argument("--selector", choices=SELECTORS, default=selector_default,
-                   help="instruction selector (default: %s)" % (selector_default or "both"))
+    p.add_argument(
+        "--selector",
+        choices=SELECTORS,
+        default=selector_default,
+        help="instruction selector (default: %s)" % (selector_default or "both"),
+    )
     p.add_argument("-O", dest="opt", type=int, choices=cases.OPT_LEVELS, default=None, help="llc -O level (default 0)")
-    p.add_argument("--pipeline", default=None, metavar="P",
-                   help="opt -passes= pipeline run before llc: none (default), instcombine, or any pass list")
+    p.add_argument(
+        "--pipeline",
+        default=None,
+        metavar="P",
+        help="opt -passes= pipeline run before llc: none (default), instcombine, or any pass list",
+    )
 
 
 def add_spec_flags(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--cases", type=Path, default=DEFAULT_CASES, metavar="DIR",
-                   help="directory of the YAML specs (default: this repository's cases/)")
-    p.add_argument("--spec", action="append", metavar="FILE",
-                   help="only the cases of these spec files in the cases directory (repeatable)")
-    p.add_argument("--filter", action="append", metavar="GLOB",
-                   help="only cases whose function name matches this shell glob (repeatable), e.g. '*fp4_v16*'")
+    p.add_argument(
+        "--cases",
+        type=Path,
+        default=DEFAULT_CASES,
+        metavar="DIR",
+        help="directory of the YAML specs (default: this repository's cases/)",
+    )
+    p.add_argument(
+        "--spec", action="append", metavar="FILE", help="only the cases of these spec files in the cases directory (repeatable)"
+    )
+    p.add_argument(
+        "--filter",
+        action="append",
+        metavar="GLOB",
+        help="only cases whose function name matches this shell glob (repeatable), e.g. '*fp4_v16*'",
+    )
     add_max_cases(p)
-    p.add_argument("--shard", type=_shard, default=None, metavar="K/N",
-                   help="run only the K-th of N deterministic shares of the cases (K from 1), like lit's --run-shard")
+    p.add_argument(
+        "--shard",
+        type=_shard,
+        default=None,
+        metavar="K/N",
+        help="run only the K-th of N deterministic shares of the cases (K from 1), like lit's --run-shard",
+    )
 
 
 def add_max_cases(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--max-cases", type=jobs, default=matrix.MAX_CASES, metavar="N",
-                   help="refuse a spec block of more case-selector pairs than this (default %(default)s)")
+    p.add_argument(
+        "--max-cases",
+        type=jobs,
+        default=matrix.MAX_CASES,
+        metavar="N",
+        help="refuse a spec block of more case-selector pairs than this (default %(default)s)",
+    )
 
 
 def seconds(text: str) -> float:
@@ -117,9 +149,17 @@ def one_case(args, intrinsic: catalog.Intrinsic, extra: dict | None = None) -> C
         raise InputError(f"--cpu: {intrinsic.name} runs on {', '.join(intrinsic.cpus)}, not {cpu}")
     fa = fmt(args.fmt_a, intrinsic.a, "--fmt-a")
     fb = fmt(args.fmt_b, intrinsic.b, "--fmt-b")
-    return Case(intrinsic, cpu, fa, fb, width(args.width_a, intrinsic.a, fa, "--width-a"),
-                width(args.width_b, intrinsic.b, fb, "--width-b"), args.opt or 0, args.pipeline or "none",
-                **(extra or {}))
+    return Case(
+        intrinsic,
+        cpu,
+        fa,
+        fb,
+        width(args.width_a, intrinsic.a, fa, "--width-a"),
+        width(args.width_b, intrinsic.b, fb, "--width-b"),
+        args.opt or 0,
+        args.pipeline or "none",
+        **(extra or {}),
+    )
 
 
 def spec_paths(args) -> list[Path]:
@@ -144,18 +184,28 @@ def planned(args, direct_ok: bool = True) -> list[Planned]:
     cases, narrowed by every flag given; a selection that matches nothing is an input error."""
     selectors = (args.selector,) if args.selector else SELECTORS
     names = [lookup(n) for n in args.intrinsic or []]
-    direct = (direct_ok and len(names) == 1 and not getattr(args, "spec", None) and not getattr(args, "filter", None)
-              and all(f is not None or len(s.formats) == 1 for f, s in ((args.fmt_a, names[0].a), (args.fmt_b, names[0].b))))
+    direct = (
+        direct_ok
+        and len(names) == 1
+        and not getattr(args, "spec", None)
+        and not getattr(args, "filter", None)
+        and all(f is not None or len(s.formats) == 1 for f, s in ((args.fmt_a, names[0].a), (args.fmt_b, names[0].b)))
+    )
     if direct:
         chosen = [Planned(one_case(args, names[0]), selectors, ())]
     else:
-        chosen = [p for p in matrix.plan(spec_paths(args), getattr(args, "max_cases", matrix.MAX_CASES))
-                  if _wanted(p, args, {i.name for i in names})]
+        chosen = [
+            p
+            for p in matrix.plan(spec_paths(args), getattr(args, "max_cases", matrix.MAX_CASES))
+            if _wanted(p, args, {i.name for i in names})
+        ]
         chosen = [Planned(p.case, tuple(s for s in p.selectors if s in selectors), p.origins, p.snapshot) for p in chosen]
         chosen = [p for p in chosen if p.selectors]
         if not chosen:
-            raise InputError("the selection matches no case (check --intrinsic, --fmt-a/-b, --width-a/-b, -O, "
-                             "--pipeline, --filter and --spec against `harness run`)")
+            raise InputError(
+                "the selection matches no case (check --intrinsic, --fmt-a/-b, --width-a/-b, -O, "
+                "--pipeline, --filter and --spec against `harness run`)"
+            )
     shard = getattr(args, "shard", None)
     return shard_of(chosen, *shard) if shard else chosen
 
@@ -188,6 +238,7 @@ def _format_value(text: str, flag: str) -> int:
 def shard_of(chosen: list[Planned], k: int, n: int) -> list[Planned]:
     """The K-th of N shares: each case goes to the share its name's digest picks, so a case
     stays in its shard however the rest of the selection changes, and the N shares cover all."""
+
     def share(p: Planned) -> int:
         key = f"{p.case.function}|{p.case.cpu}|O{p.case.opt}|{p.case.pipeline}|{p.case.check}"
         return int.from_bytes(hashlib.sha256(key.encode()).digest()[:8], "big") % n

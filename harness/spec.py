@@ -19,8 +19,19 @@ import yaml
 from harness.errors import InputError
 
 DIMENSIONS = (
-    "intrinsic", "cpu", "fmt_a", "fmt_b", "width_a", "width_b", "selector", "opt",
-    "pipeline", "check", "elem_a", "elem_b", "narrowing",
+    "intrinsic",
+    "cpu",
+    "fmt_a",
+    "fmt_b",
+    "width_a",
+    "width_b",
+    "selector",
+    "opt",
+    "pipeline",
+    "check",
+    "elem_a",
+    "elem_b",
+    "narrowing",
 )
 OPTIONS = ("split_selectors", "snapshot")  # block settings that are not case dimensions
 BLOCK_KEYS = DIMENSIONS + OPTIONS + ("args", "exclude")
@@ -190,7 +201,7 @@ def read_text(path: Path) -> str:
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
-        line = data[:exc.start].count(b"\n") + 1
+        line = data[: exc.start].count(b"\n") + 1
         col = exc.start - (data.rfind(b"\n", 0, exc.start) + 1) + 1
         raise InputError("not UTF-8 text", str(path), line, col) from None
     if "\0" in text:

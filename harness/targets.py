@@ -54,7 +54,9 @@ class Target:
         """Whether the build's opt parses the IR its kernels are written in (memoised per build)."""
         if not self.ir_probe:
             return True
-        return tc._memo(("ir", self.name), lambda: tc.tool("opt") != "" and tc.run("opt", ["-S", "-o", "/dev/null"], self.ir_probe).ok)
+        return tc._memo(
+            ("ir", self.name), lambda: tc.tool("opt") != "" and tc.run("opt", ["-S", "-o", "/dev/null"], self.ir_probe).ok
+        )
 
     def has_selector(self, selector: str) -> bool:
         return selector in self.selectors

@@ -65,8 +65,9 @@ def run_tool(argv: list[str], stdin: str | bytes = "", timeout: float = DEFAULT_
     start = time.perf_counter()
     try:
         # A session of its own: a timeout or Ctrl-C ends the tool and anything it started.
-        proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                env=TOOL_ENV, start_new_session=True)
+        proc = subprocess.Popen(
+            argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=TOOL_ENV, start_new_session=True
+        )
     except OSError as exc:
         raise InputError(f"cannot run {argv[0]}: {exc.strerror}") from None
     try:

@@ -107,8 +107,9 @@ def tool(llvm):
     def run(name: str, args: list[str], stdin: str = "") -> subprocess.CompletedProcess:
         path = llvm.tool(name)
         assert path, f"{name} missing from {llvm.bin_dir}"
-        return subprocess.run([path, *args], input=stdin, capture_output=True, text=True,
-                              errors="replace", env=_TOOL_ENV, timeout=300)
+        return subprocess.run(
+            [path, *args], input=stdin, capture_output=True, text=True, errors="replace", env=_TOOL_ENV, timeout=300
+        )
 
     return run
 
@@ -118,8 +119,14 @@ def cli():
     """Run `python -m harness ARGS...` from the repository root; returns the CompletedProcess."""
 
     def run(*args: str, cwd: Path | None = None, env: dict | None = None) -> subprocess.CompletedProcess:
-        return subprocess.run([sys.executable, "-m", "harness", *map(str, args)], cwd=cwd or REPO,
-                              capture_output=True, text=True, env={**os.environ, **(env or {})}, timeout=600)
+        return subprocess.run(
+            [sys.executable, "-m", "harness", *map(str, args)],
+            cwd=cwd or REPO,
+            capture_output=True,
+            text=True,
+            env={**os.environ, **(env or {})},
+            timeout=600,
+        )
 
     return run
 

@@ -18,8 +18,10 @@ FMT = ("fp8", "bf8", "fp6", "bf6", "fp4")  # cbsz/blgp and matrix_*_fmt codes
 EXACT = {"mfma": dict(zip(FMT, (8, 8, 6, 6, 4))), "wmma": dict(zip(FMT, (16, 16, 12, 12, 8)))}
 FUNCTION = {"name", "verdict", "message", "checks_enshrine_reject"}
 
-MFMA_DECL = ("declare <4 x float> @llvm.amdgcn.mfma.scale.f32.16x16x128.f8f6f4.v{w}i32.v{w}i32"
-             "(<{w} x i32>, <{w} x i32>, <4 x float>, i32, i32, i32, i32, i32, i32)\n")
+MFMA_DECL = (
+    "declare <4 x float> @llvm.amdgcn.mfma.scale.f32.16x16x128.f8f6f4.v{w}i32.v{w}i32"
+    "(<{w} x i32>, <{w} x i32>, <4 x float>, i32, i32, i32, i32, i32, i32)\n"
+)
 # One FP4 x FP4 MFMA over `width` i32 per source (FP4 reads 4): 8 is over-wide, 4 exact.
 MFMA_FN = """define amdgpu_ps void @{name}(<{w} x i32> %a, <{w} x i32> %b, <4 x float> %c, ptr addrspace(1) %out) {{
 {checks}  %r = call <4 x float> @llvm.amdgcn.mfma.scale.f32.16x16x128.f8f6f4.v{w}i32.v{w}i32(<{w} x i32> %a, <{w} x i32> %b, <4 x float> %c, i32 4, i32 4, i32 0, i32 0, i32 0, i32 0)
@@ -62,6 +64,7 @@ def error_lines(stderr: str) -> list[str]:
 
 
 # ---- the project's generated files ---------------------------------------------------------------
+
 
 def test_overwide_generated_files_reject_every_function_in_every_llc_run(audit):
     files = sorted(GEN.glob("*.f8f6f4.gfx*.O0.overwide.ll"))
@@ -121,18 +124,25 @@ def test_fixed_fp4_overwide_file_cannot_select_each_function(audit):
 
 # ---- hand-written tests --------------------------------------------------------------------------
 
+
 def test_mixed_file_cuts_out_the_function_llc_cannot_select_and_attributes_the_rest(audit, tmp_path):
     f4 = "llvm.amdgcn.wmma.f32.32x16x128.f4.v16f32.v16i32.v{0}i32(<16 x i32> %a, <{0} x i32> %b, i16 0, <16 x float> %c)"
     f8 = "llvm.amdgcn.wmma.f32.16x16x128.f8f6f4.v8f32.v16i32.v16i32(i32 {0}, <16 x i32> %a, i32 {1}, <16 x i32> %b, i16 0, <8 x float> %c)"
-    body = lambda name, ret, call, b: (f"define amdgpu_ps void @{name}(<16 x i32> %a, <{b} x i32> %b, <{ret}> %c, ptr addrspace(1) %out) {{\n"
-                                       f"  %r = call <{ret}> @{call}\n  store <{ret}> %r, ptr addrspace(1) %out\n  ret void\n}}\n\n")
-    text = ("; RUN: llc -O0 -mtriple=amdgcn -mcpu=gfx1250 < %s | FileCheck %s\n"
-            "; RUN: llc -O0 -mtriple=amdgcn -mcpu=gfx1250 -global-isel=1 -global-isel-abort=1 < %s | FileCheck %s\n"
-            "declare <16 x float> @llvm.amdgcn.wmma.f32.32x16x128.f4.v16f32.v16i32.v8i32(<16 x i32>, <8 x i32>, i16, <16 x float>)\n"
-            "declare <16 x float> @llvm.amdgcn.wmma.f32.32x16x128.f4.v16f32.v16i32.v16i32(<16 x i32>, <16 x i32>, i16, <16 x float>)\n"
-            "declare <8 x float> @llvm.amdgcn.wmma.f32.16x16x128.f8f6f4.v8f32.v16i32.v16i32(i32, <16 x i32>, i32, <16 x i32>, i16, <8 x float>)\n\n"
-            + body("wide_b", "8 x float", f8.format(0, 4), 16) + body("fixed_f4_wide", "16 x float", f4.format(16), 16)
-            + body("fixed_f4_exact", "16 x float", f4.format(8), 8) + body("wide_a", "8 x float", f8.format(4, 0), 16))
+    body = lambda name, ret, call, b: (
+        f"define amdgpu_ps void @{name}(<16 x i32> %a, <{b} x i32> %b, <{ret}> %c, ptr addrspace(1) %out) {{\n"
+        f"  %r = call <{ret}> @{call}\n  store <{ret}> %r, ptr addrspace(1) %out\n  ret void\n}}\n\n"
+    )
+    text = (
+        "; RUN: llc -O0 -mtriple=amdgcn -mcpu=gfx1250 < %s | FileCheck %s\n"
+        "; RUN: llc -O0 -mtriple=amdgcn -mcpu=gfx1250 -global-isel=1 -global-isel-abort=1 < %s | FileCheck %s\n"
+        "declare <16 x float> @llvm.amdgcn.wmma.f32.32x16x128.f4.v16f32.v16i32.v8i32(<16 x i32>, <8 x i32>, i16, <16 x float>)\n"
+        "declare <16 x float> @llvm.amdgcn.wmma.f32.32x16x128.f4.v16f32.v16i32.v16i32(<16 x i32>, <16 x i32>, i16, <16 x float>)\n"
+        "declare <8 x float> @llvm.amdgcn.wmma.f32.16x16x128.f8f6f4.v8f32.v16i32.v16i32(i32, <16 x i32>, i32, <16 x i32>, i16, <8 x float>)\n\n"
+        + body("wide_b", "8 x float", f8.format(0, 4), 16)
+        + body("fixed_f4_wide", "16 x float", f4.format(16), 16)
+        + body("fixed_f4_exact", "16 x float", f4.format(8), 8)
+        + body("wide_a", "8 x float", f8.format(4, 0), 16)
+    )
     path = tmp_path / "mixed.ll"
     path.write_text(text)
     proc, out = audit(path)
@@ -156,12 +166,18 @@ EXACT_CHECKS = "; GFX950-LABEL: exact:\n; GFX950: v_mfma_f32_16x16x128_f8f6f4 a[
 
 def test_enshrine_flag_per_function_and_per_run_lines_prefixes(audit, tmp_path):
     # pinned: hand-written style (CHECK-LABEL before define); loose and exact: update_llc_test_checks style.
-    text = ("; RUN: llc -O0 -mtriple=amdgcn -mcpu=gfx950 < %s | FileCheck --check-prefix=GFX950 %s\n"
-            "; RUN: llc -O0 -mtriple=amdgcn -mcpu=gfx950 < %s | FileCheck --check-prefixes=OTHER %s\n"
-            "; RUN: opt -S -passes=verify < %s | llc -O0 -mtriple=amdgcn -mcpu=gfx950 -filetype=obj -o %t.o\n"
-            + MFMA_DECL.format(w=8) + MFMA_DECL.format(w=4) + "\n" + PINNED
-            + MFMA_FN.format(name="pinned", w=8, checks="") + MFMA_FN.format(name="loose", w=8, checks=LOOSE)
-            + MFMA_FN.format(name="exact", w=4, checks=EXACT_CHECKS))
+    text = (
+        "; RUN: llc -O0 -mtriple=amdgcn -mcpu=gfx950 < %s | FileCheck --check-prefix=GFX950 %s\n"
+        "; RUN: llc -O0 -mtriple=amdgcn -mcpu=gfx950 < %s | FileCheck --check-prefixes=OTHER %s\n"
+        "; RUN: opt -S -passes=verify < %s | llc -O0 -mtriple=amdgcn -mcpu=gfx950 -filetype=obj -o %t.o\n"
+        + MFMA_DECL.format(w=8)
+        + MFMA_DECL.format(w=4)
+        + "\n"
+        + PINNED
+        + MFMA_FN.format(name="pinned", w=8, checks="")
+        + MFMA_FN.format(name="loose", w=8, checks=LOOSE)
+        + MFMA_FN.format(name="exact", w=4, checks=EXACT_CHECKS)
+    )
     path = tmp_path / "pins.ll"
     path.write_text(text)
     proc, out = audit(path)
@@ -176,7 +192,8 @@ def test_enshrine_flag_per_function_and_per_run_lines_prefixes(audit, tmp_path):
     table = audit(path, as_json=False)[0].stdout.splitlines()
     assert [l for l in table if l.endswith("[CHECK lines enshrine the rejected text]")] == [
         f"{path}:1: pinned: mc-reject: wrong register tuple size for cbsz value 4: {REJECTED} [CHECK lines enshrine the rejected text]",
-        f"{path}:2: loose: mc-reject: wrong register tuple size for cbsz value 4: {REJECTED} [CHECK lines enshrine the rejected text]"]
+        f"{path}:2: loose: mc-reject: wrong register tuple size for cbsz value 4: {REJECTED} [CHECK lines enshrine the rejected text]",
+    ]
     assert table[-1] == "1 file(s): 3 pass, 6 mc-reject"
 
 
@@ -201,8 +218,10 @@ PATTERNS = [
 @pytest.fixture(scope="module")
 def pattern_audit(audit, tmp_path_factory):
     path = tmp_path_factory.mktemp("patterns") / "patterns.ll"
-    fns = "".join(MFMA_FN.format(name=f"p{i}", w=8, checks=f"; CHECK-LABEL: p{i}:\n; CHECK{suffix}: {pattern}\n")
-                  for i, (pattern, suffix, _) in enumerate(PATTERNS))
+    fns = "".join(
+        MFMA_FN.format(name=f"p{i}", w=8, checks=f"; CHECK-LABEL: p{i}:\n; CHECK{suffix}: {pattern}\n")
+        for i, (pattern, suffix, _) in enumerate(PATTERNS)
+    )
     path.write_text("; RUN: llc -O0 -mtriple=amdgcn -mcpu=gfx950 < %s | FileCheck %s\n" + MFMA_DECL.format(w=8) + "\n" + fns)
     proc, out = audit(path)
     return {f["name"]: f for f in out["files"][0]["runs"][0]["functions"]}
@@ -217,8 +236,10 @@ def filecheck_matches(llvm, pattern: str, line: str, tmp: Path) -> bool:
     return run.returncode == 0
 
 
-@pytest.mark.parametrize("i", [pytest.param(i, marks=pytest.mark.xfail(strict=True, reason=why) if why else ())
-                               for i, (_, _, why) in enumerate(PATTERNS)])
+@pytest.mark.parametrize(
+    "i",
+    [pytest.param(i, marks=pytest.mark.xfail(strict=True, reason=why) if why else ()) for i, (_, _, why) in enumerate(PATTERNS)],
+)
 def test_enshrine_agrees_with_filecheck(pattern_audit, llvm_22_1_8, tmp_path, i):
     pattern, suffix, _ = PATTERNS[i]
     f = pattern_audit[f"p{i}"]
@@ -226,12 +247,16 @@ def test_enshrine_agrees_with_filecheck(pattern_audit, llvm_22_1_8, tmp_path, i)
     # Pinning = FileCheck accepts the rejected line, the mnemonic is written out, and so is at
     # least one of its register ranges (a pattern that admits any width pins no tuple).
     ranges = re.findall(r"\[\d+:\d+\]", REJECTED)
-    pins = (filecheck_matches(llvm_22_1_8, pattern, "\t" + REJECTED, tmp_path)
-            and "v_mfma_f32_16x16x128_f8f6f4" in pattern and any(r in pattern for r in ranges))
+    pins = (
+        filecheck_matches(llvm_22_1_8, pattern, "\t" + REJECTED, tmp_path)
+        and "v_mfma_f32_16x16x128_f8f6f4" in pattern
+        and any(r in pattern for r in ranges)
+    )
     assert f["checks_enshrine_reject"] is (pins and suffix != "-NOT"), (pattern, suffix)
 
 
 # ---- input the audit cannot or need not run ------------------------------------------------------
+
 
 def test_bad_input_is_one_line_and_exit_2(audit, tmp_path):
     bad = tmp_path / "latin1.ll"
@@ -260,11 +285,13 @@ def test_file_without_functions_that_llc_rejects_fails(audit, tmp_path):
 
 def test_runs_that_are_not_audited_say_why(audit, tmp_path):
     path = tmp_path / "skips.ll"
-    path.write_text("; RUN: llc -mtriple=x86_64 < %s | FileCheck %s\n"
-                    "; RUN: not llc -mtriple=amdgcn -mcpu=gfx950 < %s\n"
-                    "; RUN: llc -mtriple=amdgcn < %s; echo done\n"
-                    "; RUN: opt -S < %s | FileCheck %s\n"
-                    "define void @f() {\n  ret void\n}\n")
+    path.write_text(
+        "; RUN: llc -mtriple=x86_64 < %s | FileCheck %s\n"
+        "; RUN: not llc -mtriple=amdgcn -mcpu=gfx950 < %s\n"
+        "; RUN: llc -mtriple=amdgcn < %s; echo done\n"
+        "; RUN: opt -S < %s | FileCheck %s\n"
+        "define void @f() {\n  ret void\n}\n"
+    )
     proc, out = audit(path)
     runs = out["files"][0]["runs"]
     assert proc.returncode == 0 and [r["line"] for r in runs] == [1, 2, 3]  # the opt-only line is not llc's
@@ -276,9 +303,12 @@ def test_runs_that_are_not_audited_say_why(audit, tmp_path):
 
 def test_a_run_line_the_audit_cannot_run_does_not_hide_the_next(audit, tmp_path):
     path = tmp_path / "sed.ll"
-    path.write_text("; RUN: sed 's/XX/YY/' %s | llc -O0 -mtriple=amdgcn -mcpu=gfx950 | FileCheck %s\n"
-                    "; RUN: llc -O0 -mtriple=amdgcn -mcpu=gfx950 < %s | FileCheck %s\n"
-                    + MFMA_DECL.format(w=4) + MFMA_FN.format(name="exact", w=4, checks=""))
+    path.write_text(
+        "; RUN: sed 's/XX/YY/' %s | llc -O0 -mtriple=amdgcn -mcpu=gfx950 | FileCheck %s\n"
+        "; RUN: llc -O0 -mtriple=amdgcn -mcpu=gfx950 < %s | FileCheck %s\n"
+        + MFMA_DECL.format(w=4)
+        + MFMA_FN.format(name="exact", w=4, checks="")
+    )
     proc, out = audit(path)
     assert [r["line"] for r in out["files"][0]["runs"]] == [1, 2]
     assert verdicts(out["files"][0]["runs"][1]) == {"exact": ("pass", False)}
@@ -301,15 +331,21 @@ def test_llvm_bin_that_does_not_exist_is_bad_input(cli, llvm_22_1_8, tmp_path):
 SEL = "define i32 @{name}(i32 %x, i32 %a, i32 %b){attrs} {{\n  %c = icmp eq i32 %x, 0\n  %r = select i1 %c, i32 %a, i32 %b\n  ret i32 %r\n}}\n"
 
 
-@pytest.mark.parametrize("run_line, body", [
-    # Every -mattr reaches llvm-mc, not only the first (wave64 code uses vcc, not vcc_lo).
-    ("llc -mtriple=amdgcn -mcpu=gfx1100 -mattr=-real-true16 -mattr=+wavefrontsize64 < %s", SEL.format(name="f", attrs="")),
-    # A function's own target-features reach llvm-mc too.
-    ("llc -mtriple=amdgcn -mcpu=gfx1100 < %s", SEL.format(name="f", attrs=" #0") + 'attributes #0 = { "target-features"="+wavefrontsize64" }\n'),
-    # -march keeps the IR's OS (amdhsa directives), and the CPU llc chose is the one assembled for.
-    ("llc -march=amdgcn -mcpu=gfx900 < %s", 'target triple = "amdgcn-amd-amdhsa"\n' + SEL.format(name="f", attrs="")),
-    ("llc < %s", 'target triple = "amdgcn-amd-amdhsa"\n' + SEL.format(name="f", attrs="")),
-])
+@pytest.mark.parametrize(
+    "run_line, body",
+    [
+        # Every -mattr reaches llvm-mc, not only the first (wave64 code uses vcc, not vcc_lo).
+        ("llc -mtriple=amdgcn -mcpu=gfx1100 -mattr=-real-true16 -mattr=+wavefrontsize64 < %s", SEL.format(name="f", attrs="")),
+        # A function's own target-features reach llvm-mc too.
+        (
+            "llc -mtriple=amdgcn -mcpu=gfx1100 < %s",
+            SEL.format(name="f", attrs=" #0") + 'attributes #0 = { "target-features"="+wavefrontsize64" }\n',
+        ),
+        # -march keeps the IR's OS (amdhsa directives), and the CPU llc chose is the one assembled for.
+        ("llc -march=amdgcn -mcpu=gfx900 < %s", 'target triple = "amdgcn-amd-amdhsa"\n' + SEL.format(name="f", attrs="")),
+        ("llc < %s", 'target triple = "amdgcn-amd-amdhsa"\n' + SEL.format(name="f", attrs="")),
+    ],
+)
 def test_correct_code_reassembles_under_the_options_llc_compiled_it_with(audit, tmp_path, run_line, body):
     path = tmp_path / "t.ll"
     path.write_text(f"; RUN: {run_line} | FileCheck %s\n{body}")
@@ -321,19 +357,24 @@ def test_correct_code_reassembles_under_the_options_llc_compiled_it_with(audit, 
 
 def test_functions_with_different_target_features_are_each_assembled_with_their_own(audit, tmp_path):
     path = tmp_path / "t.ll"
-    path.write_text("; RUN: llc -mtriple=amdgcn -mcpu=gfx1100 < %s | FileCheck %s\n"
-                    + SEL.format(name="wave64", attrs=" #0") + SEL.format(name="wave32", attrs="")
-                    + 'attributes #0 = { "target-features"="+wavefrontsize64" }\n')
+    path.write_text(
+        "; RUN: llc -mtriple=amdgcn -mcpu=gfx1100 < %s | FileCheck %s\n"
+        + SEL.format(name="wave64", attrs=" #0")
+        + SEL.format(name="wave32", attrs="")
+        + 'attributes #0 = { "target-features"="+wavefrontsize64" }\n'
+    )
     proc, out = audit(path)
     assert {f["name"]: f["verdict"] for f in out["files"][0]["runs"][0]["functions"]} == {"wave64": "pass", "wave32": "pass"}
 
 
 def test_r600_and_wrapped_llc_lines_are_said_to_be_skipped(audit, tmp_path):
     path = tmp_path / "t.ll"
-    path.write_text("; RUN: llc -mtriple=r600 -mcpu=redwood < %s | FileCheck %s\n"
-                    "; RUN: %if amdgpu-registered-target %{ llc -mtriple=amdgcn < %s | FileCheck %s %}\n"
-                    "; RUN: env X=1 not llc -mtriple=amdgcn < %s\n"
-                    "define amdgpu_kernel void @k(ptr addrspace(1) %p) {\n  store i32 1, ptr addrspace(1) %p\n  ret void\n}\n")
+    path.write_text(
+        "; RUN: llc -mtriple=r600 -mcpu=redwood < %s | FileCheck %s\n"
+        "; RUN: %if amdgpu-registered-target %{ llc -mtriple=amdgcn < %s | FileCheck %s %}\n"
+        "; RUN: env X=1 not llc -mtriple=amdgcn < %s\n"
+        "define amdgpu_kernel void @k(ptr addrspace(1) %p) {\n  store i32 1, ptr addrspace(1) %p\n  ret void\n}\n"
+    )
     proc, out = audit(path)
     skipped = [r.get("skipped", "") for r in out["files"][0]["runs"]]
     assert "R600" in skipped[0] and "%if" in skipped[1] and "expected to fail" in skipped[2], skipped

@@ -21,13 +21,20 @@ EXACT = ["--intrinsic", "wmma.f32.16x16x128.f8f6f4", "--fmt-a", "fp4", "--fmt-b"
 
 
 def bisect_run(*args, cwd=None) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "harness", "bisect-run", *map(str, args)], cwd=cwd or REPO,
-                          capture_output=True, text=True, timeout=600, env={**os.environ, "PYTHONPATH": str(REPO)})
+    return subprocess.run(
+        [sys.executable, "-m", "harness", "bisect-run", *map(str, args)],
+        cwd=cwd or REPO,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        env={**os.environ, "PYTHONPATH": str(REPO)},
+    )
 
 
 def step(*args) -> subprocess.CompletedProcess:
-    return subprocess.run(["bash", str(REPO / "ci" / "bisect-step.sh"), *map(str, args)], capture_output=True,
-                          text=True, timeout=600)
+    return subprocess.run(
+        ["bash", str(REPO / "ci" / "bisect-step.sh"), *map(str, args)], capture_output=True, text=True, timeout=600
+    )
 
 
 def test_votes_on_22_1_8(llvm_22_1_8):
@@ -49,10 +56,13 @@ def test_a_build_that_cannot_judge_is_skipped(llvm_22_1_8, llvm14, tmp_path):
     no_mc.mkdir()
     for tool in ("llc", "opt", "llvm-as", "llvm-objdump", "FileCheck"):
         (no_mc / tool).symlink_to(llvm_22_1_8.bin_dir / tool)
-    for args in (["--llvm-bin", llvm14, *OVERWIDE], ["--llvm-bin", no_mc, *OVERWIDE],
-                 ["--llvm-bin", tmp_path / "nowhere", *OVERWIDE],
-                 ["--llvm-bin", llvm_22_1_8.bin_dir, "--build", "exit 3", *OVERWIDE],
-                 ["--llvm-bin-cmd", "exit 1", *OVERWIDE]):
+    for args in (
+        ["--llvm-bin", llvm14, *OVERWIDE],
+        ["--llvm-bin", no_mc, *OVERWIDE],
+        ["--llvm-bin", tmp_path / "nowhere", *OVERWIDE],
+        ["--llvm-bin", llvm_22_1_8.bin_dir, "--build", "exit 3", *OVERWIDE],
+        ["--llvm-bin-cmd", "exit 1", *OVERWIDE],
+    ):
         proc = bisect_run(*args)
         assert proc.returncode == 125 and "skip (exit 125)" in proc.stdout, (args, proc.stdout, proc.stderr)
     assert "lacks llvm-mc" in bisect_run("--llvm-bin", no_mc, *OVERWIDE).stdout
@@ -63,12 +73,18 @@ def test_a_build_that_cannot_judge_is_skipped(llvm_22_1_8, llvm14, tmp_path):
     assert step(llvm_22_1_8.bin_dir, "--filter", "32x16x128", "--param", "known_bugs=off").returncode == 1
 
 
-@pytest.mark.parametrize("args", [
-    [], ["--llvm-bin"], ["--llvm-bin", "/x", "--llvm-bin-cmd", "y"], ["--llvm-bin", "/x", "--want", "great"],
-    ["--llvm-bin", "/x", "--intrinsic", "nope", "--fmt-a", "fp4", "--fmt-b", "fp4"],
-    ["--llvm-bin", "/x", "--intrinsic", "wmma.f32.16x16x128.f8f6f4", "--fmt-a", "fp5", "--fmt-b", "fp4"],
-    ["--llvm-bin", "/x", "--spec", "f8f6f4-runtime-formats.yaml", "--filter", "no-such-case"],
-])
+@pytest.mark.parametrize(
+    "args",
+    [
+        [],
+        ["--llvm-bin"],
+        ["--llvm-bin", "/x", "--llvm-bin-cmd", "y"],
+        ["--llvm-bin", "/x", "--want", "great"],
+        ["--llvm-bin", "/x", "--intrinsic", "nope", "--fmt-a", "fp4", "--fmt-b", "fp4"],
+        ["--llvm-bin", "/x", "--intrinsic", "wmma.f32.16x16x128.f8f6f4", "--fmt-a", "fp5", "--fmt-b", "fp4"],
+        ["--llvm-bin", "/x", "--spec", "f8f6f4-runtime-formats.yaml", "--filter", "no-such-case"],
+    ],
+)
 def test_usage_errors_abort_the_bisect(args):
     proc = bisect_run(*args)
     assert proc.returncode >= 128, proc.stdout + proc.stderr
@@ -101,8 +117,11 @@ def _repo(tmp_path: Path, commits: list[tuple[str, str]]) -> tuple[Path, list[st
 
 def _bisect(repo: Path, good: str, bad: str, terms: list[str], invert: bool) -> str:
     harness = f"{sys.executable} -m harness"
-    step_cmd = (f'PYTHONPATH={REPO} {harness} bisect-run --llvm-bin-cmd "cat bin" --pipeline "$(cat pipeline)" '
-                + " ".join(OVERWIDE) + (" --invert" if invert else ""))
+    step_cmd = (
+        f'PYTHONPATH={REPO} {harness} bisect-run --llvm-bin-cmd "cat bin" --pipeline "$(cat pipeline)" '
+        + " ".join(OVERWIDE)
+        + (" --invert" if invert else "")
+    )
     run = lambda *a: subprocess.run(["git", *a], cwd=repo, capture_output=True, text=True, timeout=900)
     assert run("bisect", "start", *terms, bad, good).returncode == 0
     out = run("bisect", "run", "sh", "-c", step_cmd)
@@ -115,8 +134,17 @@ def test_git_bisect_run_finds_the_first_bad_commit(llvm_22_1_8, llvm14, tmp_path
     b22 = str(llvm_22_1_8.bin_dir)
     # Good while instcombine narrows the over-wide case; commit 5 drops it. Commit 2 names a
     # build that cannot judge (skipped), commit 6 one that does not exist (skipped).
-    plan = [(b22, "instcombine"), (b22, "instcombine"), (str(llvm14), "instcombine"), (b22, "instcombine"),
-            (b22, "instcombine"), (b22, "none"), (str(tmp_path / "gone"), "none"), (b22, "none"), (b22, "none")]
+    plan = [
+        (b22, "instcombine"),
+        (b22, "instcombine"),
+        (str(llvm14), "instcombine"),
+        (b22, "instcombine"),
+        (b22, "instcombine"),
+        (b22, "none"),
+        (str(tmp_path / "gone"), "none"),
+        (b22, "none"),
+        (b22, "none"),
+    ]
     repo, hashes = _repo(tmp_path, plan)
     out = _bisect(repo, hashes[0], hashes[-1], [], invert=False)
     assert f"{hashes[5]} is the first bad commit" in out, out
@@ -124,19 +152,29 @@ def test_git_bisect_run_finds_the_first_bad_commit(llvm_22_1_8, llvm14, tmp_path
 
 def test_git_bisect_run_with_invert_finds_the_first_fixed_commit(llvm_22_1_8, llvm14, tmp_path):
     b22 = str(llvm_22_1_8.bin_dir)
-    plan = [(b22, "none"), (b22, "none"), (str(llvm14), "none"), (b22, "none"),
-            (b22, "instcombine"), (b22, "instcombine"), (b22, "instcombine")]
+    plan = [
+        (b22, "none"),
+        (b22, "none"),
+        (str(llvm14), "none"),
+        (b22, "none"),
+        (b22, "instcombine"),
+        (b22, "instcombine"),
+        (b22, "instcombine"),
+    ]
     repo, hashes = _repo(tmp_path, plan)
     out = _bisect(repo, hashes[0], hashes[-1], ["--term-old=broken", "--term-new=fixed"], invert=True)
     assert f"{hashes[4]} is the first fixed commit" in out, out
 
 
-@pytest.mark.parametrize("args", [
-    ["--llvm-bin", "/x", *EXACT, "--invrt"],               # a typo the top-level parser sees
-    ["--bogus", "--llvm-bin", "/x", *EXACT],
-    ["--llvm-bin", "", *EXACT],                             # an unset variable: same build every commit
-    ["--llvm-bin", "/x", *EXACT, "--shard", "3/3"],         # a selection with no case
-])
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["--llvm-bin", "/x", *EXACT, "--invrt"],  # a typo the top-level parser sees
+        ["--bogus", "--llvm-bin", "/x", *EXACT],
+        ["--llvm-bin", "", *EXACT],  # an unset variable: same build every commit
+        ["--llvm-bin", "/x", *EXACT, "--shard", "3/3"],  # a selection with no case
+    ],
+)
 def test_more_usage_errors_abort_rather_than_vote(args):
     proc = bisect_run(*args)
     assert proc.returncode == 129, proc.stdout + proc.stderr

@@ -6,13 +6,17 @@ import os
 import subprocess
 
 
-
 def _step(repo_root, llvm_dir, env_path=None):
     env = dict(os.environ)
     if env_path:
         env["PATH"] = env_path
-    return subprocess.run(["bash", str(repo_root / "ci" / "bisect-step.sh"), str(llvm_dir), "--filter", "32x16x128"],
-                          capture_output=True, text=True, env=env, timeout=600)
+    return subprocess.run(
+        ["bash", str(repo_root / "ci" / "bisect-step.sh"), str(llvm_dir), "--filter", "32x16x128"],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=600,
+    )
 
 
 def test_a_tested_build_whose_files_pass_or_xfail_is_good(llvm_22_1_8, lit_exe, repo_root):

@@ -32,8 +32,13 @@ def _one_located_line(proc, spec, line, col, fragment):
 # id -> (block text after "  - intrinsic: X\n", intrinsic, line, col, fragment)
 BAD_BLOCKS = {
     "check-ir-without-pipeline": ("    check: ir\n", W, 2, 5, "pipeline"),
-    "check-ir-with-none-among-pipelines": ("    check: ir\n    pipeline: [instcombine, none]\n", W, 2, 5,
-                                           "check: ir needs a pipeline"),
+    "check-ir-with-none-among-pipelines": (
+        "    check: ir\n    pipeline: [instcombine, none]\n",
+        W,
+        2,
+        5,
+        "check: ir needs a pipeline",
+    ),
     "args-on-an-mfma-source": ("    fmt_a: fp8\n    fmt_b: fp8\n    args: {0: 5}\n", M, 5, 12, "source"),
     "args-boolean-format": ("    fmt_a: fp8\n    fmt_b: fp8\n    args: {fmt_a: true}\n", W, 5, 19, "an integer"),
     "args-word-format": ("    fmt_a: fp8\n    fmt_b: fp8\n    args: {fmt_a: x1}\n", W, 5, 19, "'x1'"),
@@ -117,11 +122,17 @@ matrix:
 """
 
 EXPECTED_FILES = {
-    f"{WF}.badformat.ll": 2, f"{WF}.nonconst.ll": 1, f"{WF}.illegal.ll": 2,
-    f"{MF}.diagnostic-a.ll": 2, f"{MF}.diagnostic-b.ll": 2,
-    f"{WF}.instcombine.ir.ll": 2, f"{WF}.instcombine.ir-malformed.ll": 2,
-    f"{WF}.narrowed-shufflevector.sdag.ll": 1, f"{WF}.narrowed-shufflevector.gisel.ll": 1,
-    f"{WF}.narrowed-vector-extract.sdag.ll": 1, f"{WF}.narrowed-vector-extract.gisel.ll": 1,
+    f"{WF}.badformat.ll": 2,
+    f"{WF}.nonconst.ll": 1,
+    f"{WF}.illegal.ll": 2,
+    f"{MF}.diagnostic-a.ll": 2,
+    f"{MF}.diagnostic-b.ll": 2,
+    f"{WF}.instcombine.ir.ll": 2,
+    f"{WF}.instcombine.ir-malformed.ll": 2,
+    f"{WF}.narrowed-shufflevector.sdag.ll": 1,
+    f"{WF}.narrowed-shufflevector.gisel.ll": 1,
+    f"{WF}.narrowed-vector-extract.sdag.ll": 1,
+    f"{WF}.narrowed-vector-extract.gisel.ll": 1,
     f"{WF}.instcombine.overwide.ll": 1,
 }
 
@@ -145,35 +156,70 @@ def test_every_dimension_lands_in_its_documented_file(classes_dir):
     assert found == EXPECTED_FILES
 
 
-@pytest.mark.parametrize("name,needles", [
-    (f"{WF}.badformat.ll", ["__arg0_5(", "(i32 5, <16 x i32> %a", "__arg2_9999(", "i32 9999, <16 x i32> %b",
-                            "; CHECK: invalid value for matrix format"]),
-    (f"{WF}.nonconst.ll", ["__arg2_var(", "ptr addrspace(1) %out, i32 %fmt)", "i32 %fmt, <16 x i32> %b",
-                           "; CHECK: immarg operand has non-immediate parameter"]),
-    (f"{WF}.illegal.ll", ["<8 x i64> %a", "a_fp4_v8xi64", "<10 x i32> %a",
-                          "; CHECK: operand 1 must be 8, 12 or 16 element i32 vector"]),
-    (f"{MF}.diagnostic-b.ll", ["<4 x i32> %b", "i32 0, i32 1, i32 2, i32 0"]),
-    (f"{WF}.narrowed-vector-extract.gisel.ll", ["@llvm.vector.extract.v8i32.v16i32(<16 x i32> %a, i64 0)",
-                                                "@llvm.vector.extract.v12i32.v16i32(<16 x i32> %b, i64 0)",
-                                                "-global-isel=1 -global-isel-abort=1"]),
-    (f"{WF}.narrowed-shufflevector.sdag.ll", ["shufflevector <16 x i32> %b, <16 x i32> poison, <12 x i32>",
-                                              ".v8f32.v8i32.v12i32(i32 4, <8 x i32> %a.narrow, i32 2, "
-                                              "<12 x i32> %b.narrow", "-global-isel=0"]),
-    (f"{WF}.instcombine.overwide.ll", ["opt -mtriple=amdgcn -mcpu=gfx1250 -passes=instcombine < %s | llc ",
-                                       "<16 x i32> %a, i32 4, <16 x i32> %b"]),
-])
+@pytest.mark.parametrize(
+    "name,needles",
+    [
+        (
+            f"{WF}.badformat.ll",
+            [
+                "__arg0_5(",
+                "(i32 5, <16 x i32> %a",
+                "__arg2_9999(",
+                "i32 9999, <16 x i32> %b",
+                "; CHECK: invalid value for matrix format",
+            ],
+        ),
+        (
+            f"{WF}.nonconst.ll",
+            [
+                "__arg2_var(",
+                "ptr addrspace(1) %out, i32 %fmt)",
+                "i32 %fmt, <16 x i32> %b",
+                "; CHECK: immarg operand has non-immediate parameter",
+            ],
+        ),
+        (
+            f"{WF}.illegal.ll",
+            ["<8 x i64> %a", "a_fp4_v8xi64", "<10 x i32> %a", "; CHECK: operand 1 must be 8, 12 or 16 element i32 vector"],
+        ),
+        (f"{MF}.diagnostic-b.ll", ["<4 x i32> %b", "i32 0, i32 1, i32 2, i32 0"]),
+        (
+            f"{WF}.narrowed-vector-extract.gisel.ll",
+            [
+                "@llvm.vector.extract.v8i32.v16i32(<16 x i32> %a, i64 0)",
+                "@llvm.vector.extract.v12i32.v16i32(<16 x i32> %b, i64 0)",
+                "-global-isel=1 -global-isel-abort=1",
+            ],
+        ),
+        (
+            f"{WF}.narrowed-shufflevector.sdag.ll",
+            [
+                "shufflevector <16 x i32> %b, <16 x i32> poison, <12 x i32>",
+                ".v8f32.v8i32.v12i32(i32 4, <8 x i32> %a.narrow, i32 2, <12 x i32> %b.narrow",
+                "-global-isel=0",
+            ],
+        ),
+        (
+            f"{WF}.instcombine.overwide.ll",
+            ["opt -mtriple=amdgcn -mcpu=gfx1250 -passes=instcombine < %s | llc ", "<16 x i32> %a, i32 4, <16 x i32> %b"],
+        ),
+    ],
+)
 def test_generated_file_holds_the_calls_its_dimensions_ask_for(classes_dir, name, needles):
     text = (classes_dir / name).read_text()
     missing = [n for n in needles if n not in text]
     assert missing == [], text
 
 
-@pytest.mark.parametrize("name,runs_as,not_in", [
-    (f"{WF}.badformat.ll", "not llvm-as -disable-output %s", "llc"),
-    (f"{MF}.diagnostic-a.ll", "not llvm-as -disable-output %s", "llc"),
-    (f"{WF}.instcombine.ir.ll", "-passes=instcombine -S -o %t.once.ll < %s", "-disable-verify"),
-    (f"{WF}.instcombine.ir-malformed.ll", "-disable-verify -passes=instcombine -S", "llc"),
-])
+@pytest.mark.parametrize(
+    "name,runs_as,not_in",
+    [
+        (f"{WF}.badformat.ll", "not llvm-as -disable-output %s", "llc"),
+        (f"{MF}.diagnostic-a.ll", "not llvm-as -disable-output %s", "llc"),
+        (f"{WF}.instcombine.ir.ll", "-passes=instcombine -S -o %t.once.ll < %s", "-disable-verify"),
+        (f"{WF}.instcombine.ir-malformed.ll", "-disable-verify -passes=instcombine -S", "llc"),
+    ],
+)
 def test_run_lines_follow_the_file_class(classes_dir, name, runs_as, not_in):
     runs = [line for line in (classes_dir / name).read_text().splitlines() if line.startswith("; RUN:")]
     assert any(runs_as in r for r in runs), runs
@@ -188,16 +234,20 @@ def test_split_selectors_give_each_selector_its_own_run_lines(classes_dir):
 
 
 def test_same_block_without_split_selectors_shares_one_file(cli, spec_dir):
-    spec = (f"matrix:\n  - intrinsic: {W}\n    narrowing: shufflevector\n    fmt_a: fp4\n    fmt_b: fp6\n"
-            "    width_a: max\n    width_b: max\n")
+    spec = (
+        f"matrix:\n  - intrinsic: {W}\n    narrowing: shufflevector\n    fmt_a: fp4\n    fmt_b: fp6\n"
+        "    width_a: max\n    width_b: max\n"
+    )
     cases_dir = spec_dir({"n.yaml": spec})
     assert cli("expand", "--cases", cases_dir).returncode == 0
     assert [p.name for p in (cases_dir / "generated").glob("*.ll")] == [f"{WF}.narrowed-shufflevector.ll"]
 
 
 def test_pipeline_name_is_sanitized_into_the_file_name(cli, spec_dir):
-    spec = (f"matrix:\n  - intrinsic: {W}\n    pipeline: 'function(instcombine)'\n    fmt_a: fp4\n"
-            "    fmt_b: fp4\n    width_a: 16\n    opt: 2\n")
+    spec = (
+        f"matrix:\n  - intrinsic: {W}\n    pipeline: 'function(instcombine)'\n    fmt_a: fp4\n"
+        "    fmt_b: fp4\n    width_a: 16\n    opt: 2\n"
+    )
     cases_dir = spec_dir({"p.yaml": spec})
     assert cli("expand", "--cases", cases_dir).returncode == 0
     (only,) = (cases_dir / "generated").glob("*.ll")
@@ -208,16 +258,18 @@ def test_pipeline_name_is_sanitized_into_the_file_name(cli, spec_dir):
 
 # ---- harness bugs -------------------------------------------------------------------------
 
+
 def test_diagnostic_check_without_a_rejected_case_is_a_located_error(cli, spec_dir):
-    cases_dir = spec_dir({"d.yaml": f"matrix:\n  - intrinsic: {W}\n    check: diagnostic\n    fmt_a: fp8\n"
-                                    "    fmt_b: fp8\n"})
+    cases_dir = spec_dir({"d.yaml": f"matrix:\n  - intrinsic: {W}\n    check: diagnostic\n    fmt_a: fp8\n    fmt_b: fp8\n"})
     proc = cli("expand", "--cases", cases_dir)
     _one_located_line(proc, cases_dir / "d.yaml", 2, 5, "diagnostic")
 
 
 def test_distinct_pipelines_never_share_a_generated_file(cli, spec_dir):
-    spec = (f"matrix:\n  - intrinsic: {W}\n    pipeline: ['function(instcombine,dce)', 'function(instcombine),dce']\n"
-            "    fmt_a: fp4\n    fmt_b: fp4\n    selector: sdag\n")
+    spec = (
+        f"matrix:\n  - intrinsic: {W}\n    pipeline: ['function(instcombine,dce)', 'function(instcombine),dce']\n"
+        "    fmt_a: fp4\n    fmt_b: fp4\n    selector: sdag\n"
+    )
     cases_dir = spec_dir({"p.yaml": spec})
     proc = cli("expand", "--cases", cases_dir)
     produced = list((cases_dir / "generated").glob("*.ll")) if proc.returncode == 0 else []

@@ -12,8 +12,13 @@ W, M = "wmma.f32.16x16x128.f8f6f4", "mfma.scale.f32.16x16x128.f8f6f4"
 F4S = ("wmma.f32.32x16x128.f4", "wmma.scale.f32.32x16x128.f4", "wmma.scale16.f32.32x16x128.f4")
 WMMA_REGS = {"fp8": 16, "bf8": 16, "fp6": 12, "bf6": 12, "fp4": 8}
 MFMA_REGS = {"fp8": 8, "bf8": 8, "fp6": 6, "bf6": 6, "fp4": 4}
-RUNTIME = {W: WMMA_REGS, "wmma.scale.f32.16x16x128.f8f6f4": WMMA_REGS, "wmma.scale16.f32.16x16x128.f8f6f4": WMMA_REGS,
-           M: MFMA_REGS, "mfma.scale.f32.32x32x64.f8f6f4": MFMA_REGS}
+RUNTIME = {
+    W: WMMA_REGS,
+    "wmma.scale.f32.16x16x128.f8f6f4": WMMA_REGS,
+    "wmma.scale16.f32.16x16x128.f8f6f4": WMMA_REGS,
+    M: MFMA_REGS,
+    "mfma.scale.f32.32x32x64.f8f6f4": MFMA_REGS,
+}
 EXPECTED_BY_CLASS = {"exact": "pass", "overwide": "mc-reject", "underwide": "verifier-reject"}
 
 
@@ -23,27 +28,41 @@ def _try(cli, *args):
     return json.loads(proc.stdout)
 
 
-@pytest.mark.parametrize("args,verdict,detail", [
-    ((W, "fp4", "fp4", "16", "16", "sdag"), "mc-reject", "wrong register tuple size"),
-    ((W, "fp4", "fp4", "16", "16", "gisel"), "mc-reject", "wrong register tuple size"),
-    ((W, "fp4", "fp4", "8", "8", "sdag"), "pass", ""),
-    ((W, "fp8", "fp8", "8", "exact", "sdag"), "verifier-reject", "invalid vector type for format"),
-    ((M, "fp4", "fp4", "8", "8", "gisel"), "mc-reject", "wrong register tuple size"),
-    ((M, "fp4", "fp4", "8", "8", "sdag"), "mc-reject", "wrong register tuple size"),
-    ((M, "FP4_E2M1", "4", "exact", "exact", "gisel"), "pass", ""),
-], ids=lambda v: "-".join(v) if isinstance(v, tuple) else None)
+@pytest.mark.parametrize(
+    "args,verdict,detail",
+    [
+        ((W, "fp4", "fp4", "16", "16", "sdag"), "mc-reject", "wrong register tuple size"),
+        ((W, "fp4", "fp4", "16", "16", "gisel"), "mc-reject", "wrong register tuple size"),
+        ((W, "fp4", "fp4", "8", "8", "sdag"), "pass", ""),
+        ((W, "fp8", "fp8", "8", "exact", "sdag"), "verifier-reject", "invalid vector type for format"),
+        ((M, "fp4", "fp4", "8", "8", "gisel"), "mc-reject", "wrong register tuple size"),
+        ((M, "fp4", "fp4", "8", "8", "sdag"), "mc-reject", "wrong register tuple size"),
+        ((M, "FP4_E2M1", "4", "exact", "exact", "gisel"), "pass", ""),
+    ],
+    ids=lambda v: "-".join(v) if isinstance(v, tuple) else None,
+)
 def test_try_gives_the_measured_verdict_for_one_case(llvm_22_1_8, cli, args, verdict, detail):
     name, fa, fb, wa, wb, sel = args
-    rec = _try(cli, "--intrinsic", name, "--fmt-a", fa, "--fmt-b", fb, "--width-a", wa, "--width-b", wb,
-               "--selector", sel)
+    rec = _try(cli, "--intrinsic", name, "--fmt-a", fa, "--fmt-b", fb, "--width-a", wa, "--width-b", wb, "--selector", sel)
     assert rec["verdict"] == verdict, rec["detail"]
     assert detail in rec["detail"]
     assert rec["selector"] == sel and rec["llvm"] == llvm_22_1_8.version
 
 
 def test_try_reports_widths_required_registers_and_the_real_tools_it_ran(llvm_22_1_8, cli):
-    rec = _try(cli, "--intrinsic", f"llvm.amdgcn.{W}", "--fmt-a", "MATRIX_FMT_FP4", "--fmt-b", "fp6",
-               "--width-a", "16", "--width-b", "max")
+    rec = _try(
+        cli,
+        "--intrinsic",
+        f"llvm.amdgcn.{W}",
+        "--fmt-a",
+        "MATRIX_FMT_FP4",
+        "--fmt-b",
+        "fp6",
+        "--width-a",
+        "16",
+        "--width-b",
+        "max",
+    )
     assert (rec["fmt_a"], rec["fmt_b"], rec["width_a"], rec["width_b"]) == ("fp4", "fp6", 16, 16)
     assert (rec["required_a"], rec["required_b"]) == (8, 12)
     assert rec["function"] == "wmma_f32_16x16x128_f8f6f4__a_fp4_v16__b_fp6_v16"
@@ -66,16 +85,19 @@ def test_try_exact_fixed_fp4_passes_without_format_flags(llvm_22_1_8, cli):
     assert _try(cli, "--intrinsic", F4S[2])["verdict"] == "pass"
 
 
-@pytest.mark.parametrize("args,fragment", [
-    (("--intrinsic", "wmma.f32.16x16x64.f8f6f4", "--fmt-a", "fp8", "--fmt-b", "fp8"), "unknown intrinsic"),
-    (("--intrinsic", W, "--fmt-a", "fp9", "--fmt-b", "fp8"), "fp9"),
-    (("--intrinsic", W, "--fmt-a", "fp8"), "--fmt-b"),
-    (("--intrinsic", W, "--fmt-a", "fp8", "--fmt-b", "fp8", "--width-a", "wide"), "--width-a"),
-    (("--intrinsic", W, "--fmt-a", "fp8", "--fmt-b", "fp8", "--width-b", "0"), "--width-b"),
-    (("--intrinsic", F4S[0], "--fmt-a", "fp8"), "--fmt-a"),
-    (("--intrinsic", W, "--fmt-a", "fp8", "--fmt-b", "fp8", "--selector", "fastisel"), "fastisel"),
-    (("--intrinsic", W, "--fmt-a", "fp8", "--fmt-b", "fp8", "--llvm-bin", "/nonexistent"), "/nonexistent"),
-])
+@pytest.mark.parametrize(
+    "args,fragment",
+    [
+        (("--intrinsic", "wmma.f32.16x16x64.f8f6f4", "--fmt-a", "fp8", "--fmt-b", "fp8"), "unknown intrinsic"),
+        (("--intrinsic", W, "--fmt-a", "fp9", "--fmt-b", "fp8"), "fp9"),
+        (("--intrinsic", W, "--fmt-a", "fp8"), "--fmt-b"),
+        (("--intrinsic", W, "--fmt-a", "fp8", "--fmt-b", "fp8", "--width-a", "wide"), "--width-a"),
+        (("--intrinsic", W, "--fmt-a", "fp8", "--fmt-b", "fp8", "--width-b", "0"), "--width-b"),
+        (("--intrinsic", F4S[0], "--fmt-a", "fp8"), "--fmt-a"),
+        (("--intrinsic", W, "--fmt-a", "fp8", "--fmt-b", "fp8", "--selector", "fastisel"), "fastisel"),
+        (("--intrinsic", W, "--fmt-a", "fp8", "--fmt-b", "fp8", "--llvm-bin", "/nonexistent"), "/nonexistent"),
+    ],
+)
 def test_try_bad_input_is_one_line_and_exit_2(cli, args, fragment):
     proc = cli("try", "--json", *args)
     assert proc.returncode == 2
@@ -103,8 +125,13 @@ def test_full_shipped_matrix_gives_the_measured_verdicts_case_by_case(llvm_22_1_
     for r in runtime:  # each verdict follows from the widths against the documented register counts
         regs = RUNTIME[r["intrinsic"]]
         need_a, need_b = regs[r["fmt_a"]], regs[r["fmt_b"]]
-        cls = ("underwide" if r["width_a"] < need_a or r["width_b"] < need_b else
-               "overwide" if r["width_a"] > need_a or r["width_b"] > need_b else "exact")
+        cls = (
+            "underwide"
+            if r["width_a"] < need_a or r["width_b"] < need_b
+            else "overwide"
+            if r["width_a"] > need_a or r["width_b"] > need_b
+            else "exact"
+        )
         if r["verdict"] != EXPECTED_BY_CLASS[cls]:
             wrong.append((r["function"], r["selector"], r["verdict"], cls))
     assert wrong == []

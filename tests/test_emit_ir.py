@@ -49,15 +49,20 @@ def test_underwide_module_gets_one_verifier_diagnostic_per_call(llvm, tool, ship
         assert run.stderr.count(f"%r.{c.function} = call ") == 1, c.function
 
 
-@pytest.mark.parametrize("case,args", [
-    (_case(W, FP6, FP4, 12, 8), "(i32 2, <12 x i32> %a, i32 4, <8 x i32> %b, i16 0, <8 x float> %c)"),
-    (_case(W, FP4, BF8, 16, 16), "(i32 4, <16 x i32> %a, i32 1, <16 x i32> %b, i16 0, <8 x float> %c)"),
-    (_case(M, FP6, FP4, 6, 4),
-     "(<6 x i32> %a, <4 x i32> %b, <4 x float> %c, i32 2, i32 4, i32 0, i32 0, i32 0, i32 0)"),
-    (_case("mfma.scale.f32.32x32x64.f8f6f4", BF8, BF6, 8, 6),
-     "(<8 x i32> %a, <6 x i32> %b, <16 x float> %c, i32 1, i32 3, i32 0, i32 0, i32 0, i32 0)"),
-    (_case("wmma.f32.32x16x128.f4", FP4, FP4, 32, 12), "(<32 x i32> %a, <12 x i32> %b, i16 0, <16 x float> %c)"),
-], ids=lambda v: v.function if isinstance(v, Case) else "")
+@pytest.mark.parametrize(
+    "case,args",
+    [
+        (_case(W, FP6, FP4, 12, 8), "(i32 2, <12 x i32> %a, i32 4, <8 x i32> %b, i16 0, <8 x float> %c)"),
+        (_case(W, FP4, BF8, 16, 16), "(i32 4, <16 x i32> %a, i32 1, <16 x i32> %b, i16 0, <8 x float> %c)"),
+        (_case(M, FP6, FP4, 6, 4), "(<6 x i32> %a, <4 x i32> %b, <4 x float> %c, i32 2, i32 4, i32 0, i32 0, i32 0, i32 0)"),
+        (
+            _case("mfma.scale.f32.32x32x64.f8f6f4", BF8, BF6, 8, 6),
+            "(<8 x i32> %a, <6 x i32> %b, <16 x float> %c, i32 1, i32 3, i32 0, i32 0, i32 0, i32 0)",
+        ),
+        (_case("wmma.f32.32x16x128.f4", FP4, FP4, 32, 12), "(<32 x i32> %a, <12 x i32> %b, i16 0, <16 x float> %c)"),
+    ],
+    ids=lambda v: v.function if isinstance(v, Case) else "",
+)
 def test_call_passes_formats_and_sources_in_their_documented_positions(case, args):
     text = emit.module([case]).text
     calls = [line for line in text.splitlines() if " = call " in line]
@@ -68,8 +73,12 @@ def test_call_passes_formats_and_sources_in_their_documented_positions(case, arg
 
 def test_verifier_names_source_a_when_a_is_too_narrow_for_its_format(llvm, tool):
     """Cross-checks argument positions with LLVM itself: fp8 A in 8 registers must be refused as %a."""
-    for case, operand in ((_case(W, FP8, FP4, 8, 8), "<8 x i32> %a"), (_case(W, FP4, FP6, 8, 8), "<8 x i32> %b"),
-                          (_case(M, FP6, FP8, 4, 8), "<4 x i32> %a"), (_case(M, FP4, FP6, 4, 4), "<4 x i32> %b")):
+    for case, operand in (
+        (_case(W, FP8, FP4, 8, 8), "<8 x i32> %a"),
+        (_case(W, FP4, FP6, 8, 8), "<8 x i32> %b"),
+        (_case(M, FP6, FP8, 4, 8), "<4 x i32> %a"),
+        (_case(M, FP4, FP6, 4, 4), "<4 x i32> %b"),
+    ):
         run = tool("llvm-as", ["-o", "/dev/null"], emit.module([case]).text)
         lines = run.stderr.splitlines()
         assert "invalid vector type for format" in lines, run.stderr
@@ -122,7 +131,8 @@ def test_underwide_lit_file_only_runs_the_verifier(rendered):
 
 @pytest.mark.parametrize("filename", [f"{W}.gfx1250.O0.exact.ll", f"{M}.gfx950.O0.exact.ll"])
 def test_asm_check_lines_accept_real_llc_output_and_reject_a_missing_or_stray_modifier(
-        llvm, tool, shipped_groups, rendered, tmp_path, filename):
+    llvm, tool, shipped_groups, rendered, tmp_path, filename
+):
     group = _group(shipped_groups, filename)
     lit = tmp_path / "t.ll"
     lit.write_text(rendered[filename])
@@ -139,11 +149,15 @@ def test_asm_check_lines_accept_real_llc_output_and_reject_a_missing_or_stray_mo
     assert inst, f"no {mnemonic} ... {mod} in llc output"
     dropped = llc.stdout.replace(inst[0], inst[0].rstrip()[: -len(mod)].rstrip(), 1)
     assert filecheck(dropped) != 0, "CHECK lines did not notice a missing format modifier"
-    plain = [l for l in llc.stdout.splitlines() if l.strip().startswith(mnemonic) and ":MATRIX" not in l
-             and "cbsz" not in l and "blgp" not in l]
+    plain = [
+        l
+        for l in llc.stdout.splitlines()
+        if l.strip().startswith(mnemonic) and ":MATRIX" not in l and "cbsz" not in l and "blgp" not in l
+    ]
     assert plain, "expected an fp8/fp8 instruction with no modifier"
-    stray = llc.stdout.replace(plain[0], plain[0].rstrip() + (" matrix_a_fmt:MATRIX_FMT_BF8" if mod != "blgp:4"
-                                                             else " cbsz:1"), 1)
+    stray = llc.stdout.replace(
+        plain[0], plain[0].rstrip() + (" matrix_a_fmt:MATRIX_FMT_BF8" if mod != "blgp:4" else " cbsz:1"), 1
+    )
     assert filecheck(stray) != 0, "CHECK lines did not notice a stray format modifier"
 
 
@@ -164,8 +178,12 @@ def test_a_file_expects_a_verifier_error_exactly_when_llvm_as_rejects_its_ir(llv
     A verifier-only file (`not llvm-as`) for IR the verifier accepts would FAIL under lit (this was
     the case for `wmma.f32.32x16x128.f4` with width_a: 8 before its sources were marked unverified).
     """
-    d = spec_dir({"odd.yaml": "matrix:\n  - intrinsic: wmma.f32.32x16x128.f4\n    width_a: [8, 24]\n"
-                              f"  - intrinsic: {W}\n    fmt_a: fp8\n    fmt_b: fp8\n    width_a: 7\n"})
+    d = spec_dir(
+        {
+            "odd.yaml": "matrix:\n  - intrinsic: wmma.f32.32x16x128.f4\n    width_a: [8, 24]\n"
+            f"  - intrinsic: {W}\n    fmt_a: fp8\n    fmt_b: fp8\n    width_a: 7\n"
+        }
+    )
     rendered = expand.render(d)
     assert len(rendered) >= 2
     for filename, text in rendered.items():

@@ -57,8 +57,7 @@ def test_grouping_puts_25_exact_56_overwide_144_underwide_cases_in_their_files(r
     cpu, regs, _ = RUNTIME[name]
     groups = [g for g in cases.group(runtime_plan) if g.intrinsic.name == name]
     sizes = {g.filename: len(g.members) for g in groups}
-    assert sizes == {f"{name}.{cpu}.O0.exact.ll": 25, f"{name}.{cpu}.O0.overwide.ll": 56,
-                     f"{name}.{cpu}.O0.underwide.ll": 144}
+    assert sizes == {f"{name}.{cpu}.O0.exact.ll": 25, f"{name}.{cpu}.O0.overwide.ll": 56, f"{name}.{cpu}.O0.underwide.ll": 144}
     for g in groups:
         for c in g.cases:
             assert expected_class(regs, c.fmt_a, c.fmt_b, c.width_a, c.width_b) == g.file_class, c.function
@@ -78,29 +77,36 @@ def _plan(spec_dir, text):
 
 @pytest.mark.parametrize("name,want", [(W, 16), (M, 8)])
 def test_max_policy_picks_the_widest_legal_width_for_every_format(spec_dir, name, want):
-    got = _plan(spec_dir, f"matrix:\n  - intrinsic: {name}\n    fmt_a: all\n    fmt_b: all\n"
-                          "    width_a: max\n    width_b: max\n")
+    got = _plan(spec_dir, f"matrix:\n  - intrinsic: {name}\n    fmt_a: all\n    fmt_b: all\n    width_a: max\n    width_b: max\n")
     assert len(got) == 25
     assert {(c.width_a, c.width_b) for c in got} == {(want, want)}
 
 
-@pytest.mark.parametrize("name,fmt,policy,want", [
-    (W, "fp4", "overwide", {12, 16}), (W, "fp6", "overwide", {16}), (W, "fp8", "underwide", {8, 12}),
-    (W, "bf6", "underwide", {8}), (W, "bf8", "exact", {16}), (W, "fp4", "exact", {8}),
-    (M, "fp4", "overwide", {6, 8}), (M, "fp8", "underwide", {4, 6}), (M, "fp6", "exact", {6}),
-    (W, "fp8", 12, {12}), (W, "fp4", 7, {7}),
-])
+@pytest.mark.parametrize(
+    "name,fmt,policy,want",
+    [
+        (W, "fp4", "overwide", {12, 16}),
+        (W, "fp6", "overwide", {16}),
+        (W, "fp8", "underwide", {8, 12}),
+        (W, "bf6", "underwide", {8}),
+        (W, "bf8", "exact", {16}),
+        (W, "fp4", "exact", {8}),
+        (M, "fp4", "overwide", {6, 8}),
+        (M, "fp8", "underwide", {4, 6}),
+        (M, "fp6", "exact", {6}),
+        (W, "fp8", 12, {12}),
+        (W, "fp4", 7, {7}),
+    ],
+)
 def test_width_policy_resolves_against_the_format_register_count(spec_dir, name, fmt, policy, want):
-    got = _plan(spec_dir, f"matrix:\n  - intrinsic: {name}\n    fmt_a: {fmt}\n    fmt_b: fp8\n"
-                          f"    width_a: {policy}\n")
+    got = _plan(spec_dir, f"matrix:\n  - intrinsic: {name}\n    fmt_a: {fmt}\n    fmt_b: fp8\n    width_a: {policy}\n")
     assert {c.width_a for c in got} == want
     assert {c.width_b for c in got} == {WMMA_REGS[FP8] if name == W else MFMA_REGS[FP8]}
 
 
 def test_empty_policy_for_one_format_drops_only_that_format(spec_dir):
     # fp8 reads all 16 registers: no over-wide width exists for it, fp4 has two.
-    got = _plan(spec_dir, f"matrix:\n  - intrinsic: {W}\n    fmt_a: [fp8, fp4]\n    fmt_b: fp8\n"
-                          "    width_a: overwide\n")
+    got = _plan(spec_dir, f"matrix:\n  - intrinsic: {W}\n    fmt_a: [fp8, fp4]\n    fmt_b: fp8\n    width_a: overwide\n")
     assert {(c.fmt_a, c.width_a) for c in got} == {(FP4, 12), (FP4, 16)}
 
 
@@ -110,18 +116,30 @@ def test_explicit_illegal_width_is_kept_and_classed_illegal(spec_dir):
 
 
 def test_exclude_rule_drops_only_combinations_matching_every_named_dimension(spec_dir):
-    d = spec_dir({"s.yaml": f"matrix:\n  - intrinsic: {W}\n    fmt_a: all\n    fmt_b: fp8\n"
-                            "    exclude:\n      - fmt_a: FP4_E2M1\n        selector: gisel\n"})
+    d = spec_dir(
+        {
+            "s.yaml": f"matrix:\n  - intrinsic: {W}\n    fmt_a: all\n    fmt_b: fp8\n"
+            "    exclude:\n      - fmt_a: FP4_E2M1\n        selector: gisel\n"
+        }
+    )
     planned = {p.case.fmt_a: p.selectors for p in matrix.plan(matrix.spec_files(d))}
-    assert planned == {FP8: ("sdag", "gisel"), BF8: ("sdag", "gisel"), FP6: ("sdag", "gisel"),
-                       BF6: ("sdag", "gisel"), FP4: ("sdag",)}
+    assert planned == {
+        FP8: ("sdag", "gisel"),
+        BF8: ("sdag", "gisel"),
+        FP6: ("sdag", "gisel"),
+        BF6: ("sdag", "gisel"),
+        FP4: ("sdag",),
+    }
 
 
 def test_exclude_by_width_policy_and_by_prefixed_intrinsic_name(spec_dir):
-    got = _plan(spec_dir, f"matrix:\n  - intrinsic: [{W}, {M}]\n    fmt_a: all\n    fmt_b: all\n"
-                          "    width_a: [exact, overwide, underwide]\n    width_b: [exact, overwide]\n"
-                          "    exclude:\n      - width_b: overwide\n"
-                          f"      - intrinsic: llvm.amdgcn.{M}\n        fmt_a: fp6\n")
+    got = _plan(
+        spec_dir,
+        f"matrix:\n  - intrinsic: [{W}, {M}]\n    fmt_a: all\n    fmt_b: all\n"
+        "    width_a: [exact, overwide, underwide]\n    width_b: [exact, overwide]\n"
+        "    exclude:\n      - width_b: overwide\n"
+        f"      - intrinsic: llvm.amdgcn.{M}\n        fmt_a: fp6\n",
+    )
     for c in got:
         regs = WMMA_REGS if c.intrinsic.name == W else MFMA_REGS
         assert c.width_b == regs[c.fmt_b], "an over-wide B survived its exclude rule"
@@ -131,10 +149,12 @@ def test_exclude_by_width_policy_and_by_prefixed_intrinsic_name(spec_dir):
 
 
 def test_case_asked_by_two_specs_runs_once_under_the_union_of_selectors(spec_dir):
-    d = spec_dir({
-        "a.yaml": f"matrix:\n  - intrinsic: {W}\n    fmt_a: fp4\n    fmt_b: fp4\n    selector: sdag\n",
-        "b.yaml": f"matrix:\n  - intrinsic: {W}\n    fmt_a: fp4\n    fmt_b: [fp4, fp8]\n    selector: gisel\n",
-    })
+    d = spec_dir(
+        {
+            "a.yaml": f"matrix:\n  - intrinsic: {W}\n    fmt_a: fp4\n    fmt_b: fp4\n    selector: sdag\n",
+            "b.yaml": f"matrix:\n  - intrinsic: {W}\n    fmt_a: fp4\n    fmt_b: [fp4, fp8]\n    selector: gisel\n",
+        }
+    )
     planned = matrix.plan(matrix.spec_files(d))
     by_fmt = {p.case.fmt_b: p for p in planned}
     assert len(planned) == 2
@@ -148,8 +168,12 @@ def test_known_bugs_file_is_not_read_as_a_spec(repo_root, spec_dir):
     names = [p.name for p in matrix.spec_files(repo_root / "cases")]
     assert "known-bugs.yaml" not in names
     assert {"f4-fixed-format.yaml", "f8f6f4-runtime-formats.yaml"} <= set(names)
-    d = spec_dir({"known-bugs.yaml": (repo_root / "cases" / "known-bugs.yaml").read_text(),
-                  "only.yaml": f"matrix:\n  - intrinsic: {W}\n    fmt_a: fp8\n    fmt_b: fp8\n"})
+    d = spec_dir(
+        {
+            "known-bugs.yaml": (repo_root / "cases" / "known-bugs.yaml").read_text(),
+            "only.yaml": f"matrix:\n  - intrinsic: {W}\n    fmt_a: fp8\n    fmt_b: fp8\n",
+        }
+    )
     assert [p.name for p in matrix.spec_files(d)] == ["only.yaml"]
     assert len(matrix.plan(matrix.spec_files(d))) == 1
 
@@ -160,8 +184,7 @@ def test_checked_in_generated_files_are_up_to_date(cli):
     assert proc.stdout.strip().splitlines()[-1].endswith(" 0 stale")
 
 
-def test_expansion_is_byte_identical_across_processes_and_hash_seeds(cli, repo_root, shipped_cases, tmp_path,
-                                                                   llvm_22_1_8):
+def test_expansion_is_byte_identical_across_processes_and_hash_seeds(cli, repo_root, shipped_cases, tmp_path, llvm_22_1_8):
     # The snapshot layer is regenerated from the real llc: its bytes are those of 22.1.8.
     other = tmp_path / "other"
     other.mkdir()
@@ -170,6 +193,7 @@ def test_expansion_is_byte_identical_across_processes_and_hash_seeds(cli, repo_r
     for d, seed in ((shipped_cases, "1"), (other, "4242")):
         proc = cli("expand", "--cases", d, env={"PYTHONHASHSEED": seed})
         assert proc.returncode == 0, proc.stderr
+
     def listing(d):
         return sorted(p.relative_to(d).as_posix() for p in d.rglob("*") if p.is_file())
 
@@ -182,8 +206,9 @@ def test_expansion_is_byte_identical_across_processes_and_hash_seeds(cli, repo_r
     match, mismatch, errors = filecmp.cmpfiles(shipped_cases / "generated", other / "generated", names, shallow=False)
     assert mismatch == [] and errors == []
     # ...and identical to what is checked in.
-    match, mismatch, errors = filecmp.cmpfiles(shipped_cases / "generated", repo_root / "cases" / "generated",
-                                               names, shallow=False)
+    match, mismatch, errors = filecmp.cmpfiles(
+        shipped_cases / "generated", repo_root / "cases" / "generated", names, shallow=False
+    )
     assert mismatch == [] and errors == []
 
 

@@ -24,8 +24,22 @@ def test_a_module_that_times_out_is_not_retried_case_by_case(llvm_22_1_8, cli, t
     real = llvm_22_1_8.bin_dir / "llc"
     hang = f'case "$*" in *--version*|*help*) exec {real} "$@";; esac\necho x >> {log}\nexec sleep 600\n'
     fake = fake_build(tmp_path, llvm_22_1_8.bin_dir, "llc", hang)
-    proc = cli("run", "--llvm-bin", fake, "--spec", "f4-fixed-format.yaml", "--intrinsic", "wmma.f32.32x16x128.f4",
-               "--selector", "sdag", "-j", "1", "--timeout", "1", "--json")
+    proc = cli(
+        "run",
+        "--llvm-bin",
+        fake,
+        "--spec",
+        "f4-fixed-format.yaml",
+        "--intrinsic",
+        "wmma.f32.32x16x128.f4",
+        "--selector",
+        "sdag",
+        "-j",
+        "1",
+        "--timeout",
+        "1",
+        "--json",
+    )
     assert proc.returncode == 0, proc.stderr
     import json
 

@@ -23,10 +23,22 @@ WMMA_PRINTED = {FP8: "", BF8: "MATRIX_FMT_BF8", FP6: "MATRIX_FMT_FP6", BF6: "MAT
 
 ACCEPTED = [
     *[(text, v) for v in range(5) for text in (str(v), v)],
-    ("fp8", FP8), ("BF8", BF8), ("Fp6", FP6), ("bF6", BF6), ("FP4", FP4), (" fp4 ", FP4),
-    ("MATRIX_FMT_FP8", FP8), ("matrix_fmt_bf8", BF8), ("MATRIX_FMT_FP6", FP6),
-    ("Matrix_Fmt_BF6", BF6), ("MATRIX_FMT_FP4", FP4),
-    ("FP8_E4M3", FP8), ("fp8_e5m2", BF8), ("FP6_E2M3", FP6), ("fp6_e3m2", BF6), ("FP4_E2M1", FP4),
+    ("fp8", FP8),
+    ("BF8", BF8),
+    ("Fp6", FP6),
+    ("bF6", BF6),
+    ("FP4", FP4),
+    (" fp4 ", FP4),
+    ("MATRIX_FMT_FP8", FP8),
+    ("matrix_fmt_bf8", BF8),
+    ("MATRIX_FMT_FP6", FP6),
+    ("Matrix_Fmt_BF6", BF6),
+    ("MATRIX_FMT_FP4", FP4),
+    ("FP8_E4M3", FP8),
+    ("fp8_e5m2", BF8),
+    ("FP6_E2M3", FP6),
+    ("fp6_e3m2", BF6),
+    ("FP4_E2M1", FP4),
 ]
 REJECTED = ["fp9", "5", "-1", 5, "", "e4m3", "fp16", "MATRIX_FMT_FP16", "FP8_E5M3", "4.0", True, False, None]
 
@@ -79,14 +91,23 @@ def test_mfma_sources_sit_at_args_0_and_1_and_formats_at_cbsz_3_and_blgp_4(name)
     assert (intr.arg_index(catalog.FMT_A), intr.arg_index(catalog.FMT_B)) == (3, 4)
 
 
-@pytest.mark.parametrize("name,fa,fb,wa,wb,symbol", [
-    ("wmma.f32.16x16x128.f8f6f4", FP8, FP6, 16, 12, "llvm.amdgcn.wmma.f32.16x16x128.f8f6f4.v8f32.v16i32.v12i32"),
-    ("wmma.scale16.f32.16x16x128.f8f6f4", FP4, FP8, 8, 16,
-     "llvm.amdgcn.wmma.scale16.f32.16x16x128.f8f6f4.v8f32.v8i32.v16i32"),
-    ("mfma.scale.f32.16x16x128.f8f6f4", FP8, FP4, 8, 4, "llvm.amdgcn.mfma.scale.f32.16x16x128.f8f6f4.v8i32.v4i32"),
-    ("mfma.scale.f32.32x32x64.f8f6f4", FP6, BF6, 6, 6, "llvm.amdgcn.mfma.scale.f32.32x32x64.f8f6f4.v6i32.v6i32"),
-    ("wmma.f32.32x16x128.f4", FP4, FP4, 16, 8, "llvm.amdgcn.wmma.f32.32x16x128.f4.v16f32.v16i32.v8i32"),
-])
+@pytest.mark.parametrize(
+    "name,fa,fb,wa,wb,symbol",
+    [
+        ("wmma.f32.16x16x128.f8f6f4", FP8, FP6, 16, 12, "llvm.amdgcn.wmma.f32.16x16x128.f8f6f4.v8f32.v16i32.v12i32"),
+        (
+            "wmma.scale16.f32.16x16x128.f8f6f4",
+            FP4,
+            FP8,
+            8,
+            16,
+            "llvm.amdgcn.wmma.scale16.f32.16x16x128.f8f6f4.v8f32.v8i32.v16i32",
+        ),
+        ("mfma.scale.f32.16x16x128.f8f6f4", FP8, FP4, 8, 4, "llvm.amdgcn.mfma.scale.f32.16x16x128.f8f6f4.v8i32.v4i32"),
+        ("mfma.scale.f32.32x32x64.f8f6f4", FP6, BF6, 6, 6, "llvm.amdgcn.mfma.scale.f32.32x32x64.f8f6f4.v6i32.v6i32"),
+        ("wmma.f32.32x16x128.f4", FP4, FP4, 16, 8, "llvm.amdgcn.wmma.f32.32x16x128.f4.v16f32.v16i32.v8i32"),
+    ],
+)
 def test_overloaded_name_is_mangled_result_a_b_for_wmma_and_a_b_for_mfma(name, fa, fb, wa, wb, symbol):
     intr = catalog.lookup(name)
     assert emit.callee(Case(intr, intr.cpus[0], fa, fb, wa, wb))[0] == symbol
@@ -111,8 +132,10 @@ def test_catalog_modifier_text_matches_assembler_spelling(fmt):
 
 def test_the_build_knows_every_catalog_intrinsic_overload(llvm, tool):
     """`opt -S` tags names it does not know; none of the catalog's exact overloads may be tagged."""
-    cases = [Case(i, i.cpus[0], min(i.a.regs), min(i.b.regs), i.a.regs[min(i.a.regs)], i.b.regs[min(i.b.regs)])
-             for i in catalog.INTRINSICS]
+    cases = [
+        Case(i, i.cpus[0], min(i.a.regs), min(i.b.regs), i.a.regs[min(i.a.regs)], i.b.regs[min(i.b.regs)])
+        for i in catalog.INTRINSICS
+    ]
     decls = emit.declarations(cases)
     assert len(decls) == len(catalog.INTRINSICS)
     run = tool("opt", ["-S", "-o", "-"], "\n".join(decls) + "\n")

@@ -36,9 +36,8 @@ def runner(llvm_22_1_8):
             path.write_text(text)
         for line in path.read_text().splitlines():
             if line.startswith("; RUN: "):
-                cmd = line[len("; RUN: "):].replace("%s", str(path)).replace("%t", str(tmp / "t"))
-                proc = subprocess.run(["bash", "-o", "pipefail", "-c", cmd], capture_output=True, text=True,
-                                      env=env, timeout=300)
+                cmd = line[len("; RUN: ") :].replace("%s", str(path)).replace("%t", str(tmp / "t"))
+                proc = subprocess.run(["bash", "-o", "pipefail", "-c", cmd], capture_output=True, text=True, env=env, timeout=300)
                 if proc.returncode != 0:
                     return proc
         return None
@@ -53,12 +52,14 @@ def _expand(spec_dir, spec: str) -> Path:
 
 
 def _runs(text: str) -> list[str]:
-    return [line[len("; RUN: "):] for line in text.splitlines() if line.startswith("; RUN: ")]
+    return [line[len("; RUN: ") :] for line in text.splitlines() if line.startswith("; RUN: ")]
 
 
 # ---- check: object ------------------------------------------------------------------------
 
-OBJECT_SPEC = f"matrix:\n  - intrinsic: {W}\n    check: object\n    fmt_a: fp4\n    fmt_b: fp6\n    width_a: max\n    width_b: max\n"
+OBJECT_SPEC = (
+    f"matrix:\n  - intrinsic: {W}\n    check: object\n    fmt_a: fp4\n    fmt_b: fp6\n    width_a: max\n    width_b: max\n"
+)
 
 
 def test_object_file_runs_through_an_object_file_and_llvm_objdump(spec_dir):
@@ -74,8 +75,9 @@ def test_object_file_runs_through_an_object_file_and_llvm_objdump(spec_dir):
     assert "llvm-filecheck" in requires.split(":", 1)[1].replace(" ", "").split(",")
 
 
-def test_object_checks_pass_on_the_object_and_fail_when_they_expect_the_texts_tuple(llvm_22_1_8, tool, runner,
-                                                                                   spec_dir, tmp_path):
+def test_object_checks_pass_on_the_object_and_fail_when_they_expect_the_texts_tuple(
+    llvm_22_1_8, tool, runner, spec_dir, tmp_path
+):
     path = _expand(spec_dir, OBJECT_SPEC) / f"{WF}.object.ll"
     assert runner(path, tmp_path) is None
     # How wide llc's text makes each source, read from the real llc output.
@@ -97,13 +99,16 @@ def test_object_checks_pass_on_the_object_and_fail_when_they_expect_the_texts_tu
 
 # ---- check: ir ----------------------------------------------------------------------------
 
-IR_SPEC = (f"matrix:\n  - intrinsic: [{W}, {M}]\n    check: ir\n    pipeline: instcombine\n    fmt_a: fp4\n"
-           "    fmt_b: [fp4, fp8]\n    width_a: max\n    width_b: max\n")
+IR_SPEC = (
+    f"matrix:\n  - intrinsic: [{W}, {M}]\n    check: ir\n    pipeline: instcombine\n    fmt_a: fp4\n"
+    "    fmt_b: [fp4, fp8]\n    width_a: max\n    width_b: max\n"
+)
 
 
 @pytest.mark.parametrize("name", [f"{WF}.instcombine.ir.ll", f"{MF}.instcombine.ir.ll"])
-def test_ir_checks_pass_after_instcombine_and_fail_after_amdgpu_lower_intrinsics(llvm_22_1_8, tool, runner,
-                                                                               spec_dir, tmp_path, name):
+def test_ir_checks_pass_after_instcombine_and_fail_after_amdgpu_lower_intrinsics(
+    llvm_22_1_8, tool, runner, spec_dir, tmp_path, name
+):
     path = _expand(spec_dir, IR_SPEC) / name
     text = path.read_text()
     assert any(r.startswith("opt ") and "-passes=instcombine -S" in r for r in _runs(text))
@@ -119,9 +124,11 @@ def test_ir_checks_pass_after_instcombine_and_fail_after_amdgpu_lower_intrinsics
 
 # ---- check: diagnostic ----------------------------------------------------------------------
 
-DIAG_SPEC = (f"matrix:\n  - intrinsic: {M}\n    check: diagnostic\n    args: {{5: 2}}\n    fmt_a: fp8\n"
-             f"    fmt_b: bf8\n    width_b: 4\n  - intrinsic: {M}\n    check: diagnostic\n    args: {{5: 2}}\n"
-             "    fmt_a: bf8\n    fmt_b: fp8\n    width_a: 4\n")
+DIAG_SPEC = (
+    f"matrix:\n  - intrinsic: {M}\n    check: diagnostic\n    args: {{5: 2}}\n    fmt_a: fp8\n"
+    f"    fmt_b: bf8\n    width_b: 4\n  - intrinsic: {M}\n    check: diagnostic\n    args: {{5: 2}}\n"
+    "    fmt_a: bf8\n    fmt_b: fp8\n    width_a: 4\n"
+)
 
 
 def test_diagnostic_checks_fail_for_mfma_b_and_pass_for_mfma_a(llvm_22_1_8, tool, runner, spec_dir, tmp_path):
@@ -140,17 +147,25 @@ def test_diagnostic_checks_fail_for_mfma_b_and_pass_for_mfma_a(llvm_22_1_8, tool
 # ---- known bugs of 22.1.8 -------------------------------------------------------------------
 
 KNOWN_FAILING = [
-    f"generated/{WF}.amdgpu-lower-intrinsics.ir.ll", f"generated/{MF}.amdgpu-lower-intrinsics.ir.ll",
+    f"generated/{WF}.amdgpu-lower-intrinsics.ir.ll",
+    f"generated/{MF}.amdgpu-lower-intrinsics.ir.ll",
     f"generated/{MF}.diagnostic-b.ll",
-    f"generated/{WF}.narrowed-vector-extract.gisel.ll", f"generated/{MF}.narrowed-vector-extract.gisel.ll",
-    f"generated/{WF}.instcombine.ir-malformed.ll", f"generated/{MF}.instcombine.ir-malformed.ll",
+    f"generated/{WF}.narrowed-vector-extract.gisel.ll",
+    f"generated/{MF}.narrowed-vector-extract.gisel.ll",
+    f"generated/{WF}.instcombine.ir-malformed.ll",
+    f"generated/{MF}.instcombine.ir-malformed.ll",
 ]
 KNOWN_PASSING = [
-    f"generated/{WF}.instcombine.overwide.ll", f"generated/{MF}.instcombine.overwide.ll",
+    f"generated/{WF}.instcombine.overwide.ll",
+    f"generated/{MF}.instcombine.overwide.ll",
     f"generated/{W}.gfx1250.O2.instcombine.overwide.ll",
-    f"generated/{WF}.narrowed-vector-extract.sdag.ll", f"generated/{MF}.narrowed-vector-extract.sdag.ll",
-    f"generated/{WF}.diagnostic-a.ll", f"generated/{MF}.diagnostic-a.ll", f"generated/{WF}.diagnostic-b.ll",
-    f"generated/{WF}.amdgpu-lower-intrinsics.ir-malformed.ll", f"generated/{MF}.amdgpu-lower-intrinsics.ir-malformed.ll",
+    f"generated/{WF}.narrowed-vector-extract.sdag.ll",
+    f"generated/{MF}.narrowed-vector-extract.sdag.ll",
+    f"generated/{WF}.diagnostic-a.ll",
+    f"generated/{MF}.diagnostic-a.ll",
+    f"generated/{WF}.diagnostic-b.ll",
+    f"generated/{WF}.amdgpu-lower-intrinsics.ir-malformed.ll",
+    f"generated/{MF}.amdgpu-lower-intrinsics.ir-malformed.ll",
 ]
 
 
@@ -161,11 +176,14 @@ def test_known_bug_list_of_22_1_8_names_exactly_the_failing_files(repo_root, rel
     assert bool(known_bugs.reason_for(known, "22.1.8", relpath)) is listed
 
 
-@pytest.mark.parametrize("relpath,fixed_word", [
-    (f"generated/{MF}.diagnostic-b.ll", "argument 5"),
-    (f"generated/{WF}.narrowed-vector-extract.gisel.ll", "unable to legalize"),
-    (f"generated/{WF}.amdgpu-lower-intrinsics.ir.ll", "AMDGPULowerIntrinsics"),
-])
+@pytest.mark.parametrize(
+    "relpath,fixed_word",
+    [
+        (f"generated/{MF}.diagnostic-b.ll", "argument 5"),
+        (f"generated/{WF}.narrowed-vector-extract.gisel.ll", "unable to legalize"),
+        (f"generated/{WF}.amdgpu-lower-intrinsics.ir.ll", "AMDGPULowerIntrinsics"),
+    ],
+)
 def test_known_bug_reason_says_what_is_wrong(repo_root, relpath, fixed_word):
     reason = known_bugs.reason_for(known_bugs.load(repo_root / "cases"), "22.1.8", relpath)
     assert fixed_word in reason and "\n" not in reason

@@ -38,8 +38,15 @@ def browser():
     os.environ["SE_OFFLINE"] = "true"  # selenium-manager, if it ever ran, must not go online
     options = Options()
     options.binary_location = CHROMIUM
-    for arg in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-                "--window-size=1500,1000", "--no-first-run", "--disable-extensions"):
+    for arg in (
+        "--headless=new",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-dev-shm-usage",
+        "--window-size=1500,1000",
+        "--no-first-run",
+        "--disable-extensions",
+    ):
         options.add_argument(arg)
     options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
     driver = webdriver.Chrome(service=Service(executable_path=CHROMEDRIVER), options=options)
@@ -52,9 +59,26 @@ def page(cli, llvm_22_1_8, tmp_path_factory) -> tuple[Path, dict]:
     """A real comparison: 22.1.8 against itself plus instcombine, on two intrinsics with A in FP4."""
     out = tmp_path_factory.mktemp("html")
     l22 = str(llvm_22_1_8.bin_dir)
-    proc = cli("matrix", "--spec", SPEC, "--intrinsic", "wmma.f32.16x16x128.f8f6f4", "--intrinsic",
-               "mfma.scale.f32.16x16x128.f8f6f4", "--fmt-a", "fp4", "--llvm-bin", l22, "--llvm-bin", f"{l22}::instcombine",
-               "--json", "--html", out / "matrix.html", "--cache-dir", out / "cache")
+    proc = cli(
+        "matrix",
+        "--spec",
+        SPEC,
+        "--intrinsic",
+        "wmma.f32.16x16x128.f8f6f4",
+        "--intrinsic",
+        "mfma.scale.f32.16x16x128.f8f6f4",
+        "--fmt-a",
+        "fp4",
+        "--llvm-bin",
+        l22,
+        "--llvm-bin",
+        f"{l22}::instcombine",
+        "--json",
+        "--html",
+        out / "matrix.html",
+        "--cache-dir",
+        out / "cache",
+    )
     assert proc.returncode == 0, proc.stderr
     return out / "matrix.html", json.loads(proc.stdout)
 
@@ -82,7 +106,7 @@ def _verdict_counts(driver) -> dict[str, int]:
 def test_page_is_self_contained(page):
     path, _ = page
     text = path.read_text()
-    assert "<script src" not in text and "<link rel=\"stylesheet\"" not in text
+    assert "<script src" not in text and '<link rel="stylesheet"' not in text
     assert "http://" not in text and "https://" not in text
     assert "default-src 'none'" in text  # the page may load nothing at all
 
@@ -120,8 +144,7 @@ def test_a_click_shows_the_cells_details(browser, page, tmp_path):
     cell = next(c for c in doc["cells"] if c["differs"] and c["selector"] == "gisel")
     panel = browser.find_element("id", "details")
     assert not panel.is_displayed()
-    square = browser.find_element(
-        "css selector", f'button.sc[data-function="{cell["function"]}"][data-selector="gisel"]')
+    square = browser.find_element("css selector", f'button.sc[data-function="{cell["function"]}"][data-selector="gisel"]')
     assert cell["verdicts"][0] in square.get_attribute("title")  # the hover summary
     square.click()
     assert panel.is_displayed()
@@ -161,7 +184,8 @@ def test_text_from_the_tools_cannot_inject_html(browser, page, cli, tmp_path):
     assert browser.execute_script("return window.__pwned === undefined")
     assert browser.find_elements("css selector", "img, i") == []
     assert not browser.execute_script(
-        'return Array.from(document.querySelectorAll("b")).some(function (b) { return b.textContent === "bold"; })')
+        'return Array.from(document.querySelectorAll("b")).some(function (b) { return b.textContent === "bold"; })'
+    )
     square = browser.find_element("css selector", "button.sc")
     assert square.get_attribute("data-function") == EVIL
     square.click()
@@ -172,8 +196,13 @@ def test_text_from_the_tools_cannot_inject_html(browser, page, cli, tmp_path):
 
 
 def test_embedded_data_cannot_close_its_script_element():
-    doc = {"kind": "harness-matrix", "builds": [{"id": "</script>", "version": "1", "bin": "<b>", "pipeline": "none"}],
-           "counts": [{"pass": 1}], "cells": [{"function": "</script><!--", "differs": False}], "shard": None}
+    doc = {
+        "kind": "harness-matrix",
+        "builds": [{"id": "</script>", "version": "1", "bin": "<b>", "pipeline": "none"}],
+        "counts": [{"pass": 1}],
+        "cells": [{"function": "</script><!--", "differs": False}],
+        "shard": None,
+    }
     text = html_report.render(doc)
     body = text.split('id="matrix-data">', 1)[1].split("</script>", 1)[0]
     assert "<" not in body and ">" not in body and "&" not in body

@@ -10,9 +10,13 @@ import pytest
 from harness import known_bugs
 from harness.errors import InputError
 
-RUNTIME = {"wmma.f32.16x16x128.f8f6f4": "gfx1250", "wmma.scale.f32.16x16x128.f8f6f4": "gfx1250",
-           "wmma.scale16.f32.16x16x128.f8f6f4": "gfx1250", "mfma.scale.f32.16x16x128.f8f6f4": "gfx950",
-           "mfma.scale.f32.32x32x64.f8f6f4": "gfx950"}
+RUNTIME = {
+    "wmma.f32.16x16x128.f8f6f4": "gfx1250",
+    "wmma.scale.f32.16x16x128.f8f6f4": "gfx1250",
+    "wmma.scale16.f32.16x16x128.f8f6f4": "gfx1250",
+    "mfma.scale.f32.16x16x128.f8f6f4": "gfx950",
+    "mfma.scale.f32.32x32x64.f8f6f4": "gfx950",
+}
 F4S = ("wmma.f32.32x16x128.f4", "wmma.scale.f32.32x16x128.f4", "wmma.scale16.f32.32x16x128.f4")
 
 
@@ -35,8 +39,8 @@ def _listed(output: str, heading: str) -> set[str]:
 
 # ---- the checked-in files under the real lit --------------------------------------------
 
-def test_lit_passes_on_the_shipped_cases_and_xfails_exactly_the_known_overwide_files(llvm_22_1_8, lit_exe,
-                                                                                    repo_root):
+
+def test_lit_passes_on_the_shipped_cases_and_xfails_exactly_the_known_overwide_files(llvm_22_1_8, lit_exe, repo_root):
     proc = _lit(lit_exe, "-q", "--show-xfail", "cases/", cwd=repo_root)
     assert proc.returncode == 0, (proc.stdout + proc.stderr)[-4000:]
     xfail = _listed(proc.stdout, "Expectedly Failed Tests")
@@ -67,6 +71,7 @@ def test_nonexistent_llvm_bin_param_is_one_clear_fatal_error(lit_exe, repo_root)
 
 # ---- a private lit tree: the same lit.cfg.py over specs written by the test ----------------
 
+
 @pytest.fixture
 def lit_tree(tmp_path, repo_root, cli):
     """tmp/lit.cfg.py + tmp/cases/<specs>; returns a function that expands and runs lit there.
@@ -89,38 +94,45 @@ def lit_tree(tmp_path, repo_root, cli):
     return run
 
 
-WIDE_MFMA = ("matrix:\n  - intrinsic: mfma.scale.f32.16x16x128.f8f6f4\n    fmt_a: fp4\n    fmt_b: [fp4, fp8]\n"
-             "    width_a: [exact, overwide]\n    selector: sdag\n")
+WIDE_MFMA = (
+    "matrix:\n  - intrinsic: mfma.scale.f32.16x16x128.f8f6f4\n    fmt_a: fp4\n    fmt_b: [fp4, fp8]\n"
+    "    width_a: [exact, overwide]\n    selector: sdag\n"
+)
 
 
 def test_unlisted_llvm_version_gets_no_xfail_so_the_overwide_bug_fails(llvm_22_1_8, lit_exe, lit_tree):
-    root = lit_tree({"wide.yaml": WIDE_MFMA},
-                    known='"23.0.0":\n  - files: generated/*.overwide*.ll\n    reason: fixed later\n')
+    root = lit_tree({"wide.yaml": WIDE_MFMA}, known='"23.0.0":\n  - files: generated/*.overwide*.ll\n    reason: fixed later\n')
     proc = _lit(lit_exe, "-q", "--show-pass", "cases/", cwd=root)
     assert proc.returncode != 0
     assert "mfma.scale.f32.16x16x128.f8f6f4.gfx950.O0.overwide.sdag.ll" in proc.stdout + proc.stderr
-    assert "cases/generated/mfma.scale.f32.16x16x128.f8f6f4.gfx950.O0.exact.sdag.ll" in _listed(proc.stdout,
-                                                                                               "Passed Tests")
+    assert "cases/generated/mfma.scale.f32.16x16x128.f8f6f4.gfx950.O0.exact.sdag.ll" in _listed(proc.stdout, "Passed Tests")
 
 
 def test_listed_version_turns_the_same_failure_into_xfail(llvm_22_1_8, lit_exe, lit_tree):
-    root = lit_tree({"wide.yaml": WIDE_MFMA},
-                    known='"22.1.8":\n  - files: generated/*.overwide*.ll\n    reason: over-wide tuples\n')
+    root = lit_tree(
+        {"wide.yaml": WIDE_MFMA}, known='"22.1.8":\n  - files: generated/*.overwide*.ll\n    reason: over-wide tuples\n'
+    )
     proc = _lit(lit_exe, "-q", "--show-xfail", "cases/", cwd=root)
     assert proc.returncode == 0, (proc.stdout + proc.stderr)[-3000:]
     assert _listed(proc.stdout, "Expectedly Failed Tests") == {
-        "cases/generated/mfma.scale.f32.16x16x128.f8f6f4.gfx950.O0.overwide.sdag.ll"}
+        "cases/generated/mfma.scale.f32.16x16x128.f8f6f4.gfx950.O0.overwide.sdag.ll"
+    }
 
 
 def test_verifier_only_file_for_an_illegal_width_passes_under_lit(llvm, lit_exe, lit_tree):
-    root = lit_tree({"odd.yaml": "matrix:\n  - intrinsic: wmma.f32.16x16x128.f8f6f4\n    fmt_a: fp4\n"
-                                 "    fmt_b: [fp8, fp6]\n    width_a: [7, 10]\n"})
+    root = lit_tree(
+        {
+            "odd.yaml": "matrix:\n  - intrinsic: wmma.f32.16x16x128.f8f6f4\n    fmt_a: fp4\n"
+            "    fmt_b: [fp8, fp6]\n    width_a: [7, 10]\n"
+        }
+    )
     proc = _lit(lit_exe, "-q", "--show-pass", "cases/", cwd=root)
     assert proc.returncode == 0, (proc.stdout + proc.stderr)[-3000:]
     assert len(_listed(proc.stdout, "Passed Tests")) >= 1
 
 
 # ---- known_bugs, in process ---------------------------------------------------------------
+
 
 def test_known_bug_reason_applies_to_the_exact_version_only(repo_root):
     known = known_bugs.load(repo_root / "cases")
@@ -131,8 +143,10 @@ def test_known_bug_reason_applies_to_the_exact_version_only(repo_root):
     assert "Cannot select" in known_bugs.reason_for(known, "22.1.8", "generated/wmma.f32.32x16x128.f4.gfx1250.O0.overwide.ll")
     for other in ("23.0.0", "22.1.7", "22.1", "22"):
         assert known_bugs.reason_for(known, other, wide) == ""
-    for fine in ("generated/wmma.f32.16x16x128.f8f6f4.gfx1250.O0.exact.ll",
-                 "generated/mfma.scale.f32.16x16x128.f8f6f4.gfx950.O0.underwide.ll"):
+    for fine in (
+        "generated/wmma.f32.16x16x128.f8f6f4.gfx1250.O0.exact.ll",
+        "generated/mfma.scale.f32.16x16x128.f8f6f4.gfx950.O0.underwide.ll",
+    ):
         assert known_bugs.reason_for(known, "22.1.8", fine) == ""
 
 
@@ -140,12 +154,15 @@ def test_missing_known_bugs_file_means_no_xfails(tmp_path):
     assert known_bugs.load(tmp_path) == {}
 
 
-@pytest.mark.parametrize("text,located", [
-    ('"22.1.8":\n  - files: generated/*.ll\n    reason: [unclosed\n', True),
-    ('"22.1.8":\n  - files: generated/*.ll\n', False),
-    ('"22.1.8": generated/*.ll\n', False),
-    ("- just a list\n", True),
-])
+@pytest.mark.parametrize(
+    "text,located",
+    [
+        ('"22.1.8":\n  - files: generated/*.ll\n    reason: [unclosed\n', True),
+        ('"22.1.8":\n  - files: generated/*.ll\n', False),
+        ('"22.1.8": generated/*.ll\n', False),
+        ("- just a list\n", True),
+    ],
+)
 def test_malformed_known_bugs_file_is_an_input_error_naming_the_file(tmp_path, text, located):
     (tmp_path / "known-bugs.yaml").write_text(text)
     with pytest.raises(InputError) as err:

@@ -25,8 +25,13 @@ def build_dir(tmp_path: Path, source: Path, without: tuple[str, ...] = ()) -> Pa
 
 
 def lit(lit_exe: str, bin_dir: Path, *extra: str, path: str = "/usr/bin:/bin") -> subprocess.CompletedProcess:
-    return subprocess.run([lit_exe, "-v", str(REPO / "cases"), "--filter", FILTER, "--param", f"llvm_bin={bin_dir}", *extra],
-                          capture_output=True, text=True, timeout=600, env={**os.environ, "PATH": path})
+    return subprocess.run(
+        [lit_exe, "-v", str(REPO / "cases"), "--filter", FILTER, "--param", f"llvm_bin={bin_dir}", *extra],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        env={**os.environ, "PATH": path},
+    )
 
 
 def counts(out: str) -> dict[str, int]:
@@ -40,8 +45,7 @@ def counts(out: str) -> dict[str, int]:
 
 def test_a_build_without_llvm_mc_is_a_configuration_error_not_a_verdict(llvm_22_1_8, lit_exe, tmp_path):
     # PATH has an llvm-mc of another build: it must not be used.
-    proc = lit(lit_exe, build_dir(tmp_path, llvm_22_1_8.bin_dir, without=("llvm-mc",)),
-               path="/usr/lib/llvm-14/bin:/usr/bin:/bin")
+    proc = lit(lit_exe, build_dir(tmp_path, llvm_22_1_8.bin_dir, without=("llvm-mc",)), path="/usr/lib/llvm-14/bin:/usr/bin:/bin")
     assert proc.returncode == 2, proc.stdout + proc.stderr
     assert "lacks llvm-mc" in proc.stderr
 
@@ -76,10 +80,16 @@ def test_a_build_without_the_targets_is_all_unsupported(lit_exe, llvm14):
     assert proc.returncode == 0 and counts(proc.stdout) == {"Unsupported": 6}, proc.stdout[-2000:] + proc.stderr
 
 
-@pytest.mark.parametrize("text, message", [
-    ('"22.1.8":\n  - {files: a, reason: x}\n"22.1.8":\n  - {files: b, reason: y}\n', ":3:1: error: version '22.1.8' is listed twice"),
-    ("x: [\n", "invalid YAML"),
-])
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        (
+            '"22.1.8":\n  - {files: a, reason: x}\n"22.1.8":\n  - {files: b, reason: y}\n',
+            ":3:1: error: version '22.1.8' is listed twice",
+        ),
+        ("x: [\n", "invalid YAML"),
+    ],
+)
 def test_a_broken_known_bugs_file_is_one_located_error(tmp_path, text, message):
     from harness import known_bugs
     from harness.errors import InputError

@@ -55,8 +55,21 @@ def matrix(cli, shared_cache):
 
 @pytest.fixture(scope="session")
 def instcombine_doc(matrix, l22) -> dict:
-    proc = matrix("--spec", SPEC, "--intrinsic", W, "--fmt-a", "fp4", "--fmt-b", "fp8",
-                  "--llvm-bin", l22, "--llvm-bin", f"{l22}::instcombine", "--json")
+    proc = matrix(
+        "--spec",
+        SPEC,
+        "--intrinsic",
+        W,
+        "--fmt-a",
+        "fp4",
+        "--fmt-b",
+        "fp8",
+        "--llvm-bin",
+        l22,
+        "--llvm-bin",
+        f"{l22}::instcombine",
+        "--json",
+    )
     return json.loads(proc.stdout)
 
 
@@ -74,14 +87,19 @@ def _nonzero(counts: dict) -> dict:
 
 # ---- builds side by side -------------------------------------------------------------------------
 
+
 def test_full_runtime_format_matrix_22_against_14(matrix, l22, l14):
     doc = json.loads(matrix("--spec", SPEC, "--llvm-bin", l22, "--llvm-bin", l14, "--json").stdout)
     assert [(b["id"], b["version"], b["bin"], b["pipeline"]) for b in doc["builds"]] == [
-        ("22.1.8", "22.1.8", l22, "none"), (doc["builds"][1]["version"], doc["builds"][1]["version"], l14, "none")]
+        ("22.1.8", "22.1.8", l22, "none"),
+        (doc["builds"][1]["version"], doc["builds"][1]["version"], l14, "none"),
+    ]
     assert doc["builds"][1]["version"].startswith("14.")
     assert len(doc["cells"]) == 2250
-    assert [_nonzero(c) for c in doc["counts"]] == [{"pass": 250, "mc-reject": 560, "verifier-reject": 1440},
-                                                    {"unsupported": 2250}]
+    assert [_nonzero(c) for c in doc["counts"]] == [
+        {"pass": 250, "mc-reject": 560, "verifier-reject": 1440},
+        {"unsupported": 2250},
+    ]
     assert all(c["differs"] and c["verdicts"][1] == "unsupported" for c in doc["cells"])
 
 
@@ -129,8 +147,26 @@ def test_json_schema(instcombine_doc):
     assert doc["selection"] == {"spec": [SPEC], "intrinsic": [W], "fmt_a": "fp4", "fmt_b": "fp8"}
     for b in doc["builds"]:
         assert set(b) == {"id", "version", "bin", "pipeline"} and all(isinstance(v, str) for v in b.values())
-    base = {"function", "intrinsic", "cpu", "opt", "pipeline", "class", "fmt_a", "fmt_b", "width_a", "width_b",
-            "required_a", "required_b", "selector", "verdicts", "details", "metrics", "commands", "differs"}
+    base = {
+        "function",
+        "intrinsic",
+        "cpu",
+        "opt",
+        "pipeline",
+        "class",
+        "fmt_a",
+        "fmt_b",
+        "width_a",
+        "width_b",
+        "required_a",
+        "required_b",
+        "selector",
+        "verdicts",
+        "details",
+        "metrics",
+        "commands",
+        "differs",
+    }
     for c in doc["cells"]:
         assert set(c) == base
         assert all(len(c[k]) == 2 for k in ("verdicts", "details", "metrics", "commands"))
@@ -147,8 +183,20 @@ def test_json_schema(instcombine_doc):
 
 
 def test_text_shows_the_differing_rows_then_the_summary(matrix, l22):
-    args = ("--spec", SPEC, "--intrinsic", W, "--fmt-a", "fp4", "--fmt-b", "fp8", "--llvm-bin", l22,
-            "--llvm-bin", f"{l22}::instcombine")
+    args = (
+        "--spec",
+        SPEC,
+        "--intrinsic",
+        W,
+        "--fmt-a",
+        "fp4",
+        "--fmt-b",
+        "fp8",
+        "--llvm-bin",
+        l22,
+        "--llvm-bin",
+        f"{l22}::instcombine",
+    )
     out = matrix(*args).stdout
     rows = [l for l in out.splitlines() if l.startswith("wmma_")]
     assert len(rows) == 4 and all(re.search(r"\s(sdag|gisel)\s+mc-reject\s+pass\s+vgpr \d+>\d+", r) for r in rows)
@@ -161,8 +209,21 @@ def test_text_shows_the_differing_rows_then_the_summary(matrix, l22):
 
 
 def test_markdown(matrix, l22):
-    out = matrix("--spec", SPEC, "--intrinsic", W, "--fmt-a", "fp4", "--fmt-b", "fp8", "--llvm-bin", l22,
-                 "--llvm-bin", f"{l22}::instcombine", "--markdown").stdout
+    out = matrix(
+        "--spec",
+        SPEC,
+        "--intrinsic",
+        W,
+        "--fmt-a",
+        "fp4",
+        "--fmt-b",
+        "fp8",
+        "--llvm-bin",
+        l22,
+        "--llvm-bin",
+        f"{l22}::instcombine",
+        "--markdown",
+    ).stdout
     assert "| verdict | 22.1.8 | 22.1.8+instcombine |" in out
     assert "| mc-reject | 4 | 0 |" in out and "| **total** | 18 | 18 |" in out
     assert "**4 of 18 cells differ between builds.**" in out
@@ -181,6 +242,7 @@ def test_markdown(matrix, l22):
 
 
 # ---- the cache -----------------------------------------------------------------------------------
+
 
 def _parse(*argv) -> argparse.Namespace:
     parser = argparse.ArgumentParser()
@@ -267,6 +329,7 @@ def test_a_corrupt_or_foreign_cache_entry_is_a_miss(capsys, tool_runs, tmp_path,
 
 # ---- harness report: merging shards --------------------------------------------------------------
 
+
 def test_matrix_shards_merge_into_the_unsharded_document(matrix, cli, tmp_path, l22, l14):
     args = (*SMALL, "--llvm-bin", l22, "--llvm-bin", l14)
     whole = matrix(*args, "--json").stdout
@@ -307,9 +370,11 @@ def test_run_shards_merge_into_the_unsharded_run(cli, tmp_path, l22):
 @pytest.fixture(scope="session")
 def documents(matrix, cli, l22, l14, tmp_path_factory) -> dict[str, Path]:
     out = tmp_path_factory.mktemp("docs")
-    docs = {"m22": matrix(*SMALL, "--llvm-bin", l22, "--json").stdout,
-            "m14": matrix(*SMALL, "--llvm-bin", l14, "--json").stdout,
-            "r22": cli("run", *SMALL, "--llvm-bin", l22, "--json").stdout}
+    docs = {
+        "m22": matrix(*SMALL, "--llvm-bin", l22, "--json").stdout,
+        "m14": matrix(*SMALL, "--llvm-bin", l14, "--json").stdout,
+        "r22": cli("run", *SMALL, "--llvm-bin", l22, "--json").stdout,
+    }
     broken = json.loads(docs["m22"])
     del broken["cells"][3]["selector"]
     docs["broken"] = json.dumps(broken)
@@ -322,30 +387,36 @@ def documents(matrix, cli, l22, l14, tmp_path_factory) -> dict[str, Path]:
     return paths
 
 
-@pytest.mark.parametrize("names, fragments", [
-    (("m22", "m14"), ("comes from other builds", "22.1.8", "14.")),
-    (("m22", "m22"), ("overlapping inputs",)),
-    (("m22", "r22"), ("merge one kind",)),
-    (("broken",), ("record 4 lacks selector",)),
-    (("list",), ("not the --json output",)),
-    (("notjson",), ("not JSON",)),
-    (("missing",), ("cannot read",)),
-])
+@pytest.mark.parametrize(
+    "names, fragments",
+    [
+        (("m22", "m14"), ("comes from other builds", "22.1.8", "14.")),
+        (("m22", "m22"), ("overlapping inputs",)),
+        (("m22", "r22"), ("merge one kind",)),
+        (("broken",), ("record 4 lacks selector",)),
+        (("list",), ("not the --json output",)),
+        (("notjson",), ("not JSON",)),
+        (("missing",), ("cannot read",)),
+    ],
+)
 def test_report_refuses_bad_inputs_with_one_line(cli, documents, names, fragments):
     paths = [documents.get(n, Path("/nonexistent") / f"{n}.json") for n in names]
     _one_line_exit_2(cli("report", *paths), *fragments)
 
 
-@pytest.mark.parametrize("extra, fragments", [
-    (("--llvm-bin", "/nonexistent/bin"), ("does not exist",)),
-    (("--llvm-bin", "{l22}::"), ("DIR::PIPELINE",)),
-    (("--llvm-bin", "{l22}::no-such-pass"), ("pipeline 'no-such-pass'",)),
-    (("--llvm-bin", "{l22}", "--llvm-bin", "{l22}"), ("already a column",)),
-    (("--llvm-bin", "{l22}", "--html", "/nonexistent/m.html"), ("no such directory",)),
-    (("--llvm-bin", "{l22}", "-j", "0"), ("-j",)),
-    (("--llvm-bin", "{l22}", "--json", "--markdown"), ("not allowed with",)),
-    (("--llvm-bin", "{l22}", "--cache-dir", "/proc/version"), ("cache directory",)),
-])
+@pytest.mark.parametrize(
+    "extra, fragments",
+    [
+        (("--llvm-bin", "/nonexistent/bin"), ("does not exist",)),
+        (("--llvm-bin", "{l22}::"), ("DIR::PIPELINE",)),
+        (("--llvm-bin", "{l22}::no-such-pass"), ("pipeline 'no-such-pass'",)),
+        (("--llvm-bin", "{l22}", "--llvm-bin", "{l22}"), ("already a column",)),
+        (("--llvm-bin", "{l22}", "--html", "/nonexistent/m.html"), ("no such directory",)),
+        (("--llvm-bin", "{l22}", "-j", "0"), ("-j",)),
+        (("--llvm-bin", "{l22}", "--json", "--markdown"), ("not allowed with",)),
+        (("--llvm-bin", "{l22}", "--cache-dir", "/proc/version"), ("cache directory",)),
+    ],
+)
 def test_matrix_refuses_bad_input_with_one_line(cli, l22, extra, fragments):
     _one_line_exit_2(cli("matrix", *SMALL, *(e.format(l22=l22) for e in extra)), *fragments)
 

@@ -29,8 +29,17 @@ from harness.nvptx import gemm, gemm_lit, gemm_spec, gpu_check, ptx
 from harness.nvptx.gemm import GemmCase, GemmError
 
 REPO = Path(__file__).resolve().parent.parent
-SEED_TILINGS = {(16, 8, 16), (32, 8, 16), (16, 16, 16), (16, 8, 32), (32, 16, 32), (64, 8, 16), (16, 8, 8),
-                (16, 8, 24), (64, 32, 40)}
+SEED_TILINGS = {
+    (16, 8, 16),
+    (32, 8, 16),
+    (16, 16, 16),
+    (16, 8, 32),
+    (32, 16, 32),
+    (64, 8, 16),
+    (16, 8, 8),
+    (16, 8, 24),
+    (64, 32, 40),
+}
 
 
 def _shipped() -> list[GemmCase]:
@@ -44,6 +53,7 @@ def built(nvptx_tc, ptxas_path, tmp_path_factory):
 
 
 # ---- the spec --------------------------------------------------------------------------------------
+
 
 def test_shipped_spec_expands_to_the_seed_matrix():
     cases = _shipped()
@@ -68,8 +78,10 @@ def test_a_gemm_only_spec_is_skipped_by_the_matrix_planning(spec_dir):
 
 
 def test_lists_expand_as_a_cartesian_product_and_repeats_build_once(tmp_path):
-    text = ("gemm:\n  - shape: [16x8x16, 32x8x24]\n    dtype: [f16, bf16]\n    transpose_b: [false, true]\n"
-            "  - shape: 16x8x16\n    dtype: f16\n")
+    text = (
+        "gemm:\n  - shape: [16x8x16, 32x8x24]\n    dtype: [f16, bf16]\n    transpose_b: [false, true]\n"
+        "  - shape: 16x8x16\n    dtype: f16\n"
+    )
     p = tmp_path / "g.yaml"
     p.write_text(text)
     cases = gemm_spec.load_gemm([p])
@@ -120,8 +132,15 @@ def test_a_block_without_dtype_and_an_empty_section_are_located(tmp_path):
 
 
 def test_the_case_model_rejects_what_the_lowering_rejects():
-    for kwargs, field in (({"alpha": 2}, "alpha"), ({"beta": 0.5}, "beta"), ({"beta": True}, "beta"),
-                          ({"dtype": "f32"}, "dtype"), ({"m": 8}, "m"), ({"n": 4}, "n"), ({"k": 4}, "k")):
+    for kwargs, field in (
+        ({"alpha": 2}, "alpha"),
+        ({"beta": 0.5}, "beta"),
+        ({"beta": True}, "beta"),
+        ({"dtype": "f32"}, "dtype"),
+        ({"m": 8}, "m"),
+        ({"n": 4}, "n"),
+        ({"k": 4}, "k"),
+    ):
         args = {"m": 16, "n": 8, "k": 16, "dtype": "f16", **kwargs}
         with pytest.raises(GemmError) as info:
             GemmCase(**args)
@@ -131,8 +150,17 @@ def test_the_case_model_rejects_what_the_lowering_rejects():
 
 # ---- the K split and the counts --------------------------------------------------------------------
 
-@pytest.mark.parametrize("k, shapes", [(8, ["m16n8k8"]), (16, ["m16n8k16"]), (24, ["m16n8k16", "m16n8k8"]),
-                                       (32, ["m16n8k16"] * 2), (40, ["m16n8k16", "m16n8k16", "m16n8k8"])])
+
+@pytest.mark.parametrize(
+    "k, shapes",
+    [
+        (8, ["m16n8k8"]),
+        (16, ["m16n8k16"]),
+        (24, ["m16n8k16", "m16n8k8"]),
+        (32, ["m16n8k16"] * 2),
+        (40, ["m16n8k16", "m16n8k16", "m16n8k8"]),
+    ],
+)
 def test_k_is_split_into_k16_steps_then_one_k8(k, shapes):
     case = GemmCase(32, 16, k, "bf16")
     assert [inst.shape for _, inst in case.k_steps] == shapes
@@ -154,8 +182,11 @@ def test_every_shipped_kernel_compiles_and_ptxas_accepts_it(built):
         steps16, steps8 = c.k // 16, (c.k % 16) // 8
         tiles = (c.m // 16) * (c.n // 8)
         found = ptx.count_mma(text)
-        want = {f"mma.sync.aligned.m16n8k{k}.row.col.f32.{c.dtype}.{c.dtype}.f32": tiles * s
-                for k, s in ((16, steps16), (8, steps8)) if s}
+        want = {
+            f"mma.sync.aligned.m16n8k{k}.row.col.f32.{c.dtype}.{c.dtype}.f32": tiles * s
+            for k, s in ((16, steps16), (8, steps8))
+            if s
+        }
         assert found == want, c.name
     manifest = json.loads((out / ptx.MANIFEST).read_text())
     assert [e["kernel"] for e in manifest["cases"]] == [b.case.name for b in kernels]
@@ -168,15 +199,21 @@ def test_k24_gives_one_k16_and_one_k8_per_tile(built):
         if b.case.k == 24:
             tiles = b.case.tiles
             d = b.case.dtype
-            assert b.found == {f"mma.sync.aligned.m16n8k16.row.col.f32.{d}.{d}.f32": tiles,
-                               f"mma.sync.aligned.m16n8k8.row.col.f32.{d}.{d}.f32": tiles}
+            assert b.found == {
+                f"mma.sync.aligned.m16n8k16.row.col.f32.{d}.{d}.f32": tiles,
+                f"mma.sync.aligned.m16n8k8.row.col.f32.{d}.{d}.f32": tiles,
+            }
 
 
 def test_ptxas_rejects_a_kernel_for_the_wrong_architecture(built, ptxas_path):
     """The closing step can fail: PTX for sm_90 does not assemble for sm_80."""
     out, kernels = built
-    run = subprocess.run([ptxas_path, "-arch=sm_80", "-o", "/dev/null", str(out / kernels[0].ptx_file)],
-                         capture_output=True, text=True, check=False)
+    run = subprocess.run(
+        [ptxas_path, "-arch=sm_80", "-o", "/dev/null", str(out / kernels[0].ptx_file)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
     assert run.returncode != 0 and "SM version" in run.stderr + run.stdout
 
 
@@ -212,7 +249,9 @@ def test_lit_files_pass_on_the_real_tools_and_fail_when_a_count_is_wrong(nvptx_t
     closing.write_text(closing.read_text().replace("ptxas -arch=sm_90", "ptxas -arch=sm_80"))
     filecheck = nvptx_tc.tool("FileCheck") or str(Path(sys.executable).parent / "filecheck")
     subs = {"llc": nvptx_tc.tool("llc"), "FileCheck": filecheck, "ptxas": ptxas_path}
-    (tmp_path / "lit.cfg.py").write_text(LIT_CFG.format(subs=subs, features=["nvptx-registered-target", "cpu-sm_90", "nvptx-ptx-kernel", "ptxas"]))
+    (tmp_path / "lit.cfg.py").write_text(
+        LIT_CFG.format(subs=subs, features=["nvptx-registered-target", "cpu-sm_90", "nvptx-ptx-kernel", "ptxas"])
+    )
     lit = shutil.which("lit", path=str(Path(sys.executable).parent)) or shutil.which("lit")
     if not lit:
         unavailable("no lit")
@@ -224,6 +263,7 @@ def test_lit_files_pass_on_the_real_tools_and_fail_when_a_count_is_wrong(nvptx_t
 
 
 # ---- numerics through an IR interpreter ---------------------------------------------------------
+
 
 def _ptx_isa_tile(inst_k: int) -> tuple[dict, dict]:
     """Per the PTX ISA's m16n8k16/m16n8k8 tables (not harness.nvptx's Layout): where each lane's
@@ -267,8 +307,13 @@ def interpret(ir: str, memory: dict[str, list]) -> None:
             env[dst] = list(range(32))
         elif op in ("lshr", "and", "shl", "mul", "add"):
             x, y = re.fullmatch(r"\w+ i32 ([%\w.]+), ([%\w.-]+)", rhs).groups()
-            f = {"lshr": lambda p, q: p >> q, "and": lambda p, q: p & q, "shl": lambda p, q: p << q,
-                 "mul": lambda p, q: p * q, "add": lambda p, q: p + q}[op]
+            f = {
+                "lshr": lambda p, q: p >> q,
+                "and": lambda p, q: p & q,
+                "shl": lambda p, q: p << q,
+                "mul": lambda p, q: p * q,
+                "add": lambda p, q: p + q,
+            }[op]
             env[dst] = [f(p, q) for p, q in zip(val(x), val(y))]
         elif op == "getelementptr":
             buf, idx = re.search(r"%(\w) *, i32 (%[\w.]+)$", rhs.replace("ptr addrspace(1) ", "")).groups()
@@ -290,7 +335,7 @@ def interpret(ir: str, memory: dict[str, list]) -> None:
             k = int(re.search(r"m16n8k(\d+)", rhs).group(1))
             ops = [val(tok) for tok in _OPERAND.findall(rhs.split("(", 1)[1])]
             na, nb = (4, 2) if k == 16 else (2, 1)
-            a_regs, b_regs, acc = ops[:na], ops[na:na + nb], ops[na + nb:]
+            a_regs, b_regs, acc = ops[:na], ops[na : na + nb], ops[na + nb :]
             a_at, b_at = _ptx_isa_tile(k)
             A = [[a_regs[r][lane][h] for c in range(k) for lane, r, h in [a_at[row, c]]] for row in range(16)]
             B = [[b_regs[r][lane][h] for c in range(8) for lane, r, h in [b_at[kk, c]]] for kk in range(k)]
@@ -315,8 +360,7 @@ def _emulate(case: GemmCase, layout=gemm.PTX, seed: int = 1) -> tuple[list, list
     stored_b = flat(zip(*b)) if case.transpose_b else flat(b)
     memory = {"A": stored_a, "B": stored_b, "C": flat(c), "D": [None] * (case.m * case.n)}
     interpret(gemm.kernel_ir(case, layout), memory)
-    want = [sum(a[i][kk] * b[kk][j] for kk in range(case.k)) + case.beta * c[i][j]
-            for i in range(case.m) for j in range(case.n)]
+    want = [sum(a[i][kk] * b[kk][j] for kk in range(case.k)) + case.beta * c[i][j] for i in range(case.m) for j in range(case.n)]
     return memory["D"], want
 
 
@@ -336,9 +380,17 @@ def test_a_wrong_fragment_layout_computes_something_else(layout):
 
 # ---- gpu_check without a GPU ---------------------------------------------------------------------
 
+
 def _gpu_check(*args: str, env=None) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "harness.nvptx.gpu_check", *args], capture_output=True, text=True,
-                          cwd=REPO, env=env, timeout=300, check=False)
+    return subprocess.run(
+        [sys.executable, "-m", "harness.nvptx.gpu_check", *args],
+        capture_output=True,
+        text=True,
+        cwd=REPO,
+        env=env,
+        timeout=300,
+        check=False,
+    )
 
 
 def test_gpu_check_bad_input_is_one_line_and_exit_2(tmp_path):
@@ -351,8 +403,19 @@ def test_gpu_check_bad_input_is_one_line_and_exit_2(tmp_path):
 
 
 def test_gpu_check_without_a_gpu_says_so_and_exits_125(tmp_path):
-    entry = {"kernel": "k", "ptx": "k.ptx", "m": 16, "n": 8, "k": 16, "dtype": "f16", "beta": 0,
-             "transpose_a": False, "transpose_b": False, "cpu": "sm_90", "seed": 1}
+    entry = {
+        "kernel": "k",
+        "ptx": "k.ptx",
+        "m": 16,
+        "n": 8,
+        "k": 16,
+        "dtype": "f16",
+        "beta": 0,
+        "transpose_a": False,
+        "transpose_b": False,
+        "cpu": "sm_90",
+        "seed": 1,
+    }
     (tmp_path / "k.ptx").write_text("// empty\n")
     (tmp_path / "manifest.json").write_text(json.dumps({"cases": [entry]}))
     # A Python that cannot import CuPy: the harness's own venv has none; elsewhere hide it.
@@ -366,8 +429,10 @@ def test_gpu_check_without_a_gpu_says_so_and_exits_125(tmp_path):
 
 
 def test_gpu_check_imports_neither_yaml_nor_llvm_parts_of_the_harness():
-    code = ("import sys; import harness.nvptx.gpu_check; "
-            "print(sorted(m for m in sys.modules if m == 'yaml' or m.startswith('harness')))")
+    code = (
+        "import sys; import harness.nvptx.gpu_check; "
+        "print(sorted(m for m in sys.modules if m == 'yaml' or m.startswith('harness')))"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=REPO, check=True).stdout
     assert out.strip() == "['harness', 'harness.nvptx', 'harness.nvptx.gpu_check']"
 
@@ -387,6 +452,7 @@ def test_bf16_rounding_and_the_tolerance_catch_a_row_swap():
 
 
 # ---- on a GPU ------------------------------------------------------------------------------------
+
 
 def _gpu_reason() -> str:
     try:

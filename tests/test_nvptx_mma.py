@@ -32,23 +32,37 @@ def outcomes(nvptx_tc, ptxas_path):
 
 
 def _by(outcomes, function, cpu="sm_90", opt=2, selector="sdag"):
-    return next(o for o in outcomes
-                if o.case.function == function and o.case.cpu == cpu and o.case.opt == opt and o.selector == selector)
+    return next(
+        o for o in outcomes if o.case.function == function and o.case.cpu == cpu and o.case.opt == opt and o.selector == selector
+    )
 
 
 # ---- the table -------------------------------------------------------------------------------------
 
+
 def test_table_has_the_four_entries_with_their_register_counts():
     got = {v.name: (v.mnemonic, v.registers, v.cpus) for v in mma.ENTRIES}
     assert got == {
-        "mma.m16n8k16.row.col.f32.f32": ("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32",
-                                         {"a": 4, "b": 2, "c": 4, "d": 4}, CPUS),
-        "mma.m16n8k16.row.col.bf16": ("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32",
-                                      {"a": 4, "b": 2, "c": 4, "d": 4}, CPUS),
-        "mma.m16n8k8.row.col.f32.f32": ("mma.sync.aligned.m16n8k8.row.col.f32.f16.f16.f32",
-                                        {"a": 2, "b": 1, "c": 4, "d": 4}, CPUS),
-        "mma.m16n8k8.row.col.bf16": ("mma.sync.aligned.m16n8k8.row.col.f32.bf16.bf16.f32",
-                                     {"a": 2, "b": 1, "c": 4, "d": 4}, CPUS),
+        "mma.m16n8k16.row.col.f32.f32": (
+            "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32",
+            {"a": 4, "b": 2, "c": 4, "d": 4},
+            CPUS,
+        ),
+        "mma.m16n8k16.row.col.bf16": (
+            "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32",
+            {"a": 4, "b": 2, "c": 4, "d": 4},
+            CPUS,
+        ),
+        "mma.m16n8k8.row.col.f32.f32": (
+            "mma.sync.aligned.m16n8k8.row.col.f32.f16.f16.f32",
+            {"a": 2, "b": 1, "c": 4, "d": 4},
+            CPUS,
+        ),
+        "mma.m16n8k8.row.col.bf16": (
+            "mma.sync.aligned.m16n8k8.row.col.f32.bf16.bf16.f32",
+            {"a": 2, "b": 1, "c": 4, "d": 4},
+            CPUS,
+        ),
     }
     assert all(v.target is NVPTX for v in mma.ENTRIES)
     f16 = mma.lookup("llvm.nvvm.mma.m16n8k16.row.col.f32.f32")
@@ -73,8 +87,15 @@ def test_no_variant_names_cover_the_seeds_rejections_and_are_unique():
 
 def test_targets_are_data():
     assert NVPTX.assembler("sm_90", "x.ptx").argv == ("ptxas", "-arch=sm_90", "-o", "/dev/null", "x.ptx")
-    assert AMDGPU.assembler("gfx950", "x.s").argv == ("llvm-mc", "-triple=amdgcn", "-mcpu=gfx950", "-filetype=obj",
-                                                      "-o", "/dev/null", "x.s")
+    assert AMDGPU.assembler("gfx950", "x.s").argv == (
+        "llvm-mc",
+        "-triple=amdgcn",
+        "-mcpu=gfx950",
+        "-filetype=obj",
+        "-o",
+        "/dev/null",
+        "x.s",
+    )
     assert NVPTX.selectors == ("sdag",) and not NVPTX.has_selector("gisel") and AMDGPU.has_selector("gisel")
     assert NVPTX.requires("sm_100a") == "nvptx-registered-target, cpu-sm_100a, nvptx-ptx-kernel"
 
@@ -89,14 +110,17 @@ def test_ir_is_deterministic_and_loads_each_fragment():
 
 
 def test_registers_are_read_from_each_brace_group():
-    multi = ("\tmma.sync.aligned.m16n8k8.row.col.f32.bf16.bf16.f32\n\t\t{%r8, %r9, %r10, %r11},\n\t\t{%r1, %r2},\n"
-             "\t\t{%r3},\n\t\t{%r4, %r5, %r6, %r7};\n")
+    multi = (
+        "\tmma.sync.aligned.m16n8k8.row.col.f32.bf16.bf16.f32\n\t\t{%r8, %r9, %r10, %r11},\n\t\t{%r1, %r2},\n"
+        "\t\t{%r3},\n\t\t{%r4, %r5, %r6, %r7};\n"
+    )
     one = "mma.sync.aligned.m16n8k8.row.col.f32.bf16.bf16.f32 {%f1, %f2, %f3, %f4}, {%r1, %r2}, {%r3}, {%f5, %f6, %f7, %f8};"
     assert single.registers(multi) == single.registers(one) == {"a": 2, "b": 1, "c": 4, "d": 4}
     assert single.registers("ret;") == {}
 
 
 # ---- the real tools ------------------------------------------------------------------------------
+
 
 @pytest.mark.parametrize("name", [v.name for v in mma.ENTRIES])
 def test_every_entry_passes_with_its_registers_read_from_real_ptx(outcomes, name):
@@ -118,8 +142,7 @@ def test_verifier_rejections_carry_the_verifier_message(outcomes):
     for rejection in mma.VERIFIER:
         for o in (o for o in outcomes if o.case.subject is rejection):
             assert o.verdict.verdict == V.VERIFIER_REJECT, (rejection.kind, o.selector)
-            assert o.verdict.detail == ("Intrinsic has incorrect argument type!\n"
-                                        "ptr @llvm.nvvm.mma.m16n8k16.row.col.bf16")
+            assert o.verdict.detail == ("Intrinsic has incorrect argument type!\nptr @llvm.nvvm.mma.m16n8k16.row.col.bf16")
             assert o.verdict.details["verifier"]["message"] == mma.VERIFIER_MESSAGE
 
 
@@ -130,8 +153,9 @@ def test_no_variant_names_are_extern_calls_that_ptxas_rejects(outcomes):
                 assert o.verdict.verdict == V.UNSUPPORTED
                 continue
             assert o.verdict.verdict == V.MC_REJECT, variant.name
-            assert re.fullmatch(r"ptxas <ptx>, line \d+; fatal   : Parsing error near '\.nvvm': syntax error",
-                                o.verdict.detail), o.verdict.detail
+            assert re.fullmatch(
+                r"ptxas <ptx>, line \d+; fatal   : Parsing error near '\.nvvm': syntax error", o.verdict.detail
+            ), o.verdict.detail
             assert o.verdict.details["registers"] == {}
 
 
@@ -148,16 +172,36 @@ def test_counts_per_intrinsic_cpu_and_selector(outcomes):
 
 
 def _args(**kw):
-    base = {"intrinsic": None, "cpu": None, "selector": None, "opt": None, "fmt_a": None, "fmt_b": None,
-            "width_a": None, "width_b": None, "pipeline": None, "arg": [], "narrowing": "", "spec": None,
-            "filter": None, "shard": None, "jobs": None, "llvm_bin": None, "timeout": 120.0}
+    base = {
+        "intrinsic": None,
+        "cpu": None,
+        "selector": None,
+        "opt": None,
+        "fmt_a": None,
+        "fmt_b": None,
+        "width_a": None,
+        "width_b": None,
+        "pipeline": None,
+        "arg": [],
+        "narrowing": "",
+        "spec": None,
+        "filter": None,
+        "shard": None,
+        "jobs": None,
+        "llvm_bin": None,
+        "timeout": 120.0,
+    }
     return argparse.Namespace(**{**base, **kw})
 
 
 def test_try_gives_the_register_counts(nvptx_tc, ptxas_path):
     rec = single.try_nvptx(_args(intrinsic=[K16_BF16], cpu="sm_90", selector="sdag"))
     assert (rec["verdict"], rec["registers"], rec["cpu"], rec["intrinsic"]) == (
-        V.PASS, {"a": 4, "b": 2, "c": 4, "d": 4}, "sm_90", K16_BF16)
+        V.PASS,
+        {"a": 4, "b": 2, "c": 4, "d": 4},
+        "sm_90",
+        K16_BF16,
+    )
     assert rec["tools"][1]["argv"][1:3] == ["-arch=sm_90", "-o"]
     rec = single.try_nvptx(_args(intrinsic=["llvm.nvvm.mma.m16n8k8.row.col.f32.f32"], selector="sdag", opt=2))
     assert (rec["verdict"], rec["registers"], rec["cpu"]) == (V.PASS, {"a": 2, "b": 1, "c": 4, "d": 4}, "sm_90")
@@ -183,6 +227,7 @@ def test_run_selection_flags():
 
 # ---- lit -----------------------------------------------------------------------------------------
 
+
 @pytest.fixture
 def suite(tmp_path, repo_root) -> Path:
     root = tmp_path / "suite"
@@ -194,19 +239,33 @@ def suite(tmp_path, repo_root) -> Path:
 
 
 def _lit(lit_exe, root: Path, ptxas: str) -> dict[str, str]:
-    proc = subprocess.run([lit_exe, "-v", "--param", f"ptxas={ptxas}", str(root / "cases" / "generated")],
-                          check=False, capture_output=True, text=True, timeout=600)
+    proc = subprocess.run(
+        [lit_exe, "-v", "--param", f"ptxas={ptxas}", str(root / "cases" / "generated")],
+        check=False,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert proc.returncode in (0, 1), proc.stdout + proc.stderr
-    return {m.group(2): m.group(1) for m in re.finditer(r"^(\w+): matrix-lowering :: cases/generated/(\S+\.ll) ",
-                                                        proc.stdout, re.MULTILINE)}
+    return {
+        m.group(2): m.group(1)
+        for m in re.finditer(r"^(\w+): matrix-lowering :: cases/generated/(\S+\.ll) ", proc.stdout, re.MULTILINE)
+    }
 
 
 def test_mma_sections_choose_subjects_and_cpus_and_none_means_no_files(tmp_path):
-    (tmp_path / "a.yaml").write_text("mma:\n  - intrinsic: [mma.m16n8k8.row.col.f32.f32, mma.m16n8k8.row.col.bf16]\n"
-                                     "    cpu: sm_90\n")
+    (tmp_path / "a.yaml").write_text(
+        "mma:\n  - intrinsic: [mma.m16n8k8.row.col.f32.f32, mma.m16n8k8.row.col.bf16]\n    cpu: sm_90\n"
+    )
     chosen = mma.spec_cases(tmp_path)
-    assert {(c.subject.name, c.cpu) for c in chosen} == {("mma.m16n8k8.row.col.f32.f32", "sm_90"), ("mma.m16n8k8.row.col.bf16", "sm_90")}
-    assert sorted(mma.mma_lit_files(tmp_path)) == ["nvptx.mma.m16n8k8.row.col.bf16.sm_90.ll", "nvptx.mma.m16n8k8.row.col.f32.f32.sm_90.ll"]
+    assert {(c.subject.name, c.cpu) for c in chosen} == {
+        ("mma.m16n8k8.row.col.f32.f32", "sm_90"),
+        ("mma.m16n8k8.row.col.bf16", "sm_90"),
+    }
+    assert sorted(mma.mma_lit_files(tmp_path)) == [
+        "nvptx.mma.m16n8k8.row.col.bf16.sm_90.ll",
+        "nvptx.mma.m16n8k8.row.col.f32.f32.sm_90.ll",
+    ]
     (tmp_path / "a.yaml").write_text("matrix:\n  - intrinsic: wmma.f32.32x16x128.f4\n")
     assert mma.mma_lit_files(tmp_path) == {}
     (tmp_path / "a.yaml").write_text("mma:\n  - intrinsic: 'mma.m32*'\n")
@@ -248,8 +307,10 @@ def test_ptx_holding_another_instruction_gives_no_verdict(nvptx_tc, tmp_path, cl
     fake.mkdir()
     for tool in ("opt", "llvm-mc", "llvm-as", "llvm-objdump", "FileCheck"):
         (fake / tool).symlink_to(nvptx_tc.bin_dir / tool)
-    (fake / "llc").write_text(f'#!/bin/sh\nout=$({nvptx_tc.bin_dir / "llc"} "$@") || exit $?\n'
-                              "printf '%s\\n' \"$out\" | sed 's/mma.sync.aligned.m16n8k16/mma.sync.aligned.m16n8k8/'\n")
+    (fake / "llc").write_text(
+        f'#!/bin/sh\nout=$({nvptx_tc.bin_dir / "llc"} "$@") || exit $?\n'
+        "printf '%s\\n' \"$out\" | sed 's/mma.sync.aligned.m16n8k16/mma.sync.aligned.m16n8k8/'\n"
+    )
     (fake / "llc").chmod(0o755)
     proc = cli("try", "--llvm-bin", fake, "--intrinsic", "mma.m16n8k16.row.col.bf16", "--cpu", "sm_90")
     assert proc.returncode == 2 and "where mma.m16n8k16.row.col.bf16 is one" in proc.stderr, proc.stdout + proc.stderr

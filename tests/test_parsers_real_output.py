@@ -33,8 +33,14 @@ def wmma_outputs(tmp_path_factory, llvm_22_1_8):
     text = emit.module([WIDE, EXACT, MIXED]).text
 
     def run(name, *args, input=None):
-        return subprocess.run([llvm_22_1_8.tool(name), *args], input=input, capture_output=True, text=True,
-                              env={**os.environ, "LLVM_DISABLE_SYMBOLIZATION": "1"}, timeout=300)
+        return subprocess.run(
+            [llvm_22_1_8.tool(name), *args],
+            input=input,
+            capture_output=True,
+            text=True,
+            env={**os.environ, "LLVM_DISABLE_SYMBOLIZATION": "1"},
+            timeout=300,
+        )
 
     base = ["-O0", "-mtriple=amdgcn", "-mcpu=gfx1250", "-global-isel=0"]
     asm = run("llc", *base, input=text)
@@ -71,9 +77,15 @@ def test_split_functions_of_a_subset_skips_the_others(wmma_outputs):
     assert not any(WIDE.function in line or MIXED.function in line for line in bodies[EXACT.function])
 
 
-@pytest.mark.parametrize("case,text_widths,object_widths", [
-    (WIDE, (16, 16), (8, 8)), (EXACT, (8, 12), (8, 12)), (MIXED, (16, 16), (16, 8)),
-], ids=["fp4-fp4-wide", "fp4-fp6-exact", "fp8-fp4-b-wide"])
+@pytest.mark.parametrize(
+    "case,text_widths,object_widths",
+    [
+        (WIDE, (16, 16), (8, 8)),
+        (EXACT, (8, 12), (8, 12)),
+        (MIXED, (16, 16), (16, 8)),
+    ],
+    ids=["fp4-fp4-wide", "fp4-fp6-exact", "fp8-fp4-b-wide"],
+)
 def test_source_tuples_in_text_and_object(wmma_outputs, case, text_widths, object_widths):
     for kind, want in (("asm", text_widths), ("obj", object_widths)):
         body = V.split_functions(wmma_outputs[kind], NAMES)[case.function]
@@ -133,11 +145,14 @@ def test_ir_sources_recognise_llvm_vector_extract(llvm_22_1_8, tool):
     assert out.returncode == 0, out.stderr
     body = V.split_functions(out.stdout, {case.function})[case.function]
     got = V.ir_sources(body, case.function, {"a": 1, "b": 3})
-    assert got == {"a": {"width": 8, "narrowed_by": "vector.extract", "mask": []},
-                   "b": {"width": 12, "narrowed_by": "vector.extract", "mask": []}}
+    assert got == {
+        "a": {"width": 8, "narrowed_by": "vector.extract", "mask": []},
+        "b": {"width": 12, "narrowed_by": "vector.extract", "mask": []},
+    }
 
 
 # ---- verifier diagnostics: one module, four kinds, one printing its value first -------------
+
 
 def test_verifier_diagnostics_and_parts_when_immarg_prints_the_value_before_the_call(llvm_22_1_8, tool):
     nonconst_a = Case(W, "gfx1250", FP8, FP8, 16, 16, args=((0, "%f"),))

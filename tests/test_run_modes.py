@@ -15,9 +15,11 @@ M_WIDE = "mfma_scale_f32_16x16x128_f8f6f4__a_fp4_v8__b_bf8_v8"
 M_UNDER = "mfma_scale_f32_16x16x128_f8f6f4__a_fp8_v8__b_fp8_v4"
 
 TINY = f"matrix:\n  - intrinsic: {W}\n    fmt_a: fp4\n    fmt_b: fp4\n    width_a: [exact, max]\n    selector: sdag\n"
-OTHER = (f"matrix:\n  - intrinsic: {M}\n    fmt_a: fp4\n    fmt_b: bf8\n    width_a: max\n    selector: gisel\n"
-         "    pipeline: instcombine\n"
-         f"  - intrinsic: {M}\n    fmt_a: fp8\n    fmt_b: fp8\n    width_b: 4\n    selector: gisel\n")
+OTHER = (
+    f"matrix:\n  - intrinsic: {M}\n    fmt_a: fp4\n    fmt_b: bf8\n    width_a: max\n    selector: gisel\n"
+    "    pipeline: instcombine\n"
+    f"  - intrinsic: {M}\n    fmt_a: fp8\n    fmt_b: fp8\n    width_b: 4\n    selector: gisel\n"
+)
 
 
 @pytest.fixture

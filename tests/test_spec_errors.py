@@ -13,14 +13,16 @@ W = "wmma.f32.16x16x128.f8f6f4"
 
 # id -> (spec text, line, col, a fragment the message must contain)
 BAD_SPECS = {
-    "unknown-block-key": (f"matrix:\n  - intrinsic: {W}\n    fmt_a: fp8\n    widht_b: exact\n",
-                          4, 5, "widht_b"),
+    "unknown-block-key": (f"matrix:\n  - intrinsic: {W}\n    fmt_a: fp8\n    widht_b: exact\n", 4, 5, "widht_b"),
     "unknown-top-level-key": (f"description: x\nmatrics:\n  - intrinsic: {W}\n", 2, 1, "matrics"),
-    "unknown-intrinsic-second-in-list": (f"matrix:\n  - intrinsic: [{W}, wmma.f32.16x16x64.f8f6f4]\n",
-                                         2, 44, "wmma.f32.16x16x64.f8f6f4"),
+    "unknown-intrinsic-second-in-list": (
+        f"matrix:\n  - intrinsic: [{W}, wmma.f32.16x16x64.f8f6f4]\n",
+        2,
+        44,
+        "wmma.f32.16x16x64.f8f6f4",
+    ),
     "bad-format-spelling": (f"matrix:\n  - intrinsic: {W}\n    fmt_b: [fp8, fp5]\n", 3, 18, "fp5"),
-    "format-the-source-cannot-take": ("matrix:\n  - intrinsic: wmma.f32.32x16x128.f4\n    fmt_a: fp8\n",
-                                      3, 12, "fp4"),
+    "format-the-source-cannot-take": ("matrix:\n  - intrinsic: wmma.f32.32x16x128.f4\n    fmt_a: fp8\n", 3, 12, "fp4"),
     "zero-width": (f"matrix:\n  - intrinsic: {W}\n    width_a: 0\n", 3, 14, "width"),
     "negative-width": (f"matrix:\n  - intrinsic: {W}\n    width_b: -8\n", 3, 14, "-8"),
     "unknown-width-policy": (f"matrix:\n  - intrinsic: {W}\n    width_b: [exact, wide]\n", 3, 22, "wide"),
@@ -33,18 +35,19 @@ BAD_SPECS = {
     "empty-file": ("", 1, 1, "empty"),
     "no-matrix": ("description: only words\n", 1, 1, "matrix"),
     "block-without-intrinsic": ("matrix:\n  - fmt_a: fp8\n", 2, 5, "intrinsic"),
-    "block-expanding-to-nothing": (f"matrix:\n  - intrinsic: {W}\n    fmt_a: fp4\n    width_a: underwide\n",
-                                   2, 5, "case"),
+    "block-expanding-to-nothing": (f"matrix:\n  - intrinsic: {W}\n    fmt_a: fp4\n    width_a: underwide\n", 2, 5, "case"),
     "duplicate-key": (f"matrix:\n  - intrinsic: {W}\n    fmt_a: fp8\n    fmt_a: fp4\n", 4, 5, "fmt_a"),
     "unknown-selector": (f"matrix:\n  - intrinsic: {W}\n    selector: [sdag, fastisel]\n", 3, 22, "fastisel"),
     "bad-opt-level": (f"matrix:\n  - intrinsic: {W}\n    opt: 4\n", 3, 10, "4"),
-    "cpu-the-intrinsic-lacks": ("matrix:\n  - intrinsic: mfma.scale.f32.16x16x128.f8f6f4\n    cpu: gfx1250\n",
-                                3, 10, "gfx1250"),
-    "exclude-unknown-key": (f"matrix:\n  - intrinsic: {W}\n    exclude:\n      - fmt_a: fp8\n        colour: red\n",
-                            5, 9, "colour"),
+    "cpu-the-intrinsic-lacks": ("matrix:\n  - intrinsic: mfma.scale.f32.16x16x128.f8f6f4\n    cpu: gfx1250\n", 3, 10, "gfx1250"),
+    "exclude-unknown-key": (
+        f"matrix:\n  - intrinsic: {W}\n    exclude:\n      - fmt_a: fp8\n        colour: red\n",
+        5,
+        9,
+        "colour",
+    ),
     "exclude-bad-format": (f"matrix:\n  - intrinsic: {W}\n    exclude:\n      - fmt_a: fp10\n", 4, 16, "fp10"),
-    "exclude-dropping-everything": (f"matrix:\n  - intrinsic: {W}\n    exclude:\n      - fmt_a: all\n",
-                                    2, 5, "case"),
+    "exclude-dropping-everything": (f"matrix:\n  - intrinsic: {W}\n    exclude:\n      - fmt_a: all\n", 2, 5, "case"),
 }
 
 
@@ -57,8 +60,7 @@ def _one_located_line(proc, spec, line, col, fragment):
 
 
 @pytest.mark.parametrize("spec_text,line,col,fragment", BAD_SPECS.values(), ids=BAD_SPECS.keys())
-def test_bad_spec_reports_its_location_exits_2_and_creates_no_generated_dir(cli, spec_dir, spec_text, line, col,
-                                                                            fragment):
+def test_bad_spec_reports_its_location_exits_2_and_creates_no_generated_dir(cli, spec_dir, spec_text, line, col, fragment):
     cases_dir = spec_dir({"bad.yaml": spec_text})
     proc = cli("expand", "--cases", cases_dir)
     _one_located_line(proc, cases_dir / "bad.yaml", line, col, fragment)
@@ -113,8 +115,9 @@ def test_yaml_octal_or_sexagesimal_width_is_a_located_error_not_a_traceback(cli,
 
 
 def test_boolean_literal_for_a_format_operand_is_a_located_error(cli, spec_dir):
-    cases_dir = spec_dir({"bad.yaml": f'matrix:\n  - intrinsic: {W}\n    fmt_a: fp8\n    fmt_b: fp8\n'
-                                      '    args: {fmt_a: "true"}\n'})
+    cases_dir = spec_dir(
+        {"bad.yaml": f'matrix:\n  - intrinsic: {W}\n    fmt_a: fp8\n    fmt_b: fp8\n    args: {{fmt_a: "true"}}\n'}
+    )
     proc = cli("expand", "--cases", cases_dir)
     assert "Traceback" not in proc.stderr
     out = (proc.stdout + proc.stderr).strip().splitlines()
@@ -123,7 +126,11 @@ def test_boolean_literal_for_a_format_operand_is_a_located_error(cli, spec_dir):
 
 def test_unquoted_yaml_boolean_is_accepted_where_args_advertise_true_false(cli, spec_dir):
     # Operand 12 of wmma.scale is an i1 (the last of its neutral literals).
-    cases_dir = spec_dir({"ok.yaml": "matrix:\n  - intrinsic: wmma.scale.f32.16x16x128.f8f6f4\n    fmt_a: fp8\n"
-                                     "    fmt_b: fp8\n    args: {12: true}\n"})
+    cases_dir = spec_dir(
+        {
+            "ok.yaml": "matrix:\n  - intrinsic: wmma.scale.f32.16x16x128.f8f6f4\n    fmt_a: fp8\n"
+            "    fmt_b: fp8\n    args: {12: true}\n"
+        }
+    )
     proc = cli("expand", "--cases", cases_dir)
     assert proc.returncode == 0, proc.stderr

@@ -11,10 +11,18 @@ CASES = {
     "not-utf8": (b"matrix:\n  - intrinsic: caf\xe9\n", ":2:19: error: not UTF-8 text"),
     "nul-byte": (b"matrix:\x00\n", ":1:8: error: a NUL byte"),
     "deep-nesting": (b"matrix: " + b"[" * 20000 + b"]" * 20000 + b"\n", ": error: invalid YAML: nested too deeply"),
-    "bad-int-tag": (b"matrix:\n  - intrinsic: wmma.f32.32x16x128.f4\n    opt: !!int abc\n", ":3:10: error: 'abc' is not a valid int"),
-    "bad-bool-tag": (b"matrix:\n  - intrinsic: wmma.f32.32x16x128.f4\n    split_selectors: !!bool maybe\n",
-                     ":3:22: error: 'maybe' is not a valid bool"),
-    "empty-int-tag": (b"matrix:\n  - intrinsic: wmma.f32.32x16x128.f4\n    opt: !!int 0x\n", ":3:10: error: '0x' is not a valid int"),
+    "bad-int-tag": (
+        b"matrix:\n  - intrinsic: wmma.f32.32x16x128.f4\n    opt: !!int abc\n",
+        ":3:10: error: 'abc' is not a valid int",
+    ),
+    "bad-bool-tag": (
+        b"matrix:\n  - intrinsic: wmma.f32.32x16x128.f4\n    split_selectors: !!bool maybe\n",
+        ":3:22: error: 'maybe' is not a valid bool",
+    ),
+    "empty-int-tag": (
+        b"matrix:\n  - intrinsic: wmma.f32.32x16x128.f4\n    opt: !!int 0x\n",
+        ":3:10: error: '0x' is not a valid int",
+    ),
 }
 
 
@@ -36,17 +44,32 @@ def test_a_fifo_named_like_a_spec_is_refused_not_waited_on(cli, tmp_path):
     assert proc.returncode == 2 and f"{tmp_path / 'f.yaml'}: error: not a regular file" in proc.stderr
 
 
-@pytest.mark.parametrize("block, where, message", [
-    ("    fmt_a: fp8\n    fmt_b: fp8\n    args: {5: 1, 5: 0}\n", ":5:18", "operand 5 of mfma.scale.f32.16x16x128.f8f6f4 is given twice"),
-    ("    fmt_a: fp8\n    fmt_b: fp8\n    args: [{5: 100000000000000000000}]\n", ":5:16", "is i32; 100000000000000000000 does not fit"),
-    ("    fmt_a: fp8\n    fmt_b: fp8\n    elem_a: i0\n", ":5:13", "LLVM integer types are i1 to i8388607"),
-    ("    fmt_a: fp8\n    fmt_b: fp8\n    width_a: 1099511627776\n", ":5:14", "at most 4096 elements"),
-    ("    split_selectors: [true, false]\n", ":3:29", "split_selectors takes one value"),
-    ("    exclude:\n      - {opt: 9}\n", ":4:15", "opt must be one of 0, 1, 2, 3"),
-    ("    exclude:\n      - {check: codgen}\n", ":4:17", "check must be one of"),
-    ("    fmt_a: all\n    fmt_b: all\n    width_a: [4, 5, 6, 7, 8, 9, 10, 11, 12, 13]\n    width_b: [4, 5, 6, 7, 8, 9, 10, 11, 12, 13]\n"
-     "    opt: [0, 1, 2, 3]\n    elem_a: [i32, i64, i16, i8]\n    elem_b: [i32, i64, i16, i8]\n", ":2:5", "expands to more than 100,000 case-selector pairs (up to"),
-])
+@pytest.mark.parametrize(
+    "block, where, message",
+    [
+        (
+            "    fmt_a: fp8\n    fmt_b: fp8\n    args: {5: 1, 5: 0}\n",
+            ":5:18",
+            "operand 5 of mfma.scale.f32.16x16x128.f8f6f4 is given twice",
+        ),
+        (
+            "    fmt_a: fp8\n    fmt_b: fp8\n    args: [{5: 100000000000000000000}]\n",
+            ":5:16",
+            "is i32; 100000000000000000000 does not fit",
+        ),
+        ("    fmt_a: fp8\n    fmt_b: fp8\n    elem_a: i0\n", ":5:13", "LLVM integer types are i1 to i8388607"),
+        ("    fmt_a: fp8\n    fmt_b: fp8\n    width_a: 1099511627776\n", ":5:14", "at most 4096 elements"),
+        ("    split_selectors: [true, false]\n", ":3:29", "split_selectors takes one value"),
+        ("    exclude:\n      - {opt: 9}\n", ":4:15", "opt must be one of 0, 1, 2, 3"),
+        ("    exclude:\n      - {check: codgen}\n", ":4:17", "check must be one of"),
+        (
+            "    fmt_a: all\n    fmt_b: all\n    width_a: [4, 5, 6, 7, 8, 9, 10, 11, 12, 13]\n    width_b: [4, 5, 6, 7, 8, 9, 10, 11, 12, 13]\n"
+            "    opt: [0, 1, 2, 3]\n    elem_a: [i32, i64, i16, i8]\n    elem_b: [i32, i64, i16, i8]\n",
+            ":2:5",
+            "expands to more than 100,000 case-selector pairs (up to",
+        ),
+    ],
+)
 def test_values_past_what_llvm_or_the_harness_takes_are_located_errors(cli, tmp_path, block, where, message):
     spec = tmp_path / "a.yaml"
     spec.write_text("matrix:\n  - intrinsic: mfma.scale.f32.16x16x128.f8f6f4\n" + block)
@@ -62,8 +85,19 @@ def test_the_case_limit_can_be_raised(cli, tmp_path):
 
 
 def test_an_operand_overridden_twice_on_the_command_line_is_refused(cli):
-    proc = cli("try", "--intrinsic", "mfma.scale.f32.16x16x128.f8f6f4", "--fmt-a", "fp8", "--fmt-b", "fp8",
-               "--arg", "5=1", "--arg", "5=0")
+    proc = cli(
+        "try",
+        "--intrinsic",
+        "mfma.scale.f32.16x16x128.f8f6f4",
+        "--fmt-a",
+        "fp8",
+        "--fmt-b",
+        "fp8",
+        "--arg",
+        "5=1",
+        "--arg",
+        "5=0",
+    )
     assert proc.returncode == 2 and "operand 5 of mfma.scale.f32.16x16x128.f8f6f4 is given twice" in proc.stderr
 
 
@@ -87,8 +121,12 @@ def test_sigterm_during_expand_leaves_no_temporary_file(tmp_path, repo_root):
     for spec in (repo_root / "cases").glob("f8f6f4-runtime-formats.yaml"):
         (tmp_path / spec.name).write_bytes(spec.read_bytes())
     for delay in (0.3, 0.5, 0.7):
-        proc = subprocess.Popen([sys.executable, "-m", "harness", "expand", "--cases", str(tmp_path)],
-                                cwd=repo_root, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "harness", "expand", "--cases", str(tmp_path)],
+            cwd=repo_root,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+        )
         time.sleep(delay)
         proc.send_signal(signal.SIGTERM)
         proc.communicate(timeout=120)

@@ -33,6 +33,7 @@ def _widths(tuples: dict) -> tuple[int, int]:
 
 # ---- which operand the verifier prints ------------------------------------------------------
 
+
 def test_mfma_b_underwide_diagnostic_prints_arg5_and_is_flagged_misattributed(llvm_22_1_8, cli):
     rec = _try(cli, "--intrinsic", M, "--fmt-a", "fp8", "--fmt-b", "bf8", "--width-b", "4", "--arg", "5=2")
     assert rec["verdict"] == "verifier-reject"
@@ -63,16 +64,19 @@ def test_wmma_b_underwide_diagnostic_prints_its_own_format(llvm_22_1_8, cli):
 
 # ---- what the verifier rejects, and with which message ---------------------------------------
 
-@pytest.mark.parametrize("args,cls,message,printed", [
-    ((W, "fp8", "fp8", "--arg", "fmt_a=5"), "badformat", "invalid value for matrix format", "i32 5"),
-    ((M, "fp8", "fp8", "--arg", "fmt_a=5"), "badformat", "invalid value for cbsz format", "i32 5"),
-    ((M, "fp8", "fp8", "--arg", "fmt_b=9999"), "badformat", "invalid value for blgp format", "i32 9999"),
-    ((W, "fp8", "fp8", "--arg", "fmt_a=%f"), "nonconst", "immarg operand has non-immediate parameter", "i32 %f"),
-    ((W, "fp4", "fp8", "--width-a", "10"), "illegal", "operand 1 must be 8, 12 or 16 element i32 vector",
-     "<10 x i32> %a"),
-    ((M, "fp8", "fp4", "--width-b", "5"), "illegal", "operand 1 must be 4, 6 or 8 element i32 vector",
-     "<5 x i32> %b"),
-], ids=["wmma-fmt5", "mfma-cbsz5", "mfma-blgp9999", "wmma-nonconst", "wmma-width10", "mfma-width5"])
+
+@pytest.mark.parametrize(
+    "args,cls,message,printed",
+    [
+        ((W, "fp8", "fp8", "--arg", "fmt_a=5"), "badformat", "invalid value for matrix format", "i32 5"),
+        ((M, "fp8", "fp8", "--arg", "fmt_a=5"), "badformat", "invalid value for cbsz format", "i32 5"),
+        ((M, "fp8", "fp8", "--arg", "fmt_b=9999"), "badformat", "invalid value for blgp format", "i32 9999"),
+        ((W, "fp8", "fp8", "--arg", "fmt_a=%f"), "nonconst", "immarg operand has non-immediate parameter", "i32 %f"),
+        ((W, "fp4", "fp8", "--width-a", "10"), "illegal", "operand 1 must be 8, 12 or 16 element i32 vector", "<10 x i32> %a"),
+        ((M, "fp8", "fp4", "--width-b", "5"), "illegal", "operand 1 must be 4, 6 or 8 element i32 vector", "<5 x i32> %b"),
+    ],
+    ids=["wmma-fmt5", "mfma-cbsz5", "mfma-blgp9999", "wmma-nonconst", "wmma-width10", "mfma-width5"],
+)
 def test_verifier_rejection_message_and_printed_value(llvm_22_1_8, cli, args, cls, message, printed):
     name, fa, fb, *rest = args
     rec = _try(cli, "--intrinsic", name, "--fmt-a", fa, "--fmt-b", fb, *rest)
@@ -137,10 +141,15 @@ def test_overwide_mfma_a_is_rejected_and_instcombine_narrows_only_a(llvm_22_1_8,
 NARROWED = ("--intrinsic", W, "--fmt-a", "fp4", "--fmt-b", "fp6", "--width-a", "16", "--width-b", "16")
 
 
-@pytest.mark.parametrize("narrowing,selector,verdict", [
-    ("shufflevector", "sdag", "pass"), ("shufflevector", "gisel", "pass"),
-    ("vector.extract", "sdag", "pass"), ("vector.extract", "gisel", "cannot-select"),
-])
+@pytest.mark.parametrize(
+    "narrowing,selector,verdict",
+    [
+        ("shufflevector", "sdag", "pass"),
+        ("shufflevector", "gisel", "pass"),
+        ("vector.extract", "sdag", "pass"),
+        ("vector.extract", "gisel", "cannot-select"),
+    ],
+)
 def test_narrowing_representation_through_each_selector(llvm_22_1_8, cli, narrowing, selector, verdict):
     rec = _try(cli, *NARROWED, "--narrowing", narrowing, "--selector", selector)
     assert (rec["verdict"], rec["narrowing"], rec["selector"]) == (verdict, narrowing, selector), rec["detail"]
@@ -153,6 +162,7 @@ def test_narrowing_representation_through_each_selector(llvm_22_1_8, cli, narrow
 
 
 # ---- harness bugs: the class must follow the operands the call really gets ------------------
+
 
 def test_in_range_format_override_is_refused_so_the_class_follows_the_call(cli):
     # A valid format given through --arg would make the case's format (and so its class) lie

@@ -29,6 +29,7 @@ def _mc(tool, cpu, asm):
 
 # ---- verifier ---------------------------------------------------------------------------------
 
+
 def test_verifier_diagnostics_attribute_each_rejected_call_to_its_own_function(llvm, tool):
     ok = _case(W, FP8, FP8, 16, 16)
     a_narrow = _case(W, FP8, FP8, 8, 16)  # fp8 A needs 16
@@ -40,9 +41,11 @@ def test_verifier_diagnostics_attribute_each_rejected_call_to_its_own_function(l
 
     diags = V.verifier_diagnostics(run.stderr)
     assert set(diags) == {a_narrow.function, b_narrow.function, b_shape.function}
-    for case, message, operand in ((a_narrow, "invalid vector type for format", "<8 x i32> %a"),
-                                   (b_narrow, "invalid vector type for format", "<8 x i32> %b"),
-                                   (b_shape, "operand 3 must be 8, 12 or 16 element i32 vector", "<7 x i32> %b")):
+    for case, message, operand in (
+        (a_narrow, "invalid vector type for format", "<8 x i32> %a"),
+        (b_narrow, "invalid vector type for format", "<8 x i32> %b"),
+        (b_shape, "operand 3 must be 8, 12 or 16 element i32 vector", "<7 x i32> %b"),
+    ):
         lines = diags[case.function].splitlines()
         assert lines[0] == message, case.function
         assert lines[1].strip().startswith(f"%r.{case.function} = call "), case.function
@@ -68,6 +71,7 @@ def test_valid_module_produces_no_diagnostics(llvm, tool):
 
 
 # ---- llvm-mc --------------------------------------------------------------------------------
+
 
 def test_mc_rejections_blame_exactly_the_overwide_functions(llvm, tool):
     exact = _case(W, FP4, FP4, 8, 8)
@@ -98,7 +102,7 @@ def test_located_errors_point_at_the_offending_source_operand(llvm, tool):
     asm = gen.stdout.splitlines()
     for line, col, _ in errors:
         assert asm[line - 1].strip().startswith("v_wmma_f32_16x16x128_f8f6f4 ")
-        assert asm[line - 1][col - 1:].startswith("v[")  # the 16-register source tuple
+        assert asm[line - 1][col - 1 :].startswith("v[")  # the 16-register source tuple
     owners = V.asm_owners(gen.stdout, {case.function})
     assert owners[errors[0][0]] == case.function
     assert 1 not in owners  # the preamble before the first label belongs to nobody
@@ -124,6 +128,7 @@ def test_errors_outside_known_functions_are_stray_not_blamed(llvm, tool):
 
 
 # ---- llc failures -------------------------------------------------------------------------
+
 
 @pytest.mark.parametrize("selector", ["sdag", "gisel"])
 def test_llc_failure_names_the_function_that_cannot_be_selected(llvm, tool, selector):

@@ -76,17 +76,20 @@ class Bodies:
         names = sorted({name for known in self.table.values() for name in known})
         out = []
         for name in names:
-            stuck = [i for i, run in enumerate(self.runs) if run.prefixes
-                     and all(name in self.table[p] for p in run.prefixes)
-                     and all(self.table[p][name] is None for p in run.prefixes)]
+            stuck = [
+                i
+                for i, run in enumerate(self.runs)
+                if run.prefixes
+                and all(name in self.table[p] for p in run.prefixes)
+                and all(self.table[p][name] is None for p in run.prefixes)
+            ]
             if stuck:
                 out.append((name, stuck))
         return out
 
     def conflict_message(self, name: str, stuck: list[int]) -> str:
         runs = ", ".join(f"RUN #{i + 1} (prefixes: {', '.join(self.runs[i].prefixes)})" for i in stuck)
-        return (f"For function '{name}', the following RUN lines will not generate checks due to "
-                f"conflicting output: {runs}")
+        return f"For function '{name}', the following RUN lines will not generate checks due to conflicting output: {runs}"
 
 
 def function_checks(runs: list[Run], bodies: Bodies, name: str, filtered: bool) -> tuple[list[str], list[str]]:

@@ -77,11 +77,26 @@ _OPTIONS = (
     (("--version",), "version", "int"),
 )
 _DEFAULTS = {
-    "llc_binary": None, "function": None, "extra_scrub": False, "x86_scrub_sp": True,
-    "x86_scrub_rip": False, "no_x86_scrub_mem_shuffle": False, "tool": None, "march": None,
-    "filters": None, "include_generated_funcs": False, "verbose": False, "update_only": False,
-    "force_update": False, "enabled": True, "replace_value_regex": [], "prefix_filecheck_ir_name": "",
-    "global_value_regex": [], "global_hex_value_regex": [], "gen_unused_prefix_body": True, "version": 1,
+    "llc_binary": None,
+    "function": None,
+    "extra_scrub": False,
+    "x86_scrub_sp": True,
+    "x86_scrub_rip": False,
+    "no_x86_scrub_mem_shuffle": False,
+    "tool": None,
+    "march": None,
+    "filters": None,
+    "include_generated_funcs": False,
+    "verbose": False,
+    "update_only": False,
+    "force_update": False,
+    "enabled": True,
+    "replace_value_regex": [],
+    "prefix_filecheck_ir_name": "",
+    "global_value_regex": [],
+    "global_hex_value_regex": [],
+    "gen_unused_prefix_body": True,
+    "version": 1,
 }
 # Options that never appear in the NOTE header (paths, verbosity, how the script was invoked).
 _UNNOTED = {"llc_binary", "verbose", "update_only", "force_update"}
@@ -183,7 +198,7 @@ def utc_words(line: str) -> list[str] | None:
     if at < 0:
         return None
     try:
-        return [w for w in shlex.split(line[at + len(KEY):].strip()) if w]
+        return [w for w in shlex.split(line[at + len(KEY) :].strip()) if w]
     except ValueError as exc:
         raise UtcArgsError(f"cannot split UTC_ARGS: {exc}") from None
 

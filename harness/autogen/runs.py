@@ -53,8 +53,7 @@ def ir_triple(lines: list[str]) -> str:
     return ""
 
 
-def select(runs: list[commands.RunLine], ir_target: str, tool: str | None, march: str | None,
-           warn) -> list[LlcRun]:
+def select(runs: list[commands.RunLine], ir_target: str, tool: str | None, march: str | None, warn) -> list[LlcRun]:
     """The RUN lines that feed CHECK lines; `warn(line, message)` hears about the others,
     in upstream's words."""
     out = []
@@ -100,11 +99,14 @@ def _check_prefix_spelling(filecheck_text: str, warn) -> None:
 def _valid_prefix(name: str, warn) -> None:
     if not _VALID_PREFIX.match(name):
         hint = f" Did you mean '--check-prefixes={name}'?" if "," in name else ""
-        warn(f"Supplied prefix '{name}' is invalid. Prefix must contain only alphanumeric characters, "
-             f"hyphens and underscores.{hint}")
+        warn(
+            f"Supplied prefix '{name}' is invalid. Prefix must contain only alphanumeric characters, "
+            f"hyphens and underscores.{hint}"
+        )
 
 
 # ---- running a RUN line ------------------------------------------------------------------------
+
 
 class Skip(Exception):
     """A RUN line we will not run; str() says why (one line)."""
@@ -133,8 +135,7 @@ def plan(run: LlcRun) -> commands.Pipeline:
     return pipeline
 
 
-def llc_output(run: LlcRun, pipeline: commands.Pipeline, path: Path, data: bytes, llc: str,
-               timeout: float) -> Output:
+def llc_output(run: LlcRun, pipeline: commands.Pipeline, path: Path, data: bytes, llc: str, timeout: float) -> Output:
     """Run the pipeline's commands up to llc (FileCheck is not run) and return llc's stdout.
 
     Raises InputError when a tool times out or llc fails."""
@@ -155,8 +156,7 @@ def llc_output(run: LlcRun, pipeline: commands.Pipeline, path: Path, data: bytes
         stdin = _read(_apply(llc_cmd.stdin.replace("%s", ""), subst), where)
     elsewhere = llc_cmd.stdout or _output_file(args)
     if elsewhere:
-        notes.append(f"{path}:{run.line}: llc writes its output to {elsewhere}, not to the pipe: "
-                     "nothing to check (not run)")
+        notes.append(f"{path}:{run.line}: llc writes its output to {elsewhere}, not to the pipe: nothing to check (not run)")
         return Output("", tuple(notes))
     result = run_tool([llc, *args], stdin, timeout, binary=True)
     if result.timed_out:
@@ -189,8 +189,9 @@ def _preprocess(cmd, stdin: bytes, subst, llc: str, timeout: float, where, notes
     if result.timed_out:
         raise InputError(f"{cmd.tool} ran past {timeout:g} s", *where)
     if not result.ok:
-        notes.append(f"{where[0]}:{where[1]}: {cmd.tool} exited with status {result.returncode}: "
-                     f"{_first_error(result.stderr, argv[0])}")
+        notes.append(
+            f"{where[0]}:{where[1]}: {cmd.tool} exited with status {result.returncode}: {_first_error(result.stderr, argv[0])}"
+        )
     return result.data + (result.stderr.encode() if cmd.stderr_to_stdout else b"")
 
 
@@ -239,5 +240,5 @@ def _first_error(stderr: str, program: str) -> str:
     line = next((line for line in lines if "error" in line.lower()), lines[0] if lines else "no message")
     heads = (f"{program}: ", f"{os.path.basename(program)}: ", "error: ")
     while line.startswith(heads):
-        line = line[len(next(h for h in heads if line.startswith(h))):]
+        line = line[len(next(h for h in heads if line.startswith(h))) :]
     return line

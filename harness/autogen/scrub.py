@@ -3,10 +3,10 @@ normalises it for amdgcn and r600 triples.
 
 A function is what sits between its label and the end-of-function label llc prints after it:
 
-    	.type	foo,@function
+        .type	foo,@function
     foo:                                    ; @foo
     ; %bb.0:                                  <- the body starts here
-    	s_endpgm                              <- and ends here
+        s_endpgm                              <- and ends here
     .Lfunc_end0:
 
 (or a `.section` directive, whichever comes first). The body's whitespace is then normalised:
@@ -64,7 +64,7 @@ def normalise(body: str) -> str:
     lines = []
     for line in body.split("\n"):
         lead = line[:1] if line[:1] in (" ", "\t") else ""
-        lines.append(lead + _BLANKS.sub(" ", line[len(lead):]))
+        lines.append(lead + _BLANKS.sub(" ", line[len(lead) :]))
     expanded = "\n".join(lines).expandtabs(2)
     return "\n".join(line.rstrip(" \t") for line in expanded.split("\n"))
 

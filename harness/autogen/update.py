@@ -17,8 +17,7 @@ from pathlib import Path
 
 from harness import commands
 from harness.autogen import layout, runs, scrub
-from harness.autogen.options import (ADVERT, DO_NOT_GENERATE, SCRIPT_NAME, UNUSED_NOTE, FileOptions,
-                                     UtcArgsError, read_options)
+from harness.autogen.options import ADVERT, DO_NOT_GENERATE, SCRIPT_NAME, UNUSED_NOTE, FileOptions, UtcArgsError, read_options
 from harness.errors import InputError
 
 # A comment line whose first word, before an optional directive suffix and ':', may be a prefix.
@@ -82,8 +81,9 @@ def _one_line(messages: list[str]) -> list[str]:
     return [" ".join(m.split("\n")) for m in messages]
 
 
-def _generate(path: Path, text: str, data: bytes, llc: str, force: bool, timeout: float,
-              warnings: list[str]) -> tuple[str, set[str]]:
+def _generate(
+    path: Path, text: str, data: bytes, llc: str, force: bool, timeout: float, warnings: list[str]
+) -> tuple[str, set[str]]:
     """The regenerated text and the prefixes of the RUN lines used; raises _Refused."""
 
     def warn(line, message):
@@ -133,8 +133,10 @@ def _generate(path: Path, text: str, data: bytes, llc: str, force: bool, timeout
         if shared:
             # Its output would be missing from prefixes it shares: the other RUN lines' output
             # would take them over and its FileCheck would fail. Leave the file as it is.
-            raise _Refused(f"line {run.line} cannot be run without a shell and shares prefixes "
-                           f"{', '.join(shared)} with other RUN lines; the file is left as it is")
+            raise _Refused(
+                f"line {run.line} cannot be run without a shell and shares prefixes "
+                f"{', '.join(shared)} with other RUN lines; the file is left as it is"
+            )
     if not planned:
         raise _Refused("no RUN line pipes llc into FileCheck: nothing to generate checks from")
 
@@ -146,8 +148,10 @@ def _generate(path: Path, text: str, data: bytes, llc: str, force: bool, timeout
         functions = scrub.functions(output.text, opts.first.filter_list)
         for fn in functions:
             if any(scrub.MC_NUMBER.search(line) for line in fn.body.splitlines()):
-                raise _Refused(f"line {run.line}: {fn.name} has MCInst/MCOperand numbers in assembly "
-                               "comments, which upstream turns into FileCheck variables (not supported)")
+                raise _Refused(
+                    f"line {run.line}: {fn.name} has MCInst/MCOperand numbers in assembly "
+                    "comments, which upstream turns into FileCheck variables (not supported)"
+                )
         bodies.add(entry, functions)
     for name, stuck in bodies.conflicts():
         warnings.append(f"{path}:{run_list[stuck[0]].line}: {bodies.conflict_message(name, stuck)}")
@@ -214,8 +218,9 @@ def _rewrite_checks_at_end(lines, opts: FileOptions, note, prefixes, run_list, b
     for line, line_opts in zip(lines, opts.lines):
         if line_opts is None:
             continue
-        if line_opts.enabled and (line.strip() in (";", ";.")
-                                  or (line.lstrip().startswith(";") and _is_own_check(line, prefixes))):
+        if line_opts.enabled and (
+            line.strip() in (";", ";.") or (line.lstrip().startswith(";") and _is_own_check(line, prefixes))
+        ):
             continue
         out.append(line)
     block, used = layout.checks_at_end(run_list, bodies, opts.first.filtered)
@@ -223,6 +228,7 @@ def _rewrite_checks_at_end(lines, opts: FileOptions, note, prefixes, run_list, b
 
 
 # ---- reading and writing -----------------------------------------------------------------------
+
 
 def _read(path: Path) -> bytes:
     try:
@@ -235,7 +241,7 @@ def _decode(data: bytes, path: Path) -> str:
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:
-        line = len(_lines(data[:exc.start].decode("utf-8") + "x"))  # the line the bad byte is on
+        line = len(_lines(data[: exc.start].decode("utf-8") + "x"))  # the line the bad byte is on
         raise InputError(f"not UTF-8 text (byte 0x{data[exc.start]:02x})", str(path), line) from None
 
 

@@ -57,26 +57,50 @@ def _seconds(text: str) -> float:
 
 def add_parser(sub, formatter_class) -> tuple[argparse.ArgumentParser, argparse.ArgumentParser]:
     """Add `gemm-ptx` and `gpu-check` to the harness's subcommands."""
-    p = sub.add_parser("gemm-ptx", help="NVPTX gemm kernels from the specs: PTX, mma counts, ptxas, manifest",
-                       description=GEMM_PTX_DESCRIPTION, epilog=GEMM_PTX_EPILOG, formatter_class=formatter_class)
+    p = sub.add_parser(
+        "gemm-ptx",
+        help="NVPTX gemm kernels from the specs: PTX, mma counts, ptxas, manifest",
+        description=GEMM_PTX_DESCRIPTION,
+        epilog=GEMM_PTX_EPILOG,
+        formatter_class=formatter_class,
+    )
     p.add_argument("--out", type=Path, required=True, metavar="DIR", help="directory for the PTX files and manifest.json")
     p.add_argument("--cases", type=Path, default=DEFAULT_CASES, metavar="DIR", help="the specs' directory")
-    p.add_argument("--spec", action="append", default=[], metavar="FILE",
-                   help="only this spec file (a path, or a name in --cases); may repeat")
+    p.add_argument(
+        "--spec",
+        action="append",
+        default=[],
+        metavar="FILE",
+        help="only this spec file (a path, or a name in --cases); may repeat",
+    )
     p.add_argument("--filter", action="append", default=[], metavar="GLOB", help="only kernels whose name matches")
-    p.add_argument("--layout", default="ptx", choices=tuple(gemm.LAYOUTS),
-                   help="fragment layout of the loads and stores (default: the PTX ISA's; others are wrong on purpose)")
+    p.add_argument(
+        "--layout",
+        default="ptx",
+        choices=tuple(gemm.LAYOUTS),
+        help="fragment layout of the loads and stores (default: the PTX ISA's; others are wrong on purpose)",
+    )
     p.add_argument("--seed", type=int, default=ptx.DEFAULT_SEED, help="seed of the GPU check's random inputs")
     p.add_argument("--ptxas", metavar="PATH", help="ptxas to close the PTX with (default: $PTXAS, PATH, /usr/local/cuda/bin)")
     p.add_argument("--no-ptxas", action="store_true", help="do not close the PTX with ptxas")
     p.add_argument("-j", "--jobs", type=int, default=None, metavar="N", help="parallel llc/ptxas runs (default: cores)")
     p.add_argument("--llvm-bin", metavar="DIR", help="directory with llc")
-    p.add_argument("--timeout", type=_seconds, default=toolchain.DEFAULT_TIMEOUT, metavar="S",
-                   help="seconds allowed to each tool call (default %(default)s)")
+    p.add_argument(
+        "--timeout",
+        type=_seconds,
+        default=toolchain.DEFAULT_TIMEOUT,
+        metavar="S",
+        help="seconds allowed to each tool call (default %(default)s)",
+    )
     p.add_argument("--json", action="store_true", help="print the manifest's cases as JSON instead of a table")
 
-    q = sub.add_parser("gpu-check", help="run the gemm kernels' PTX on a CUDA GPU and compare with numpy",
-                       description=gpu_check.__doc__, epilog=GPU_CHECK_EPILOG, formatter_class=formatter_class)
+    q = sub.add_parser(
+        "gpu-check",
+        help="run the gemm kernels' PTX on a CUDA GPU and compare with numpy",
+        description=gpu_check.__doc__,
+        epilog=GPU_CHECK_EPILOG,
+        formatter_class=formatter_class,
+    )
     q.add_argument("directory", type=Path, metavar="DIR", help="PTX files and manifest.json from `harness gemm-ptx`")
     q.add_argument("--json", action="store_true", help="print the report as JSON")
     return p, q
@@ -114,8 +138,11 @@ def main_gemm_ptx(args) -> int:
         return CANNOT_JUDGE
     ptxas = "" if args.no_ptxas else ptx.find_ptxas(args.ptxas)
     if not ptxas and not args.no_ptxas:
-        print(f"harness gemm-ptx: cannot judge: no ptxas (give --ptxas, set $PTXAS or put it on PATH; "
-              f"--no-ptxas skips closing) (exit {CANNOT_JUDGE})", file=sys.stderr)
+        print(
+            f"harness gemm-ptx: cannot judge: no ptxas (give --ptxas, set $PTXAS or put it on PATH; "
+            f"--no-ptxas skips closing) (exit {CANNOT_JUDGE})",
+            file=sys.stderr,
+        )
         return CANNOT_JUDGE
     print(f"# {tc.describe()}; ptxas: {ptxas or 'not used'}; layout {args.layout}", file=sys.stderr)
     built = ptx.build_all(tc, cases, args.out, ptxas, gemm.layout(args.layout), args.jobs, args.seed)

@@ -99,12 +99,15 @@ class Layout:
 
 
 PTX = Layout()
-LAYOUTS = {lay.name: lay for lay in (
-    PTX,
-    Layout("a-rows-swapped", a_row=(8, 0)),  # A rows g and g+8 exchanged
-    Layout("b-khi-swapped", b_khi=(8, 0)),  # B's two K halves exchanged (m16n8k16 only)
-    Layout("d-rows-swapped", d_row=(8, 0)),  # C loaded and D stored with rows g and g+8 exchanged
-)}
+LAYOUTS = {
+    lay.name: lay
+    for lay in (
+        PTX,
+        Layout("a-rows-swapped", a_row=(8, 0)),  # A rows g and g+8 exchanged
+        Layout("b-khi-swapped", b_khi=(8, 0)),  # B's two K halves exchanged (m16n8k16 only)
+        Layout("d-rows-swapped", d_row=(8, 0)),  # C loaded and D stored with rows g and g+8 exchanged
+    )
+}
 
 
 def layout(name: str) -> Layout:
@@ -137,22 +140,31 @@ class GemmCase:
             if isinstance(size, bool) or not isinstance(size, int) or size <= 0:
                 raise GemmError(name, f"gemm {name.upper()} must be a positive integer; got {size!r}")
             if size % tile:
-                raise GemmError(name, f"gemm mma.m16n8k* rejects {name.upper()} = {size}: "
-                                      f"not a multiple of {tile} (the m16n8k{{16,8}} tile)")
+                raise GemmError(
+                    name, f"gemm mma.m16n8k* rejects {name.upper()} = {size}: not a multiple of {tile} (the m16n8k{{16,8}} tile)"
+                )
         mmas = (self.m // 16) * (self.n // 8) * (self.k // 16 + self.k % 16 // 8)
         if mmas > MAX_MMA:
             # One warp runs the whole nest, fully unrolled: the kernel grows with M·N·K.
-            raise GemmError("m", f"gemm {self.m}x{self.n}x{self.k} unrolls to {mmas} mma.sync in one warp; "
-                                 f"at most {MAX_MMA} (e.g. 128x128x64)")
+            raise GemmError(
+                "m",
+                f"gemm {self.m}x{self.n}x{self.k} unrolls to {mmas} mma.sync in one warp; at most {MAX_MMA} (e.g. 128x128x64)",
+            )
         if self.dtype not in DTYPES:
-            raise GemmError("dtype", f"gemm mma.m16n8k* rejects dtype {self.dtype!r}: only f16 and bf16 inputs "
-                                     f"with f32 accumulate are supported")
+            raise GemmError(
+                "dtype",
+                f"gemm mma.m16n8k* rejects dtype {self.dtype!r}: only f16 and bf16 inputs with f32 accumulate are supported",
+            )
         if not _number(self.alpha) or float(self.alpha) != 1.0:
-            raise GemmError("alpha", f"gemm mma.m16n8k* rejects alpha = {self.alpha!r}: mma.sync computes "
-                                     f"D = A·B + C with no scaling, so alpha must be 1")
+            raise GemmError(
+                "alpha",
+                f"gemm mma.m16n8k* rejects alpha = {self.alpha!r}: mma.sync computes "
+                f"D = A·B + C with no scaling, so alpha must be 1",
+            )
         if not _number(self.beta) or float(self.beta) not in (0.0, 1.0):
-            raise GemmError("beta", f"gemm mma.m16n8k* rejects beta = {self.beta!r}: beta must be 0 (D starts "
-                                    f"at zero) or 1 (D starts from C)")
+            raise GemmError(
+                "beta", f"gemm mma.m16n8k* rejects beta = {self.beta!r}: beta must be 0 (D starts at zero) or 1 (D starts from C)"
+            )
         object.__setattr__(self, "beta", int(self.beta))
         object.__setattr__(self, "alpha", 1.0)
         for name in ("transpose_a", "transpose_b"):
@@ -160,8 +172,10 @@ class GemmCase:
                 raise GemmError(name, f"{name} must be true or false; got {getattr(self, name)!r}")
         match = _CPU.fullmatch(self.cpu) if isinstance(self.cpu, str) else None
         if not match or int(match.group(1)) < MIN_SM:
-            raise GemmError("cpu", f"gemm mma.m16n8k* needs an NVPTX CPU sm_{MIN_SM} or later "
-                                   f"(such as sm_80, sm_90, sm_100a); got {self.cpu!r}")
+            raise GemmError(
+                "cpu",
+                f"gemm mma.m16n8k* needs an NVPTX CPU sm_{MIN_SM} or later (such as sm_80, sm_90, sm_100a); got {self.cpu!r}",
+            )
 
     @property
     def name(self) -> str:
@@ -189,9 +203,20 @@ class GemmCase:
         return counts
 
     def record(self) -> dict:
-        return {"name": self.name, "m": self.m, "n": self.n, "k": self.k, "dtype": self.dtype, "alpha": self.alpha,
-                "beta": self.beta, "transpose_a": self.transpose_a, "transpose_b": self.transpose_b, "cpu": self.cpu,
-                "k_steps": [inst.shape for _, inst in self.k_steps], "mma": self.mma_counts()}
+        return {
+            "name": self.name,
+            "m": self.m,
+            "n": self.n,
+            "k": self.k,
+            "dtype": self.dtype,
+            "alpha": self.alpha,
+            "beta": self.beta,
+            "transpose_a": self.transpose_a,
+            "transpose_b": self.transpose_b,
+            "cpu": self.cpu,
+            "k_steps": [inst.shape for _, inst in self.k_steps],
+            "mma": self.mma_counts(),
+        }
 
     def sort_key(self) -> tuple:
         return (self.cpu, self.dtype, self.beta, self.transpose_a, self.transpose_b, self.m, self.n, self.k)
@@ -244,10 +269,14 @@ class _Emitter:
         intrinsics = sorted({inst for _, inst in steps}, key=lambda i: -i.k)
         decls = ["declare i32 @llvm.nvvm.read.ptx.sreg.laneid()"] + [self._declare(i) for i in intrinsics]
         params = ", ".join(f"ptr addrspace(1) %{p}" for p in "ABCD")
-        head = [f"; {c.name}: D[{c.m},{c.n}] = A[{c.m},{c.k}] @ B[{c.k},{c.n}]" + (" + C" if c.beta else "")
-                + f", {c.dtype} inputs, f32 accumulate; A {'[K,M]' if c.transpose_a else '[M,K]'}, "
-                  f"B {'[N,K]' if c.transpose_b else '[K,N]'}; fragment layout {self.layout.name}",
-                f'target triple = "{TRIPLE}"', ""]
+        head = [
+            f"; {c.name}: D[{c.m},{c.n}] = A[{c.m},{c.k}] @ B[{c.k},{c.n}]"
+            + (" + C" if c.beta else "")
+            + f", {c.dtype} inputs, f32 accumulate; A {'[K,M]' if c.transpose_a else '[M,K]'}, "
+            f"B {'[N,K]' if c.transpose_b else '[K,N]'}; fragment layout {self.layout.name}",
+            f'target triple = "{TRIPLE}"',
+            "",
+        ]
         body = [f"define ptx_kernel void @{c.name}({params}) {{", "entry:", *self.lines, "  ret void", "}"]
         return "\n".join(head + body + [""] + decls) + "\n"
 

@@ -58,8 +58,7 @@ def expand_block(block: spec.Block) -> list[GemmCase]:
     for combo in itertools.product(*(block.dims[k] for k in keys)):
         chosen = dict(zip(keys, combo))
         m, n, k = _shape(chosen["shape"])
-        fields = {key: _scalar(key, chosen[key]) if key in chosen else DEFAULTS[key]
-                  for key in KEYS if key != "shape"}
+        fields = {key: _scalar(key, chosen[key]) if key in chosen else DEFAULTS[key] for key in KEYS if key != "shape"}
         try:
             out.append(GemmCase(m, n, k, **fields))
         except GemmError as exc:

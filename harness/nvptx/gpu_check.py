@@ -40,10 +40,11 @@ class BadInput(Exception):
 
 
 def tolerance_factor(k: int) -> float:
-    return 6.0 * (k + 1) * 2.0 ** -24
+    return 6.0 * (k + 1) * 2.0**-24
 
 
 # ---- inputs and reference (numpy only) -------------------------------------------------------
+
 
 def bf16_bits(x):
     """float32 array -> uint16 bf16 bits, rounded to nearest even (inputs here are finite)."""
@@ -108,13 +109,18 @@ def judge(d, r, exact, scale, k: int) -> dict:
     finite = bool(np.all(np.isfinite(d64)))
     peak = float(np.max(np.abs(r))) or 1.0
     worst = float(np.max(err / np.maximum(tol, np.finfo(np.float64).tiny))) if finite else float("inf")
-    return {"max_abs": float(np.max(err)) if finite else float("inf"),
-            "max_rel": float(np.max(err)) / peak if finite else float("inf"),
-            "max_abs_vs_exact": float(np.max(np.abs(d64 - exact))) if finite else float("inf"),
-            "tol_max": float(np.max(tol)), "worst_over_tol": worst, "ok": finite and worst <= 1.0}
+    return {
+        "max_abs": float(np.max(err)) if finite else float("inf"),
+        "max_rel": float(np.max(err)) / peak if finite else float("inf"),
+        "max_abs_vs_exact": float(np.max(np.abs(d64 - exact))) if finite else float("inf"),
+        "tol_max": float(np.max(tol)),
+        "worst_over_tol": worst,
+        "ok": finite and worst <= 1.0,
+    }
 
 
 # ---- the GPU ------------------------------------------------------------------------------------
+
 
 def device():
     """(cupy, description) of CUDA device 0, or CannotJudge saying what is missing."""
@@ -134,8 +140,13 @@ def device():
         raise CannotJudge("no CUDA device")
     props = cupy.cuda.runtime.getDeviceProperties(0)
     name = props["name"].decode() if isinstance(props["name"], bytes) else str(props["name"])
-    info = {"name": name, "cc": [int(props["major"]), int(props["minor"])], "cupy": cupy.__version__,
-            "driver": cupy.cuda.runtime.driverGetVersion(), "runtime": cupy.cuda.runtime.runtimeGetVersion()}
+    info = {
+        "name": name,
+        "cc": [int(props["major"]), int(props["minor"])],
+        "cupy": cupy.__version__,
+        "driver": cupy.cuda.runtime.driverGetVersion(),
+        "runtime": cupy.cuda.runtime.runtimeGetVersion(),
+    }
     return cupy, info
 
 
@@ -177,12 +188,15 @@ def check_case(cupy, directory: Path, entry: dict) -> dict:
 
 # ---- the command ------------------------------------------------------------------------------
 
+
 def load_manifest(directory: Path) -> dict:
     path = directory / MANIFEST
     try:
         doc = json.loads(path.read_text(encoding="utf-8"))
     except OSError as exc:
-        raise BadInput(f"{path}: cannot read the manifest ({exc.strerror}); make it with `harness gemm-ptx --out {directory}`") from None
+        raise BadInput(
+            f"{path}: cannot read the manifest ({exc.strerror}); make it with `harness gemm-ptx --out {directory}`"
+        ) from None
     except json.JSONDecodeError as exc:
         raise BadInput(f"{path}:{exc.lineno}:{exc.colno}: not JSON: {exc.msg}") from None
     cases = doc.get("cases") if isinstance(doc, dict) else None
@@ -209,8 +223,9 @@ def check_all(directory: Path) -> dict:
         row = {key: entry[key] for key in ("kernel", "m", "n", "k", "dtype", "beta", "transpose_a", "transpose_b", "cpu")}
         row["layout"] = entry.get("layout", doc.get("layout", "ptx"))
         if not runs_on(entry["cpu"], gpu["cc"]):
-            row.update(verdict="not-run", why=f"PTX for {entry['cpu']} does not run on compute capability "
-                                              f"{gpu['cc'][0]}.{gpu['cc'][1]}")
+            row.update(
+                verdict="not-run", why=f"PTX for {entry['cpu']} does not run on compute capability {gpu['cc'][0]}.{gpu['cc'][1]}"
+            )
         else:
             try:
                 result = check_case(cupy, directory, entry)
@@ -222,9 +237,14 @@ def check_all(directory: Path) -> dict:
     counts = {v: sum(1 for r in rows if r["verdict"] == v) for v in ("pass", "fail", "not-run")}
     judged = [r for r in rows if "worst_over_tol" in r]
     worst = max(judged, key=lambda r: r["worst_over_tol"]) if judged else None
-    return {"gpu": gpu, "directory": str(directory), "tolerance": TOLERANCE, "layout": doc.get("layout", "ptx"),
-            "cases": rows, "summary": {**counts, "worst": worst and {k: worst[k] for k in
-                                       ("kernel", "max_abs", "max_rel", "worst_over_tol")}}}
+    return {
+        "gpu": gpu,
+        "directory": str(directory),
+        "tolerance": TOLERANCE,
+        "layout": doc.get("layout", "ptx"),
+        "cases": rows,
+        "summary": {**counts, "worst": worst and {k: worst[k] for k in ("kernel", "max_abs", "max_rel", "worst_over_tol")}},
+    }
 
 
 def exit_status(report: dict) -> int:
@@ -236,9 +256,13 @@ def exit_status(report: dict) -> int:
 
 def table(report: dict) -> str:
     g = report["gpu"]
-    lines = [(f"GPU: {g['name']} (compute capability {g['cc'][0]}.{g['cc'][1]}, CuPy {g['cupy']}, "
-              f"driver {g['driver']}, runtime {g['runtime']}); fragment layout {report['layout']}"),
-             f"tolerance: {report['tolerance']}"]
+    lines = [
+        (
+            f"GPU: {g['name']} (compute capability {g['cc'][0]}.{g['cc'][1]}, CuPy {g['cupy']}, "
+            f"driver {g['driver']}, runtime {g['runtime']}); fragment layout {report['layout']}"
+        ),
+        f"tolerance: {report['tolerance']}",
+    ]
     head = ("kernel", "max_abs", "max_rel", "max_err/tol", "verdict")
     rows = [head]
     for r in report["cases"]:
@@ -249,15 +273,19 @@ def table(report: dict) -> str:
     widths = [max(len(row[i]) for row in rows) for i in range(4)]
     lines += ["  ".join(cell.ljust(w) for cell, w in zip(row[:4], widths)) + "  " + row[4] for row in rows]
     s = report["summary"]
-    lines.append(f"{len(report['cases'])} kernels: {s['pass']} within tolerance, {s['fail']} not, {s['not-run']} not run"
-                 + (f"; worst {s['worst']['kernel']} at {s['worst']['worst_over_tol']:.3g} of tol" if s["worst"] else ""))
+    lines.append(
+        f"{len(report['cases'])} kernels: {s['pass']} within tolerance, {s['fail']} not, {s['not-run']} not run"
+        + (f"; worst {s['worst']['kernel']} at {s['worst']['worst_over_tol']:.3g} of tol" if s["worst"] else "")
+    )
     return "\n".join(lines)
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="gpu-check", description=__doc__.split("\n\n")[0],
-                                     epilog="exit status: 0 all within tolerance, 1 some not, 2 bad input, "
-                                            "125 cannot judge (no numpy, CuPy or CUDA device)")
+    parser = argparse.ArgumentParser(
+        prog="gpu-check",
+        description=__doc__.split("\n\n")[0],
+        epilog="exit status: 0 all within tolerance, 1 some not, 2 bad input, 125 cannot judge (no numpy, CuPy or CUDA device)",
+    )
     parser.add_argument("directory", type=Path, metavar="DIR", help="PTX files and manifest.json from `harness gemm-ptx`")
     parser.add_argument("--json", action="store_true", help="print the report as JSON")
     args = parser.parse_args(argv)

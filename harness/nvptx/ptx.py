@@ -104,9 +104,16 @@ class Built:
         return "pass" if self.ptxas.ok else "reject"
 
     def record(self, seed: int) -> dict:
-        return {**self.case.record(), "kernel": self.case.name, "ptx": self.ptx_file, "layout": self.layout.name,
-                "seed": case_seed(self.case, seed), "mma_found": self.found, "ptxas": self.ptxas_verdict,
-                "problems": self.problems}
+        return {
+            **self.case.record(),
+            "kernel": self.case.name,
+            "ptx": self.ptx_file,
+            "layout": self.layout.name,
+            "seed": case_seed(self.case, seed),
+            "mma_found": self.found,
+            "ptxas": self.ptxas_verdict,
+            "problems": self.problems,
+        }
 
 
 def check_build(tc: toolchain.Toolchain, cases: list[GemmCase]) -> str:
@@ -134,8 +141,15 @@ def build_one(tc: toolchain.Toolchain, case: GemmCase, out_dir: Path, ptxas: str
     return Built(case, layout, name, count_mma(llc.stdout), llc, closed)
 
 
-def build_all(tc: toolchain.Toolchain, cases: list[GemmCase], out_dir: Path, ptxas: str, layout: Layout = PTX,
-              jobs: int | None = None, seed: int = DEFAULT_SEED) -> list[Built]:
+def build_all(
+    tc: toolchain.Toolchain,
+    cases: list[GemmCase],
+    out_dir: Path,
+    ptxas: str,
+    layout: Layout = PTX,
+    jobs: int | None = None,
+    seed: int = DEFAULT_SEED,
+) -> list[Built]:
     """Every kernel's PTX under `out_dir`, closed by ptxas, and the manifest written last."""
     try:
         out_dir.mkdir(parents=True, exist_ok=True)
@@ -143,11 +157,18 @@ def build_all(tc: toolchain.Toolchain, cases: list[GemmCase], out_dir: Path, ptx
         raise InputError(f"cannot create the output directory: {exc.strerror}", str(out_dir)) from None
     with ThreadPoolExecutor(max_workers=jobs or os.cpu_count() or 1) as pool:
         built = list(pool.map(lambda c: build_one(tc, c, out_dir, ptxas, layout), cases))
-    manifest = {"format": MANIFEST_FORMAT, "llvm": tc.version, "llc": f"-O{LLC_OPT} -mtriple={TRIPLE}",
-                "ptxas": ptxas or None, "layout": layout.name, "seed": seed,
-                "inputs": "A, B uniform in [-1, 1] rounded to the dtype; C uniform in [-1, 1] (f32)",
-                "parameters": ["A", "B", "C", "D"], "launch": {"grid": [1, 1, 1], "block": [32, 1, 1]},
-                "cases": [b.record(seed) for b in built]}
+    manifest = {
+        "format": MANIFEST_FORMAT,
+        "llvm": tc.version,
+        "llc": f"-O{LLC_OPT} -mtriple={TRIPLE}",
+        "ptxas": ptxas or None,
+        "layout": layout.name,
+        "seed": seed,
+        "inputs": "A, B uniform in [-1, 1] rounded to the dtype; C uniform in [-1, 1] (f32)",
+        "parameters": ["A", "B", "C", "D"],
+        "launch": {"grid": [1, 1, 1], "block": [32, 1, 1]},
+        "cases": [b.record(seed) for b in built],
+    }
     files.write_atomically(out_dir / MANIFEST, json.dumps(manifest, indent=1) + "\n")
     return built
 

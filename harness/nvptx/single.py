@@ -94,7 +94,7 @@ def _llc_failed(case: mma.MmaCase, selector: str, llc: ToolRun) -> Verdict:
     if _NOT_VERIFIED in llc.stderr:
         # The verifier's message, the value it names (here the intrinsic's declaration), then llc's error.
         lines = [l for l in llc.stderr.splitlines() if l.strip()]
-        before = lines[:next(i for i, l in enumerate(lines) if _NOT_VERIFIED in l)]
+        before = lines[: next(i for i, l in enumerate(lines) if _NOT_VERIFIED in l)]
         facts = {"message": before[0] if before else "", "value": before[1] if len(before) > 1 else ""}
         return Verdict(V.VERIFIER_REJECT, "\n".join(before) or V.first_error(llc.stderr), [llc], {"verifier": facts})
     located = V.located_errors(llc.stderr)
@@ -122,12 +122,15 @@ def run_one(case: mma.MmaCase, selector: str, tc: Toolchain, ptxas: str, why: st
         if not found or found[0] != subject.mnemonic or details["registers"] != subject.registers or count != 1:
             # No verdict comes from PTX that lacks the instruction the intrinsic stands for, or
             # holds another (or several): the harness says so instead of calling it a pass.
-            raise InputError(f"llc -mcpu={case.cpu} -O{case.opt} printed {count} mma.sync, the first "
-                             f"{found[0] if found else 'none'} with registers {details['registers']}, where "
-                             f"{subject.name} is one {subject.mnemonic} with {subject.registers}")
+            raise InputError(
+                f"llc -mcpu={case.cpu} -O{case.opt} printed {count} mma.sync, the first "
+                f"{found[0] if found else 'none'} with registers {details['registers']}, where "
+                f"{subject.name} is one {subject.mnemonic} with {subject.registers}"
+            )
     if not ptxas:
-        return Verdict(V.UNSUPPORTED, mismatch + "no ptxas to close the PTX (give --ptxas, set $PTXAS or put it on PATH)",
-                       [llc], details)
+        return Verdict(
+            V.UNSUPPORTED, mismatch + "no ptxas to close the PTX (give --ptxas, set $PTXAS or put it on PATH)", [llc], details
+        )
     with tempfile.TemporaryDirectory(prefix="harness-mma-") as tmp:
         path = Path(tmp) / f"{case.function}.ptx"
         path.write_text(llc.stdout)
@@ -144,8 +147,9 @@ def run_one(case: mma.MmaCase, selector: str, tc: Toolchain, ptxas: str, why: st
     return Verdict(V.PASS, mismatch.rstrip("; "), tools, details)
 
 
-def run(cases: list[mma.MmaCase], tc: Toolchain, ptxas: str, selectors: tuple[str, ...] = SELECTORS,
-        jobs: int | None = None) -> list[Outcome]:
+def run(
+    cases: list[mma.MmaCase], tc: Toolchain, ptxas: str, selectors: tuple[str, ...] = SELECTORS, jobs: int | None = None
+) -> list[Outcome]:
     """Every case under every selector, in order; a build without NVPTX or a CPU gives unsupported."""
     support: dict[tuple[str, str], str] = {}
     for target in {c.target for c in cases}:
@@ -159,14 +163,29 @@ def run(cases: list[mma.MmaCase], tc: Toolchain, ptxas: str, selectors: tuple[st
 
 # ---- records and tables ---------------------------------------------------------------------------
 
+
 def record(outcome: Outcome, with_tools: bool = False) -> dict:
     """The JSON record of one outcome. It carries harness.report's AMDGPU keys with neutral values
     (fmt "", widths 0) so merged `run --json` documents keep one schema."""
     c = outcome.case
-    out = {"function": c.function, "intrinsic": c.intrinsic.name, "target": c.target.name, "cpu": c.cpu,
-           "fmt_a": "", "fmt_b": "", "width_a": 0, "width_b": 0, "required_a": 0, "required_b": 0,
-           "opt": c.opt, "pipeline": c.pipeline, "selector": outcome.selector, "class": c.file_class,
-           "verdict": outcome.verdict.verdict, "detail": outcome.verdict.detail}
+    out = {
+        "function": c.function,
+        "intrinsic": c.intrinsic.name,
+        "target": c.target.name,
+        "cpu": c.cpu,
+        "fmt_a": "",
+        "fmt_b": "",
+        "width_a": 0,
+        "width_b": 0,
+        "required_a": 0,
+        "required_b": 0,
+        "opt": c.opt,
+        "pipeline": c.pipeline,
+        "selector": outcome.selector,
+        "class": c.file_class,
+        "verdict": outcome.verdict.verdict,
+        "detail": outcome.verdict.detail,
+    }
     out.update(outcome.verdict.details)
     if with_tools:
         out["tools"] = [t.summary() for t in outcome.verdict.tools]
@@ -276,8 +295,10 @@ def run_nvptx(args) -> list[Outcome]:
 
 def try_text(record_: dict) -> str:
     """`harness try`'s text form of a try_nvptx record."""
-    lines = [f"{record_['function']} [{record_['selector']}, -O{record_['opt']}, {record_['cpu']}, LLVM {record_['llvm']}]",
-             f"verdict: {record_['verdict']}"]
+    lines = [
+        f"{record_['function']} [{record_['selector']}, -O{record_['opt']}, {record_['cpu']}, LLVM {record_['llvm']}]",
+        f"verdict: {record_['verdict']}",
+    ]
     if record_["detail"]:
         lines.append("detail:  " + record_["detail"].replace("\n", "\n         "))
     for key in ("instruction", "registers", "expected_registers", "verifier"):
