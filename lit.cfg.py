@@ -13,8 +13,8 @@ ROOT = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, ROOT)
 
 from harness import catalog, emit, known_bugs, targets, toolchain  # noqa: E402
-from harness.litformat import KnownBugShTest  # noqa: E402
 from harness.errors import InputError  # noqa: E402
+from harness.litformat import KnownBugShTest  # noqa: E402
 from harness.nvptx import ptx as nvptx_ptx  # noqa: E402
 
 config.name = "matrix-lowering"

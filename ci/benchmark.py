@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import argparse
 import os
-import statistics
 import shlex
+import statistics
 import subprocess
 import sys
 import tempfile

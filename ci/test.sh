@@ -4,4 +4,5 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 bash ci/setup.sh --test
 .venv/bin/ruff check --quiet .
+.venv/bin/ruff format --check --quiet .
 .venv/bin/python -m pytest -n auto -q "$@"

@@ -15,7 +15,8 @@ import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from harness import check_lines, commands, verdicts as V
+from harness import check_lines, commands
+from harness import verdicts as V
 from harness.errors import InputError
 from harness.toolchain import Toolchain, ToolRun, run_tool
 

@@ -15,7 +15,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-from harness import cases, files, selection, toolchain, verdicts as V
+from harness import cases, files, selection, toolchain
+from harness import verdicts as V
 from harness.errors import InputError
 from harness.runner import Runner
 

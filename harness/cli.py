@@ -28,8 +28,11 @@ from harness import (
     toolchain,
 )
 from harness.cases import Group, Planned
-from harness.nvptx import cli as nvptx_cli, gemm_spec, mma as nvptx_mma, single as nvptx_single
 from harness.errors import InputError
+from harness.nvptx import cli as nvptx_cli
+from harness.nvptx import gemm_spec
+from harness.nvptx import mma as nvptx_mma
+from harness.nvptx import single as nvptx_single
 from harness.runner import Runner, stderr_progress
 
 DEFAULT_CASES = selection.DEFAULT_CASES

@@ -79,7 +79,7 @@ class Command:
             words += ["2>", quote(self.stderr)]
         return " ".join(words)
 
-    def substitute(self, mapping: dict[str, str]) -> "Command":
+    def substitute(self, mapping: dict[str, str]) -> Command:
         """Replace lit substitutions (`%s`, `%t`, ...) inside every word."""
         sub = lambda w: _substitute(w, mapping) if w is not None else None
         return replace(
@@ -96,7 +96,7 @@ class Pipeline:
     def text(self) -> str:
         return " | ".join(c.text() for c in self.commands)
 
-    def substitute(self, mapping: dict[str, str]) -> "Pipeline":
+    def substitute(self, mapping: dict[str, str]) -> Pipeline:
         return Pipeline(tuple(c.substitute(mapping) for c in self.commands))
 
 

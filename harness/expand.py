@@ -10,12 +10,13 @@ from __future__ import annotations
 
 import os
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 from harness import cases, files, litgen, matrix, snapshots
 from harness.errors import InputError
-from harness.nvptx import gemm_lit, mma as nvptx_mma
+from harness.nvptx import gemm_lit
+from harness.nvptx import mma as nvptx_mma
 
 GENERATED = "generated"
 SNAPSHOT_PREFIX = snapshots.DIRECTORY + "/"

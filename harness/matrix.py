@@ -16,7 +16,6 @@ from harness.catalog import Intrinsic
 from harness.errors import InputError
 from harness.spec import Block, Value, load_spec
 
-
 MAX_WIDTH = 4096  # source vector elements; the legal widths are 4 to 32
 MAX_INT_BITS = (1 << 23) - 1  # LLVM's widest integer type
 MAX_CASES = 100_000  # a spec past this is a mistake more often than a plan; --max-cases raises it

@@ -107,7 +107,7 @@ def merge(inputs: list[tuple[str, str, dict]]) -> tuple[str, dict]:
     complete K/N set are named on stderr (the merged result covers part of the selection).
     """
     (path0, kind, doc0), rest = inputs[0], inputs[1:]
-    for path, k, doc in rest:
+    for path, k, _doc in rest:
         if k != kind:
             raise InputError(f"{path} is a `harness {k}` output and {path0} a `harness {kind}` output; merge one kind")
     build = (lambda d: d["builds"]) if kind == "matrix" else (lambda d: {"llvm": d["llvm"], "llvm_bin": d.get("llvm_bin")})

@@ -76,7 +76,7 @@ def metrics_table(pairs: list[tuple[Outcome, Outcome]], names: list[str]) -> str
     summary: dict[str, list] = {}
     for a, b in pairs:
         ma, mb = a.verdict.details.get("metrics") or {}, b.verdict.details.get("metrics") or {}
-        cell = lambda m: f"{ma.get(m, '-')}>{mb.get(m, '-')}" if ma.get(m) != mb.get(m) else str(ma.get(m, "-"))
+        cell = lambda m, ma=ma, mb=mb: f"{ma.get(m, '-')}>{mb.get(m, '-')}" if ma.get(m) != mb.get(m) else str(ma.get(m, "-"))
         rows.append([a.case.function, a.selector, a.verdict.verdict, b.verdict.verdict, *map(cell, METRICS)])
         s = summary.setdefault(a.case.intrinsic.name, [0, 0, 0, [], []])
         s[0] += 1

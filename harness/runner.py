@@ -11,11 +11,12 @@ from __future__ import annotations
 import os
 import sys
 import threading
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import Callable
 
-from harness import emit, litgen, verdicts as V
+from harness import emit, litgen
+from harness import verdicts as V
 from harness.cases import Case, Group
 from harness.errors import InputError
 from harness.toolchain import Toolchain, ToolRun

@@ -15,8 +15,8 @@ from __future__ import annotations
 import dataclasses
 import re
 import sys
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 from harness import commands, litgen
 from harness.errors import InputError

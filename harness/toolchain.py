@@ -204,7 +204,7 @@ def _system_llvm_dirs() -> list[Path]:
     return [Path(p) for p in sorted(glob.glob("/usr/lib/llvm-*/bin"), key=major, reverse=True)]
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _discover_cached(explicit: str | None, env_bin: str | None, timeout: float) -> Toolchain:
     if explicit:
         return _checked(Path(explicit), "--llvm-bin / --param llvm_bin", timeout)

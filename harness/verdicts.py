@@ -109,7 +109,7 @@ def mc_rejections(stderr: str, asm: str, functions: set[str]) -> tuple[dict[str,
     asm_lines = asm.splitlines()
     found: dict[str, str] = {}
     stray: list[str] = []
-    for line, col, message in located_errors(stderr):
+    for line, _col, message in located_errors(stderr):
         fn = owners.get(line)
         text = asm_lines[line - 1].strip() if 0 < line <= len(asm_lines) else ""
         detail = f"{message}: {text}" if text else message

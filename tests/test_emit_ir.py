@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-
 import pytest
 
-from harness import catalog, cases, emit, expand, matrix
+from harness import cases, catalog, emit, expand, matrix
 from harness.cases import Case
 
 FP8, BF8, FP6, BF6, FP4 = 0, 1, 2, 3, 4

@@ -150,7 +150,7 @@ def test_a_click_shows_the_cells_details(browser, page, tmp_path):
     assert panel.is_displayed()
     text = panel.text
     assert cell["function"] in text
-    for verdict, detail, command in zip(cell["verdicts"], cell["details"], cell["commands"]):
+    for verdict, detail, _command in zip(cell["verdicts"], cell["details"], cell["commands"]):
         assert verdict in text
         assert detail.splitlines()[0] in text if detail else True
     rendered = [e.text for e in panel.find_elements("css selector", "code.command")]

@@ -13,7 +13,8 @@ import subprocess
 
 import pytest
 
-from harness import catalog, emit, verdicts as V
+from harness import catalog, emit
+from harness import verdicts as V
 from harness.cases import Case
 
 FP8, BF8, FP6, BF6, FP4 = range(5)

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from harness import catalog, emit, verdicts as V
+from harness import catalog, emit
+from harness import verdicts as V
 from harness.cases import Case
 
 FP8, BF8, FP6, BF6, FP4 = 0, 1, 2, 3, 4

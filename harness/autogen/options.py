@@ -178,7 +178,7 @@ class Options:
                 text += flags[0] + " "
             elif kind == "filter":
                 for f in value or ():
-                    word = '--%s "%s" ' % (f.option, f.pattern.strip('"'))
+                    word = f'--{f.option} "{f.pattern.strip(chr(34))}" '
                     if word not in text:
                         text += word
             elif value != _DEFAULTS[dest]:

@@ -64,7 +64,7 @@ def select(runs: list[commands.RunLine], ir_target: str, tool: str | None, march
         parts = [p.strip() for p in run.text.split("|")]
         llc_text, filecheck_text = parts[-2], parts[-1]
         name = llc_text.split(" ")[0]
-        _check_prefix_spelling(filecheck_text, lambda message: warn(run.line, message))
+        _check_prefix_spelling(filecheck_text, lambda message, line=run.line: warn(line, message))
         if name != "llc" and name != tool:
             warn(run.line, "Skipping non-llc RUN line: " + run.text)
             continue
@@ -93,7 +93,7 @@ def _check_prefix_spelling(filecheck_text: str, warn) -> None:
             for name in names:
                 _valid_prefix(name, warn)
                 if names.count(name) > 1:
-                    warn("Supplied prefix '%s' is not unique in the prefix list." % name)
+                    warn(f"Supplied prefix '{name}' is not unique in the prefix list.")
 
 
 def _valid_prefix(name: str, warn) -> None:

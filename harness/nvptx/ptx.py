@@ -21,8 +21,8 @@ from pathlib import Path
 from harness import files, toolchain
 from harness.commands import Command
 from harness.errors import InputError
-from harness.verdicts import first_error
 from harness.nvptx.gemm import PTX, TRIPLE, GemmCase, Layout, kernel_ir
+from harness.verdicts import first_error
 
 MANIFEST = "manifest.json"
 MANIFEST_FORMAT = 1
