@@ -482,3 +482,7 @@ def main(argv: list[str] | None = None) -> int:
     except BrokenPipeError:  # `harness run | head`: the reader left; say nothing more
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
+    except OSError as exc:  # the file system refused (permissions, disk full, a path gone): one line
+        where = f"{exc.filename}: " if exc.filename else ""
+        print(f"harness: {where}error: {exc.strerror or exc}", file=sys.stderr)
+        return 2

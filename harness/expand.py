@@ -36,6 +36,16 @@ def render(cases_dir: Path, max_cases: int = matrix.MAX_CASES) -> dict[str, str]
     return out
 
 
+def _output_dir(cases_dir: Path) -> Path:
+    """cases/generated (and its snapshots/), refused when something other than a directory
+    holds the name: a file there is never read as an empty tree nor written over."""
+    out_dir = cases_dir / GENERATED
+    for path in (out_dir, out_dir / snapshots.DIRECTORY):
+        if os.path.lexists(path) and not path.is_dir():
+            raise InputError("not a directory; move it away so expand can write the generated files there", str(path))
+    return out_dir
+
+
 def _existing(out_dir: Path) -> set[str]:
     """Generated-looking names already there (`*.ll`, whatever they are: a directory or FIFO
     named so is reported stale and refused when written, never read)."""
@@ -53,7 +63,7 @@ def _read(path: Path) -> str | None:
 
 def stale(cases_dir: Path, rendered: dict[str, str]) -> dict[str, str]:
     """Name -> why, for generated files that are missing, different, or no longer produced."""
-    out_dir = cases_dir / GENERATED
+    out_dir = _output_dir(cases_dir)
     out = {}
     for name, text in rendered.items():
         existing = _read(out_dir / name)
@@ -88,10 +98,13 @@ def write(cases_dir: Path, rendered: dict[str, str], regenerate: Regenerate | No
     A stale snapshot file is regenerated through `regenerate` when given; without it the
     skeleton is written (it records no build, so lit skips it until `harness update-checks`).
     Every snapshot is generated before anything is written, so a failure leaves the tree as it was."""
-    out_dir = cases_dir / GENERATED
-    out_dir.mkdir(exist_ok=True)
-    if any(name.startswith(SNAPSHOT_PREFIX) for name in rendered):
-        (out_dir / snapshots.DIRECTORY).mkdir(exist_ok=True)
+    out_dir = _output_dir(cases_dir)
+    try:
+        out_dir.mkdir(exist_ok=True)
+        if any(name.startswith(SNAPSHOT_PREFIX) for name in rendered):
+            (out_dir / snapshots.DIRECTORY).mkdir(exist_ok=True)
+    except OSError as exc:
+        raise InputError(f"cannot create the directory: {exc.strerror}", str(exc.filename)) from None
     touched = differences(cases_dir, rendered)
     final = {name: rendered[name] for name in touched if name in rendered}
     if regenerate is not None:
@@ -103,7 +116,10 @@ def write(cases_dir: Path, rendered: dict[str, str], regenerate: Regenerate | No
         if name in final:
             files.write_atomically(target, final[name])
         elif target.is_file() or target.is_symlink():
-            target.unlink(missing_ok=True)  # another expand may have removed it already
+            try:
+                target.unlink(missing_ok=True)  # another expand may have removed it already
+            except OSError as exc:
+                raise InputError(f"cannot remove this file no spec produces: {exc.strerror}", str(target)) from None
         else:
             raise InputError("not a regular file; remove it by hand", str(target))
     return touched
