@@ -12,6 +12,7 @@ runs their `args`, litgen writes their `text()`, and both therefore say the same
 from __future__ import annotations
 
 import re
+import shlex
 from dataclasses import dataclass, replace
 
 from harness.errors import InputError
@@ -122,6 +123,12 @@ def quote(word: str) -> str:
     if "'" not in word:
         return f"'{word}'"
     return '"' + word.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def shell_text(argv: tuple[str, ...] | list[str], stdin: str, stdout: str, stderr: str) -> str:
+    """One line of a POSIX shell script that runs argv with the three streams on files (a
+    replay script: `$`, backquotes and the rest quoted as sh, not lit, reads them)."""
+    return " ".join([shlex.join(argv), "<", shlex.quote(stdin), ">", shlex.quote(stdout), "2>", shlex.quote(stderr)])
 
 
 def run_lines(text: str) -> list[RunLine]:

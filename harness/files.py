@@ -19,7 +19,7 @@ def write_atomically(target: Path, text: str) -> None:
     try:
         mode = stat.S_IMODE(target.stat().st_mode)
     except FileNotFoundError:
-        mode = 0o666 & ~_umask()
+        mode = 0o666 & ~umask()
     except OSError as exc:
         raise InputError(f"cannot write: {exc.strerror}", str(target)) from None
     if target.exists() and not target.is_file():
@@ -45,7 +45,8 @@ def write_atomically(target: Path, text: str) -> None:
         raise
 
 
-def _umask() -> int:
+def umask() -> int:
+    """The process's umask (read without changing it for long)."""
     mask = os.umask(0)
     os.umask(mask)
     return mask

@@ -170,7 +170,7 @@ def add_parser(sub, formatter_class=None):
         formatter_class=formatter_class or argparse.RawDescriptionHelpFormatter,
         epilog="exit status: 0 merged, 2 bad input (unreadable, other builds, overlapping cells).",
     )
-    p.add_argument("files", nargs="+", type=Path, metavar="FILE.json")
+    p.add_argument("files", nargs="+", type=Path, metavar="FILE.json", help="--json outputs of one kind (run or matrix)")
     fmt = p.add_mutually_exclusive_group()
     fmt.add_argument("--json", action="store_true", help="print the merged document (the inputs' format)")
     fmt.add_argument("--markdown", action="store_true", help="print a markdown summary")

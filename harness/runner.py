@@ -106,11 +106,12 @@ class Runner:
                 return self._compile_each(cases, selector)
             rejected = {first.function: V.first_error(mc.stderr) or "llvm-mc failed"}
         wants_object = self.with_object or first.check == "object"
-        disassembly = self._disassemble(first, selector, text) if wants_object else None
+        object_runs = self._disassemble(first, selector, text) if wants_object else []
+        disassembly = object_runs[-1] if len(object_runs) == 2 else None
         module_facts = _ModuleFacts(names, text if before else "", gen.stdout, disassembly)
         out = {}
         for c in cases:
-            tools = before + [gen, mc] + ([disassembly] if disassembly else [])
+            tools = before + [gen, mc] + object_runs
             verdict = Verdict(V.MC_REJECT, rejected[c.function], tools) if c.function in rejected else Verdict(V.PASS, "", tools)
             verdict.details = module_facts.of(c)
             mismatch = verdict.details.get("tuples", {})
@@ -123,10 +124,10 @@ class Runner:
             out[c.function] = verdict
         return out
 
-    def _disassemble(self, first: Case, selector: str, text: str) -> ToolRun | None:
-        """llc -filetype=obj, then llvm-objdump -d; None when no object could be made."""
+    def _disassemble(self, first: Case, selector: str, text: str) -> list[ToolRun]:
+        """llc -filetype=obj, then llvm-objdump -d on the object when llc made one."""
         obj = self.tc.run("llc", list(litgen.llc_command(first, selector, obj=True).args), text, binary=True)
-        return self.tc.run("llvm-objdump", ["-d", "-"], obj.data) if obj.ok else None
+        return [obj, self.tc.run("llvm-objdump", ["-d", "-"], obj.data)] if obj.ok else [obj]
 
     def _compile_each(self, cases: list[Case], selector: str) -> dict[str, Verdict]:
         """Compile each case in a module of its own: the fallback when a failure names no case."""

@@ -13,10 +13,12 @@ import re
 import shutil
 import signal
 import subprocess
+import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from harness import commands, files
 from harness.errors import InputError
 
 DEFAULT_TIMEOUT = 120.0
@@ -32,6 +34,7 @@ class ToolRun:
     stderr: str
     seconds: float
     data: bytes = b""  # stdout as bytes, for a run asked to keep binary output (an object)
+    input: bytes | None = None  # what the tool read on stdin, kept only when asked (try --keep)
 
     @property
     def timed_out(self) -> bool:
@@ -58,9 +61,13 @@ class ToolRun:
 TOOL_ENV = {**os.environ, "LLVM_DISABLE_SYMBOLIZATION": "1"}
 
 
-def run_tool(argv: list[str], stdin: str | bytes = "", timeout: float = DEFAULT_TIMEOUT, binary: bool = False) -> ToolRun:
-    """Run one tool with a timeout. With `binary`, stdout is kept as bytes in `data`."""
+def run_tool(
+    argv: list[str], stdin: str | bytes = "", timeout: float = DEFAULT_TIMEOUT, binary: bool = False, keep_input: bool = False
+) -> ToolRun:
+    """Run one tool with a timeout. With `binary`, stdout is kept as bytes in `data`; with
+    `keep_input`, what it read on stdin is kept in `input`."""
     data = stdin.encode() if isinstance(stdin, str) else stdin
+    kept = data if keep_input else None
     decode = lambda b: (b or b"").decode(errors="replace") if isinstance(b, bytes) else (b or "")
     start = time.perf_counter()
     try:
@@ -75,15 +82,15 @@ def run_tool(argv: list[str], stdin: str | bytes = "", timeout: float = DEFAULT_
     except subprocess.TimeoutExpired:
         _kill_group(proc)
         out, err = proc.communicate()
-        return ToolRun(tuple(argv), None, decode(out), decode(err), time.perf_counter() - start)
+        return ToolRun(tuple(argv), None, decode(out), decode(err), time.perf_counter() - start, input=kept)
     except BaseException:
         _kill_group(proc)
         proc.wait()
         raise
     elapsed = time.perf_counter() - start
     if binary:
-        return ToolRun(tuple(argv), proc.returncode, "", decode(err), elapsed, out)
-    return ToolRun(tuple(argv), proc.returncode, decode(out), decode(err), elapsed)
+        return ToolRun(tuple(argv), proc.returncode, "", decode(err), elapsed, out, kept)
+    return ToolRun(tuple(argv), proc.returncode, decode(out), decode(err), elapsed, input=kept)
 
 
 def _kill_group(proc: subprocess.Popen) -> None:
@@ -98,6 +105,7 @@ class Toolchain:
     bin_dir: Path | None  # None: tools come from PATH
     how: str  # why this build was chosen, for the log
     timeout: float = DEFAULT_TIMEOUT
+    keep_inputs: bool = False  # every ToolRun keeps its stdin (try --keep writes them out)
     _cache: dict = field(default_factory=dict, repr=False)
 
     def tool(self, name: str) -> str:
@@ -114,7 +122,7 @@ class Toolchain:
         return path
 
     def run(self, name: str, args: list[str], stdin: str | bytes = "", binary: bool = False) -> ToolRun:
-        return run_tool([self.require(name), *args], stdin, self.timeout, binary)
+        return run_tool([self.require(name), *args], stdin, self.timeout, binary, self.keep_inputs)
 
     def _memo(self, key, compute):
         if key not in self._cache:
@@ -235,3 +243,42 @@ def discover(explicit: str | None = None, timeout: float = DEFAULT_TIMEOUT) -> T
         # `--llvm-bin "$UNSET"` must not quietly test the default build.
         raise InputError("the LLVM bin directory given is empty (--llvm-bin / --param llvm_bin)")
     return _discover_cached(explicit or None, os.environ.get("LLVM_BIN") or None, timeout)
+
+
+def keep_runs(directory: Path, runs: list[ToolRun]) -> list[str]:
+    """Write every run's stdin, stdout and stderr to `directory` (NN-tool.in/.out/.err) and a
+    `replay.sh` that runs each command again on its kept input, into NN-tool.replay.out/.err.
+    The directory appears whole or not at all; an existing one must be empty."""
+    if directory.exists() and (not directory.is_dir() or any(directory.iterdir())):
+        raise InputError("--keep wants a new or empty directory", str(directory))
+    parent = directory.resolve().parent
+    try:
+        tmp = Path(tempfile.mkdtemp(prefix=f".{directory.name}.", dir=parent))
+        tmp.chmod(0o777 & ~files.umask())
+    except OSError as exc:
+        raise InputError(f"--keep: cannot create a directory there: {exc.strerror}", str(directory)) from None
+    script = [
+        "#!/bin/sh",
+        "# The commands `harness try` ran, in order; each reads the input it was given.",
+        'cd "$(dirname "$0")"',
+    ]
+    names = []
+    try:
+        for i, run in enumerate(runs, 1):
+            stem = f"{i:02d}-{os.path.basename(run.argv[0])}"
+            (tmp / f"{stem}.in").write_bytes(run.input or b"")
+            (tmp / f"{stem}.out").write_bytes(run.data or run.stdout.encode())
+            (tmp / f"{stem}.err").write_text(run.stderr)
+            status = "timed out" if run.timed_out else f"exit {run.returncode}"
+            script.append(f"# {stem}: {status} in {run.seconds:.3f} s")
+            script.append(commands.shell_text(run.argv, f"{stem}.in", f"{stem}.replay.out", f"{stem}.replay.err"))
+            names.append(stem)
+        (tmp / "replay.sh").write_text("\n".join(script) + "\n")
+        (tmp / "replay.sh").chmod(0o777 & ~files.umask())
+        if directory.is_dir():
+            directory.rmdir()
+        os.rename(tmp, directory)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+    return names

@@ -1,0 +1,74 @@
+"""What a first-time user meets: help for every flag and argument, `try` listing every command
+it ran (the object build included), and `--keep DIR` writing what each read and printed with a
+replay script that gives the same bytes again."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+
+import pytest
+
+from harness import cli as harness_cli
+
+
+def _subcommands() -> dict[str, argparse.ArgumentParser]:
+    top = harness_cli._parser()
+    (sub,) = [a for a in top._actions if isinstance(a, argparse._SubParsersAction)]
+    return dict(sub.choices)
+
+
+@pytest.mark.parametrize("command", sorted(_subcommands()))
+def test_every_flag_and_argument_has_help(command):
+    parser = _subcommands()[command]
+    bare = [a.option_strings or [a.dest] for a in parser._actions if not a.help]
+    assert bare == [], f"harness {command}: no help for {bare}"
+    assert parser.description and parser.epilog and "exit status" in parser.format_help()
+
+
+CASE = ("--intrinsic", "wmma.f32.16x16x128.f8f6f4", "--fmt-a", "fp4", "--fmt-b", "fp8", "--width-a", "16")
+
+
+def test_try_lists_the_object_build_and_keep_replays_every_command_byte_for_byte(cli, llvm_22_1_8, tmp_path):
+    keep = tmp_path / "kept"
+    proc = cli("try", *CASE, "--json", "--keep", keep)
+    assert proc.returncode == 0, proc.stderr
+    record = json.loads(proc.stdout)
+    assert record["verdict"] == "mc-reject"
+    runs = [(t["argv"][0].rsplit("/", 1)[-1], "-filetype=obj" in t["argv"]) for t in record["tools"]]
+    assert runs == [("llc", False), ("llvm-mc", True), ("llc", True), ("llvm-objdump", False)]
+    stems = ["01-llc", "02-llvm-mc", "03-llc", "04-llvm-objdump"]
+    assert sorted(p.name for p in keep.iterdir()) == sorted(
+        [f"{s}.{x}" for s in stems for x in ("in", "out", "err")] + ["replay.sh"]
+    )
+    assert "call <8 x float> @llvm.amdgcn.wmma.f32.16x16x128.f8f6f4" in (keep / "01-llc.in").read_text()
+    assert (keep / "02-llvm-mc.in").read_bytes() == (keep / "01-llc.out").read_bytes()
+    assert "wrong register tuple size" in (keep / "02-llvm-mc.err").read_text()
+    replay = subprocess.run(["sh", str(keep / "replay.sh")], capture_output=True, text=True, timeout=120)
+    assert replay.returncode == 0, replay.stderr
+    for stem in stems:
+        for stream in ("out", "err"):
+            assert (keep / f"{stem}.replay.{stream}").read_bytes() == (keep / f"{stem}.{stream}").read_bytes(), stem
+
+
+def test_try_text_output_names_the_object_build_too(cli, llvm_22_1_8):
+    proc = cli("try", *CASE)
+    assert proc.returncode == 0, proc.stderr
+    commands = [line for line in proc.stdout.splitlines() if line.startswith("  $ ")]
+    assert len(commands) == 4 and "-filetype=obj" in commands[2]
+
+
+def test_keep_refuses_a_directory_that_holds_files_and_leaves_it_alone(cli, llvm, tmp_path):
+    (tmp_path / "mine.txt").write_text("mine")
+    proc = cli("try", *CASE, "--keep", tmp_path)
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr
+    assert proc.stderr.strip().splitlines() == [f"harness: {tmp_path}: error: --keep wants a new or empty directory"]
+    assert [p.name for p in tmp_path.iterdir()] == ["mine.txt"]
+
+
+def test_keep_with_an_nvptx_case_is_refused_before_anything_runs(cli, tmp_path):
+    proc = cli("try", "--intrinsic", "mma.m16n8k16.row.col.f32.f32", "--keep", tmp_path / "k")
+    assert proc.returncode == 2
+    assert proc.stderr.strip() == "harness: error: --keep applies to AMDGPU cases (for NVPTX, --json lists every command)"
+    assert not (tmp_path / "k").exists()
