@@ -12,6 +12,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from conftest import unavailable
 
 GEN = Path(__file__).resolve().parent.parent / "cases" / "generated"
 FMT = ("fp8", "bf8", "fp6", "bf6", "fp4")  # cbsz/blgp and matrix_*_fmt codes
@@ -229,7 +230,7 @@ def pattern_audit(audit, tmp_path_factory):
 
 def filecheck_matches(llvm, pattern: str, line: str, tmp: Path) -> bool:
     if not llvm.tool("FileCheck"):
-        pytest.skip(f"LLVM {llvm.version} has no FileCheck to compare with")
+        unavailable(f"LLVM {llvm.version} has no FileCheck to compare with")
     (tmp / "check.txt").write_text(f"CHECK: {pattern}\n")
     run = subprocess.run([llvm.tool("FileCheck"), str(tmp / "check.txt")], input=line + "\n", capture_output=True, text=True)
     assert "error: invalid" not in run.stderr and "undefined variable" not in run.stderr, run.stderr
