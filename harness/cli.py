@@ -33,7 +33,7 @@ from harness.nvptx import cli as nvptx_cli
 from harness.nvptx import gemm_spec
 from harness.nvptx import mma as nvptx_mma
 from harness.nvptx import single as nvptx_single
-from harness.runner import Runner, stderr_progress
+from harness.runner import Runner, StderrProgress
 
 DEFAULT_CASES = selection.DEFAULT_CASES
 
@@ -349,7 +349,9 @@ def cmd_run(args) -> int:
     if pipelines:
         return _compare_pipelines(args, tc, planned, pipelines)
     outcomes = (
-        Runner(tc, args.jobs, stderr_progress, with_object=args.object, cache=cache.from_args(args)).run(cases.group(planned))
+        Runner(tc, args.jobs, StderrProgress.for_output(args.json), with_object=args.object, cache=cache.from_args(args)).run(
+            cases.group(planned)
+        )
         if planned
         else []
     )
@@ -409,7 +411,9 @@ def _compare_pipelines(args, tc, planned: list[Planned], names: list[str]) -> in
     runs = []
     for name in names:
         moved = [Planned(dataclasses.replace(p.case, pipeline=name, check="codegen"), p.selectors, p.origins) for p in compiled]
-        runs.append(Runner(tc, args.jobs, stderr_progress, cache=cache.from_args(args)).run(cases.group(moved)))
+        runs.append(
+            Runner(tc, args.jobs, StderrProgress.for_output(args.json), cache=cache.from_args(args)).run(cases.group(moved))
+        )
     pairs = list(zip(*runs))
     if args.json:
         doc = [

@@ -35,7 +35,7 @@ from harness import cache, cases, catalog, formats, litgen, report, selection, t
 from harness import verdicts as V
 from harness.cases import Case, Planned
 from harness.errors import InputError
-from harness.runner import Runner, stderr_progress
+from harness.runner import Runner, StderrProgress
 from harness.verdicts import Verdict
 
 KIND = "harness-matrix"
@@ -326,7 +326,7 @@ def main(args) -> int:
             Runner(b.toolchain).check_pipeline(planned[0].case, b.pipeline)
     for b in columns:
         print(f"# {b.id}: {b.toolchain.describe()}", file=sys.stderr)
-    cells = compare(columns, planned, args.jobs, stderr_progress)
+    cells = compare(columns, planned, args.jobs, StderrProgress.for_output(args.json))
     shard = f"{args.shard[0]}/{args.shard[1]}" if args.shard else None
     emit(document([b.record() for b in columns], cells, selection_record(args), shard), args)
     if store is not None:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import sys
 import threading
+import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -217,9 +218,12 @@ class Runner:
                 errors.append(exc)
             with finished:
                 done += 1
-                if self.progress:
-                    self.progress(done, total)
                 finished.notify_all()
+                if self.progress:
+                    try:
+                        self.progress(done, total)
+                    except BaseException as exc:  # e.g. stderr closed: surfaced, never a hang
+                        errors.append(exc)
 
         with ThreadPoolExecutor(max_workers=self.jobs) as pool:
             for g in todo:
@@ -295,9 +299,32 @@ def _key(g: Group, c: Case) -> str:
     return f"{g.filename}:{c.function}"
 
 
-def stderr_progress(done: int, total: int) -> None:
-    """A one-line progress counter on a terminal; silent when stderr is not one."""
-    if sys.stderr.isatty():
-        end = "\n" if done >= total else ""
-        sys.stderr.write(f"\r[{done}/{total}] tool batches done{end}")
+class StderrProgress:
+    """How far a long run is, on stderr: a live counter on a terminal; elsewhere (a CI log) one
+    line at each quarter of the work with the seconds so far, once a run has taken `PATIENCE`
+    seconds; nothing when `quiet` (--json to a pipe: the reader is a program). Called with
+    (batches done, batches in all)."""
+
+    PATIENCE = 2.0  # seconds: a run shorter than this is over before a line would help
+
+    def __init__(self, quiet: bool = False):
+        self.quiet = quiet
+        self.start = time.perf_counter()
+        self.quarters_said = 0
+
+    def __call__(self, done: int, total: int) -> None:
+        if self.quiet:
+            return
+        if sys.stderr.isatty():
+            end = "\n" if done >= total else ""
+            sys.stderr.write(f"\r[{done}/{total}] tool batches done{end}")
+        elif done * 4 >= (self.quarters_said + 1) * total:
+            self.quarters_said = done * 4 // total
+            seconds = time.perf_counter() - self.start
+            if seconds >= self.PATIENCE:
+                sys.stderr.write(f"# {done}/{total} tool batches done ({done * 100 // total}%), {seconds:.1f} s\n")
         sys.stderr.flush()
+
+    @classmethod
+    def for_output(cls, json_output: bool) -> StderrProgress:
+        return cls(quiet=json_output and not sys.stdout.isatty())

@@ -72,3 +72,28 @@ def test_keep_with_an_nvptx_case_is_refused_before_anything_runs(cli, tmp_path):
     assert proc.returncode == 2
     assert proc.stderr.strip() == "harness: error: --keep applies to AMDGPU cases (for NVPTX, --json lists every command)"
     assert not (tmp_path / "k").exists()
+
+
+def test_progress_off_a_terminal_is_one_line_per_quarter_once_a_run_is_slow(capsys):
+    from harness.runner import StderrProgress
+
+    fast, slow, quiet = StderrProgress(), StderrProgress(), StderrProgress(quiet=True)
+    slow.start -= 60  # as if it started a minute ago
+    quiet.start -= 60
+    for done in range(1, 11):
+        for progress in (fast, slow, quiet):
+            progress(done, 10)
+    lines = capsys.readouterr().err.splitlines()
+    assert [line.split(",")[0] for line in lines] == [
+        "# 3/10 tool batches done (30%)",
+        "# 5/10 tool batches done (50%)",
+        "# 8/10 tool batches done (80%)",
+        "# 10/10 tool batches done (100%)",
+    ]
+
+
+def test_progress_is_quiet_for_json_to_a_pipe_only():
+    from harness.runner import StderrProgress
+
+    assert StderrProgress.for_output(json_output=True).quiet  # pytest's stdout is not a terminal
+    assert not StderrProgress.for_output(json_output=False).quiet
