@@ -2,10 +2,16 @@
 
 from __future__ import annotations
 
+import fnmatch
+import re
 import shutil
 import subprocess
+from collections import Counter
+from pathlib import Path
 
 import pytest
+import yaml
+from conftest import unavailable
 
 from harness import known_bugs
 from harness.errors import InputError
@@ -37,20 +43,193 @@ def _listed(output: str, heading: str) -> set[str]:
     return names
 
 
+# lit's summary labels -> the result codes it prints per test.
+_SUMMARY = {
+    "Passed": "PASS",
+    "Expectedly Failed": "XFAIL",
+    "Unsupported": "UNSUPPORTED",
+    "Failed": "FAIL",
+    "Unexpectedly Passed": "XPASS",
+    "Unresolved": "UNRESOLVED",
+    "Timed Out": "TIMEOUT",
+    "Excluded": "EXCLUDED",
+    "Skipped": "SKIPPED",
+}
+_RESULT_LINE = re.compile(r"^([A-Z]+): matrix-lowering :: (\S+) \((\d+) of (\d+)\)$")
+
+
+def _results(proc: subprocess.CompletedProcess) -> dict[str, str]:
+    """Test name -> result code, from lit's default (non-quiet) output: one line per test. The
+    summary lit prints at the end must agree with those lines, count for count."""
+    out = proc.stdout + proc.stderr
+    results, totals = {}, set()
+    for line in out.splitlines():
+        m = _RESULT_LINE.match(line)
+        if m:
+            assert m.group(2) not in results, f"{m.group(2)} reported twice"
+            results[m.group(2)] = m.group(1)
+            totals.add(int(m.group(4)))
+    summary = {}
+    for line in out.splitlines():
+        m = re.match(r"^  (\w[\w ]*?)\s*: +(\d+) \(", line)
+        if m and m.group(1) in _SUMMARY:
+            summary[_SUMMARY[m.group(1)]] = int(m.group(2))
+    m = re.search(r"^Total Discovered Tests: (\d+)$", out, re.M)
+    assert m, out[-3000:]
+    assert totals <= {int(m.group(1))} and len(results) == int(m.group(1)), out[-3000:]
+    assert summary == dict(Counter(results.values())), (summary, out[-3000:])
+    return results
+
+
+# ---- what each generated file should do on a build: derived from the files and the build ------
+
+
+def _generated(root: Path) -> list[str]:
+    """Every lit test under cases/generated (semantic files and snapshots), as lit names them."""
+    return sorted(str(p.relative_to(root)) for p in (root / "cases" / "generated").rglob("*.ll"))
+
+
+def _requires(root: Path, name: str) -> list[str]:
+    lines = [l for l in (root / name).read_text().splitlines() if l.startswith("; REQUIRES:")]
+    assert len(lines) == 1, f"{name}: expected one REQUIRES line, got {lines}"
+    return [f.strip() for f in lines[0].split(":", 1)[1].split(",")]
+
+
+def _tool(bin_dir: Path, name: str, *args: str, stdin: str = "") -> subprocess.CompletedProcess:
+    return subprocess.run([str(bin_dir / name), *args], input=stdin, capture_output=True, text=True, timeout=120)
+
+
+def _available(bin_dir: Path, root: Path, files: list[str]) -> dict[str, bool]:
+    """Each feature the files REQUIRE -> whether this build has it, asked of the build's own tools
+    (not of lit.cfg.py or the harness): targets and CPUs from llc, intrinsics from opt, the
+    ptx_kernel IR from llc, FileCheck from the directory."""
+    version_text = _tool(bin_dir, "llc", "--version").stdout
+    version = re.search(r"LLVM version (\S+)", version_text).group(1)
+    targets = set(re.findall(r"^\s+(\S+)\s+- ", version_text.split("Registered Targets:", 1)[1], re.M))
+    cpus: set[str] = set()
+    for triple in ("amdgcn", "nvptx64"):
+        if triple in targets:
+            help_text = _tool(bin_dir, "llc", f"-mtriple={triple}", "-mcpu=help")
+            text = (help_text.stdout + help_text.stderr).split("Available features", 1)[0]
+            cpus |= set(re.findall(r"^\s+(\S+)\s+- Select the", text, re.M))
+
+    def declaration(symbol: str) -> str:
+        for name in files:
+            if symbol in _requires(root, name):
+                text = (root / name).read_text()
+                m = re.search(rf"^declare [^@]*@{re.escape(symbol)}[.(].*$", text, re.M)
+                if m:
+                    return m.group(0)
+        raise AssertionError(f"no declaration of {symbol} in the files that require it")
+
+    out: dict[str, bool] = {}
+    for feature in sorted({f for name in files for f in _requires(root, name)}):
+        if feature.endswith("-registered-target"):
+            out[feature] = {"amdgpu": "amdgcn", "nvptx": "nvptx64"}[feature.split("-")[0]] in targets
+        elif feature.startswith("cpu-"):
+            out[feature] = feature[4:] in cpus
+        elif re.fullmatch(r"llvm-\d+(\.\d+\.\d+\S*)?", feature):
+            out[feature] = feature[5:] in (version, version.split(".")[0])
+        elif feature == "llvm-filecheck":
+            out[feature] = (bin_dir / "FileCheck").is_file()
+        elif feature == "nvptx-ptx-kernel":
+            kernel = "define ptx_kernel void @k(ptr %p) {\n  ret void\n}\n"
+            out[feature] = (
+                "nvptx64" in targets and _tool(bin_dir, "llc", "-mtriple=nvptx64", "-o", "-", stdin=kernel).returncode == 0
+            )
+        elif feature.startswith("llvm.amdgcn."):
+            run = _tool(bin_dir, "opt", "-S", "-o", "-", stdin=declaration(feature) + "\n")
+            out[feature] = run.returncode == 0 and "; Unknown intrinsic" not in run.stdout
+        else:
+            raise AssertionError(f"REQUIRES names {feature!r}, which this test does not know how to ask a build about")
+    return out
+
+
+def _known_bug_files(root: Path, version: str, files: list[str]) -> set[str]:
+    """Files cases/known-bugs.yaml lists for exactly `version` (globs relative to cases/, `*`
+    within one path segment), read here without the harness."""
+    data = yaml.safe_load((root / "cases" / "known-bugs.yaml").read_text()) or {}
+    out = set()
+    for pattern in (e["files"] for e in data.get(version, [])):
+        matched = {
+            name
+            for name in files
+            if len(rel := name.split("/")[1:]) == len(globs := pattern.split("/"))
+            and all(fnmatch.fnmatchcase(p, g) for p, g in zip(rel, globs))
+        }
+        assert matched, f"known-bugs.yaml entry {pattern!r} for {version} matches no generated file"
+        out |= matched
+    return out
+
+
+def _expected(bin_dir: Path, root: Path) -> dict[str, str]:
+    files = _generated(root)
+    have = _available(bin_dir, root, files)
+    version = re.search(r"LLVM version (\S+)", _tool(bin_dir, "llc", "--version").stdout).group(1)
+    xfail = _known_bug_files(root, version, files)
+    return {
+        name: "UNSUPPORTED" if not all(have[f] for f in _requires(root, name)) else "XFAIL" if name in xfail else "PASS"
+        for name in files
+    }
+
+
 # ---- the checked-in files under the real lit --------------------------------------------
 
 
-def test_lit_passes_on_the_shipped_cases_and_xfails_exactly_the_known_overwide_files(llvm_22_1_8, lit_exe, repo_root):
-    proc = _lit(lit_exe, "-q", "--show-xfail", "cases/", cwd=repo_root)
+def test_lit_gives_every_shipped_file_its_expected_result_on_22_1_8(llvm_22_1_8, lit_exe, repo_root):
+    """Every generated file, by name: XFAIL exactly where known-bugs.yaml lists it for 22.1.8,
+    PASS everywhere else, nothing UNSUPPORTED (a feature lit.cfg.py forgets to set would turn
+    files UNSUPPORTED while lit still exits 0). Today: 223 files, 193 PASS + 30 XFAIL."""
+    proc = _lit(lit_exe, "cases/", cwd=repo_root)
     assert proc.returncode == 0, (proc.stdout + proc.stderr)[-4000:]
-    xfail = _listed(proc.stdout, "Expectedly Failed Tests")
+    results = _results(proc)
+    expected = _expected(llvm_22_1_8.bin_dir, repo_root)
+    assert set(expected.values()) == {"PASS", "XFAIL"}, "22.1.8 has every feature the files require"
+    assert results == expected
+    # The derivation agrees with what the harness's own expansion writes: lit ran every file.
+    assert set(results) == set(_generated(repo_root)) and len(results) == len(list((repo_root / "cases").rglob("*.ll")))
+    # The known over-wide files are among the XFAILs, and the exact/underwide ones really pass.
+    xfail = {n for n, c in results.items() if c == "XFAIL"}
     known_overwide = {f"cases/generated/{n}.{cpu}.O0.overwide.ll" for n, cpu in RUNTIME.items()}
     known_overwide |= {f"cases/generated/{n}.gfx1250.O0.overwide.ll" for n in F4S}
     assert known_overwide <= xfail
-    # XFAIL is per file, not blanket: files that work on 22.1.8 must really pass.
     working = {f"cases/generated/{n}.{cpu}.O0.{cls}.ll" for n, cpu in RUNTIME.items() for cls in ("exact", "underwide")}
     working |= {f"cases/generated/{n}.gfx1250.O0.exact.ll" for n in F4S}
-    assert not working & xfail
+    assert {results[n] for n in working} == {"PASS"}
+    # The files that need LLVM's own FileCheck (numeric expressions) run on this build.
+    needs_filecheck = [n for n in results if "llvm-filecheck" in _requires(repo_root, n)]
+    assert needs_filecheck and {results[n] for n in needs_filecheck} == {"PASS"}
+
+
+def _old_build(version: str) -> Path:
+    path = Path(f"/usr/lib/llvm-{version}/bin")
+    if not (path / "llc").exists():
+        unavailable(f"no llvm-{version} build at {path} (ci/setup.sh --test installs it)")
+    return path
+
+
+def test_lit_on_llvm_19_runs_exactly_the_nvptx_files_whose_cpu_it_knows(lit_exe, repo_root):
+    """Debian's llvm-19 has neither gfx950 nor gfx1250 nor sm_100a: every AMDGPU file and every
+    sm_100a kernel is UNSUPPORTED, every other NVPTX file PASSes (today 74 PASS / 149 UNSUPPORTED)."""
+    bin_dir = _old_build("19")
+    proc = _lit(lit_exe, "--param", f"llvm_bin={bin_dir}", "cases/", cwd=repo_root)
+    assert proc.returncode == 0, (proc.stdout + proc.stderr)[-4000:]
+    results = _results(proc)
+    assert results == _expected(bin_dir, repo_root)
+    nvptx = {n for n in results if "nvptx-registered-target" in _requires(repo_root, n)}
+    sm100 = {n for n in nvptx if "cpu-sm_100a" in _requires(repo_root, n)}
+    assert nvptx and sm100 and sm100 < nvptx
+    assert {n for n, c in results.items() if c == "PASS"} == nvptx - sm100
+    assert {n for n, c in results.items() if c == "UNSUPPORTED"} == set(results) - (nvptx - sm100)
+
+
+def test_lit_on_llvm_14_reports_every_file_unsupported(lit_exe, repo_root, llvm14):
+    """llvm-14 knows no gfx950/gfx1250 and cannot read the kernels' opaque pointers: nothing runs."""
+    proc = _lit(lit_exe, "--param", f"llvm_bin={llvm14}", "cases/", cwd=repo_root)
+    assert proc.returncode == 0, (proc.stdout + proc.stderr)[-4000:]
+    results = _results(proc)
+    assert results == _expected(llvm14, repo_root)
+    assert set(results) == set(_generated(repo_root)) and set(results.values()) == {"UNSUPPORTED"}
 
 
 def test_xfail_output_says_which_known_bug_and_why(llvm_22_1_8, lit_exe, repo_root):
@@ -100,23 +279,46 @@ WIDE_MFMA = (
 )
 
 
+WIDE_EXACT = "cases/generated/mfma.scale.f32.16x16x128.f8f6f4.gfx950.O0.exact.sdag.ll"
+WIDE_OVERWIDE = "cases/generated/mfma.scale.f32.16x16x128.f8f6f4.gfx950.O0.overwide.sdag.ll"
+KNOWN_22_1_8 = '"22.1.8":\n  - files: generated/*.overwide*.ll\n    reason: over-wide tuples\n'
+
+
 def test_unlisted_llvm_version_gets_no_xfail_so_the_overwide_bug_fails(llvm_22_1_8, lit_exe, lit_tree):
     root = lit_tree({"wide.yaml": WIDE_MFMA}, known='"23.0.0":\n  - files: generated/*.overwide*.ll\n    reason: fixed later\n')
-    proc = _lit(lit_exe, "-q", "--show-pass", "cases/", cwd=root)
-    assert proc.returncode != 0
-    assert "mfma.scale.f32.16x16x128.f8f6f4.gfx950.O0.overwide.sdag.ll" in proc.stdout + proc.stderr
-    assert "cases/generated/mfma.scale.f32.16x16x128.f8f6f4.gfx950.O0.exact.sdag.ll" in _listed(proc.stdout, "Passed Tests")
+    proc = _lit(lit_exe, "cases/", cwd=root)
+    assert proc.returncode == 1, (proc.stdout + proc.stderr)[-3000:]
+    assert _results(proc) == {WIDE_EXACT: "PASS", WIDE_OVERWIDE: "FAIL"}
 
 
 def test_listed_version_turns_the_same_failure_into_xfail(llvm_22_1_8, lit_exe, lit_tree):
-    root = lit_tree(
-        {"wide.yaml": WIDE_MFMA}, known='"22.1.8":\n  - files: generated/*.overwide*.ll\n    reason: over-wide tuples\n'
-    )
-    proc = _lit(lit_exe, "-q", "--show-xfail", "cases/", cwd=root)
+    root = lit_tree({"wide.yaml": WIDE_MFMA}, known=KNOWN_22_1_8)
+    proc = _lit(lit_exe, "cases/", cwd=root)
     assert proc.returncode == 0, (proc.stdout + proc.stderr)[-3000:]
-    assert _listed(proc.stdout, "Expectedly Failed Tests") == {
-        "cases/generated/mfma.scale.f32.16x16x128.f8f6f4.gfx950.O0.overwide.sdag.ll"
-    }
+    assert _results(proc) == {WIDE_EXACT: "PASS", WIDE_OVERWIDE: "XFAIL"}
+
+
+@pytest.mark.parametrize("printed", ["22.1.8git", "22.1.80"])
+def test_a_build_whose_version_merely_starts_with_a_listed_one_gets_no_xfail(llvm_22_1_8, lit_exe, lit_tree, tmp_path, printed):
+    """known-bugs.yaml is keyed by the exact version: a branch build printing `22.1.8git` (or
+    a `22.1.80`) is not 22.1.8, so its over-wide file FAILs. The build is the real 22.1.8 with
+    only `llc --version` rewritten (fault injection)."""
+    root = lit_tree({"wide.yaml": WIDE_MFMA}, known=KNOWN_22_1_8)
+    fake = tmp_path / "fake-bin"
+    fake.mkdir()
+    real = llvm_22_1_8.bin_dir
+    for name in ("llvm-mc", "opt", "llvm-as", "llvm-objdump", "FileCheck"):
+        (fake / name).symlink_to(real / name)
+    (fake / "llc").write_text(
+        f'#!/bin/sh\nif [ "$1" = --version ]; then "{real}/llc" --version | sed "s/LLVM version 22\\.1\\.8$/LLVM version {printed}/"; '
+        f'exit 0; fi\nexec "{real}/llc" "$@"\n'
+    )
+    (fake / "llc").chmod(0o755)
+    proc = _lit(lit_exe, "--param", f"llvm_bin={fake}", "cases/", cwd=root)
+    out = proc.stdout + proc.stderr
+    assert f"LLVM {printed} has no entry in cases/known-bugs.yaml: nothing is XFAIL" in out, out[-3000:]
+    assert proc.returncode == 1, out[-3000:]
+    assert _results(proc) == {WIDE_EXACT: "PASS", WIDE_OVERWIDE: "FAIL"}
 
 
 def test_verifier_only_file_for_an_illegal_width_passes_under_lit(llvm, lit_exe, lit_tree):
@@ -126,9 +328,13 @@ def test_verifier_only_file_for_an_illegal_width_passes_under_lit(llvm, lit_exe,
             "    fmt_b: [fp8, fp6]\n    width_a: [7, 10]\n"
         }
     )
-    proc = _lit(lit_exe, "-q", "--show-pass", "cases/", cwd=root)
+    # 7 and 10 are no legal width: one file of the `illegal` class, its 4 calls rejected by the verifier.
+    assert _generated(root) == ["cases/generated/wmma.f32.16x16x128.f8f6f4.gfx1250.O0.illegal.ll"]
+    text = (root / _generated(root)[0]).read_text()
+    assert text.count("; CHECK: operand 1 must be 8, 12 or 16 element i32 vector") == 4
+    proc = _lit(lit_exe, "cases/", cwd=root)
     assert proc.returncode == 0, (proc.stdout + proc.stderr)[-3000:]
-    assert len(_listed(proc.stdout, "Passed Tests")) >= 1
+    assert _results(proc) == {name: "PASS" for name in _generated(root)}
 
 
 # ---- known_bugs, in process ---------------------------------------------------------------
@@ -141,8 +347,9 @@ def test_known_bug_reason_applies_to_the_exact_version_only(repo_root):
     assert "wrong register tuple size" in reason and "\n" not in reason
     assert known_bugs.reason_for(known, "22.1.8", "generated/mfma.scale.f32.32x32x64.f8f6f4.gfx950.O0.overwide.ll")
     assert "Cannot select" in known_bugs.reason_for(known, "22.1.8", "generated/wmma.f32.32x16x128.f4.gfx1250.O0.overwide.ll")
-    for other in ("23.0.0", "22.1.7", "22.1", "22"):
-        assert known_bugs.reason_for(known, other, wide) == ""
+    # Exact: neither a prefix of the listed version nor a version it is a prefix of.
+    for other in ("23.0.0", "22.1.7", "22.1", "22", "22.1.8git", "22.1.80", "22.1.8.1", "22.1.8-rc1", " 22.1.8"):
+        assert known_bugs.reason_for(known, other, wide) == "", other
     for fine in (
         "generated/wmma.f32.16x16x128.f8f6f4.gfx1250.O0.exact.ll",
         "generated/mfma.scale.f32.16x16x128.f8f6f4.gfx950.O0.underwide.ll",
