@@ -131,6 +131,45 @@ def shell_text(argv: tuple[str, ...] | list[str], stdin: str, stdout: str, stder
     return " ".join([shlex.join(argv), "<", shlex.quote(stdin), ">", shlex.quote(stdout), "2>", shlex.quote(stderr)])
 
 
+# opt's -passes= text: `element(,element)*`, an element `name[<params>][(pipeline)]`. Names and
+# parameters keep to the characters LLVM's pass names and options use, so no pipeline a spec
+# names can carry shell or lit syntax, whatever quoting later does with it.
+_PASS_NAME = re.compile(r"[A-Za-z0-9_.\-]+")
+_PASS_PARAMS = re.compile(r"<[A-Za-z0-9_.\-=;:+]*>")
+
+
+def pass_pipeline_error(text: str) -> str:
+    """Why `text` is not an opt -passes= pipeline ("" when it is one): the grammar only; opt
+    itself says later whether each pass exists."""
+
+    def elements(i: int, depth: int) -> int:
+        while True:
+            name = _PASS_NAME.match(text, i)
+            if not name:
+                raise ValueError(f"a pass name at character {i + 1}, got {repr(text[i]) if i < len(text) else 'the end'}")
+            i = name.end()
+            params = _PASS_PARAMS.match(text, i) if text.startswith("<", i) else None
+            if text.startswith("<", i) and not params:
+                raise ValueError(f"pass parameters `<...>` at character {i + 1} made of letters, digits and _.-=;:+")
+            i = params.end() if params else i
+            if text.startswith("(", i):
+                i = elements(i + 1, depth + 1)
+                if not text.startswith(")", i):
+                    raise ValueError(f"`)` at character {i + 1} to close the nested pipeline")
+                i += 1
+            if not text.startswith(",", i):
+                return i
+            i += 1
+
+    try:
+        end = elements(0, 0)
+        if end != len(text):
+            raise ValueError(f"`,` or the end at character {end + 1}, got {text[end]!r}")
+    except ValueError as exc:
+        return f"not an opt -passes= pipeline: expected {exc}"
+    return ""
+
+
 def run_lines(text: str) -> list[RunLine]:
     """Every RUN line of a test file, a trailing backslash joining the next RUN line to it."""
     out: list[RunLine] = []

@@ -31,7 +31,7 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from harness import cache, cases, catalog, formats, litgen, report, selection, toolchain
+from harness import cache, cases, catalog, commands, formats, litgen, report, selection, toolchain
 from harness import verdicts as V
 from harness.cases import Case, Planned
 from harness.errors import InputError
@@ -82,10 +82,10 @@ def parse_build(text: str) -> tuple[str, str]:
     directory, sep, pipeline = text.rpartition(SEPARATOR) if SEPARATOR in text else (text, "", "none")
     if not directory.strip():
         raise InputError(f"--llvm-bin {text!r}: no directory before {SEPARATOR}")
-    if sep and (not pipeline.strip() or any(c.isspace() for c in pipeline)):
+    if sep and commands.pass_pipeline_error(pipeline):
         raise InputError(
-            f"--llvm-bin {text!r}: write DIR::PIPELINE with an opt -passes= pipeline without spaces, "
-            f"e.g. {directory}::instcombine"
+            f"--llvm-bin {text!r}: write DIR::PIPELINE, e.g. {directory}::instcombine; the pipeline is "
+            + commands.pass_pipeline_error(pipeline)
         )
     return directory, pipeline
 

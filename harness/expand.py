@@ -120,7 +120,7 @@ def write(cases_dir: Path, rendered: dict[str, str], regenerate: Regenerate | No
                 target.unlink(missing_ok=True)  # another expand may have removed it already
             except OSError as exc:
                 raise InputError(f"cannot remove this file no spec produces: {exc.strerror}", str(target)) from None
-        else:
+        elif os.path.lexists(target):  # (gone already: another expand removed it)
             raise InputError("not a regular file; remove it by hand", str(target))
     return touched
 

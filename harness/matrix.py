@@ -10,7 +10,7 @@ import itertools
 import re
 from pathlib import Path
 
-from harness import catalog, formats
+from harness import catalog, commands, formats
 from harness.cases import CHECKS, NARROWINGS, OPT_LEVELS, POLICIES, SELECTORS, Case, Planned, widths_for
 from harness.catalog import Intrinsic
 from harness.errors import InputError
@@ -136,11 +136,9 @@ def _elem(value) -> str:
 
 
 def _pipeline(value) -> str:
-    return (
-        ""
-        if isinstance(value, str) and value.strip() and not any(c.isspace() for c in value)
-        else ("must be none, instcombine or an opt -passes= pipeline without spaces")
-    )
+    if not isinstance(value, str):
+        return "must be none, instcombine or an opt -passes= pipeline such as function(instcombine<max-iterations=1>)"
+    return commands.pass_pipeline_error(value)
 
 
 def _resolve_args(intrinsic: Intrinsic, pairs: list[tuple[Value, Value]]) -> tuple[tuple[int, str], ...]:

@@ -11,7 +11,7 @@ import fnmatch
 import hashlib
 from pathlib import Path
 
-from harness import cases, catalog, formats, matrix
+from harness import cases, catalog, commands, formats, matrix
 from harness.cases import SELECTORS, Case, Planned
 from harness.errors import InputError
 
@@ -41,6 +41,7 @@ def add_case_flags(p: argparse.ArgumentParser, selector_default: str | None) -> 
     p.add_argument(
         "--pipeline",
         default=None,
+        type=pass_pipeline,
         metavar="P",
         help="opt -passes= pipeline run before llc: none (default), instcombine, or any pass list",
     )
@@ -81,6 +82,14 @@ def add_max_cases(p: argparse.ArgumentParser) -> None:
         metavar="N",
         help="refuse a spec block of more case-selector pairs than this (default %(default)s)",
     )
+
+
+def pass_pipeline(text: str) -> str:
+    """A --pipeline value: none, or text in opt's -passes= grammar."""
+    why = commands.pass_pipeline_error(text)
+    if why:
+        raise argparse.ArgumentTypeError(f"{text!r} is {why}")
+    return text
 
 
 def seconds(text: str) -> float:

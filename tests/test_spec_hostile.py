@@ -131,3 +131,33 @@ def test_sigterm_during_expand_leaves_no_temporary_file(tmp_path, repo_root):
         proc.send_signal(signal.SIGTERM)
         proc.communicate(timeout=120)
         assert not list(tmp_path.rglob("*.tmp")), list(tmp_path.rglob("*.tmp"))
+
+
+@pytest.mark.parametrize(
+    "pipeline, why",
+    [
+        ("instcombine<", "expected pass parameters `<...>` at character 12 made of letters, digits and _.-=;:+"),
+        ("instcombine>/tmp/x", "expected `,` or the end at character 12, got '>'"),
+        ("instcombine;echo>F", "expected `,` or the end at character 12, got ';'"),
+        ("$(touch F)", "expected a pass name at character 1, got '$'"),
+        ("function(instcombine", "expected `)` at character 21 to close the nested pipeline"),
+        ("function(instcombine),", "expected a pass name at character 23, got the end"),
+    ],
+)
+def test_a_pipeline_outside_opts_grammar_is_located_in_the_spec(cli, tmp_path, pipeline, why):
+    (tmp_path / "a.yaml").write_text(f"matrix:\n  - intrinsic: wmma.f32.32x16x128.f4\n    pipeline: '{pipeline}'\n")
+    proc = cli("expand", "--cases", tmp_path)
+    assert proc.returncode == 2 and not (tmp_path / "generated").exists()
+    assert proc.stderr.splitlines() == [
+        f"harness: {tmp_path / 'a.yaml'}:3:15: error: pipeline: not an opt -passes= pipeline: {why}; got {pipeline!r}"
+    ]
+
+
+@pytest.mark.parametrize(
+    "pipeline",
+    ["instcombine<max-iterations=1>", "function(instcombine<max-iterations=1;no-verify-fixpoint>),require<domtree>"],
+)
+def test_pipelines_with_parameters_and_nesting_are_accepted(pipeline):
+    from harness import commands
+
+    assert commands.pass_pipeline_error(pipeline) == ""
