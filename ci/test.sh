@@ -5,4 +5,5 @@ cd "$(dirname "$0")/.."
 bash ci/setup.sh --test
 .venv/bin/ruff check --quiet .
 .venv/bin/ruff format --check --quiet .
+.venv/bin/mypy
 .venv/bin/python -m pytest -n auto -q "$@"

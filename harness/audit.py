@@ -35,7 +35,7 @@ class FunctionAudit:
     """One function's verdict under one RUN line."""
 
     name: str
-    verdict: str
+    verdict: V.VerdictCode
     message: str = ""
     checks_enshrine_reject: bool = False
     rejected_lines: list[str] = field(default_factory=list)
@@ -358,7 +358,8 @@ def _head(stderr: str, lines: int = 3) -> str:
 
 def table(audits: list[FileAudit]) -> str:
     """One line per RUN line and function that is not `pass`, then the counts."""
-    out, counts = [], {}
+    out: list[str] = []
+    counts: dict[V.VerdictCode, int] = {}
     for fa in audits:
         if fa.error:
             out.append(f"{fa.path}: ERROR {fa.error}")

@@ -63,7 +63,9 @@ def add_parser(sub, formatter_class) -> argparse.ArgumentParser:
         "--llvm-bin-cmd", metavar="CMD", help="a shell command run at this commit that prints the bin directory (last line)"
     )
     p.add_argument("--build", metavar="CMD", help="a shell command that builds the tools first; failing skips (125)")
-    p.add_argument("--want", choices=V.ALL, default=V.PASS, help="the verdict every case must have (default pass)")
+    p.add_argument(
+        "--want", choices=[v.value for v in V.ALL], default=V.PASS, help="the verdict every case must have (default pass)"
+    )
     p.add_argument("--invert", action="store_true", help="swap good and bad (hunt the commit that fixed it)")
     selection.add_spec_flags(p)
     selection.add_case_flags(p, selector_default=None)
@@ -123,19 +125,20 @@ def _step(args, planned) -> int:
     if missing:
         return _decide(SKIP, f"{build} lacks {', '.join(missing)}", invert)
     outcomes = Runner(tc, args.jobs).run(cases.group(planned))
-    counts: dict[str, int] = {}
+    want = V.VerdictCode(args.want)
+    counts: dict[V.VerdictCode, int] = {}
     for o in outcomes:
         counts[o.verdict.verdict] = counts.get(o.verdict.verdict, 0) + 1
     summary = ", ".join(f"{counts[v]} {v}" for v in V.ALL if v in counts)
-    if counts.get(V.UNSUPPORTED) and args.want != V.UNSUPPORTED:
+    if counts.get(V.UNSUPPORTED) and want != V.UNSUPPORTED:
         why = next(o.verdict.detail for o in outcomes if o.verdict.verdict == V.UNSUPPORTED)
         return _decide(SKIP, f"{build}: {summary}: this build cannot judge ({why})", invert)
-    wrong = [o for o in outcomes if o.verdict.verdict != args.want]
+    wrong = [o for o in outcomes if o.verdict.verdict != want]
     if not wrong:
-        return _decide(BAD if invert else GOOD, f"{build}: {summary}: every case is {args.want}", invert)
+        return _decide(BAD if invert else GOOD, f"{build}: {summary}: every case is {want}", invert)
     first = wrong[0]
     detail = f"{first.case.function} [{first.selector}] is {first.verdict.verdict}"
-    return _decide(GOOD if invert else BAD, f"{build}: {summary}: {len(wrong)} not {args.want}, e.g. {detail}", invert)
+    return _decide(GOOD if invert else BAD, f"{build}: {summary}: {len(wrong)} not {want}, e.g. {detail}", invert)
 
 
 def _decide(code: int, why: str, invert: bool = False) -> int:

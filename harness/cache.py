@@ -33,7 +33,7 @@ import sysconfig
 import tempfile
 import threading
 import zlib
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from harness import files
@@ -140,8 +140,8 @@ class Cache:
         return run
 
     def put(self, key: str, run: ToolRun) -> None:
-        if run.timed_out or (run.returncode < 0 and run.returncode not in _CRASH_SIGNALS):
-            return
+        if run.returncode is None or (run.returncode < 0 and run.returncode not in _CRASH_SIGNALS):
+            return  # timed out, or stopped from outside
         entry = {
             "format": FORMAT,
             "key": key,
@@ -178,8 +178,10 @@ class Cache:
 class CachedToolchain(Toolchain):
     """A Toolchain whose `run` answers from the cache when it can and stores what it ran."""
 
-    store: Cache | None = None
-    base: Toolchain | None = None
+    # Keyword-only, so that they need no default after Toolchain's defaulted fields: a
+    # CachedToolchain without its cache or its uncached toolchain cannot be made.
+    store: Cache = field(kw_only=True)
+    base: Toolchain = field(kw_only=True)
 
     def run(self, name: str, args: list[str], stdin: str | bytes = "", binary: bool = False) -> ToolRun:
         path = self.require(name)

@@ -11,11 +11,13 @@ import functools
 import hashlib
 import re
 from dataclasses import dataclass
+from enum import StrEnum
 
 from harness import catalog, formats
-from harness.catalog import Intrinsic
+from harness.catalog import Intrinsic, Side
+from harness.commands import Selector
 
-SELECTORS = ("sdag", "gisel")
+SELECTORS: tuple[Selector, ...] = tuple(Selector)
 OPT_LEVELS = (0, 1, 2, 3)
 POLICIES = ("exact", "max", "overwide", "underwide")
 # What a generated file checks: codegen (llc text + llvm-mc), ir (the IR after `pipeline`),
@@ -24,25 +26,39 @@ CHECKS = ("codegen", "ir", "diagnostic", "object")
 NARROWINGS = ("", "shufflevector", "vector.extract")
 # Verifier rejections a case can be built to provoke, most decisive first.
 REJECTIONS = ("nonconst", "badformat", "illegal", "underwide")
-# File classes, in the order a case is tested against them.
-CLASSES = (
-    "diagnostic-a",
-    "diagnostic-b",
-    "diagnostic-none",
-    "ir-malformed",
-    "nonconst",
-    "badformat",
-    "illegal",
-    "underwide",
-    "ir",
-    "object",
-    "narrowed-shufflevector",
-    "narrowed-vector-extract",
-    "overwide",
-    "underwide-unverified",
-    "exact",
+
+
+class FileClass(StrEnum):
+    """What a generated file expects of its cases (its name's class part), in the order a case
+    is tested against them. A rejection's class is the rejection's name."""
+
+    DIAGNOSTIC_A = "diagnostic-a"
+    DIAGNOSTIC_B = "diagnostic-b"
+    DIAGNOSTIC_NONE = "diagnostic-none"
+    IR_MALFORMED = "ir-malformed"
+    NONCONST = "nonconst"
+    BADFORMAT = "badformat"
+    ILLEGAL = "illegal"
+    UNDERWIDE = "underwide"
+    IR = "ir"
+    OBJECT = "object"
+    NARROWED_SHUFFLEVECTOR = "narrowed-shufflevector"
+    NARROWED_VECTOR_EXTRACT = "narrowed-vector-extract"
+    OVERWIDE = "overwide"
+    UNDERWIDE_UNVERIFIED = "underwide-unverified"
+    EXACT = "exact"
+
+
+CLASSES: tuple[FileClass, ...] = tuple(FileClass)
+VERIFIER_CLASSES = (
+    FileClass.DIAGNOSTIC_A,
+    FileClass.DIAGNOSTIC_B,
+    FileClass.DIAGNOSTIC_NONE,
+    FileClass.NONCONST,
+    FileClass.BADFORMAT,
+    FileClass.ILLEGAL,
+    FileClass.UNDERWIDE,
 )
-VERIFIER_CLASSES = ("diagnostic-a", "diagnostic-b", "diagnostic-none", "nonconst", "badformat", "illegal", "underwide")
 
 
 @dataclass(frozen=True)
@@ -61,31 +77,31 @@ class Case:
     elem_b: str = "i32"
     narrowing: str = ""  # IR that narrows over-wide sources before the call, if any
 
-    def fmt(self, side: str) -> int:
-        return self.fmt_a if side == "a" else self.fmt_b
+    def fmt(self, side: Side) -> int:
+        return self.fmt_a if side == Side.A else self.fmt_b
 
-    def width(self, side: str) -> int:
-        return self.width_a if side == "a" else self.width_b
+    def width(self, side: Side) -> int:
+        return self.width_a if side == Side.A else self.width_b
 
-    def elem(self, side: str) -> str:
-        return self.elem_a if side == "a" else self.elem_b
+    def elem(self, side: Side) -> str:
+        return self.elem_a if side == Side.A else self.elem_b
 
-    def required(self, side: str) -> int:
+    def required(self, side: Side) -> int:
         return self.intrinsic.source(side).regs[self.fmt(side)]
 
-    def call_width(self, side: str) -> int:
+    def call_width(self, side: Side) -> int:
         """Width of the source the call receives (after any IR narrowing)."""
         if self.narrowing and self.width(side) > self.required(side):
             return self.required(side)
         return self.width(side)
 
-    def override(self, role: str) -> str | None:
+    def override(self, role: catalog.Role) -> str | None:
         index = self.intrinsic.arg_index(role) if role in self.intrinsic.operands else -1
         return dict(self.args).get(index)
 
-    def side_class(self, side: str) -> str:
+    def side_class(self, side: Side) -> str:
         """nonconst/badformat (its format operand), illegal (shape), underwide, overwide, exact."""
-        fmt_value = self.override("fmt_" + side)
+        fmt_value = self.override(side.fmt)
         if fmt_value is not None:
             if fmt_value.startswith("%"):
                 return "nonconst"
@@ -107,32 +123,33 @@ class Case:
         """The verifier rule this case breaks first, or "" when it is valid IR."""
         if self.nonconst_operand is not None:
             return "nonconst"
-        sides = {self.side_class(s) for s in ("a", "b") if self.intrinsic.source(s).verified}
+        sides = {self.side_class(s) for s in Side if self.intrinsic.source(s).verified}
         return next((r for r in REJECTIONS if r in sides), "")
 
     @property
-    def file_class(self) -> str:
+    def file_class(self) -> FileClass:
         if self.check == "diagnostic":
             # One file per rejected side: each attribution is its own expected outcome.
-            side = next((s for s in ("a", "b") if self.side_class(s) == self.rejection), "")
-            return f"diagnostic-{side}" if side else "diagnostic-none"
+            side = next((s for s in Side if self.side_class(s) == self.rejection), None)
+            return FileClass(f"diagnostic-{side}") if side else FileClass.DIAGNOSTIC_NONE
         if self.check == "ir":
-            return "ir-malformed" if self.rejection else "ir"
+            return FileClass.IR_MALFORMED if self.rejection else FileClass.IR
         if self.rejection:
-            return self.rejection
+            return FileClass(self.rejection)
         if self.check == "object":
-            return "object"
+            return FileClass.OBJECT
         if self.narrowing:
-            return "narrowed-" + self.narrowing.replace(".", "-")
-        sides = (self.side_class("a"), self.side_class("b"))
-        return next((c for c in ("overwide", "underwide-unverified") if c.split("-")[0] in sides), "exact")
+            return FileClass("narrowed-" + self.narrowing.replace(".", "-"))
+        sides = (self.side_class(Side.A), self.side_class(Side.B))
+        wider = (FileClass.OVERWIDE, FileClass.UNDERWIDE_UNVERIFIED)
+        return next((c for c in wider if c.split("-")[0] in sides), FileClass.EXACT)
 
     @functools.cached_property
     def function(self) -> str:
         """IR function name: intrinsic, then each source's format and width, then variations."""
         base = self.intrinsic.name.replace(".", "_")
         parts = [base]
-        for side in ("a", "b"):
+        for side in Side:
             elem = "" if self.elem(side) == "i32" else "x" + self.elem(side)
             parts.append(f"{side}_{formats.short(self.fmt(side))}_v{self.width(side)}{elem}")
         parts += [f"arg{i}_{'var' if v.startswith('%') else v}" for i, v in self.args]
@@ -163,7 +180,7 @@ class Planned:
     """A case with the selectors it runs under and the specs that asked for it."""
 
     case: Case
-    selectors: tuple[str, ...]
+    selectors: tuple[Selector, ...]
     origins: tuple[str, ...]
     snapshot: bool = False  # also pinned in the group's snapshot file
 
@@ -191,8 +208,8 @@ class Group:
     intrinsic: Intrinsic
     cpu: str
     opt: int
-    file_class: str
-    selectors: tuple[str, ...]
+    file_class: FileClass
+    selectors: tuple[Selector, ...]
     members: tuple[Planned, ...]
     pipeline: str = "none"
 

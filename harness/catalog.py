@@ -8,14 +8,56 @@ how the assembler prints the formats. Nothing else in the harness branches on a 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from enum import StrEnum
+from typing import TypedDict
 
 from harness import formats
 from harness.targets import AMDGPU, Target
 
-# Operand roles inside `Intrinsic.operands`; any other entry is a neutral literal
-# "<type> <value>", prefixed "immarg " where the intrinsic requires a constant there.
-SRC_A, SRC_B, FMT_A, FMT_B, ACC = "src_a", "src_b", "fmt_a", "fmt_b", "acc"
-RESULT = "result"  # only in `Intrinsic.overload`
+
+class Side(StrEnum):
+    """A matrix source: A or B (in function names, JSON keys and IR value names: a, b)."""
+
+    A = "a"
+    B = "b"
+
+    @property
+    def src(self) -> Role:
+        """The role of this source's vector operand."""
+        return Role.SRC_A if self is Side.A else Role.SRC_B
+
+    @property
+    def fmt(self) -> Role:
+        """The role of this source's format operand."""
+        return Role.FMT_A if self is Side.A else Role.FMT_B
+
+
+class Role(StrEnum):
+    """Operand roles inside `Intrinsic.operands` (any other entry is a neutral literal
+    "<type> <value>", prefixed "immarg " where the intrinsic requires a constant there), and
+    `RESULT`, which only `Intrinsic.overload` names."""
+
+    SRC_A = "src_a"
+    SRC_B = "src_b"
+    FMT_A = "fmt_a"
+    FMT_B = "fmt_b"
+    ACC = "acc"
+    RESULT = "result"
+
+    @property
+    def side(self) -> Side:
+        """The source a source or format operand belongs to."""
+        if self in (Role.SRC_A, Role.FMT_A):
+            return Side.A
+        if self in (Role.SRC_B, Role.FMT_B):
+            return Side.B
+        raise ValueError(f"{self} belongs to no source")
+
+
+# The members under their module-level names, as the catalog tables spell them.
+SRC_A, SRC_B, FMT_A, FMT_B, ACC, RESULT = Role.SRC_A, Role.SRC_B, Role.FMT_A, Role.FMT_B, Role.ACC, Role.RESULT
+SOURCE_ROLES = (SRC_A, SRC_B)
+FORMAT_ROLES = (FMT_A, FMT_B)
 IMMARG = "immarg "
 
 
@@ -63,8 +105,8 @@ class Intrinsic:
     cpus: tuple[str, ...]
     calling_convention: str
     result: str  # IR type of the result and of the accumulator
-    operands: tuple[str, ...]
-    overload: tuple[str, ...]  # types appended to the name, in order
+    operands: tuple[Role | str, ...]  # a Role, or a neutral literal
+    overload: tuple[Role, ...]  # types appended to the name, in order
     a: Source
     b: Source
     # Where it runs: triple, the assembler that closes llc's text, lit features, selectors.
@@ -89,8 +131,8 @@ class Intrinsic:
     def runtime_formats(self) -> bool:
         return FMT_A in self.operands
 
-    def source(self, side: str) -> Source:
-        return self.a if side == "a" else self.b
+    def source(self, side: Side) -> Source:
+        return self.a if side == Side.A else self.b
 
     def arg_index(self, role: str) -> int:
         return self.operands.index(role)
@@ -98,14 +140,14 @@ class Intrinsic:
     def immarg(self, index: int) -> bool:
         """Whether operand `index` must be a constant (the formats always must)."""
         entry = self.operands[index]
-        return entry in (FMT_A, FMT_B) or entry.startswith(IMMARG)
+        return entry in FORMAT_ROLES or entry.startswith(IMMARG)
 
 
 _WMMA_REGS = {formats.FP8: 16, formats.BF8: 16, formats.FP6: 12, formats.BF6: 12, formats.FP4: 8}
 _MFMA_REGS = {formats.FP8: 8, formats.BF8: 8, formats.FP6: 6, formats.BF6: 6, formats.FP4: 4}
 
 
-def _wmma_source(side: str) -> Source:
+def _wmma_source(side: Side) -> Source:
     return Source(
         regs=_WMMA_REGS,
         widths=(8, 12, 16),
@@ -125,8 +167,21 @@ def _mfma_source(modifier: str) -> Source:
     )
 
 
-_WMMA = dict(cpus=("gfx1250",), calling_convention="amdgpu_ps", overload=(RESULT, SRC_A, SRC_B))
-_MFMA = dict(cpus=("gfx950",), calling_convention="amdgpu_ps", overload=(SRC_A, SRC_B))
+class _Family(TypedDict):
+    """What every intrinsic of one family shares (spread into each `Intrinsic`)."""
+
+    cpus: tuple[str, ...]
+    calling_convention: str
+    overload: tuple[Role, ...]
+
+
+class _Sources(TypedDict):
+    a: Source
+    b: Source
+
+
+_WMMA = _Family(cpus=("gfx1250",), calling_convention="amdgpu_ps", overload=(RESULT, SRC_A, SRC_B))
+_MFMA = _Family(cpus=("gfx950",), calling_convention="amdgpu_ps", overload=(SRC_A, SRC_B))
 _WMMA_HEAD = (FMT_A, SRC_A, FMT_B, SRC_B, "immarg i16 0", ACC)
 # scale source select and scale format (immarg), then the scale value, for A and then B;
 # then reuse A / reuse B.
@@ -153,7 +208,7 @@ _SCALE16_TAIL = (
 # cbsz, blgp, then op_sel and scale of A, op_sel and scale of B.
 _MFMA_OPERANDS = (SRC_A, SRC_B, ACC, FMT_A, FMT_B, "immarg i32 0", "i32 0", "immarg i32 0", "i32 0")
 # The fixed-FP4 WMMA: A is always 16 registers and B 8; no format operands, none printed.
-_F4 = dict(
+_F4 = _Sources(
     a=Source(regs={formats.FP4: 16}, widths=(16, 32), verified=False),
     b=Source(regs={formats.FP4: 8}, widths=(8, 12, 16), verified=False),
 )
@@ -166,8 +221,8 @@ INTRINSICS: tuple[Intrinsic, ...] = (
         scaled_mnemonic="v_wmma_scale_f32_16x16x128_f8f6f4",
         result="<8 x float>",
         operands=_WMMA_HEAD,
-        a=_wmma_source("a"),
-        b=_wmma_source("b"),
+        a=_wmma_source(Side.A),
+        b=_wmma_source(Side.B),
         **_WMMA,
     ),
     Intrinsic(
@@ -175,8 +230,8 @@ INTRINSICS: tuple[Intrinsic, ...] = (
         mnemonic="v_wmma_scale_f32_16x16x128_f8f6f4",
         result="<8 x float>",
         operands=_WMMA_HEAD + _SCALE_TAIL,
-        a=_wmma_source("a"),
-        b=_wmma_source("b"),
+        a=_wmma_source(Side.A),
+        b=_wmma_source(Side.B),
         **_WMMA,
     ),
     Intrinsic(
@@ -184,8 +239,8 @@ INTRINSICS: tuple[Intrinsic, ...] = (
         mnemonic="v_wmma_scale16_f32_16x16x128_f8f6f4",
         result="<8 x float>",
         operands=_WMMA_HEAD + _SCALE16_TAIL,
-        a=_wmma_source("a"),
-        b=_wmma_source("b"),
+        a=_wmma_source(Side.A),
+        b=_wmma_source(Side.B),
         **_WMMA,
     ),
     Intrinsic(

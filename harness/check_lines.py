@@ -50,7 +50,9 @@ def pins(check: str, instruction: str) -> bool:
 def _pattern(check: str) -> str:
     """A FileCheck pattern as a Python regex: {{re}} kept, [[VAR:re]] as (re), [[VAR]] loosened;
     runs of whitespace match one space (instructions are compared with single spaces)."""
-    out, literal, i = [], [], 0
+    out: list[str] = []
+    literal: list[str] = []
+    i = 0
     while i < len(check):
         if check.startswith("{{", i):
             end = check.find("}}", i + 2)

@@ -28,6 +28,7 @@ from harness import (
     toolchain,
 )
 from harness.cases import Group, Planned
+from harness.commands import Selector
 from harness.errors import InputError
 from harness.nvptx import cli as nvptx_cli
 from harness.nvptx import gemm_spec
@@ -221,7 +222,7 @@ def _parser() -> argparse.ArgumentParser:
         description="Build one case, run it through the real tools, print the verdict.\n"
         "Example: harness try --intrinsic wmma.f32.16x16x128.f8f6f4 --fmt-a fp4 --fmt-b fp8 --width-a 16",
     )
-    selection.add_case_flags(p, selector_default="sdag")
+    selection.add_case_flags(p, selector_default=Selector.SDAG)
     p.add_argument("--cpu", default=None, help="default: the intrinsic's CPU")
     p.add_argument(
         "--arg",
@@ -442,9 +443,8 @@ def cmd_try(args) -> int:
         return 0
     intr = selection.lookup(args.intrinsic[0])
     case = selection.one_case(args, intr, {"args": matrix.resolve_arg_flags(intr, args.arg), "narrowing": args.narrowing})
-    group = Group(
-        intr, case.cpu, case.opt, case.file_class, (args.selector,), (Planned(case, (args.selector,), ()),), case.pipeline
-    )
+    selector = Selector(args.selector)
+    group = Group(intr, case.cpu, case.opt, case.file_class, (selector,), (Planned(case, (selector,), ()),), case.pipeline)
     tc = _tc(args)
     tc.keep_inputs = args.keep is not None
     outcome = Runner(tc, 1, with_object=args.object).run([group])[0]

@@ -14,10 +14,19 @@ from __future__ import annotations
 import re
 import shlex
 from dataclasses import dataclass, replace
+from enum import StrEnum
 
 from harness.errors import InputError
 
-SELECTOR_FLAGS = {"sdag": ("-global-isel=0",), "gisel": ("-global-isel=1", "-global-isel-abort=1")}
+
+class Selector(StrEnum):
+    """llc's instruction selectors: SelectionDAG and GlobalISel."""
+
+    SDAG = "sdag"
+    GISEL = "gisel"
+
+
+SELECTOR_FLAGS = {Selector.SDAG: ("-global-isel=0",), Selector.GISEL: ("-global-isel=1", "-global-isel-abort=1")}
 
 # Words lit's internal shell reads as plain text; anything else is quoted.
 _PLAIN = re.compile(r"[A-Za-z0-9_@%+=:,./\-]+")
@@ -84,7 +93,11 @@ class Command:
         """Replace lit substitutions (`%s`, `%t`, ...) inside every word."""
         sub = lambda w: _substitute(w, mapping) if w is not None else None
         return replace(
-            self, argv=tuple(sub(a) for a in self.argv), stdin=sub(self.stdin), stdout=sub(self.stdout), stderr=sub(self.stderr)
+            self,
+            argv=tuple(_substitute(a, mapping) for a in self.argv),
+            stdin=sub(self.stdin),
+            stdout=sub(self.stdout),
+            stderr=sub(self.stderr),
         )
 
 
@@ -253,7 +266,7 @@ def _command(cmd, text: str) -> Command:
 # ---- the commands the harness runs --------------------------------------------------------------
 
 
-def llc(triple: str, cpu: str, opt: int, selector: str, obj: bool = False) -> Command:
+def llc(triple: str, cpu: str, opt: int, selector: Selector, obj: bool = False) -> Command:
     """llc for one selector (`-global-isel-abort=1` on GlobalISel: no silent fallback)."""
     filetype = ("-filetype=obj",) if obj else ()
     return Command(("llc", f"-O{opt}", f"-mtriple={triple}", f"-mcpu={cpu}", *SELECTOR_FLAGS[selector], *filetype))

@@ -30,10 +30,13 @@ import shlex
 import sys
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from harness import cache, cases, catalog, commands, formats, litgen, report, selection, toolchain
 from harness import verdicts as V
 from harness.cases import Case, Planned
+from harness.catalog import Side
+from harness.commands import Selector
 from harness.errors import InputError
 from harness.runner import Runner, StderrProgress
 from harness.verdicts import Verdict
@@ -116,13 +119,14 @@ def _moved(case: Case, pipeline: str) -> Case:
 
 def compare(columns: list[Build], planned: list[Planned], jobs: int | None = None, progress=None) -> list[dict]:
     """Every (case, selector) of `planned` on every build: the document's cells, in order."""
-    results: dict[tuple, list[Verdict | None]] = {}
-    first: dict[tuple, tuple[Case, str]] = {}
+    first: dict[tuple, tuple[Case, Selector]] = {}
     for p in planned:
         for sel in p.selectors:
-            results[(p.case.sort_key(), sel)] = [None] * len(columns)
             first[(p.case.sort_key(), sel)] = (p.case, sel)
-    for i, build in enumerate(columns):
+    results: list[dict[tuple, Verdict]] = []  # per build: (case key, selector) -> its verdict there
+    for build in columns:
+        found: dict[tuple, Verdict] = {}
+        results.append(found)
         origin = {}
         plan = []
         for p in planned:
@@ -136,11 +140,11 @@ def compare(columns: list[Build], planned: list[Planned], jobs: int | None = Non
             if g.filename in blocked:
                 for c in g.cases:
                     for sel in g.selectors:
-                        results[(origin[c.sort_key()], sel)][i] = Verdict(V.UNSUPPORTED, blocked[g.filename])
+                        found[(origin[c.sort_key()], sel)] = Verdict(V.UNSUPPORTED, blocked[g.filename])
         for o in runner.run([g for g in groups if g.filename not in blocked]):
-            results[(origin[o.case.sort_key()], o.selector)][i] = o.verdict
+            found[(origin[o.case.sort_key()], o.selector)] = o.verdict
     records = [b.record() for b in columns]
-    cells = [cell(*first[key], verdicts, records) for key, verdicts in results.items()]
+    cells = [cell(case, sel, [column[key] for column in results], records) for key, (case, sel) in first.items()]
     return sorted(cells, key=report.cell_order)
 
 
@@ -163,9 +167,9 @@ def _unknown_pipelines(runner: Runner, groups: list[cases.Group]) -> dict[str, s
     return out
 
 
-def cell(case: Case, selector: str, verdicts: list[Verdict], build_records: list[dict]) -> dict:
+def cell(case: Case, selector: Selector, verdicts: list[Verdict], build_records: list[dict]) -> dict:
     c = case
-    out = {
+    out: dict[str, Any] = {
         "function": c.function,
         "intrinsic": c.intrinsic.name,
         "cpu": c.cpu,
@@ -176,15 +180,15 @@ def cell(case: Case, selector: str, verdicts: list[Verdict], build_records: list
         "fmt_b": formats.short(c.fmt_b),
         "width_a": c.width_a,
         "width_b": c.width_b,
-        "required_a": c.required("a"),
-        "required_b": c.required("b"),
+        "required_a": c.required(Side.A),
+        "required_b": c.required(Side.B),
         "selector": selector,
     }
     if c.args:
         out["args"] = {str(i): v for i, v in c.args}
     if c.narrowing:
         out["narrowing"] = c.narrowing
-    for side in ("a", "b"):
+    for side in Side:
         if c.elem(side) != "i32":
             out["elem_" + side] = c.elem(side)
     out["verdicts"] = [v.verdict for v in verdicts]

@@ -7,10 +7,12 @@ prints the offending call, so that name is how a diagnostic is attributed back t
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from harness import catalog
 from harness.cases import Case
+from harness.catalog import Intrinsic, Role, Side
 
 _VECTOR = re.compile(r"<(\d+) x (\w+)>")
 _SCALAR_SUFFIX = {"float": "f32", "half": "f16", "double": "f64"}
@@ -24,12 +26,12 @@ def mangle(ir_type: str) -> str:
     return f"v{m.group(1)}{_SCALAR_SUFFIX.get(m.group(2), m.group(2))}"
 
 
-def source_type(case: Case, side: str) -> str:
+def source_type(case: Case, side: Side) -> str:
     """Type of the source as the function receives it (the container)."""
     return f"<{case.width(side)} x {case.elem(side)}>"
 
 
-def call_type(case: Case, side: str) -> str:
+def call_type(case: Case, side: Side) -> str:
     """Type of the source as the call receives it (after any IR narrowing)."""
     return f"<{case.call_width(side)} x {case.elem(side)}>"
 
@@ -37,7 +39,7 @@ def call_type(case: Case, side: str) -> str:
 def callee(case: Case) -> tuple[str, str]:
     """(mangled intrinsic name, declaration parameter list) for a case."""
     intr = case.intrinsic
-    types = {catalog.RESULT: intr.result, catalog.SRC_A: call_type(case, "a"), catalog.SRC_B: call_type(case, "b")}
+    types = {catalog.RESULT: intr.result, catalog.SRC_A: call_type(case, Side.A), catalog.SRC_B: call_type(case, Side.B)}
     name = intr.symbol + "".join("." + mangle(types[role]) for role in intr.overload)
     params = ", ".join(operand(case, i)[0] for i in range(len(intr.operands)))
     return name, params
@@ -46,13 +48,13 @@ def callee(case: Case) -> tuple[str, str]:
 def operand(case: Case, index: int) -> tuple[str, str]:
     """(type, value text) of call operand `index`."""
     role = case.intrinsic.operands[index]
-    if role in (catalog.SRC_A, catalog.SRC_B):
-        side = role[-1]
+    if role in catalog.SOURCE_ROLES:
+        side = Role(role).side
         narrowed = case.call_width(side) != case.width(side)
         return call_type(case, side), f"%{side}.narrow" if narrowed else f"%{side}"
     if role == catalog.ACC:
         return case.intrinsic.result, "%c"
-    ty, value = ("i32", str(case.fmt(role[-1]))) if role in (catalog.FMT_A, catalog.FMT_B) else catalog.literal(role)
+    ty, value = ("i32", str(case.fmt(Role(role).side))) if role in catalog.FORMAT_ROLES else catalog.literal(role)
     return ty, dict(case.args).get(index, value)
 
 
@@ -65,7 +67,7 @@ def call_text(case: Case) -> str:
 def narrowing_lines(case: Case) -> list[str]:
     """IR that narrows each over-wide source to the exact width, in the case's representation."""
     lines = []
-    for side in ("a", "b"):
+    for side in Side:
         wide, narrow = source_type(case, side), call_type(case, side)
         if wide == narrow:
             continue
@@ -81,9 +83,9 @@ def narrowing_lines(case: Case) -> list[str]:
     return lines
 
 
-def function_lines(case: Case, checks: list[str] = ()) -> list[str]:
+def function_lines(case: Case, checks: Sequence[str] = ()) -> list[str]:
     intr, fn = case.intrinsic, case.function
-    params = [f"{source_type(case, 'a')} %a", f"{source_type(case, 'b')} %b", f"{intr.result} %c", "ptr addrspace(1) %out"]
+    params = [f"{source_type(case, Side.A)} %a", f"{source_type(case, Side.B)} %b", f"{intr.result} %c", "ptr addrspace(1) %out"]
     params += [f"{operand(case, i)[0]} {v}" for i, v in case.args if v.startswith("%")]
     return [
         f"define {intr.calling_convention} void @{fn}({', '.join(params)}) {{",
@@ -102,7 +104,7 @@ def declarations(cases: list[Case]) -> list[str]:
         name, params = callee(case)
         seen.setdefault(name, f"declare {case.intrinsic.result} @{name}({params})")
         if case.narrowing == "vector.extract":
-            for side in ("a", "b"):
+            for side in Side:
                 wide, narrow = source_type(case, side), call_type(case, side)
                 if wide != narrow:
                     ext = f"llvm.vector.extract.{mangle(narrow)}.{mangle(wide)}"
@@ -110,7 +112,7 @@ def declarations(cases: list[Case]) -> list[str]:
     return list(seen.values())
 
 
-def probe_declarations(intrinsics) -> dict[str, str]:
+def probe_declarations(intrinsics: Iterable[Intrinsic]) -> dict[str, str]:
     """Intrinsic name -> the declaration of its exact-width overload, to ask a build about it."""
     out = {}
     for intr in intrinsics:
@@ -128,7 +130,7 @@ class Module:
     line_owner: dict[int, str]
 
 
-def module(cases: list[Case], header: list[str] = (), checks: dict[str, list[str]] | None = None) -> Module:
+def module(cases: list[Case], header: Sequence[str] = (), checks: dict[str, list[str]] | None = None) -> Module:
     lines = list(header)
     owner: dict[int, str] = {}
     for case in cases:

@@ -19,16 +19,17 @@ import json
 from pathlib import Path
 
 from harness import files, report
+from harness import verdicts as V
 
 # verdict -> (letter on the square, colour, what it means)
 STYLE = {
-    "pass": ("P", "#2e9d4a", "llc's text reassembles with llvm-mc"),
-    "mc-reject": ("M", "#d62728", "llc succeeded, llvm-mc rejects its text (the over-wide tuple bug)"),
-    "cannot-select": ("S", "#ff7f0e", "llc's selector gave up"),
-    "verifier-reject": ("V", "#5b7fa6", "the IR verifier rejects the call"),
-    "crash": ("C", "#8e44ad", "a tool died for another reason"),
-    "timeout": ("T", "#b5a300", "a tool ran past --timeout"),
-    "unsupported": ("U", "#c8c8c8", "the build lacks the target, CPU or intrinsic"),
+    V.PASS: ("P", "#2e9d4a", "llc's text reassembles with llvm-mc"),
+    V.MC_REJECT: ("M", "#d62728", "llc succeeded, llvm-mc rejects its text (the over-wide tuple bug)"),
+    V.CANNOT_SELECT: ("S", "#ff7f0e", "llc's selector gave up"),
+    V.VERIFIER_REJECT: ("V", "#5b7fa6", "the IR verifier rejects the call"),
+    V.CRASH: ("C", "#8e44ad", "a tool died for another reason"),
+    V.TIMEOUT: ("T", "#b5a300", "a tool ran past --timeout"),
+    V.UNSUPPORTED: ("U", "#c8c8c8", "the build lacks the target, CPU or intrinsic"),
 }
 OTHER = ("?", "#444444", "a verdict this page does not know")
 
@@ -76,7 +77,7 @@ def _legend(builds: int) -> str:
         f'<li><span class="sw v-{v}">{l}</span><b>{html.escape(v)}</b> {html.escape(d)}</li>' for v, (l, _, d) in STYLE.items()
     )
     if builds > 1:
-        stripes = f"linear-gradient(90deg,{STYLE['mc-reject'][1]} 50%,{STYLE['pass'][1]} 50%)"
+        stripes = f"linear-gradient(90deg,{STYLE[V.MC_REJECT][1]} 50%,{STYLE[V.PASS][1]} 50%)"
         items += (
             f'<li><span class="sw same v-pass">P</span><span class="sw changed" style="background:{stripes}">'
             "</span><b>diff view</b> faded: the same verdict on every build; striped: the builds disagree "

@@ -27,8 +27,10 @@ def load(cases_dir: Path) -> dict[str, list[tuple[str, str]]]:
         _no_duplicate_versions(yaml.compose(text), path)
         data = yaml.safe_load(text) or {}
     except yaml.MarkedYAMLError as exc:
-        mark = exc.problem_mark
-        raise InputError(f"invalid YAML: {exc.problem}", str(path), mark.line + 1, mark.column + 1) from None
+        # Some errors carry only a context mark, or none (as harness.spec reads them).
+        mark = exc.problem_mark or exc.context_mark
+        line, col = (mark.line + 1, mark.column + 1) if mark else (None, None)
+        raise InputError(f"invalid YAML: {exc.problem or exc.context}", str(path), line, col) from None
     except (yaml.YAMLError, ValueError, RecursionError) as exc:
         raise InputError(f"invalid YAML: {exc}", str(path)) from None
     if not isinstance(data, dict):

@@ -9,25 +9,27 @@ from __future__ import annotations
 import dataclasses
 
 from harness import catalog, commands
-from harness.cases import Case, Group
+from harness.cases import Case, FileClass, Group
+from harness.catalog import Role, Side
+from harness.commands import Selector
 from harness.emit import callee, module, operand
 
-SELECTOR_PREFIX = {"sdag": "SDAG", "gisel": "GISEL"}
+SELECTOR_PREFIX = {Selector.SDAG: "SDAG", Selector.GISEL: "GISEL"}
 UNDERWIDE_MESSAGE = "invalid vector type for format"
 NONCONST_MESSAGE = "immarg operand has non-immediate parameter"
 
 
-def llc_command(where, selector: str, obj: bool = False) -> commands.Command:
+def llc_command(where: Case | Group, selector: Selector, obj: bool = False) -> commands.Command:
     """`where` is a Case or a Group: anything with intrinsic, cpu and opt."""
     return commands.llc(where.intrinsic.triple, where.cpu, where.opt, selector, obj)
 
 
-def mc_command(where, text_file: str = "-") -> commands.Command:
+def mc_command(where: Case | Group, text_file: str = "-") -> commands.Command:
     """The assembler that closes llc's text for the intrinsic's target, reading `text_file`."""
     return where.intrinsic.target.assembler(where.cpu, text_file)
 
 
-def opt_command(where, pipeline: str, disable_verify: bool = False) -> commands.Command:
+def opt_command(where: Case | Group, pipeline: str, disable_verify: bool = False) -> commands.Command:
     return commands.opt(where.intrinsic.triple, where.cpu, pipeline, disable_verify)
 
 
@@ -40,7 +42,7 @@ def asm_checks(case: Case) -> list[str]:
     The operand pattern admits ':' only inside register ranges (`v[8:15]`), so a stray or
     missing modifier fails the match; register numbers are never checked.
     """
-    mods = [case.intrinsic.source(s).printed(case.fmt(s)) for s in ("a", "b")]
+    mods = [case.intrinsic.source(s).printed(case.fmt(s)) for s in Side]
     tail = "".join(" " + m for m in mods if m)
     return [
         f"; CHECK-LABEL: {{{{^}}}}{case.function}:",
@@ -58,7 +60,7 @@ def object_checks(case: Case) -> list[str]:
     """The disassembled object: A and B tuples exactly as wide as their formats read."""
     # A numeric variable cannot be used in the directive that defines it, so each tuple's end
     # is checked in the next CHECK-SAME.
-    last_a, last_b = case.required("a") - 1, case.required("b") - 1
+    last_a, last_b = case.required(Side.A) - 1, case.required(Side.B) - 1
     return [
         f"; OBJ-LABEL: <{case.function}>:",
         f"; OBJ: {_mnemonic_pattern(case)} {{{{[av]\\[[0-9]+:[0-9]+\\]}}}}, v{{{{\\[}}}}[[#A:]]:",
@@ -75,16 +77,17 @@ def verifier_checks(case: Case) -> list[str]:
     """
     rule, intr = case.rejection, case.intrinsic
     call = f"; CHECK-NEXT: {{{{^  }}}}%r.{case.function} = call {{{{.*}}}}"
-    if rule == "nonconst":  # printed before the call
-        value = " ".join(operand(case, case.nonconst_operand))
+    nonconst = case.nonconst_operand  # set exactly when the rule is nonconst
+    if nonconst is not None:  # printed before the call
+        value = " ".join(operand(case, nonconst))
         return [f"; CHECK: {NONCONST_MESSAGE}", f"; CHECK-NEXT: {{{{^}}}}{value}{{{{$}}}}", call]
-    side = next(s for s in ("a", "b") if case.side_class(s) == rule)
+    side = next(s for s in Side if case.side_class(s) == rule)
     src = intr.source(side)
-    fmt_operand = " ".join(operand(case, intr.arg_index("fmt_" + side))) if intr.runtime_formats else ""
-    source_operand = " ".join(operand(case, intr.arg_index("src_" + side)))
+    fmt_operand = " ".join(operand(case, intr.arg_index(side.fmt))) if intr.runtime_formats else ""
+    source_operand = " ".join(operand(case, intr.arg_index(side.src)))
     if rule == "badformat":
         return [f"; CHECK: {src.range_message}", call, f"; CHECK-NEXT: {{{{^}}}}{fmt_operand}{{{{$}}}}"]
-    message = src.shape_message(intr.arg_index("src_" + side)) if rule == "illegal" else UNDERWIDE_MESSAGE
+    message = src.shape_message(intr.arg_index(side.src)) if rule == "illegal" else UNDERWIDE_MESSAGE
     lines = [f"; CHECK: {message}", call, f"; CHECK-NEXT: {{{{^}}}}{source_operand}{{{{$}}}}"]
     if case.check == "diagnostic":
         lines.append(f"; CHECK-NEXT: {{{{^}}}}{fmt_operand}{{{{$}}}}")
@@ -97,8 +100,8 @@ def ir_checks(case: Case, malformed: bool) -> list[str]:
     exact overload, and exact sides — and malformed calls — are left alone."""
     intr = case.intrinsic
     lines = [f"; IR-LABEL: define {intr.calling_convention} void @{case.function}("]
-    narrowed = {}
-    for side in ("a", "b"):
+    narrowed: dict[Side, str] = {}
+    for side in Side:
         wide, need = case.width(side), case.required(side)
         if malformed or case.side_class(side) != "overwide":
             continue
@@ -109,21 +112,21 @@ def ir_checks(case: Case, malformed: bool) -> list[str]:
             f"; IR-DAG: [[{var}:%[^ ]+]] = shufflevector {ty} %{side}, {ty} {{{{poison|undef}}}}, <{need} x i32> <{mask}>"
         )
         narrowed[side] = var
-    for side in ("a", "b"):
+    for side in Side:
         if side not in narrowed:
             lines.append(f"; IR-NOT: shufflevector {{{{.*}}}} %{side},")
     exact = dataclasses.replace(
         case,
-        width_a=case.required("a") if "a" in narrowed else case.call_width("a"),
-        width_b=case.required("b") if "b" in narrowed else case.call_width("b"),
+        width_a=case.required(Side.A) if Side.A in narrowed else case.call_width(Side.A),
+        width_b=case.required(Side.B) if Side.B in narrowed else case.call_width(Side.B),
         narrowing="",
     )
     name, _ = callee(exact)
     args = []
     for i, role in enumerate(intr.operands):
         ty, value = operand(exact, i)
-        if role in (catalog.SRC_A, catalog.SRC_B) and role[-1] in narrowed:
-            value = f"[[{narrowed[role[-1]]}]]"
+        if role in catalog.SOURCE_ROLES and Role(role).side in narrowed:
+            value = f"[[{narrowed[Role(role).side]}]]"
         args.append(f"{ty} {value}")
     lines.append(f"; IR: %r.{case.function} = call {intr.result} @{name}({', '.join(args)})")
     return lines
@@ -151,7 +154,7 @@ def _header(group: Group) -> list[str]:
 def _extra_requirements(group: Group) -> str:
     # Tuple widths in object files are checked with FileCheck's numeric expressions, which
     # only LLVM's own FileCheck has.
-    return ", llvm-filecheck" if group.file_class == "object" else ""
+    return ", llvm-filecheck" if group.file_class == FileClass.OBJECT else ""
 
 
 def _run(*pipeline: commands.Command) -> str:
@@ -219,10 +222,10 @@ def lit_file(group: Group) -> str:
         # Each diagnostic is checked inside the function it is about; the verifier reports
         # calls in module order, which is the order of these checks.
         checks = {c.function: verifier_checks(c) for c in group.cases}
-    elif cls in ("ir", "ir-malformed"):
-        header.extend(_ir_runs(group, cls == "ir-malformed"))
-        checks = {c.function: ir_checks(c, cls == "ir-malformed") for c in group.cases}
-    elif cls == "object":
+    elif cls in (FileClass.IR, FileClass.IR_MALFORMED):
+        header.extend(_ir_runs(group, cls == FileClass.IR_MALFORMED))
+        checks = {c.function: ir_checks(c, cls == FileClass.IR_MALFORMED) for c in group.cases}
+    elif cls == FileClass.OBJECT:
         header.extend(_object_runs(group))
         checks = {c.function: object_checks(c) for c in group.cases}
     else:

@@ -12,7 +12,8 @@ from pathlib import Path
 
 from harness import catalog, commands, formats
 from harness.cases import CHECKS, NARROWINGS, OPT_LEVELS, POLICIES, SELECTORS, Case, Planned, widths_for
-from harness.catalog import Intrinsic
+from harness.catalog import Intrinsic, Role, Side
+from harness.commands import Selector
 from harness.errors import InputError
 from harness.spec import Block, Value, load_spec
 
@@ -31,7 +32,7 @@ def _check_width(v: Value) -> object:
     return v.value
 
 
-def _formats(values: list[Value] | None, source: catalog.Source, side: str, name: str) -> list[int]:
+def _formats(values: list[Value] | None, source: catalog.Source, side: Side, name: str) -> list[int]:
     if values is None or (len(values) == 1 and values[0].value == "all"):
         return list(source.formats)
     out = []
@@ -47,7 +48,7 @@ def _formats(values: list[Value] | None, source: catalog.Source, side: str, name
     return out
 
 
-def _matches(rule: dict[str, list[Value]], case: Case, selector: str) -> bool:
+def _matches(rule: dict[str, list[Value]], case: Case, selector: Selector) -> bool:
     """True when every dimension named by an exclude rule matches the case."""
     for key, values in rule.items():
         if not any(_dim_matches(key, v.value, case, selector) for v in values):
@@ -55,13 +56,13 @@ def _matches(rule: dict[str, list[Value]], case: Case, selector: str) -> bool:
     return True
 
 
-def _dim_matches(key: str, value: object, case: Case, selector: str) -> bool:
+def _dim_matches(key: str, value: object, case: Case, selector: Selector) -> bool:
     if key == "intrinsic":
         return catalog.lookup(str(value)) is case.intrinsic
     if key in ("fmt_a", "fmt_b"):
-        return value == "all" or formats.parse(value) == case.fmt(key[-1])
+        return value == "all" or formats.parse(value) == case.fmt(Side(key[-1]))
     if key in ("width_a", "width_b"):
-        side = key[-1]
+        side = Side(key[-1])
         if isinstance(value, int):
             return case.width(side) == value
         return case.width(side) in widths_for(value, case.intrinsic.source(side), case.fmt(side))
@@ -147,16 +148,16 @@ def _resolve_args(intrinsic: Intrinsic, pairs: list[tuple[Value, Value]]) -> tup
     for key, value in pairs:
         if isinstance(key.value, int) and not isinstance(key.value, bool):
             index = key.value
-        elif key.value in intrinsic.operands:
+        elif isinstance(key.value, str) and key.value in intrinsic.operands:
             index = intrinsic.arg_index(key.value)
         else:
             raise key.error(f"args: {intrinsic.name} has no operand {key.value!r} (use an index or fmt_a/fmt_b)")
         if not 0 <= index < len(intrinsic.operands):
             raise key.error(f"args: {intrinsic.name} has operands 0..{len(intrinsic.operands) - 1}")
         role = intrinsic.operands[index]
-        if role in (catalog.SRC_A, catalog.SRC_B, catalog.ACC):
+        if role in (*catalog.SOURCE_ROLES, catalog.ACC):
             raise key.error(f"args: operand {index} of {intrinsic.name} is a source, not a constant")
-        boolean = role not in (catalog.FMT_A, catalog.FMT_B) and catalog.literal(role)[0] == "i1"
+        boolean = role not in catalog.FORMAT_ROLES and catalog.literal(role)[0] == "i1"
         v = value.value
         if isinstance(v, bool):
             text = "true" if v else "false"
@@ -169,11 +170,12 @@ def _resolve_args(intrinsic: Intrinsic, pairs: list[tuple[Value, Value]]) -> tup
         if index in out:
             raise key.error(f"args: operand {index} of {intrinsic.name} is given twice")
         if re.fullmatch(r"-?\d+", text):
-            ty = "i32" if role in (catalog.FMT_A, catalog.FMT_B) else catalog.literal(role)[0]
+            ty = "i32" if role in catalog.FORMAT_ROLES else catalog.literal(role)[0]
             bits = int(ty[1:]) if re.fullmatch(r"i\d+", ty) else 64
             if not -(2 ** (bits - 1)) <= int(text) < 2**bits:
                 raise value.error(f"args: operand {index} of {intrinsic.name} is {ty}; {text} does not fit")
-        if role in (catalog.FMT_A, catalog.FMT_B) and text.lstrip("-").isdigit() and int(text) in intrinsic.source(role[-1]).regs:
+        fmt_side = Role(role).side if role in catalog.FORMAT_ROLES else None
+        if fmt_side and text.lstrip("-").isdigit() and int(text) in intrinsic.source(fmt_side).regs:
             raise value.error(
                 f"args: choose a valid format with {role}; args may only put a format operand out of range or make it a %name"
             )
@@ -192,12 +194,12 @@ def resolve_arg_flags(intrinsic: Intrinsic, flags: list[str]) -> tuple[tuple[int
     return _resolve_args(intrinsic, pairs)
 
 
-def expand_block(block: Block, limit: int = MAX_CASES) -> list[tuple[Case, str]]:
+def expand_block(block: Block, limit: int = MAX_CASES) -> list[tuple[Case, Selector]]:
     """Every (case, selector) a block asks for, after excludes; past `limit`, an error that
     gives the count (counted without building the cases)."""
     for rule in block.excludes:
         _validate_rule(rule)
-    selectors = _choices(block, "selector", list(SELECTORS), _one_of(SELECTORS))
+    selectors = [Selector(s) for s in _choices(block, "selector", list(SELECTORS), _one_of(SELECTORS))]
     opts = _choices(block, "opt", [0], _one_of(OPT_LEVELS))
     pipelines = _choices(block, "pipeline", ["none"], _pipeline)
     checks = _choices(block, "check", ["codegen"], _one_of(CHECKS))
@@ -214,7 +216,7 @@ def expand_block(block: Block, limit: int = MAX_CASES) -> list[tuple[Case, str]]
             f"split it or raise --max-cases (default {MAX_CASES:,})"
         )
 
-    out: list[tuple[Case, str]] = []
+    out: list[tuple[Case, Selector]] = []
     for iv in block.dims["intrinsic"]:
         try:
             intrinsic = catalog.lookup(str(iv.value))
@@ -225,8 +227,8 @@ def expand_block(block: Block, limit: int = MAX_CASES) -> list[tuple[Case, str]]
             if v.value not in intrinsic.cpus:
                 raise v.error(f"{intrinsic.name} runs on {', '.join(intrinsic.cpus)}, not {v.value!r}")
             cpus.append(v.value)
-        fmts_a = _formats(block.dims.get("fmt_a"), intrinsic.a, "a", intrinsic.name)
-        fmts_b = _formats(block.dims.get("fmt_b"), intrinsic.b, "b", intrinsic.name)
+        fmts_a = _formats(block.dims.get("fmt_a"), intrinsic.a, Side.A, intrinsic.name)
+        fmts_b = _formats(block.dims.get("fmt_b"), intrinsic.b, Side.B, intrinsic.name)
         arg_sets = [_resolve_args(intrinsic, alt) for alt in block.args] or [()]
         shared = itertools.product(cpus, opts, pipelines, checks, elems_a, elems_b, narrowings, arg_sets)
         for (cpu, opt, pipe, check, ea, eb, narrow, args), fa, fb in itertools.product(shared, fmts_a, fmts_b):
@@ -255,8 +257,8 @@ def _block_size(block: Block, *dims: list) -> int:
         size *= len(values)
     size *= max(1, len(block.dims.get("cpu", [])))
     for key in ("fmt_a", "fmt_b"):  # absent or `all`: every format, at most 5
-        values = block.dims.get(key)
-        size *= 5 if not values or values[0].value == "all" else len(values)
+        fmts = block.dims.get(key)
+        size *= 5 if not fmts or fmts[0].value == "all" else len(fmts)
     for key in ("width_a", "width_b"):
         size *= max(1, len(block.dims.get(key, []))) * 3  # a policy names at most 3 legal widths
     return size
@@ -293,9 +295,10 @@ def plan(spec_paths: list[Path], max_cases: int = MAX_CASES) -> list[Planned]:
     """Expand every spec; a case asked for twice runs once under the union of its selectors.
     More than `max_cases` (case, selector) pairs stop with the count, before anything is built."""
     # Key: the case, plus its selector when its block splits selectors into their own files.
-    selectors: dict[tuple[Case, str], dict[str, None]] = {}
-    origins: dict[tuple[Case, str], dict[str, None]] = {}
-    snapshots: set[tuple[Case, str]] = set()
+    # (the selector is "" when the block does not split selectors)
+    selectors: dict[tuple[Case, Selector | str], dict[Selector, None]] = {}
+    origins: dict[tuple[Case, Selector | str], dict[str, None]] = {}
+    snapshots: set[tuple[Case, Selector | str]] = set()
     total = 0
     for path in spec_paths:
         for block in load_spec(path):

@@ -1,10 +1,11 @@
 """`harness report FILE.json...`: merge the --json outputs of sharded `harness run` and `harness
 matrix` commands into one table, one document or one HTML page.
 
-Inputs are refused (one line, exit status 2) when they are not such outputs, mix the two kinds,
-come from different builds (LLVM version and bin directory; for matrices the same columns),
-select different cases, or share a cell. The merged cells are in the canonical order
-(`report.cell_order`), so merging every shard gives what the unsharded command gives.
+Inputs are refused (one line, exit status 2) when they are not such outputs (a verdict this
+harness does not know included), mix the two kinds, come from different builds (LLVM version and
+bin directory; for matrices the same columns), select different cases, or share a cell. The
+merged cells are in the canonical order (`report.cell_order`), so merging every shard gives what
+the unsharded command gives.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from pathlib import Path
 
 from harness import compare, html_report, report
 from harness.errors import InputError
+from harness.verdicts import VerdictCode
 
 DESCRIPTION = """\
 Merge the --json outputs of `harness run --shard K/N` (or of `harness matrix --shard K/N`) into
@@ -96,7 +98,22 @@ def load_document(path) -> tuple[str, dict]:
             r["differs"] = len(set(r["verdicts"])) > 1 if "verdicts" not in bad else False
         if bad:
             raise InputError(f"record {i + 1} ({r.get('function')}): bad {', '.join(bad)}", str(path))
+        if width is None:
+            r["verdict"] = _verdict(r["verdict"], i, r, path)
+        else:
+            r["verdicts"] = [_verdict(v, i, r, path) for v in r["verdicts"]]
     return kind, doc
+
+
+def _verdict(text: str, i: int, record: dict, path) -> VerdictCode:
+    """A record's verdict as the enum; a verdict this harness does not know is bad input."""
+    try:
+        return VerdictCode(text)
+    except ValueError:
+        known = ", ".join(VerdictCode)
+        raise InputError(
+            f"record {i + 1} ({record.get('function')}): unknown verdict {text!r} (known: {known})", str(path)
+        ) from None
 
 
 def merge(inputs: list[tuple[str, str, dict]]) -> tuple[str, dict]:
@@ -132,13 +149,14 @@ def merge(inputs: list[tuple[str, str, dict]]) -> tuple[str, dict]:
             owner[key] = path
             records.append(r)
     records.sort(key=report.cell_order)
-    shards = {d.get("shard") for _, _, d in inputs}
+    shards = [d.get("shard") for _, _, d in inputs]  # a list: JSON may put anything there
+    named = {s for s in shards if isinstance(s, str)}
     if all(isinstance(s, str) for s in shards):
-        totals = {s.split("/")[-1] for s in shards}
+        totals = {s.split("/")[-1] for s in named}
         if len(totals) == 1:
             n = int(next(iter(totals))) if next(iter(totals)).isdigit() else 0
             n = n if n <= 100_000 else 0  # a shard count nobody runs: no listing
-            missing = [f"{k}/{n}" for k in range(1, n + 1) if f"{k}/{n}" not in shards]
+            missing = [f"{k}/{n}" for k in range(1, n + 1) if f"{k}/{n}" not in named]
             if missing:
                 print(f"harness: note: shard(s) {', '.join(missing)} not among the inputs", file=sys.stderr)
     if kind == "matrix":

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from harness import formats
-from harness.cases import CLASSES, SELECTORS
+from harness.cases import CLASSES, SELECTORS, FileClass
+from harness.catalog import Side
 from harness.runner import Outcome
-from harness.verdicts import ALL
+from harness.verdicts import ALL, VerdictCode
 
 
 def case_record(outcome: Outcome, with_tools: bool = False) -> dict:
@@ -18,8 +19,8 @@ def case_record(outcome: Outcome, with_tools: bool = False) -> dict:
         "fmt_b": formats.short(c.fmt_b),
         "width_a": c.width_a,
         "width_b": c.width_b,
-        "required_a": c.required("a"),
-        "required_b": c.required("b"),
+        "required_a": c.required(Side.A),
+        "required_b": c.required(Side.B),
         "opt": c.opt,
         "pipeline": c.pipeline,
         "selector": outcome.selector,
@@ -44,8 +45,8 @@ def _row_key(o: Outcome, by: str) -> str:
     return o.case.intrinsic.name
 
 
-def counts(outcomes: list[Outcome], by: str = "intrinsic") -> dict[tuple[str, str], dict[str, int]]:
-    table: dict[tuple[str, str], dict[str, int]] = {}
+def counts(outcomes: list[Outcome], by: str = "intrinsic") -> dict[tuple[str, str], dict[VerdictCode, int]]:
+    table: dict[tuple[str, str], dict[VerdictCode, int]] = {}
     for o in outcomes:
         row = table.setdefault((_row_key(o, by), o.selector), dict.fromkeys(ALL, 0))
         row[o.verdict.verdict] += 1
@@ -80,8 +81,8 @@ def metrics_table(pairs: list[tuple[Outcome, Outcome]], names: list[str]) -> str
         rows.append([a.case.function, a.selector, a.verdict.verdict, b.verdict.verdict, *map(cell, METRICS)])
         s = summary.setdefault(a.case.intrinsic.name, [0, 0, 0, [], []])
         s[0] += 1
-        s[1] += a.verdict.verdict == "pass"
-        s[2] += b.verdict.verdict == "pass"
+        s[1] += a.verdict.verdict == VerdictCode.PASS
+        s[2] += b.verdict.verdict == VerdictCode.PASS
         if ma.get("vgpr") is not None and mb.get("vgpr") is not None:
             s[3].append(ma["vgpr"])
             s[4].append(mb["vgpr"])
@@ -127,14 +128,14 @@ def cell_key(r: dict) -> tuple:
 
 def records_table(records: list[dict], by: str = "intrinsic") -> str:
     """`table`, from JSON case records (what `harness run --json` printed) instead of outcomes."""
-    rows: dict[tuple[str, str], dict[str, int]] = {}
+    rows: dict[tuple[str, str], dict[VerdictCode, int]] = {}
     for r in records:
         name = r["intrinsic"]
         if by == "class":
             pipeline = "" if r["pipeline"] == "none" else f" ({r['pipeline']})"
             name = f"{r['class']}{pipeline} -O{r['opt']}"
         row = rows.setdefault((name, r["selector"]), dict.fromkeys(ALL, 0))
-        row[r["verdict"]] = row.get(r["verdict"], 0) + 1
+        row[VerdictCode(r["verdict"])] += 1  # known: harness.merge refuses any other verdict
     used = [v for v in dict.fromkeys(k for r in rows.values() for k in r) if any(r.get(v) for r in rows.values())]
     totals = {v: sum(r.get(v, 0) for r in rows.values()) for v in used}
     header = [by, "selector", *used, "total"]
@@ -146,12 +147,12 @@ def records_table(records: list[dict], by: str = "intrinsic") -> str:
     return "\n".join([fmt(header), rule, *map(fmt, body[:-1]), rule, fmt(body[-1])])
 
 
-def matrix_counts(cells: list[dict], n: int) -> list[dict[str, int]]:
+def matrix_counts(cells: list[dict], n: int) -> list[dict[VerdictCode, int]]:
     """Verdict -> number of cells, per build (every known verdict, zeros included)."""
     out = [dict.fromkeys(ALL, 0) for _ in range(n)]
     for c in cells:
         for i, v in enumerate(c["verdicts"]):
-            out[i][v] = out[i].get(v, 0) + 1
+            out[i][VerdictCode(v)] += 1  # known: harness.merge refuses any other verdict
     return out
 
 
@@ -160,7 +161,9 @@ def label(c: dict) -> str:
     extra = [f"-O{c['opt']}"] if c.get("opt") else []
     if c.get("pipeline", "none") != "none":
         extra.append(c["pipeline"])
-    if c.get("class") in ("ir", "ir-malformed", "object") or str(c.get("class", "")).startswith("diagnostic"):
+    if c.get("class") in (FileClass.IR, FileClass.IR_MALFORMED, FileClass.OBJECT) or str(c.get("class", "")).startswith(
+        "diagnostic"
+    ):
         extra.append(c["class"])
     return c["function"] + (f" [{' '.join(extra)}]" if extra else "")
 

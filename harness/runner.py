@@ -19,6 +19,8 @@ from dataclasses import dataclass
 from harness import emit, litgen
 from harness import verdicts as V
 from harness.cases import Case, Group
+from harness.catalog import Side
+from harness.commands import Selector
 from harness.errors import InputError
 from harness.toolchain import Toolchain, ToolRun
 from harness.verdicts import Verdict
@@ -27,7 +29,7 @@ from harness.verdicts import Verdict
 @dataclass(frozen=True)
 class Outcome:
     case: Case
-    selector: str
+    selector: Selector
     verdict: Verdict
 
 
@@ -66,7 +68,7 @@ class Runner:
         return out
 
     # ---- code generation --------------------------------------------------------------------
-    def compile(self, cases: list[Case], selector: str) -> dict[str, Verdict]:
+    def compile(self, cases: list[Case], selector: Selector) -> dict[str, Verdict]:
         """Verdict per function: [opt pipeline] -> llc (this selector) -> llvm-mc on its text."""
         if not cases:
             return {}
@@ -125,19 +127,19 @@ class Runner:
             out[c.function] = verdict
         return out
 
-    def _disassemble(self, first: Case, selector: str, text: str) -> list[ToolRun]:
+    def _disassemble(self, first: Case, selector: Selector, text: str) -> list[ToolRun]:
         """llc -filetype=obj, then llvm-objdump -d on the object when llc made one."""
         obj = self.tc.run("llc", list(litgen.llc_command(first, selector, obj=True).args), text, binary=True)
         return [obj, self.tc.run("llvm-objdump", ["-d", "-"], obj.data)] if obj.ok else [obj]
 
-    def _compile_each(self, cases: list[Case], selector: str) -> dict[str, Verdict]:
+    def _compile_each(self, cases: list[Case], selector: Selector) -> dict[str, Verdict]:
         """Compile each case in a module of its own: the fallback when a failure names no case."""
         out: dict[str, Verdict] = {}
         for case in cases:
             out.update(self.compile([case], selector))
         return out
 
-    def _tool_failed(self, cases: list[Case], selector: str, gen: ToolRun, module: emit.Module | None) -> dict[str, Verdict]:
+    def _tool_failed(self, cases: list[Case], selector: Selector, gen: ToolRun, module: emit.Module | None) -> dict[str, Verdict]:
         """opt or llc failed. The IR verifier (run by both on their input) names each call it
         rejects; a parse error names a line of `module`; selection failures and crashes name a
         function. Those cases get their verdict and the rest run again; a failure that names
@@ -183,7 +185,7 @@ class Runner:
 
     # ---- the whole plan ---------------------------------------------------------------------
     def run(self, groups: list[Group]) -> list[Outcome]:
-        decided: dict[tuple[str, str], Verdict] = {}  # (group file:function, selector) -> verdict
+        decided: dict[tuple[str, Selector], Verdict] = {}  # (group file:function, selector) -> verdict
         todo: list[Group] = []
         reasons = self.unsupported(groups)
         for g in groups:
@@ -200,7 +202,9 @@ class Runner:
         done, finished = 0, threading.Condition()
         errors: list[BaseException] = []
 
-        def compile_one(pool, g: Group, selectors: tuple[str, ...], rejected: dict[str, Verdict]) -> None:
+        def compile_one(
+            pool: ThreadPoolExecutor, g: Group, selectors: tuple[Selector, ...], rejected: dict[str, Verdict]
+        ) -> None:
             # The verifier's answer does not depend on the selector: cases it rejected under the
             # first selector are not compiled again under the next one.
             nonlocal done
@@ -244,8 +248,7 @@ class _ModuleFacts:
         self.asm = V.split_functions(asm, names)
         self.symbols = V.symbols(asm)
         self.ir = V.split_functions(ir, names) if ir else None
-        ok = disassembly is not None and disassembly.ok
-        self.objects = V.split_functions(disassembly.stdout, names) if ok else None
+        self.objects = V.split_functions(disassembly.stdout, names) if disassembly is not None and disassembly.ok else None
 
     def of(self, case: Case) -> dict:
         intr, fn = case.intrinsic, case.function
@@ -263,7 +266,7 @@ class _ModuleFacts:
                 else f"not rewritten: this build selects {intr.mnemonic} directly"
             )
         if self.ir is not None:
-            indices = {s: intr.arg_index("src_" + s) for s in ("a", "b")}
+            indices = {s: intr.arg_index(s.src) for s in Side}
             facts["ir"] = V.ir_sources(self.ir.get(fn, []), fn, indices)
         return facts
 
@@ -279,11 +282,11 @@ def diagnostic_facts(case: Case, diagnostic: str) -> dict:
     operands = [" ".join(emit.operand(case, i)) for i in range(len(intr.operands))]
     printed = [{"value": v, "args": [i for i, o in enumerate(operands) if o == v]} for v in parts["values"]]
     facts = {"message": parts["message"], "printed": printed}
-    side = next((s for s in ("a", "b") if case.side_class(s) == case.rejection), "")
+    side = next((s for s in Side if case.side_class(s) == case.rejection), None)
     if side:
-        expected = [intr.arg_index("src_" + side)]
+        expected = [intr.arg_index(side.src)]
         if intr.runtime_formats:
-            expected.append(intr.arg_index("fmt_" + side))
+            expected.append(intr.arg_index(side.fmt))
         facts["expected_args"] = expected
         stray = [p for p in printed if p["args"] and not set(p["args"]) & set(expected)]
         if stray:

@@ -10,15 +10,18 @@ import argparse
 import fnmatch
 import hashlib
 from pathlib import Path
+from typing import Protocol
 
 from harness import cases, catalog, commands, formats, matrix
 from harness.cases import SELECTORS, Case, Planned
+from harness.catalog import Side
+from harness.commands import Selector
 from harness.errors import InputError
 
 DEFAULT_CASES = Path(__file__).resolve().parent.parent / "cases"
 
 
-def add_case_flags(p: argparse.ArgumentParser, selector_default: str | None) -> None:
+def add_case_flags(p: argparse.ArgumentParser, selector_default: Selector | None) -> None:
     """`harness try`'s flags for one case. `selector_default` None: both selectors."""
     p.add_argument(
         "--intrinsic",
@@ -33,7 +36,7 @@ def add_case_flags(p: argparse.ArgumentParser, selector_default: str | None) -> 
     p.add_argument("--width-b", default=None, metavar="N", help="B source width in i32, or exact, max (default exact)")
     p.add_argument(
         "--selector",
-        choices=SELECTORS,
+        choices=[s.value for s in SELECTORS],  # plain text: argparse's messages repr() its choices
         default=selector_default,
         help="instruction selector (default: %s)" % (selector_default or "both"),
     )
@@ -191,7 +194,7 @@ def planned(args, direct_ok: bool = True) -> list[Planned]:
     With `direct_ok`, --intrinsic and a format for each source that needs one (and no --spec or
     --filter), the one case those flags name, as `harness try` builds it. Otherwise the specs'
     cases, narrowed by every flag given; a selection that matches nothing is an input error."""
-    selectors = (args.selector,) if args.selector else SELECTORS
+    selectors = (Selector(args.selector),) if args.selector else SELECTORS
     names = [lookup(n) for n in args.intrinsic or []]
     direct = (
         direct_ok
@@ -223,10 +226,10 @@ def _wanted(p: Planned, args, intrinsics: set[str]) -> bool:
     c = p.case
     if intrinsics and c.intrinsic.name not in intrinsics:
         return False
-    for side, text in (("a", args.fmt_a), ("b", args.fmt_b)):
+    for side, text in ((Side.A, args.fmt_a), (Side.B, args.fmt_b)):
         if text is not None and _format_value(text, f"--fmt-{side}") != c.fmt(side):
             return False
-    for side, text in (("a", args.width_a), ("b", args.width_b)):
+    for side, text in ((Side.A, args.width_a), (Side.B, args.width_b)):
         if text is not None and width(text, c.intrinsic.source(side), c.fmt(side), f"--width-{side}") != c.width(side):
             return False
     if args.opt is not None and c.opt != args.opt:
@@ -244,12 +247,28 @@ def _format_value(text: str, flag: str) -> int:
         raise InputError(f"{flag}: {exc}") from None
 
 
-def shard_of(chosen: list[Planned], k: int, n: int) -> list[Planned]:
-    """The K-th of N shares: each case goes to the share its name's digest picks, so a case
+class Shardable(Protocol):
+    """What decides a case's shard (an AMDGPU Case or an NVPTX MmaCase)."""
+
+    @property
+    def function(self) -> str: ...
+    @property
+    def cpu(self) -> str: ...
+    @property
+    def opt(self) -> int: ...
+    @property
+    def pipeline(self) -> str: ...
+    @property
+    def check(self) -> str: ...
+
+
+def in_shard(case: Shardable, k: int, n: int) -> bool:
+    """Whether `case` is in the K-th of N shares: the share its name's digest picks, so a case
     stays in its shard however the rest of the selection changes, and the N shares cover all."""
+    key = f"{case.function}|{case.cpu}|O{case.opt}|{case.pipeline}|{case.check}"
+    return int.from_bytes(hashlib.sha256(key.encode()).digest()[:8], "big") % n == k - 1
 
-    def share(p: Planned) -> int:
-        key = f"{p.case.function}|{p.case.cpu}|O{p.case.opt}|{p.case.pipeline}|{p.case.check}"
-        return int.from_bytes(hashlib.sha256(key.encode()).digest()[:8], "big") % n
 
-    return [p for p in chosen if share(p) == k - 1]
+def shard_of(chosen: list[Planned], k: int, n: int) -> list[Planned]:
+    """The K-th of N shares of the planned cases (`in_shard`)."""
+    return [p for p in chosen if in_shard(p.case, k, n)]

@@ -11,6 +11,7 @@ skips a file without `matrix`.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -40,12 +41,12 @@ FILE_KEYS = ("description", "matrix", "gemm", "mma")
 
 @dataclass(frozen=True)
 class Value:
-    """A scalar from a spec with its location."""
+    """A scalar from a spec with its location (a command-line value has no line and column)."""
 
     value: object
     path: str
-    line: int
-    col: int
+    line: int | None
+    col: int | None
 
     def error(self, message: str) -> InputError:
         return InputError(message, self.path, self.line, self.col)
@@ -61,7 +62,7 @@ class Block:
     dims: dict[str, list[Value]]
     excludes: list[dict[str, list[Value]]]
     # Alternatives for operand overrides: each a list of (operand, value) pairs.
-    args: list[list[tuple[Value, Value]]] = ()
+    args: Sequence[list[tuple[Value, Value]]] = ()
 
     def error(self, message: str) -> InputError:
         return InputError(message, self.path, self.line, self.col)

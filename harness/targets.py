@@ -21,6 +21,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from harness import commands
+from harness.commands import Selector
 from harness.nvptx.ptx import ptxas_command
 
 
@@ -35,7 +36,7 @@ class Target:
     assembler_tool: str  # the assembler's name (a lit feature when `assembler_optional`)
     assembler_optional: bool  # lit: closing runs under `%if <assembler_tool>` (ptxas may be absent)
     feature: str  # lit feature of the registered target
-    selectors: tuple[str, ...]  # selectors llc has for this target
+    selectors: tuple[Selector, ...]  # selectors llc has for this target
     no_selector_message: str = ""  # llc's message for a selector it lacks
     # IR the generated kernels rely on (calling convention, opaque pointers): a build whose opt
     # cannot read `ir_probe` cannot judge them, and lit's `ir_feature` says whether it can.
@@ -58,7 +59,7 @@ class Target:
             ("ir", self.name), lambda: tc.tool("opt") != "" and tc.run("opt", ["-S", "-o", "/dev/null"], self.ir_probe).ok
         )
 
-    def has_selector(self, selector: str) -> bool:
+    def has_selector(self, selector: Selector) -> bool:
         return selector in self.selectors
 
 
@@ -76,7 +77,7 @@ NVPTX = Target(
     assembler_tool="ptxas",
     assembler_optional=True,
     feature="nvptx-registered-target",
-    selectors=("sdag",),
+    selectors=(Selector.SDAG,),
     # llc -global-isel=1 on NVPTX (LLVM 22): "llc: error: target does not support generation of this file type"
     no_selector_message="target does not support generation of this file type",
     ir_probe="define ptx_kernel void @k(ptr addrspace(1) %p) {\n  ret void\n}\n",
@@ -93,7 +94,7 @@ AMDGPU = Target(
     assembler_tool="llvm-mc",
     assembler_optional=False,
     feature="amdgpu-registered-target",
-    selectors=("sdag", "gisel"),
+    selectors=(Selector.SDAG, Selector.GISEL),
 )
 
 TARGETS = {t.name: t for t in (NVPTX, AMDGPU)}

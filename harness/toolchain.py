@@ -164,24 +164,24 @@ class Toolchain:
         """
         key = ("intrinsics", tuple(sorted(declarations.items())))
 
-        def ask(decls: dict[str, str]) -> dict[str, str] | None:
+        def ask(decls: dict[str, str]) -> tuple[ToolRun, dict[str, str]]:
+            """opt's run over `decls`, and its answer for them (every name gets opt's error
+            when it rejects them: that answer is only right for one declaration alone)."""
             run = self.run("opt", ["-S", "-o", "-"], "\n".join(decls.values()) + "\n")
             if not run.ok:
-                if len(decls) > 1:
-                    return None
                 lines = [l for l in run.stderr.splitlines() if "error:" in l]
                 why = (lines[0] if lines else run.stderr.strip()).split("error:", 1)[-1].strip()
-                return {name: why or "opt rejected the declaration" for name in decls}
+                return run, {name: why or "opt rejected the declaration" for name in decls}
             unknown = set(re.findall(r"; Unknown intrinsic\ndeclare [^@]*@([\w.]+)\(", run.stdout))
-            return {name: ("intrinsic unknown to this build" if _symbol(d) in unknown else "") for name, d in decls.items()}
+            return run, {name: ("intrinsic unknown to this build" if _symbol(d) in unknown else "") for name, d in decls.items()}
 
-        def compute():
-            together = ask(declarations)
-            if together is not None:
+        def compute() -> dict[str, str]:
+            run, together = ask(declarations)
+            if run.ok or len(declarations) <= 1:
                 return together
             out: dict[str, str] = {}
             for name, decl in declarations.items():
-                out.update(ask({name: decl}))
+                out.update(ask({name: decl})[1])
             return out
 
         return self._memo(key, compute)

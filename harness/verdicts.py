@@ -7,21 +7,41 @@ captured from the tools.
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import TYPE_CHECKING
 
-PASS = "pass"
-MC_REJECT = "mc-reject"
-CANNOT_SELECT = "cannot-select"
-VERIFIER_REJECT = "verifier-reject"
-CRASH = "crash"
-TIMEOUT = "timeout"
-UNSUPPORTED = "unsupported"
-ALL = (PASS, MC_REJECT, CANNOT_SELECT, VERIFIER_REJECT, CRASH, TIMEOUT, UNSUPPORTED)
+if TYPE_CHECKING:  # catalog imports (through the targets) what imports this module
+    from harness.catalog import Side
+
+
+class VerdictCode(StrEnum):
+    """The one set of verdicts, in table order; each member is its JSON and text spelling."""
+
+    PASS = "pass"
+    MC_REJECT = "mc-reject"
+    CANNOT_SELECT = "cannot-select"
+    VERIFIER_REJECT = "verifier-reject"
+    CRASH = "crash"
+    TIMEOUT = "timeout"
+    UNSUPPORTED = "unsupported"
+
+
+# The members under their module-level names (`verdicts.PASS`), as the harness spells them.
+PASS = VerdictCode.PASS
+MC_REJECT = VerdictCode.MC_REJECT
+CANNOT_SELECT = VerdictCode.CANNOT_SELECT
+VERIFIER_REJECT = VerdictCode.VERIFIER_REJECT
+CRASH = VerdictCode.CRASH
+TIMEOUT = VerdictCode.TIMEOUT
+UNSUPPORTED = VerdictCode.UNSUPPORTED
+ALL: tuple[VerdictCode, ...] = tuple(VerdictCode)
 
 
 @dataclass
 class Verdict:
-    verdict: str
+    verdict: VerdictCode
     detail: str = ""
     tools: list = field(default_factory=list)  # ToolRun records that justify it
     details: dict = field(default_factory=dict)  # structured facts: metrics, tuples, ir, ...
@@ -126,7 +146,7 @@ _SELECT_FUNCTION = (
 )
 
 
-def llc_failure(stderr: str) -> tuple[str, str | None, str]:
+def llc_failure(stderr: str) -> tuple[VerdictCode, str | None, str]:
     """(verdict, failing function or None, one-line reason) for an llc run that failed."""
     fn = None
     for pattern in _SELECT_FUNCTION:
@@ -218,7 +238,7 @@ def metrics(body: list[str], fn: str, syms: dict[tuple[str, str], int]) -> dict[
     }
 
 
-def ir_sources(body: list[str], fn: str, src_indices: dict[str, int]) -> dict[str, dict]:
+def ir_sources(body: list[str], fn: str, src_indices: Mapping[Side, int]) -> dict[Side, dict]:
     """What the call in `fn` (its IR body lines) receives for each source after a pipeline.
 
     side -> {"width": N, "narrowed_by": "shufflevector"|"vector.extract"|"", "mask": [...]}.

@@ -378,6 +378,12 @@ def documents(matrix, cli, l22, l14, tmp_path_factory) -> dict[str, Path]:
     broken = json.loads(docs["m22"])
     del broken["cells"][3]["selector"]
     docs["broken"] = json.dumps(broken)
+    unknown = json.loads(docs["r22"])
+    unknown["cases"][1]["verdict"] = "exploded"
+    docs["unknown-verdict"] = json.dumps(unknown)
+    unknown = json.loads(docs["m22"])
+    unknown["cells"][2]["verdicts"][0] = "Pass"
+    docs["unknown-cell-verdict"] = json.dumps(unknown)
     docs["list"] = "[]"
     docs["notjson"] = "{"
     paths = {}
@@ -394,6 +400,8 @@ def documents(matrix, cli, l22, l14, tmp_path_factory) -> dict[str, Path]:
         (("m22", "m22"), ("overlapping inputs",)),
         (("m22", "r22"), ("merge one kind",)),
         (("broken",), ("record 4 lacks selector",)),
+        (("unknown-verdict",), ("record 2 (", "unknown verdict 'exploded'", "known: pass, mc-reject")),
+        (("unknown-cell-verdict",), ("record 3 (", "unknown verdict 'Pass'")),
         (("list",), ("not the --json output",)),
         (("notjson",), ("not JSON",)),
         (("missing",), ("cannot read",)),

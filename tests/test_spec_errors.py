@@ -134,3 +134,22 @@ def test_unquoted_yaml_boolean_is_accepted_where_args_advertise_true_false(cli, 
     )
     proc = cli("expand", "--cases", cases_dir)
     assert proc.returncode == 0, proc.stderr
+
+
+def test_a_known_bugs_yaml_error_without_a_mark_is_one_line(tmp_path, monkeypatch):
+    # PyYAML raises some errors with no mark at all (ConstructorError(None, None, message, None)).
+    import yaml
+
+    from harness import known_bugs
+    from harness.errors import InputError
+
+    path = tmp_path / known_bugs.FILENAME
+    path.write_text('"22.1.8": []\n')
+
+    def fail(*_args, **_kwargs):
+        raise yaml.constructor.ConstructorError(None, None, "no constructor for this node", None)
+
+    monkeypatch.setattr(known_bugs.yaml, "compose", fail)
+    with pytest.raises(InputError) as info:
+        known_bugs.load(tmp_path)
+    assert str(info.value) == f"{path}: error: invalid YAML: no constructor for this node"

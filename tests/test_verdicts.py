@@ -153,3 +153,22 @@ def test_llc_failure_that_is_not_a_selection_failure_is_a_crash(llvm, tool):
 def test_llc_failure_with_no_output_is_an_unattributed_crash():
     kind, fn, reason = V.llc_failure("")
     assert kind == V.CRASH and fn is None and reason
+
+
+def test_the_fixed_sets_spell_as_their_strings():
+    """Enum members are their own JSON and text spellings: f-strings, str(), JSON values and keys."""
+    import json
+
+    from harness.cases import CLASSES, FileClass
+    from harness.catalog import Role, Side
+    from harness.commands import Selector
+
+    assert [str(v) for v in V.ALL] == ["pass", "mc-reject", "cannot-select", "verifier-reject", "crash", "timeout", "unsupported"]
+    assert V.ALL == tuple(V.VerdictCode) and CLASSES == tuple(FileClass)
+    for member in (V.PASS, V.MC_REJECT, Side.A, Role.FMT_B, Selector.GISEL, FileClass.UNDERWIDE_UNVERIFIED):
+        assert f"{member}" == str(member) == member.value and member == member.value
+        assert json.dumps({member: [member]}, indent=1) == json.dumps({member.value: [member.value]}, indent=1)
+    assert (Side.A.src, Side.A.fmt, Side.B.src, Side.B.fmt) == (Role.SRC_A, Role.FMT_A, Role.SRC_B, Role.FMT_B)
+    assert [r.side for r in (Role.SRC_A, Role.FMT_A, Role.SRC_B, Role.FMT_B)] == [Side.A, Side.A, Side.B, Side.B]
+    with pytest.raises(ValueError):
+        _ = Role.ACC.side

@@ -20,6 +20,7 @@ the directives lose -NEXT and the first line gets no special alignment.
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from dataclasses import dataclass, field
 
 from harness.autogen.options import UNUSED_NOTE
@@ -103,13 +104,14 @@ def function_checks(runs: list[Run], bodies: Bodies, name: str, filtered: bool) 
         for prefix in run.prefixes:
             if prefix in used:
                 break
-            if prefix in excluded or bodies.table[prefix][name] is None:
+            text = None if prefix in excluded else bodies.table[prefix][name]
+            if text is None:
                 continue
             if used:
                 lines.append(MARK)
             used.append(prefix)
             lines.append(f"{MARK} {prefix}-LABEL: {name}:")
-            body = bodies.table[prefix][name].splitlines()
+            body = text.splitlines()
             if not body:
                 continue
             lines.extend(check_block(prefix, body, filtered))
@@ -149,7 +151,7 @@ def checks_at_end(runs: list[Run], bodies: Bodies, filtered: bool) -> tuple[list
     return lines, used
 
 
-def unused_trailer(runs: list[Run], used, comment: str = MARK) -> list[str]:
+def unused_trailer(runs: list[Run], used: Collection[str], comment: str = MARK) -> list[str]:
     """The note and catch-all lines for prefixes no check used (FileCheck rejects unused prefixes)."""
     unused = sorted({p for run in runs for p in run.prefixes} - set(used))
     if not unused:

@@ -76,7 +76,7 @@ _OPTIONS = (
     (("--no-generate-body-for-unused-prefixes",), "gen_unused_prefix_body", "off"),
     (("--version",), "version", "int"),
 )
-_DEFAULTS = {
+_DEFAULTS: dict[str, object] = {
     "llc_binary": None,
     "function": None,
     "extra_scrub": False,

@@ -159,13 +159,14 @@ def llc_output(run: LlcRun, pipeline: commands.Pipeline, path: Path, data: bytes
         notes.append(f"{path}:{run.line}: llc writes its output to {elsewhere}, not to the pipe: nothing to check (not run)")
         return Output("", tuple(notes))
     result = run_tool([llc, *args], stdin, timeout, binary=True)
-    if result.timed_out:
+    code = result.returncode
+    if code is None:  # timed out
         raise InputError(f"llc ran past {timeout:g} s", str(path), run.line)
-    if not result.ok:
+    if code != 0:
         message = _first_error(result.stderr, llc)
         if not before and llc_cmd.stdin in (None, "%s"):
             message = message.replace("<stdin>", str(path))  # llc read the test file itself
-        status = f"signal {-result.returncode}" if result.returncode < 0 else f"exit status {result.returncode}"
+        status = f"signal {-code}" if code < 0 else f"exit status {code}"
         raise InputError(f"llc failed ({status}): {message}", str(path), run.line)
     text = result.data.decode(errors="replace")
     if llc_cmd.stderr_to_stdout:

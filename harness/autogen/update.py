@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import difflib
 import re
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -127,9 +128,9 @@ def _generate(
         except runs.Skip as exc:
             warn(run.line, f"{exc}; skipped")
             skipped.append(run)
-    used = {p for run, _ in planned for p in run.prefixes}
+    taken = {p for run, _ in planned for p in run.prefixes}
     for run in skipped:
-        shared = sorted(used & set(run.prefixes))
+        shared = sorted(taken & set(run.prefixes))
         if shared:
             # Its output would be missing from prefixes it shares: the other RUN lines' output
             # would take them over and its FileCheck would fail. Leave the file as it is.
@@ -158,6 +159,7 @@ def _generate(
 
     prefixes = {p for run in run_list for p in run.prefixes}
     note = note_prefix + SCRIPT_NAME + opts.first.note_suffix()
+    used: Collection[str]  # the prefixes the checks use
     if opts.first.include_generated_funcs:
         out, used = _rewrite_checks_at_end(lines, opts, note, prefixes, run_list, bodies)
     else:
@@ -169,7 +171,7 @@ def _generate(
 
 def _is_own_check(line: str, prefixes: set[str]) -> bool:
     m = _CHECK.match(line)
-    return bool(m) and m.group(1) in prefixes
+    return m is not None and m.group(1) in prefixes
 
 
 def _rewrite(lines, opts: FileOptions, note, prefixes, run_list, bodies) -> tuple[list[str], list[str]]:
@@ -212,7 +214,7 @@ def _rewrite(lines, opts: FileOptions, note, prefixes, run_list, bodies) -> tupl
     return out, used
 
 
-def _rewrite_checks_at_end(lines, opts: FileOptions, note, prefixes, run_list, bodies):
+def _rewrite_checks_at_end(lines, opts: FileOptions, note, prefixes, run_list, bodies) -> tuple[list[str], set[str]]:
     """--include-generated-funcs: the test without old checks, then every function's checks."""
     out = [note]
     for line, line_opts in zip(lines, opts.lines):

@@ -18,6 +18,7 @@ from __future__ import annotations
 import itertools
 import re
 from pathlib import Path
+from typing import Any
 
 from harness import spec
 from harness.errors import InputError
@@ -58,7 +59,10 @@ def expand_block(block: spec.Block) -> list[GemmCase]:
     for combo in itertools.product(*(block.dims[k] for k in keys)):
         chosen = dict(zip(keys, combo))
         m, n, k = _shape(chosen["shape"])
-        fields = {key: _scalar(key, chosen[key]) if key in chosen else DEFAULTS[key] for key in KEYS if key != "shape"}
+        # YAML scalars, of whatever type was written: GemmCase checks each (GemmError).
+        fields: dict[str, Any] = {
+            key: _scalar(key, chosen[key]) if key in chosen else DEFAULTS[key] for key in KEYS if key != "shape"
+        }
         try:
             out.append(GemmCase(m, n, k, **fields))
         except GemmError as exc:

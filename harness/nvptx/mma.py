@@ -26,9 +26,11 @@ from __future__ import annotations
 import fnmatch
 import itertools
 from dataclasses import dataclass
+from enum import StrEnum
 from pathlib import Path
 from types import MappingProxyType
 
+from harness.commands import Selector
 from harness.targets import NVPTX, Target
 
 PREFIX = "llvm.nvvm."
@@ -229,10 +231,18 @@ def lookup(name: str) -> Variant | None:
 Subject = Variant | Verify
 
 
-def class_of(subject: Subject) -> str:
+class MmaClass(StrEnum):
+    """What a single-instruction subject expects (its records' `class`)."""
+
+    SINGLE = "single"  # an entry of the contract: llc prints the instruction, ptxas accepts it
+    NO_VARIANT = "no-variant"  # a name no build knows: an .extern call ptxas rejects
+    VERIFIER = "verifier"  # an entry called with the wrong fragments: the verifier rejects it
+
+
+def class_of(subject: Subject) -> MmaClass:
     if isinstance(subject, Verify):
-        return "verifier"
-    return "single" if subject.in_contract else "no-variant"
+        return MmaClass.VERIFIER
+    return MmaClass.SINGLE if subject.in_contract else MmaClass.NO_VARIANT
 
 
 def subjects() -> tuple[Subject, ...]:
@@ -264,7 +274,7 @@ class MmaCase:
         return self.subject.target
 
     @property
-    def file_class(self) -> str:
+    def file_class(self) -> MmaClass:
         return class_of(self.subject)
 
 
@@ -327,7 +337,7 @@ def kernel_ir(subject: Subject) -> str:
 # ---- lit files ----------------------------------------------------------------------------------
 
 LIT_PREFIX = "nvptx.mma."  # generated file names: nvptx.mma.m16n8k16.row.col.bf16.sm_90.ll
-SELECTORS = ("sdag", "gisel")
+SELECTORS: tuple[Selector, ...] = tuple(Selector)
 # A b32 register as llc prints it in an operand group; C and D are %f on LLVM 19, %r on LLVM 22.
 _REG = "%r{{[0-9]+}}"
 _ACC_REG = "%{{[rf][0-9]+}}"
@@ -378,12 +388,12 @@ def lit_file(subject: Subject, cpu: str, registers: dict[str, int] | None = None
     llc = lambda opt, sel: commands.llc(target.triple, cpu, opt, sel)
     kind = class_of(subject)
     runs: list[str] = []
-    if kind == "verifier":  # the project's mark of a verifier-only file (as litgen writes it): `not llvm-as`
+    if kind == MmaClass.VERIFIER:  # the project's mark of a verifier-only file (as litgen writes it): `not llvm-as`
         verify = commands.Command(("FileCheck", "--check-prefix=VERIFY", "%s"))
         runs.append(_run(commands.Command(("not", "llvm-as", "-disable-output", "%s"), stderr_to_stdout=True), verify))
     for sel in SELECTORS:
         for opt in OPT_LEVELS:
-            if kind == "verifier":  # the verifier runs before any selector
+            if kind == MmaClass.VERIFIER:  # the verifier runs before any selector
                 failing = commands.with_args(commands.Command(("not", *llc(opt, sel).argv)), "-o", "/dev/null", stdin="%s")
                 runs.append(_run(_merged(failing), commands.Command(("FileCheck", "--check-prefix=VERIFY", "%s"))))
                 continue
@@ -393,10 +403,10 @@ def lit_file(subject: Subject, cpu: str, registers: dict[str, int] | None = None
                 continue
             out = f"%t.{sel}.O{opt}.ptx"
             runs.append(_run(commands.with_args(llc(opt, sel), "-o", out, stdin="%s")))
-            prefix = "CHECK" if kind == "single" else "EXTERN"
+            prefix = "CHECK" if kind == MmaClass.SINGLE else "EXTERN"
             runs.append(_run(commands.Command(("FileCheck", f"--check-prefix={prefix}", f"--input-file={out}", "%s"))))
             closing = target.assembler(cpu, out)
-            if kind == "single":
+            if kind == MmaClass.SINGLE:
                 text = commands.Pipeline((closing,)).text()
             else:
                 rejected = _merged(commands.Command(("not", *closing.argv)))
@@ -408,7 +418,7 @@ def lit_file(subject: Subject, cpu: str, registers: dict[str, int] | None = None
         f"; REQUIRES: {target.requires(cpu)}",
         *runs,
         "",
-        *_checks(subject, kind, registers),
+        *_checks(subject, registers),
         "",
         "",
     ]
@@ -432,14 +442,14 @@ def _describe(subject: Subject) -> str:
     return f"{subject.symbol} -> {subject.mnemonic}: A {r['a']}, B {r['b']}, C {r['c']}, D {r['d']} registers"
 
 
-def _checks(subject: Subject, kind: str, registers: dict[str, int] | None) -> list[str]:
+def _checks(subject: Subject, registers: dict[str, int] | None) -> list[str]:
     target = subject.target
     out: list[str] = []
-    if kind == "verifier":
+    if isinstance(subject, Verify):
         message, names = subject.messages
         # llvm-as and llc print the same two lines (then each its own error line).
         return [f"; VERIFY: {message}{{{{$}}}}", f"; VERIFY-NEXT: {names}{{{{$}}}}"]
-    if kind == "single":
+    if subject.in_contract:
         out += [
             f"; CHECK-LABEL: .visible .entry {subject.function}(",
             *instruction_checks(subject, registers=registers),
@@ -491,7 +501,7 @@ def spec_cases(cases_dir, only: list[str] | None = None) -> list[MmaCase]:
         for block in spec.located_blocks(str(path), top["mma"], SPEC_KEYS, "mma"):
             globs = block.dims.get("intrinsic")
             picked = [s for s in subjects() if not globs or any(fnmatch.fnmatchcase(s.name, str(g.value)) for g in globs)]
-            if not picked:
+            if globs and not picked:  # (no globs pick every subject)
                 raise globs[0].error("mma: no single-instruction subject matches " + ", ".join(str(g.value) for g in globs))
             for v in block.dims.get("cpu", []):
                 if not any(v.value in s.cpus for s in picked):

@@ -29,16 +29,18 @@ import json
 import os
 import re
 import tempfile
-import types
+from collections.abc import Iterable
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
 from pathlib import Path
 
 from harness import commands, selection, toolchain
 from harness import verdicts as V
+from harness.commands import Selector
 from harness.errors import InputError
 from harness.nvptx import mma
 from harness.nvptx.ptx import find_ptxas
-from harness.runner import Outcome
+from harness.targets import Target
 from harness.toolchain import Toolchain, ToolRun
 from harness.verdicts import Verdict
 
@@ -47,6 +49,15 @@ SELECTORS = mma.SELECTORS
 _INSTRUCTION = re.compile(r"(mma\.sync\.aligned\.[\w.]+)\s+((?:\{[^}]*\}\s*,?\s*)+);")
 _GROUP = re.compile(r"\{([^}]*)\}")
 _NOT_VERIFIED = "input module cannot be verified"
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """One NVPTX case's verdict under one selector (harness.runner.Outcome's NVPTX twin)."""
+
+    case: mma.MmaCase
+    selector: Selector
+    verdict: Verdict
 
 
 def instruction(ptx: str) -> tuple[str, list[list[str]]] | None:
@@ -75,7 +86,7 @@ def instruction_text(ptx: str) -> str:
     return f"{found[0]} " + ", ".join("{" + ", ".join(g) + "}" for g in found[1]) + ";"
 
 
-def build_support(tc: Toolchain, target, cpus) -> dict[str, str]:
+def build_support(tc: Toolchain, target: Target, cpus: Iterable[str]) -> dict[str, str]:
     """CPU -> why this build cannot compile for it ("" when it can)."""
     if target.registered not in tc.targets:
         return {cpu: f"this LLVM build has no {target.registered} target" for cpu in cpus}
@@ -85,7 +96,7 @@ def build_support(tc: Toolchain, target, cpus) -> dict[str, str]:
     return {cpu: "" if cpu in known else f"this LLVM build does not know CPU {cpu}" for cpu in cpus}
 
 
-def _llc_failed(case: mma.MmaCase, selector: str, llc: ToolRun) -> Verdict:
+def _llc_failed(case: mma.MmaCase, selector: Selector, llc: ToolRun) -> Verdict:
     target = case.target
     if llc.timed_out:
         return Verdict(V.TIMEOUT, "llc timed out", [llc])
@@ -104,7 +115,7 @@ def _llc_failed(case: mma.MmaCase, selector: str, llc: ToolRun) -> Verdict:
     return Verdict(kind, reason, [llc])
 
 
-def run_one(case: mma.MmaCase, selector: str, tc: Toolchain, ptxas: str, why: str = "") -> Verdict:
+def run_one(case: mma.MmaCase, selector: Selector, tc: Toolchain, ptxas: str, why: str = "") -> Verdict:
     """One case under one selector (`why`: the build cannot compile for its CPU)."""
     if why:
         return Verdict(V.UNSUPPORTED, why)
@@ -148,7 +159,7 @@ def run_one(case: mma.MmaCase, selector: str, tc: Toolchain, ptxas: str, why: st
 
 
 def run(
-    cases: list[mma.MmaCase], tc: Toolchain, ptxas: str, selectors: tuple[str, ...] = SELECTORS, jobs: int | None = None
+    cases: list[mma.MmaCase], tc: Toolchain, ptxas: str, selectors: tuple[Selector, ...] = SELECTORS, jobs: int | None = None
 ) -> list[Outcome]:
     """Every case under every selector, in order; a build without NVPTX or a CPU gives unsupported."""
     support: dict[tuple[str, str], str] = {}
@@ -229,9 +240,9 @@ def try_nvptx(args) -> dict | None:
     """`harness try`'s JSON record when `--intrinsic` names an NVPTX mma (entry or no-variant
     name, with or without `llvm.nvvm.`), else None. AMDGPU-only flags are bad input here."""
     names = getattr(args, "intrinsic", None) or []
-    if len(names) != 1 or mma.lookup(names[0]) is None:
+    subject = mma.lookup(names[0]) if len(names) == 1 else None
+    if subject is None:
         return None
-    subject = mma.lookup(names[0])
     for attr, flag in _AMDGPU_ONLY + (("narrowing", "--narrowing"),):
         if getattr(args, attr, None):
             raise InputError(f"{flag} does not apply to the NVPTX intrinsic {subject.name}")
@@ -245,7 +256,7 @@ def try_nvptx(args) -> dict | None:
     opt = getattr(args, "opt", None) or 0
     if opt not in mma.OPT_LEVELS:
         raise InputError(f"-O: the NVPTX mma cases run at -O{' and -O'.join(map(str, mma.OPT_LEVELS))}, not -O{opt}")
-    selector = getattr(args, "selector", None) or "sdag"
+    selector = Selector(getattr(args, "selector", None) or Selector.SDAG)
     tc, ptxas = _tools(args)
     case = mma.MmaCase(subject, cpu, opt)
     outcome = run([case], tc, ptxas, (selector,), jobs=1)[0]
@@ -254,7 +265,7 @@ def try_nvptx(args) -> dict | None:
     return out
 
 
-def select(args) -> tuple[list[mma.MmaCase], tuple[str, ...]]:
+def select(args) -> tuple[list[mma.MmaCase], tuple[Selector, ...]]:
     """The NVPTX single-instruction cases `harness run`'s flags select, and the selectors.
 
     --intrinsic keeps the named NVPTX intrinsics (none when it names only AMDGPU ones), -O the
@@ -270,7 +281,7 @@ def select(args) -> tuple[list[mma.MmaCase], tuple[str, ...]]:
     chosen = mma.spec_cases(args.cases, getattr(args, "spec", None)) if getattr(args, "cases", None) else mma.cases()
     names = getattr(args, "intrinsic", None)
     if names:
-        wanted = {mma.lookup(n).name for n in names if mma.lookup(n) is not None}
+        wanted = {found.name for n in names if (found := mma.lookup(n)) is not None}
         chosen = [c for c in chosen if c.intrinsic.name in wanted]
     if getattr(args, "opt", None) is not None:
         chosen = [c for c in chosen if c.opt == args.opt]
@@ -279,8 +290,8 @@ def select(args) -> tuple[list[mma.MmaCase], tuple[str, ...]]:
         chosen = [c for c in chosen if any(fnmatch.fnmatchcase(c.function, g) for g in globs)]
     shard = getattr(args, "shard", None)
     if shard:
-        chosen = [p.case for p in selection.shard_of([types.SimpleNamespace(case=c) for c in chosen], *shard)]
-    selectors = (args.selector,) if getattr(args, "selector", None) else SELECTORS
+        chosen = [c for c in chosen if selection.in_shard(c, *shard)]
+    selectors = (Selector(args.selector),) if getattr(args, "selector", None) else SELECTORS
     return chosen, selectors
 
 
