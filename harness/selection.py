@@ -121,10 +121,15 @@ def _shard(text: str) -> tuple[int, int]:
 
 
 def lookup(name: str) -> catalog.Intrinsic:
+    """The AMDGPU catalog entry `name` means; an unknown name is bad input that lists every
+    name `--intrinsic` takes, the NVPTX ones included."""
+    from harness.nvptx import mma as nvptx_mma  # (nvptx.mma imports this package's modules)
+
     try:
         return catalog.lookup(name)
-    except KeyError as exc:
-        raise InputError(str(exc).strip('"')) from None
+    except KeyError:
+        amdgpu, nvptx = ", ".join(catalog.BY_NAME), ", ".join(v.name for v in nvptx_mma.ENTRIES)
+        raise InputError(f"unknown intrinsic {name!r}; AMDGPU: {amdgpu}; NVPTX: {nvptx}") from None
 
 
 def fmt(text: str | None, source: catalog.Source, flag: str) -> int:
