@@ -424,8 +424,10 @@ def test_gpu_check_without_a_gpu_says_so_and_exits_125(tmp_path):
     (tmp_path / "nocupy" / "cupy.py").write_text("raise ImportError('hidden by the test')\n")
     proc = _gpu_check(str(tmp_path), "--json", env=env)
     assert proc.returncode == 125, proc.stderr
-    assert proc.stdout == "" and "cannot judge on this machine" in proc.stderr
+    assert "cannot judge on this machine" in proc.stderr
     assert "numpy is not installed" in proc.stderr or "CuPy is not installed" in proc.stderr
+    doc = json.loads(proc.stdout)  # --json readers get a document on 125 too
+    assert doc["cases"] == [] and "is not installed" in doc["cannot_judge"]
 
 
 def test_gpu_check_imports_neither_yaml_nor_llvm_parts_of_the_harness():
@@ -511,3 +513,11 @@ def test_run_checks_the_gemm_sections_of_the_specs_it_reads(tmp_path, cli):
     (tmp_path / "g.yaml").write_text('mma:\n  - intrinsic: "*"\ngemm:\n  - shape: 16x8x16\n    dtype: f16\n    beta: 2\n')
     proc = cli("run", "--cases", tmp_path)
     assert proc.returncode == 2 and f"{tmp_path / 'g.yaml'}:6:11: error: gemm mma.m16n8k* rejects beta = 2" in proc.stderr
+
+
+def test_without_ptxas_a_kernel_is_never_called_a_plain_pass(tmp_path, cli, nvptx_tc):
+    proc = cli("gemm-ptx", "--out", tmp_path / "out", "--filter", "gemm_16x8x16_f16_beta0_nn_sm_90", "--no-ptxas")
+    assert proc.returncode == 0, proc.stderr
+    rows = proc.stdout.splitlines()
+    assert rows[1].split()[-6:] == ["skipped", "counts", "pass", "(PTX", "not", "assembled)"]
+    assert rows[2] == "1 kernels, 1 pass, 0 fail; 1 not assembled (--no-ptxas): their mma counts only"

@@ -301,6 +301,8 @@ def run(directory: Path, as_json: bool = False) -> int:
         return EXIT_BAD
     except CannotJudge as exc:
         print(f"gpu-check: cannot judge on this machine: {exc} (exit {EXIT_CANNOT})", file=sys.stderr)
+        if as_json:  # a reader of --json gets a document whatever happened
+            print(json.dumps({"cannot_judge": str(exc), "cases": []}, indent=1))
         return EXIT_CANNOT
     print(json.dumps(report, indent=1) if as_json else table(report))
     return exit_status(report)

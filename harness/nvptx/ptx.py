@@ -179,9 +179,14 @@ def table(built: list[Built]) -> str:
     for b in built:
         k16 = sum(v for k, v in b.found.items() if ".m16n8k16." in k)
         k8 = sum(v for k, v in b.found.items() if ".m16n8k8." in k)
-        rows.append((b.case.name, str(k16), str(k8), b.ptxas_verdict, "; ".join(b.problems) or "pass"))
+        ok = "pass" if b.ptxas_verdict != "skipped" else "counts pass (PTX not assembled)"
+        rows.append((b.case.name, str(k16), str(k8), b.ptxas_verdict, "; ".join(b.problems) or ok))
     widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]) - 1)]
     lines = ["  ".join(cell.ljust(w) for cell, w in zip(r[:-1], widths)) + "  " + r[-1] for r in rows]
     bad = sum(1 for b in built if b.problems)
-    lines.append(f"{len(built)} kernels, {len(built) - bad} pass, {bad} fail")
+    unassembled = sum(1 for b in built if b.ptxas_verdict == "skipped")
+    lines.append(
+        f"{len(built)} kernels, {len(built) - bad} pass, {bad} fail"
+        + (f"; {unassembled} not assembled (--no-ptxas): their mma counts only" if unassembled else "")
+    )
     return "\n".join(lines)
