@@ -90,6 +90,12 @@ class Runner:
             raise InputError(
                 f"{gen.argv[0]} exited 0 but printed no code for {missing}: {V.first_error(gen.stdout) or 'no output'}"
             )
+        for c in cases:  # nor from code without the instruction the case is about
+            if V.instruction(printed[c.function], c.intrinsic.mnemonics) is None:
+                raise InputError(
+                    f"{gen.argv[0]} exited 0 but the code it printed for {c.function} has no "
+                    f"{' or '.join(c.intrinsic.mnemonics)}: no verdict comes from it"
+                )
         closing = litgen.mc_command(first)  # the target's assembler, reading llc's text on stdin
         mc = self.tc.run(closing.tool, list(closing.args), gen.stdout)
         if mc.returncode is not None and mc.returncode < 0:  # the assembler itself died

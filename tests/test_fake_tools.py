@@ -55,3 +55,17 @@ def test_an_llc_that_prints_garbage_and_exits_0_is_bad_output_not_a_verdict(llvm
     fake = fake_build(tmp_path, llvm_22_1_8.bin_dir, "llc", garbage)
     proc = cli("try", "--llvm-bin", fake, "--intrinsic", "wmma.f32.16x16x128.f8f6f4", "--fmt-a", "fp4", "--fmt-b", "fp4")
     assert proc.returncode == 2 and "printed no code for" in proc.stderr and "%%% not assembly" in proc.stderr, proc.stderr
+
+
+def test_an_llc_whose_code_lacks_the_matrix_instruction_gives_no_verdict(llvm_22_1_8, cli, tmp_path):
+    real = llvm_22_1_8.bin_dir / "llc"
+    # Real code with the one instruction the case is about deleted: llvm-mc would accept the rest.
+    strip = f'case "$*" in *--version*|*help*|*filetype=obj*) exec {real} "$@";; esac\n{real} "$@" | grep -v v_wmma_\n'
+    fake = fake_build(tmp_path, llvm_22_1_8.bin_dir, "llc", strip)
+    proc = cli("try", "--llvm-bin", fake, "--intrinsic", "wmma.f32.16x16x128.f8f6f4", "--fmt-a", "fp4", "--fmt-b", "fp4")
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr
+    assert proc.stderr.splitlines()[-1] == (
+        f"harness: error: {fake}/llc exited 0 but the code it printed for "
+        "wmma_f32_16x16x128_f8f6f4__a_fp4_v8__b_fp4_v8 has no v_wmma_f32_16x16x128_f8f6f4 or "
+        "v_wmma_scale_f32_16x16x128_f8f6f4: no verdict comes from it"
+    )
