@@ -99,6 +99,7 @@ def write(cases_dir: Path, rendered: dict[str, str], regenerate: Regenerate | No
     skeleton is written (it records no build, so lit skips it until `harness update-checks`).
     Every snapshot is generated before anything is written, so a failure leaves the tree as it was."""
     out_dir = _output_dir(cases_dir)
+    made = [d for d in (out_dir, out_dir / snapshots.DIRECTORY) if not d.exists()]
     try:
         out_dir.mkdir(exist_ok=True)
         if any(name.startswith(SNAPSHOT_PREFIX) for name in rendered):
@@ -107,10 +108,16 @@ def write(cases_dir: Path, rendered: dict[str, str], regenerate: Regenerate | No
         raise InputError(f"cannot create the directory: {exc.strerror}", str(exc.filename)) from None
     touched = differences(cases_dir, rendered)
     final = {name: rendered[name] for name in touched if name in rendered}
-    if regenerate is not None:
-        for name in final:
-            if name.startswith(SNAPSHOT_PREFIX):
-                final[name] = _generated(out_dir / name, final[name], regenerate)
+    try:
+        if regenerate is not None:
+            for name in final:
+                if name.startswith(SNAPSHOT_PREFIX):
+                    final[name] = _generated(out_dir / name, final[name], regenerate)
+    except BaseException:
+        for d in reversed(made):  # nothing written: the directories this call made go too
+            if d.is_dir() and not any(d.iterdir()):
+                d.rmdir()
+        raise
     for name in touched:
         target = out_dir / name
         if name in final:
@@ -133,7 +140,9 @@ def _generated(target: Path, skeleton: str, regenerate: Regenerate) -> str:
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
             fh.write(skeleton)
         return regenerate(Path(tmp))
-    except InputError as exc:
-        raise InputError(str(exc).replace(tmp, str(target))) from None
+    except InputError as exc:  # said of the temporary file: say it of the file being generated
+        where = exc.path.replace(tmp, str(target)) if exc.path else None
+        message = exc.message.replace(tmp, str(target)).replace(os.path.basename(tmp), target.name)
+        raise InputError(message, where, exc.line, exc.col) from None
     finally:
         os.unlink(tmp)

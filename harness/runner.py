@@ -22,7 +22,7 @@ from harness.cases import Case, Group
 from harness.catalog import Side
 from harness.commands import Selector
 from harness.errors import InputError
-from harness.toolchain import Toolchain, ToolRun
+from harness.toolchain import ProbeDied, Toolchain, ToolRun
 from harness.verdicts import Verdict
 
 
@@ -47,6 +47,7 @@ class Runner:
         self.jobs = jobs or os.cpu_count() or 1
         self.progress = progress
         self.with_object = with_object  # also build the object, disassemble it, compare source tuples
+        self.probe_died: Verdict | None = None  # the build-support probe crashed or hung: every case gets this
 
     # ---- support ----------------------------------------------------------------------------
     def unsupported(self, groups: list[Group]) -> dict[str, str]:
@@ -55,7 +56,12 @@ class Runner:
         One opt probe answers for every intrinsic the groups use.
         """
         usable = {g.intrinsic.name: g.intrinsic for g in groups if g.intrinsic.target.registered in self.tc.targets}
-        known = self.tc.intrinsic_support(emit.probe_declarations(usable.values())) if usable else {}
+        try:
+            known = self.tc.intrinsic_support(emit.probe_declarations(usable.values())) if usable else {}
+        except ProbeDied as died:
+            code = V.TIMEOUT if died.run.timed_out else V.CRASH
+            self.probe_died = Verdict(code, str(died), [died.run])
+            known = dict.fromkeys(usable, "")
         out = {}
         for g in groups:
             intr = g.intrinsic
@@ -79,6 +85,12 @@ class Runner:
             opt = self.tc.run("opt", [*litgen.opt_command(first, first.pipeline).args, "-S"], text)
             if not opt.ok:
                 return self._tool_failed(cases, selector, opt, module)
+            kept = V.split_functions(opt.stdout, {c.function for c in cases})
+            lost = sorted({c.function for c in cases} - set(kept))
+            if lost:  # llc must not be judged on what opt failed to print
+                raise InputError(
+                    f"{opt.argv[0]} exited 0 but printed no IR for {lost[0]}: {V.first_error(opt.stdout) or 'no output'}"
+                )
             text, before = opt.stdout, [opt]
         gen = self.tc.run("llc", list(litgen.llc_command(first, selector).args), text)
         if not gen.ok:
@@ -175,6 +187,8 @@ class Runner:
                     break
         if not out:
             kind, fn, reason = V.llc_failure(gen.stderr)
+            if gen.returncode is not None and gen.returncode < 0:  # killed: say by what, as for llvm-mc
+                reason = f"{tool} killed by signal {-gen.returncode}" + (f": {reason}" if gen.stderr.strip() else "")
             if fn not in names and len(cases) == 1:
                 fn = cases[0].function
             if fn not in names:
@@ -202,6 +216,9 @@ class Runner:
                 todo.append(g)
         # Only pipelines of groups this build can run: an old build that lacks a CPU must not
         # turn into bad input because opt rejects that CPU.
+        if self.probe_died is not None:
+            decided.update({(_key(g, c), sel): self.probe_died for g in todo for c in g.cases for sel in g.selectors})
+            todo = []
         for pipeline, g in {g.pipeline: g for g in todo if g.pipeline != "none"}.items():
             self.check_pipeline(g.cases[0], pipeline)
         total = sum(len(g.selectors) for g in todo)

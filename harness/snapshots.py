@@ -118,6 +118,9 @@ def regenerator(tc: Toolchain) -> Callable[[Path], str]:
         if not generated(result.new_text):
             why = result.warnings[0] if result.warnings else "no CHECK lines came out"
             raise InputError(f"cannot generate the snapshot {path.name}: {why}")
+        for name in re.findall(r"^define [^@]*@([\w.$]+)\(", result.new_text, re.M):
+            if not re.search(rf"^; [\w-]+-LABEL: {re.escape(name)}:", result.new_text, re.M):
+                raise InputError(f"{llc} printed no code for {name}; the snapshot {path.name} cannot come from it")
         for warning in result.warnings:
             print(f"WARNING: {warning}", file=sys.stderr)
         return result.new_text

@@ -131,7 +131,15 @@ class Toolchain:
 
     @property
     def version_text(self) -> str:
-        return self._memo("version", lambda: self.run("llc", ["--version"]).stdout)
+        def ask() -> str:
+            run = self.run("llc", ["--version"])
+            if run.timed_out:
+                raise InputError(f"{run.argv[0]} --version ran past {self.timeout:g} s: cannot read the LLVM version")
+            if (run.returncode or 0) < 0:
+                raise InputError(f"{run.argv[0]} --version was killed by signal {-(run.returncode or 0)}")
+            return run.stdout
+
+        return self._memo("version", ask)
 
     @property
     def version(self) -> str:
@@ -168,6 +176,8 @@ class Toolchain:
             """opt's run over `decls`, and its answer for them (every name gets opt's error
             when it rejects them: that answer is only right for one declaration alone)."""
             run = self.run("opt", ["-S", "-o", "-"], "\n".join(decls.values()) + "\n")
+            if run.timed_out or (run.returncode or 0) < 0:  # no answer about the build at all
+                raise ProbeDied(run)
             if not run.ok:
                 lines = [l for l in run.stderr.splitlines() if "error:" in l]
                 why = (lines[0] if lines else run.stderr.strip()).split("error:", 1)[-1].strip()
@@ -189,6 +199,17 @@ class Toolchain:
     def describe(self) -> str:
         where = self.bin_dir if self.bin_dir else "PATH"
         return f"LLVM {self.version} from {where} ({self.how})"
+
+
+class ProbeDied(Exception):
+    """A tool asked what the build supports was killed or ran past its time: that says nothing
+    about support, so the cases it stood for get `crash` or `timeout`, never `unsupported`."""
+
+    def __init__(self, run: ToolRun):
+        self.run = run
+        tool = os.path.basename(run.argv[0])
+        how = f"ran past {run.seconds:.0f} s" if run.timed_out else f"was killed by signal {-(run.returncode or 0)}"
+        super().__init__(f"{tool} {how} on the intrinsic declarations (the build-support probe)")
 
 
 def _symbol(declaration: str) -> str:

@@ -140,6 +140,8 @@ def _judge(entry: dict, run: Run, work_before: dict, work: Path, placeholders: d
         verdicts = {r["verdict"] for r in records}
         expect(verdicts == {entry["verdict"]}, f"verdicts {sorted(verdicts)}, expected {entry['verdict']}")
         details = " | ".join(r.get("detail") or "" for r in records)
+        if "detail" in entry:
+            expect(details == entry["detail"], f"the detail {details!r}, expected {entry['detail']!r}")
         for fragment in entry.get("detail_contains", []):
             expect(fragment in details, f"{fragment!r} not in the detail {details!r}")
 
