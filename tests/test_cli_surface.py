@@ -10,11 +10,11 @@ import subprocess
 
 import pytest
 
-from harness import cli as harness_cli
+from harness import parser as harness_parser
 
 
 def _subcommands() -> dict[str, argparse.ArgumentParser]:
-    top = harness_cli._parser()
+    top = harness_parser.build()
     (sub,) = [a for a in top._actions if isinstance(a, argparse._SubParsersAction)]
     return dict(sub.choices)
 

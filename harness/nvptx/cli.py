@@ -1,7 +1,7 @@
 """Commands `harness gemm-ptx` (the gemm spec -> PTX files, mma counts, ptxas, manifest) and
 `harness gpu-check` (those kernels' numerics on a CUDA GPU).
 
-Register in harness/cli.py: `nvptx_cli.add_parser(sub, fmt)` in `_parser()` and
+Register in harness/parser.py: `nvptx_cli.add_parser(sub, fmt)` in `build()` and
 `COMMANDS.update(nvptx_cli.COMMANDS)`; each command returns its exit status and raises
 InputError (one line, exit 2) on bad input.
 """
