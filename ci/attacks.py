@@ -1,0 +1,1124 @@
+#!/usr/bin/env python3
+"""Before/after attack table: the same hostile inputs against several revisions of the harness.
+
+Each revision is exported (`git archive`) into a throwaway directory and run as
+`<python> -m harness ...` with PYTHONPATH=<that copy>, so that copy's harness answers. Every
+attack works in its own temporary directory (its own cases/ copy, a canary directory beside it
+that must stay empty), under a time limit, and is classified against the outcome written in its
+definition (never derived from the code under test):
+
+  clean      the right outcome: exit 0 where the input is fine, exit 2 with one line on stderr
+             and no traceback where it is not, the right verdict
+  traceback  a Python traceback
+  wrong      exit 0 or a verdict where it should refuse, a confident verdict from garbage, an
+             injected file created, a refusal of good input, more than one line for exit 2
+  hang       past the time limit, or unbounded time or memory (MemoryError, past a stated bound)
+  loss       leftover temporary files, files lost, half-written or with the wrong mode
+  n/a        the revision's CLI lacks what the attack needs (not counted as tried)
+
+Not run by CI (minutes per revision, real LLVM tools). Examples:
+
+  python ci/attacks.py                         # ed1c00d (before the hostile-input work) and HEAD
+  python ci/attacks.py HEAD --only tools --verbose
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import resource
+import shutil
+import signal
+import stat
+import subprocess
+import sys
+import tempfile
+import time
+import traceback
+from collections import Counter
+from collections.abc import Callable
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import yaml
+
+ROOT = Path(__file__).resolve().parent.parent
+HOSTILE = ROOT / "tests" / "hostile"
+DEFAULT_REVISIONS = ("ed1c00d", "HEAD")
+CATEGORIES = ("spec", "injection", "flags", "tools", "files")
+VERDICTS = ("clean", "traceback", "wrong", "hang", "loss")
+WORST_FIRST = ("hang", "traceback", "loss", "wrong")
+MEMORY_LIMIT = 4 << 30  # bytes of address space per harness process: more is unbounded memory
+LLVM_BIN = os.environ.get("LLVM_BIN") or "/usr/lib/llvm-22/bin"
+MFMA = "mfma.scale.f32.16x16x128.f8f6f4"
+WMMA = "wmma.f32.16x16x128.f8f6f4"
+F4 = "wmma.f32.32x16x128.f4"
+TRY = ("try", "--intrinsic", MFMA, "--fmt-a", "fp8", "--fmt-b", "fp8", "--no-object")
+VERDICT_WORDS = ("pass", "mc-reject", "cannot-select", "verifier-reject", "crash", "timeout", "unsupported")
+
+
+class NotApplicable(Exception):
+    """The revision's CLI lacks a flag or command the attack needs."""
+
+
+@dataclass
+class Result:
+    rc: int | None  # None: killed at the time limit
+    out: str
+    err: str
+    wall: float
+
+    @property
+    def timed_out(self) -> bool:
+        return self.rc is None
+
+    def lines(self) -> list[str]:
+        """stderr lines that are not blank and not informational (`# ...`)."""
+        return [line for line in self.err.splitlines() if line.strip() and not line.startswith("#")]
+
+    def brief(self) -> str:
+        if self.timed_out:
+            return f"killed after {self.wall:.0f} s"
+        first = (self.lines() or [""])[0]
+        more = f" (+{len(self.lines()) - 1} lines)" if len(self.lines()) > 1 else ""
+        return f"exit {self.rc}, {self.wall:.1f} s, stderr: {first[:140]!r}{more}"
+
+
+@dataclass
+class Outcome:
+    verdict: str
+    note: str
+
+
+@dataclass
+class Attack:
+    name: str
+    category: str
+    expect: str  # the expected outcome, in words (the table's --verbose rows print it)
+    body: Callable[[Ctx], Outcome]
+
+
+@dataclass
+class Ctx:
+    """What one attack gets: the revision's copy, its own directory, the CLI's help texts."""
+
+    rev_root: Path
+    base: Path  # this attack's directory: work/ (the harness's cwd) and canary/ beside it
+    helps: dict[str, str]
+    python: str
+    limit: float
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def work(self) -> Path:
+        return self.base / "work"
+
+    @property
+    def canary(self) -> Path:
+        return self.base / "canary"
+
+    def need(self, command: str, *flags: str) -> None:
+        text = self.helps.get(command)
+        if text is None:
+            raise NotApplicable(f"no `{command}` command")
+        for flag in flags:
+            if not re.search(rf"(?<![\w-]){re.escape(flag)}(?![\w-])", text):
+                raise NotApplicable(f"`{command}` has no {flag}")
+
+    def env(self, extra: dict | None = None) -> dict:
+        env = {k: v for k, v in os.environ.items() if k not in ("LLVM_BIN", "PYTHONPATH")}
+        env.update(
+            PYTHONPATH=str(self.rev_root),
+            LLVM_DISABLE_SYMBOLIZATION="1",
+            XDG_CACHE_HOME=str(self.base / "cache"),
+            HOME=str(self.base / "home"),
+        )
+        env.update(extra or {})
+        return env
+
+    def start(self, argv: list[str], cwd: Path | None = None, env: dict | None = None, modes: bool = False, umask=None):
+        """Start a command (own session, memory-limited). `modes`: file modes bind even for root
+        (the command runs without CAP_DAC_OVERRIDE)."""
+
+        def prepare():
+            resource.setrlimit(resource.RLIMIT_AS, (MEMORY_LIMIT, MEMORY_LIMIT))
+            if umask is not None:
+                os.umask(umask)
+
+        if modes and os.geteuid() == 0:
+            argv = ["setpriv", "--bounding-set=-dac_override,-dac_read_search", *argv]
+        return subprocess.Popen(
+            argv,
+            cwd=cwd or self.work,
+            env=self.env(env),
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            start_new_session=True,
+            preexec_fn=prepare,
+        )
+
+    def finish(self, proc, began: float, limit: float | None = None) -> Result:
+        try:
+            out, err = proc.communicate(timeout=limit or self.limit)
+            rc = proc.returncode
+        except subprocess.TimeoutExpired:
+            _kill_group(proc)
+            out, err = proc.communicate()
+            rc = None
+        return Result(rc, out.decode("utf-8", "replace"), err.decode("utf-8", "replace"), time.monotonic() - began)
+
+    def run(self, argv: list[str], limit: float | None = None, **kw) -> Result:
+        began = time.monotonic()
+        return self.finish(self.start(argv, **kw), began, limit)
+
+    def harness(self, *args: object, limit: float | None = None, **kw) -> Result:
+        return self.run([self.python, "-m", "harness", *map(str, args)], limit=limit, **kw)
+
+    def lit(self, *paths: Path, params: dict | None = None, limit: float | None = None) -> Result:
+        lit = Path(self.python).parent / "lit"
+        argv = [str(lit) if lit.exists() else "lit", "-v"]
+        for key, value in {"llvm_bin": LLVM_BIN, **(params or {})}.items():
+            argv += ["--param", f"{key}={value}"]
+        return self.run(argv + [str(p) for p in paths], limit=limit)
+
+    def cases(self, files: dict[str, bytes | str] | None = None, name: str = "cases") -> Path:
+        """A cases directory under work/ holding `files` (default: the revision's own specs)."""
+        out = self.work / name
+        out.mkdir(parents=True, exist_ok=True)
+        if files is None:
+            for spec in (self.rev_root / "cases").glob("*.yaml"):
+                shutil.copy(spec, out / spec.name)
+            return out
+        for fname, data in files.items():
+            (out / fname).write_bytes(data.encode() if isinstance(data, str) else data)
+        return out
+
+    def tree(self) -> Path:
+        """A full private copy of the revision (lit reads lit.cfg.py and cases/ beside it)."""
+        out = self.work / "tree"
+        shutil.copytree(self.rev_root, out, symlinks=True)
+        return out
+
+    def canary_files(self) -> list[str]:
+        return sorted(str(p.relative_to(self.canary)) for p in self.canary.rglob("*"))
+
+
+def _kill_group(proc) -> None:
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+
+
+# --------------------------------------------------------------------------- judging
+
+
+def has_traceback(res: Result) -> bool:
+    return "Traceback (most recent call last)" in res.err or "Traceback (most recent call last)" in res.out
+
+
+def judge(res: Result, exits=(2,), seconds: float | None = None, one_line: bool = True) -> Outcome:
+    """The common rules: time, traceback, memory, exit status, one line for exit 2."""
+    if res.timed_out:
+        return Outcome("hang", res.brief())
+    if "MemoryError" in res.err:
+        return Outcome("hang", "MemoryError: unbounded memory; " + res.brief())
+    if has_traceback(res):
+        last = [line for line in res.err.splitlines() if line.strip()][-1:] or [""]
+        return Outcome("traceback", f"exit {res.rc}: {last[0][:160]}")
+    if seconds is not None and res.wall > seconds:
+        return Outcome("hang", f"took {res.wall:.1f} s, bound {seconds} s; " + res.brief())
+    if res.rc not in exits:
+        return Outcome("wrong", f"expected exit {'/'.join(map(str, exits))}; " + res.brief())
+    if res.rc == 2 and one_line and len(res.lines()) != 1:
+        return Outcome("wrong", f"exit 2 with {len(res.lines())} stderr lines; " + res.brief())
+    return Outcome("clean", res.brief())
+
+
+def worst(*outcomes: Outcome) -> Outcome:
+    for verdict in WORST_FIRST:
+        for o in outcomes:
+            if o.verdict == verdict:
+                return o
+    return outcomes[0] if outcomes else Outcome("clean", "")
+
+
+def refuse(res: Result, seconds: float | None = None) -> Outcome:
+    return judge(res, (2,), seconds)
+
+
+def accept(res: Result, seconds: float | None = None) -> Outcome:
+    return judge(res, (0,), seconds)
+
+
+def canary_outcome(ctx: Ctx, outcome: Outcome) -> Outcome:
+    found = ctx.canary_files()
+    if found:
+        return Outcome("wrong", f"injected file(s) created: {', '.join(found)}; {outcome.note}")
+    return outcome
+
+
+def verdict_of(text: str) -> str:
+    """The verdict `harness try` printed (first verdict word in its output), or ''."""
+    m = re.search(r'"verdict":\s*"([\w-]+)"', text)
+    if m:
+        return m.group(1)
+    for word in re.findall(r"[\w-]+", text):
+        if word in VERDICT_WORDS:
+            return word
+    return ""
+
+
+def generated_files(cases: Path) -> list[Path]:
+    gen = cases / "generated"
+    return sorted(p for p in gen.rglob("*") if p.is_file()) if gen.is_dir() else []
+
+
+def leftovers(cases: Path) -> list[str]:
+    gen = cases / "generated"
+    return sorted(str(p.relative_to(gen)) for p in gen.rglob("*.tmp")) if gen.is_dir() else []
+
+
+# --------------------------------------------------------------------------- attacks
+
+ATTACKS: list[Attack] = []
+
+
+def attack(category: str, name: str, expect: str):
+    def register(body):
+        ATTACKS.append(Attack(name, category, expect, body))
+        return body
+
+    return register
+
+
+def block(intrinsic: str = MFMA, **dims: str) -> str:
+    text = f"matrix:\n  - intrinsic: {intrinsic}\n"
+    return text + "".join(f"    {k}: {v}\n" for k, v in dims.items())
+
+
+VALID = block(MFMA, fmt_a="fp8", fmt_b="fp8")
+BIG_BLOCK = block(
+    MFMA,
+    fmt_a="all",
+    fmt_b="all",
+    width_a="[4, 5, 6, 7, 8, 9, 10, 11, 12, 13]",
+    width_b="[4, 5, 6, 7, 8, 9, 10, 11, 12, 13]",
+    opt="[0, 1, 2, 3]",
+    elem_a="[i32, i64, i16, i8]",
+    elem_b="[i32, i64, i16, i8]",
+    narrowing="[none, shufflevector]",
+)  # 25 x 100 x 4 x 16 x 2 x 2 selectors: 2,560,000 case-selector pairs
+
+
+def _exclude_bomb() -> str:
+    """A block of ~72,000 pairs (under --max-cases) and 2,000 exclude rules that drop nothing."""
+    head = block(
+        "[" + ", ".join(i for i in _runtime()) + "]",
+        fmt_a="all",
+        fmt_b="all",
+        width_a="[exact, overwide, underwide]",
+        width_b="[exact, overwide, underwide]",
+        opt="[0, 1, 2, 3]",
+        elem_a="[i32, i64]",
+    )
+    return head + "    exclude:\n" + "      - {elem_b: i32, check: ir}\n" * 2000
+
+
+def _runtime() -> list[str]:
+    return [WMMA, "wmma.scale.f32.16x16x128.f8f6f4", "wmma.scale16.f32.16x16x128.f8f6f4", MFMA, "mfma.scale.f32.32x32x64.f8f6f4"]
+
+
+def _gemm_bomb() -> str:
+    def many(value: str) -> str:
+        return "[" + ", ".join([value] * 25) + "]"
+
+    keys = dict(shape="16x8x16", dtype="f16", beta="0", alpha="1", transpose_a="false", transpose_b="false", cpu="sm_90")
+    return "gemm:\n  - " + "\n    ".join(f"{k}: {many(v)}" for k, v in keys.items()) + "\n"  # 25^7 kernels
+
+
+def _alias_bomb() -> str:
+    lines = ["a0: &a0 [x, x, x, x, x, x, x, x, x, x]"]
+    lines += [f"a{i}: &a{i} [" + ", ".join([f"*a{i - 1}"] * 10) + "]" for i in range(1, 9)]
+    return "\n".join(lines) + "\n" + VALID
+
+
+# (name, content, expected exits, extra args, seconds bound): content is bytes, or a callable
+# that builds the spec in the cases dir.
+def _fifo(d: Path) -> None:
+    os.mkfifo(d / "a.yaml")
+
+
+def _dir(d: Path) -> None:
+    (d / "a.yaml").mkdir()
+
+
+def _dangling(d: Path) -> None:
+    (d / "a.yaml").symlink_to(d / "missing.yaml")
+
+
+def _dev_zero(d: Path) -> None:
+    (d / "a.yaml").symlink_to("/dev/zero")
+
+
+def _only_known_bugs(d: Path) -> None:
+    (d / "known-bugs.yaml").write_text('"22.1.8": []\n')
+
+
+def _nothing(d: Path) -> None:
+    pass
+
+
+BRIEF_SPECS = [  # the hostile specs the hostile-input work was about (also run through `run`)
+    ("non-utf8", b"matrix:\n  - intrinsic: caf\xe9\n"),
+    ("nul-byte", b"matrix:\x00\n"),
+    ("nesting-20000-flow", b"matrix: " + b"[" * 20000 + b"]" * 20000 + b"\n"),
+    ("nesting-20000-map", b"matrix: " + b"{a: " * 20000 + b"}" * 20000 + b"\n"),
+    ("tag-int-abc", block(F4, opt="!!int abc").encode()),
+    ("tag-bool-maybe", block(F4, split_selectors="!!bool maybe").encode()),
+    ("tag-int-0x", block(F4, opt="!!int 0x").encode()),
+    ("args-operand-twice", block(MFMA, fmt_a="fp8", fmt_b="fp8", args="{5: 1, 5: 0}").encode()),
+    ("split-selectors-list", block(F4, split_selectors="[true, false]").encode()),
+    ("exclude-opt-9", (block(F4) + "    exclude:\n      - {opt: 9}\n").encode()),
+    ("exclude-check-codgen", (block(F4) + "    exclude:\n      - {check: codgen}\n").encode()),
+    ("elem-i0", block(MFMA, fmt_a="fp8", fmt_b="fp8", elem_a="i0").encode()),
+    ("elem-i99999999", block(MFMA, fmt_a="fp8", fmt_b="fp8", elem_a="i99999999").encode()),
+    ("width-2^40", block(MFMA, fmt_a="fp8", fmt_b="fp8", width_a=str(2**40)).encode()),
+    ("literal-10^20", block(MFMA, fmt_a="fp8", fmt_b="fp8", args=f"{{5: {10**20}}}").encode()),
+    ("2M-cases", BIG_BLOCK.encode()),
+    ("fifo-named-yaml", _fifo),
+]
+MORE_SPECS = [  # (name, content, expected exits, seconds bound)
+    ("nesting-20000-block-seq", b"matrix:\n" + b"- " * 20000 + b"x\n", (2,), None),
+    ("empty-file", b"", (2,), None),
+    ("comments-only", b"# nothing\n", (2,), None),
+    ("top-level-list", b"- matrix\n", (2,), None),
+    ("top-level-scalar", b"matrix\n", (2,), None),
+    ("matrix-empty-list", b"matrix: []\n", (2,), None),
+    ("matrix-mapping", b"matrix: {intrinsic: x}\n", (2,), None),
+    ("block-no-intrinsic", b"matrix:\n  - fmt_a: fp8\n", (2,), None),
+    ("unknown-block-key", block(F4, widht_a="exact").encode(), (2,), None),
+    ("duplicate-block-key", (block(F4) + f"    intrinsic: {F4}\n").encode(), (2,), None),
+    ("unknown-intrinsic", block("wmma.nope").encode(), (2,), None),
+    ("format-not-taken", block(F4, fmt_a="fp8").encode(), (2,), None),
+    ("width-0", block(F4, width_a="0").encode(), (2,), None),
+    ("width-negative", block(F4, width_a="-1").encode(), (2,), None),
+    ("width-word", block(F4, width_a="wide").encode(), (2,), None),
+    ("opt-9", block(F4, opt="9").encode(), (2,), None),
+    ("selector-bogus", block(F4, selector="fast").encode(), (2,), None),
+    ("pipeline-with-space", block(F4, pipeline='"instcombine, dce"').encode(), (2,), None),
+    ("check-ir-no-pipeline", block(F4, check="ir").encode(), (2,), None),
+    ("check-diagnostic-valid-ir", block(MFMA, fmt_a="fp8", fmt_b="fp8", check="diagnostic").encode(), (2,), None),
+    ("args-operand-99", block(MFMA, fmt_a="fp8", fmt_b="fp8", args="{99: 1}").encode(), (2,), None),
+    ("args-source-operand", block(MFMA, fmt_a="fp8", fmt_b="fp8", args="{0: 1}").encode(), (2,), None),
+    ("args-word-value", block(MFMA, fmt_a="fp8", fmt_b="fp8", args="{5: abc}").encode(), (2,), None),
+    ("args-valid-format", block(MFMA, fmt_a="fp8", fmt_b="fp8", args="{fmt_a: 2}").encode(), (2,), None),
+    ("intrinsic-with-newline", block('"wmma\\nnope"').encode(), (2,), None),
+    ("undefined-alias", block(F4, opt="*nothing").encode(), (2,), None),
+    ("two-documents", (VALID + "---\n" + VALID).encode(), (2,), None),
+    ("cpu-wrong", block(F4, cpu="gfx90a").encode(), (2,), None),
+    ("key-is-a-list", b"? [matrix, gemm]\n: 1\n", (2,), None),
+    ("python-object-tag", block("!!python/object/apply:os.system ['touch ../canary/pwned']").encode(), (2,), None),
+    ("int-5000-digits", block(F4, opt="9" * 5000).encode(), (2,), None),
+    ("elem-i-5000-digits", block(MFMA, fmt_a="fp8", fmt_b="fp8", elem_a="i" + "9" * 5000).encode(), (2,), None),
+    ("gemm-shape-5000-digits", ("gemm:\n  - shape: " + "9" * 5000 + "x8x16\n    dtype: f16\n").encode(), (2,), None),
+    ("mma-glob-with-newline", b'mma:\n  - intrinsic: "nothing\\n*"\n', (2,), None),
+    ("gemm-too-big", b"gemm:\n  - shape: 2048x2048x2048\n    dtype: f16\n", (2,), None),
+    ("gemm-alpha-nan", b"gemm:\n  - shape: 16x8x16\n    dtype: f16\n    alpha: nan\n", (2,), None),
+    ("mma-glob-matches-nothing", b"mma:\n  - intrinsic: 'nothing.*'\n", (2,), None),
+    ("alias-bomb-under-unknown-key", _alias_bomb().encode(), (2,), 30),
+    ("dangling-symlink", _dangling, (2,), None),
+    ("directory-named-yaml", _dir, (2,), None),
+    ("symlink-to-dev-zero", _dev_zero, (2,), 30),
+    ("no-spec-files", _nothing, (2,), None),
+    ("only-known-bugs-yaml", _only_known_bugs, (2,), None),
+    ("exclude-bomb-72k-pairs-2k-rules", _exclude_bomb().encode(), (0, 2), 30),
+    ("gemm-product-bomb-25^7", _gemm_bomb().encode(), (0, 2), 30),
+    ("description-5MB", b'description: "' + b"a" * (5 << 20) + b'"\n' + VALID.encode(), (0, 2), 30),
+    ("10k-duplicate-blocks", ("matrix:\n" + "".join(VALID.split("\n", 1)[1] for _ in range(10000))).encode(), (0, 2), 30),
+    ("valid-control", VALID.encode(), (0,), None),
+    ("valid-bom", b"\xef\xbb\xbf" + VALID.encode(), (0,), None),
+    ("valid-crlf", VALID.replace("\n", "\r\n").encode(), (0,), None),
+]
+
+
+def _spec_attack(name: str, content, exits, seconds, command: tuple[str, ...]):
+    def body(ctx: Ctx) -> Outcome:
+        ctx.need(command[0], *[a for a in command[1:] if a.startswith("--")])
+        cases = ctx.cases({} if callable(content) else {"a.yaml": content})
+        if callable(content):
+            content(cases)
+        before = sorted(p.name for p in cases.iterdir())
+        args = list(command) + ["--cases", str(cases)]
+        if command[0] == "run":
+            args += ["--llvm-bin", LLVM_BIN, "--timeout", "30"]
+        res = ctx.harness(*args)
+        outcome = canary_outcome(ctx, judge(res, exits, seconds))
+        if res.rc == 2 and command[0] == "expand" and sorted(p.name for p in cases.iterdir()) != before:
+            return worst(outcome, Outcome("wrong", "refused, yet the cases dir changed; " + res.brief()))
+        return outcome
+
+    word = {(2,): "exit 2, one located line", (0,): "exit 0", (0, 2): "exit 0 or a one-line exit 2"}[tuple(exits)]
+    bound = f", within {seconds} s" if seconds else ""
+    attack("spec", f"{' '.join(command)}: {name}", f"{word}{bound}; nothing written when refused")(body)
+
+
+for _name, _content in BRIEF_SPECS:
+    _spec_attack(_name, _content, (2,), 30 if _name == "2M-cases" else None, ("expand",))
+    _spec_attack(_name, _content, (2,), 30 if _name == "2M-cases" else None, ("run",))
+for _name, _content in BRIEF_SPECS[:3] + BRIEF_SPECS[7:8] + BRIEF_SPECS[15:]:
+    _spec_attack(_name, _content, (2,), 30 if _name == "2M-cases" else None, ("expand", "--check"))
+for _name, _content, _exits, _seconds in MORE_SPECS:
+    _spec_attack(_name, _content, _exits, _seconds, ("expand",))
+
+
+# The corpus another helper keeps (tests/hostile/specs, expectations in tests/hostile/expected.yaml).
+def _corpus() -> dict:
+    try:
+        return yaml.safe_load((HOSTILE / "expected.yaml").read_text(encoding="utf-8")).get("specs", {})
+    except (OSError, yaml.YAMLError, AttributeError):
+        return {}
+
+
+def _corpus_attack(name: str, entry: dict):
+    command = str(entry.get("command", "expand")).split()
+    exits = entry.get("exit", 2)
+    exits = tuple(exits) if isinstance(exits, list) else (exits,)
+
+    def body(ctx: Ctx) -> Outcome:
+        ctx.need(command[0], *[a for a in command[1:] if a.startswith("--")])
+        ctx.work.mkdir(parents=True, exist_ok=True)
+        shutil.copy(HOSTILE / "specs" / name, ctx.work / name)
+        res = ctx.harness(*command, "--cases", ".")
+        outcome = canary_outcome(ctx, judge(res, exits, entry.get("seconds")))
+        first = (res.lines() or [""])[0]
+        if outcome.verdict == "clean" and res.rc == 2:
+            for want in entry.get("stderr_contains", []):
+                if want not in first:
+                    outcome = Outcome("wrong", f"stderr lacks {want!r}; {res.brief()}")
+            if entry.get("max_chars") and len(first) > entry["max_chars"]:
+                outcome = Outcome("wrong", f"a {len(first)}-character line (at most {entry['max_chars']}); {res.brief()}")
+        if outcome.verdict == "clean" and res.rc == 0 and entry.get("passes"):
+            texts = [p.read_text(errors="replace") for p in generated_files(ctx.work)]
+            if not any(entry["passes"] in t for t in texts):
+                outcome = Outcome("wrong", f"no RUN line passes {entry['passes'][:60]!r} to opt; {res.brief()}")
+        return outcome
+
+    expect = f"exit {'/'.join(map(str, exits))} (tests/hostile/expected.yaml)"
+    if entry.get("bug"):
+        expect += "; known bug: " + str(entry["bug"])[:100]
+    attack("spec", f"corpus {' '.join(command)}: {name}", expect)(body)
+
+
+if (HOSTILE / "specs").is_dir():
+    for _name, _entry in sorted(_corpus().items()):
+        if (HOSTILE / "specs" / _name).is_file() and isinstance(_entry, dict):
+            _corpus_attack(_name, _entry)
+
+
+# --------------------------------------------------------------------------- injection
+
+
+def _lit_verdicts(res: Result) -> list[str]:
+    return re.findall(r"^(PASS|FAIL|XFAIL|XPASS|UNRESOLVED|UNSUPPORTED|TIMEOUT): ", res.out, re.M)
+
+
+def _pipeline_through_lit(pipeline_for: Callable[[Ctx], str], valid: bool):
+    def body(ctx: Ctx) -> Outcome:
+        tree = ctx.tree()
+        cases = tree / "cases"
+        for old in cases.glob("*.yaml"):
+            if old.name != "known-bugs.yaml":
+                old.unlink()
+        shutil.rmtree(cases / "generated", ignore_errors=True)
+        pipeline = pipeline_for(ctx)
+        (cases / "a.yaml").write_text(block(MFMA, fmt_a="fp8", fmt_b="fp8", selector="sdag", pipeline=json.dumps(pipeline)))
+        res = ctx.harness("expand", "--cases", cases)
+        if res.rc == 2 and not valid:
+            return canary_outcome(ctx, refuse(res))
+        outcome = accept(res)
+        if outcome.verdict != "clean":
+            return canary_outcome(ctx, outcome)
+        before = set(os.listdir(tree))
+        lit = ctx.lit(cases / "generated")
+        verdicts = _lit_verdicts(lit)
+        note = f"expand exit 0; lit exit {lit.rc}: {', '.join(verdicts) or 'no result'}"
+        if lit.timed_out:
+            return Outcome("hang", note)
+        stray = sorted(set(os.listdir(tree)) - before - {"build"})
+        if ctx.canary_files() or stray:
+            return Outcome("wrong", f"file(s) created: {ctx.canary_files() + stray}; {note}")
+        if valid:
+            return Outcome("clean" if verdicts and set(verdicts) <= {"PASS"} else "wrong", note)
+        # A pipeline opt cannot read reached a RUN line: it can only FAIL (expand should refuse it).
+        return Outcome("wrong" if "PASS" in verdicts else "clean", note + " (accepted by expand)")
+
+    return body
+
+
+attack(
+    "injection",
+    "pipeline instcombine>FILE through lit",
+    "expand refuses it (one line), or lit runs it as one opt argument: no FILE, never PASS",
+)(_pipeline_through_lit(lambda ctx: f"instcombine>{ctx.canary}/redirected", valid=False))
+attack(
+    "injection",
+    "pipeline instcombine;echo>FILE through lit",
+    "expand refuses it, or lit runs no second command: no FILE, never PASS",
+)(_pipeline_through_lit(lambda ctx: f"instcombine;echo>{ctx.canary}/echoed", valid=False))
+attack(
+    "injection",
+    "pipeline instcombine&&echo>FILE through lit",
+    "expand refuses it, or lit runs no second command: no FILE, never PASS",
+)(_pipeline_through_lit(lambda ctx: f"instcombine&&echo>{ctx.canary}/anded", valid=False))
+attack(
+    "injection",
+    "pipeline instcombine|tee>FILE through lit",
+    "expand refuses it, or lit runs no pipe: no FILE, never PASS",
+)(_pipeline_through_lit(lambda ctx: f"instcombine|tee>{ctx.canary}/piped", valid=False))
+attack(
+    "injection",
+    "pipeline with %s (lit substitution) through lit",
+    "expand refuses it, or opt gets it literally: never PASS, no stray file",
+)(_pipeline_through_lit(lambda ctx: "instcombine,%s", valid=False))
+attack(
+    "injection",
+    "valid pipeline instcombine<max-iterations=1> through lit",
+    "expand exit 0, lit PASS (the <...> is not a redirect), no stray file",
+)(_pipeline_through_lit(lambda ctx: "instcombine<max-iterations=1>", valid=True))
+
+
+@attack("injection", "try --pipeline instcombine>FILE", "no FILE; exit 2 (one line) or a non-pass verdict")
+def _try_pipeline_redirect(ctx: Ctx) -> Outcome:
+    res = ctx.harness(*TRY, "--pipeline", f"instcombine>{ctx.canary}/x", "--llvm-bin", LLVM_BIN)
+    if res.rc == 0 and verdict_of(res.out) == "pass":
+        return canary_outcome(ctx, Outcome("wrong", "verdict pass for a pipeline opt cannot read; " + res.brief()))
+    return canary_outcome(ctx, judge(res, (0, 2)))
+
+
+# --------------------------------------------------------------------------- flags
+
+
+def _flag_attack(name: str, args: tuple[str, ...], exits=(2,), needs: tuple[str, ...] = ()):
+    def body(ctx: Ctx) -> Outcome:
+        if args and args[0] in ("try", "run", "expand"):
+            ctx.need(args[0], *needs)
+        cases = ctx.cases(None)
+        argv = [a.replace("{cases}", str(cases)) for a in args]
+        if argv and argv[0] == "run" and "--cases" not in argv:
+            argv += ["--cases", str(cases)]
+        return canary_outcome(ctx, judge(ctx.harness(*argv)))
+
+    word = "exit 2, one line" if exits == (2,) else "exit " + "/".join(map(str, exits))
+    attack("flags", " ".join(a if a else "''" for a in args) or "(no command)", word)(body)
+
+
+for _value in ("nan", "inf", "0", "-1", "", "abc", "1e400"):
+    _flag_attack(f"try --timeout {_value}", (*TRY, "--timeout", _value))
+_flag_attack("run --timeout nan", ("run", "--timeout", "nan"))
+_flag_attack("expand --timeout nan", ("expand", "--cases", "{cases}", "--timeout", "nan"), needs=("--timeout",))
+for _value in ("-1", "0", "", "x"):
+    _flag_attack(f"run -j {_value}", ("run", "-j", _value))
+for _args in (
+    ("--arg", "5=1", "--arg", "5=0"),
+    ("--arg", "5"),
+    ("--arg", "=1"),
+    ("--arg", "99=1"),
+    ("--arg", f"5={10**20}"),
+    ("--arg", "fmt_a=abc"),
+    ("--arg", "fmt_a=2"),
+    ("--arg", "0=1"),
+):
+    _flag_attack(" ".join(_args), (*TRY, *_args))
+for _words in (("try", "--bogus"), ("run", "--bogus"), ("expand", "--bogus"), ("--bogus",), ("nosuchcommand",), ()):
+    _flag_attack(" ".join(_words), _words)
+for _flag in ("--intrinsic", "--fmt-a", "--width-a", "--pipeline", "--llvm-bin", "--cpu", "--selector", "--narrowing", "-O"):
+    _flag_attack(f"try {_flag} ''", (*TRY, _flag, ""))
+_flag_attack("run --spec ''", ("run", "--spec", ""))
+_flag_attack("run --filter ''", ("run", "--filter", ""), needs=("--filter",))
+_flag_attack("run --cases ''", ("run", "--cases", ""))
+_flag_attack("expand --cases ''", ("expand", "--cases", ""))
+for _args in (
+    ("--width-a", str(2**40)),
+    ("--width-a", "-1"),
+    ("--width-a", "0"),
+    ("-O", "9"),
+    ("--fmt-a", "9"),
+    ("--cpu", "gfx90a"),
+    ("--selector", "fast"),
+    ("--intrinsic", "wmma.nope"),
+    ("--llvm-bin", "/nonexistent"),
+):
+    _flag_attack(" ".join(_args), (*TRY, *_args))
+for _value in ("0/4", "5/4", "1/0", "a/b"):
+    _flag_attack(f"run --shard {_value}", ("run", "--shard", _value), needs=("--shard",))
+for _value in ("-1", "0", "abc"):
+    _flag_attack(f"expand --max-cases {_value}", ("expand", "--cases", "{cases}", "--max-cases", _value), needs=("--max-cases",))
+_flag_attack("run --metrics none", ("run", "--metrics", "none"))
+_flag_attack("run --spec nosuch.yaml", ("run", "--spec", "nosuch.yaml"))
+
+
+@attack("flags", "try (valid, control)", "exit 0, verdict pass")
+def _try_control(ctx: Ctx) -> Outcome:
+    res = ctx.harness(*TRY, "--llvm-bin", LLVM_BIN)
+    outcome = accept(res)
+    if outcome.verdict == "clean" and verdict_of(res.out) != "pass":
+        return Outcome("wrong", f"verdict {verdict_of(res.out)!r}; {res.brief()}")
+    return outcome
+
+
+# --------------------------------------------------------------------------- tools
+
+PASS_THROUGH = 'case "$*" in *--version*|*-mcpu=help*|*-mattr=help*) exec "{real}/{tool}" "$@";; esac\n'
+
+
+def fake_build(ctx: Ctx, tool: str, script: str | None, pass_through: bool = True, mode: int = 0o755) -> Path:
+    """The real build's bin/ as links, with `tool` replaced by a script (None: removed)."""
+    out = ctx.base / "bin"
+    out.mkdir()
+    for entry in Path(LLVM_BIN).iterdir():
+        (out / entry.name).symlink_to(entry)
+    (out / tool).unlink(missing_ok=True)
+    if script is not None:
+        head = "#!/bin/bash\n" + (PASS_THROUGH.format(real=LLVM_BIN, tool=tool) if pass_through else "")
+        (out / tool).write_text(head + script)
+        (out / tool).chmod(mode)
+    return out
+
+
+def _tool_attack(name: str, tool: str, script: str | None, want: str, **kw):
+    """`harness try` with one tool replaced; `want` is 'refuse' or a verdict."""
+
+    def body(ctx: Ctx) -> Outcome:
+        fake = fake_build(ctx, tool, script, kw.get("pass_through", True), kw.get("mode", 0o755))
+        extra = ("--pipeline", "instcombine") if tool == "opt" else ()
+        res = ctx.harness(*TRY, *extra, "--llvm-bin", fake, "--timeout", str(kw.get("timeout", 10)), "--json")
+        if want == "refuse":
+            outcome = refuse(res, kw.get("seconds"))
+            if outcome.verdict == "wrong" and res.rc == 0:
+                outcome = Outcome("wrong", f"verdict {verdict_of(res.out)!r} from a broken {tool}; {res.brief()}")
+            return outcome
+        outcome = judge(res, (0, 2) if kw.get("or_refuse") else (0,), kw.get("seconds"))
+        got = verdict_of(res.out)
+        if outcome.verdict == "clean" and res.rc == 0 and got != want:
+            return Outcome("wrong", f"verdict {got!r}, expected {want!r}; {res.brief()}")
+        return outcome
+
+    attack("tools", name, ("exit 2, one line" if want == "refuse" else f"verdict {want}") + _bound(kw))(body)
+
+
+def _bound(kw) -> str:
+    return f", within {kw['seconds']} s" if kw.get("seconds") else ""
+
+
+GARBAGE = "cat >/dev/null\nprintf '\\211PNG\\r\\n\\032 junk v_wmma v[0:99999] \\377\\n'\nexit 0\n"
+_tool_attack("llc prints garbage, exit 0", "llc", GARBAGE, "refuse")
+_tool_attack("llc prints nothing, exit 0", "llc", "cat >/dev/null\nexit 0\n", "refuse")
+_tool_attack(
+    "llc prints 50 MB of garbage", "llc", "cat >/dev/null\nhead -c 50000000 /dev/zero | tr '\\0' x\n", "refuse", seconds=60
+)
+_tool_attack("llc killed by SIGSEGV", "llc", "cat >/dev/null\nkill -SEGV $$\n", "crash")
+_tool_attack("llvm-mc killed by SIGSEGV", "llvm-mc", "cat >/dev/null\nkill -SEGV $$\n", "crash")
+_tool_attack("llvm-mc killed by SIGKILL", "llvm-mc", "cat >/dev/null\nkill -KILL $$\n", "crash")
+_tool_attack("llc exits 1 with junk on stderr", "llc", "cat >/dev/null\necho '\\x01 ???' >&2\nexit 1\n", "crash", or_refuse=True)
+_tool_attack("llc hangs (child sleep), --timeout 5", "llc", "sleep 300\n", "timeout", timeout=5, seconds=20)
+_tool_attack("llvm-mc hangs, --timeout 5", "llvm-mc", "sleep 300\n", "timeout", timeout=5, seconds=20)
+_tool_attack("opt hangs (--pipeline instcombine), --timeout 5", "opt", "sleep 300\n", "timeout", timeout=5, seconds=20)
+_tool_attack("llc --version hangs (try)", "llc", "sleep 300\n", "refuse", pass_through=False, timeout=5, seconds=30)
+_tool_attack("llc --version prints garbage", "llc", "echo 'not llvm at all'\n", "refuse", pass_through=False)
+_tool_attack("llc not executable", "llc", "exit 0\n", "refuse", mode=0o644)
+_tool_attack("llvm-mc missing", "llvm-mc", None, "refuse")
+
+
+@attack("tools", "llc hangs, run of 6 case-selector pairs, --timeout 5", "every pair timeout, within 30 s (wall measured)")
+def _run_six_hanging(ctx: Ctx) -> Outcome:
+    fake = fake_build(ctx, "llc", "sleep 300\n")
+    cases = ctx.cases({"a.yaml": block(MFMA, fmt_a="[fp8, fp6, fp4]", fmt_b="fp8")})
+    res = ctx.harness("run", "--cases", cases, "--llvm-bin", fake, "--timeout", "5", "-j", "2", "--json")
+    outcome = judge(res, (0,), seconds=30)
+    verdicts = re.findall(r'"verdict":\s*"([\w-]+)"', res.out)
+    note = f"wall {res.wall:.1f} s, verdicts {dict(Counter(verdicts))}"
+    if outcome.verdict != "clean":
+        return Outcome(outcome.verdict, note + "; " + outcome.note)
+    if len(verdicts) != 6 or set(verdicts) != {"timeout"}:
+        return Outcome("wrong", note)
+    return Outcome("clean", note)
+
+
+@attack("tools", "llc --version hangs under lit", "lit stops with a configuration error (non-zero), within 60 s")
+def _lit_version_hang(ctx: Ctx) -> Outcome:
+    fake = fake_build(ctx, "llc", "sleep 300\n", pass_through=False)
+    tree = ctx.tree()
+    target = sorted((tree / "cases" / "generated").glob("*.ll"))[0]
+    lit = Path(ctx.python).parent / "lit"
+    res = ctx.run([str(lit), "-v", "--param", f"llvm_bin={fake}", str(target)], limit=60)
+    if res.timed_out:
+        return Outcome("hang", res.brief())
+    if has_traceback(res):
+        return Outcome("traceback", res.brief())
+    return Outcome("clean" if res.rc not in (0, None) else "wrong", f"lit exit {res.rc} after {res.wall:.1f} s")
+
+
+# --------------------------------------------------------------------------- files
+
+
+def _expanded(ctx: Ctx, files: dict | None = None) -> Path:
+    """A cases dir (default: one valid spec) already expanded once by this revision."""
+    cases = ctx.cases(files or {"a.yaml": VALID})
+    res = ctx.harness("expand", "--cases", cases)
+    if res.rc != 0:
+        raise RuntimeError(f"setup expand failed: {res.brief()}")
+    return cases
+
+
+def _snapshot(cases: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(cases)): p.read_bytes() for p in cases.rglob("*") if p.is_file()}
+
+
+@attack("files", "cases/generated read-only (modes binding, even for root)", "exit 2, one line; files as they were")
+def _readonly(ctx: Ctx) -> Outcome:
+    cases = _expanded(ctx)
+    (cases / "b.yaml").write_text(block(F4))  # something to write
+    gen = cases / "generated"
+    for p in gen.rglob("*"):
+        p.chmod(0o555 if p.is_dir() else 0o444)
+    gen.chmod(0o555)
+    before = _snapshot(cases)
+    res = ctx.harness("expand", "--cases", cases, modes=True)
+    outcome = refuse(res)
+    if _snapshot(cases) != before:
+        return worst(outcome, Outcome("loss", "files changed although refused; " + res.brief()))
+    return outcome
+
+
+@attack("files", "cases/generated is a regular file", "exit 2, one line; the file kept")
+def _generated_file(ctx: Ctx) -> Outcome:
+    cases = ctx.cases({"a.yaml": VALID})
+    (cases / "generated").write_text("precious\n")
+    res = ctx.harness("expand", "--cases", cases)
+    outcome = refuse(res)
+    if (cases / "generated").read_text() != "precious\n":
+        return worst(outcome, Outcome("loss", "the file named generated changed"))
+    return outcome
+
+
+def _dir_named_ll(check: bool):
+    def body(ctx: Ctx) -> Outcome:
+        cases = _expanded(ctx)
+        (cases / "generated" / "stray.ll").mkdir()
+        (cases / "generated" / "stray.ll" / "keep").write_text("x")
+        res = ctx.harness("expand", *(["--check"] if check else []), "--cases", cases)
+        outcome = judge(res, (1,) if check else (2,))
+        if not (cases / "generated" / "stray.ll" / "keep").exists():
+            return worst(outcome, Outcome("loss", "the directory's content is gone"))
+        return outcome
+
+    return body
+
+
+attack("files", "generated/ holds a directory named stray.ll: expand", "exit 2, one line; directory kept")(_dir_named_ll(False))
+attack("files", "generated/ holds a directory named stray.ll: expand --check", "exit 1 (stale), no traceback")(
+    _dir_named_ll(True)
+)
+
+
+def _ff_byte(check: bool):
+    def body(ctx: Ctx) -> Outcome:
+        cases = _expanded(ctx)
+        target = generated_files(cases)[0]
+        target.write_bytes(target.read_bytes() + b"; \xff\n")
+        res = ctx.harness("expand", *(["--check"] if check else []), "--cases", cases)
+        outcome = judge(res, (1,) if check else (0,))
+        if not check and outcome.verdict == "clean":
+            again = ctx.harness("expand", "--check", "--cases", cases)
+            if again.rc != 0:
+                return Outcome("loss", "expand did not repair the file; then " + again.brief())
+        return outcome
+
+    return body
+
+
+attack("files", "a generated .ll with a 0xff byte: expand", "exit 0 and the file rewritten")(_ff_byte(False))
+attack("files", "a generated .ll with a 0xff byte: expand --check", "exit 1 (stale), no traceback")(_ff_byte(True))
+
+
+@attack("files", "two concurrent expands with obsolete files, 16 rounds", "both exit 0 every round; then nothing stale, no .tmp")
+def _concurrent(ctx: Ctx) -> Outcome:
+    specs = {f"s{i}.yaml": block(MFMA, fmt_a="all", fmt_b=fmt) for i, fmt in enumerate(("fp8", "fp6", "fp4"))}
+    problems: list[Outcome] = []
+    for round_ in range(16):
+        cases = ctx.cases(dict(specs), name=f"cases{round_}")
+        gen = cases / "generated"
+        gen.mkdir()
+        for i in range(40):
+            (gen / f"obsolete{i}.ll").write_text("; RUN: false\n")
+        began = time.monotonic()
+        procs = [ctx.start([ctx.python, "-m", "harness", "expand", "--cases", str(cases)]) for _ in range(2)]
+        results = [ctx.finish(p, began) for p in procs]
+        for res in results:
+            o = judge(res, (0,))
+            if o.verdict != "clean":
+                problems.append(Outcome(o.verdict, f"round {round_}: {o.note}"))
+        check = ctx.harness("expand", "--check", "--cases", cases)
+        if leftovers(cases) or check.rc != 0 or any(gen.glob("obsolete*")):
+            problems.append(Outcome("loss", f"round {round_}: leftovers {leftovers(cases)}, then --check {check.brief()}"))
+    if problems:
+        o = worst(*problems)
+        return Outcome(o.verdict, f"{len(problems)} problem(s) in 16 rounds, e.g. {o.note}")
+    return Outcome("clean", "16 rounds: both exit 0, nothing stale or left over")
+
+
+def _interrupt(sig: int, rounds: int):
+    def body(ctx: Ctx) -> Outcome:
+        problems: list[Outcome] = []
+        landed = 0
+        for round_ in range(rounds):
+            cases = ctx.cases(None, name=f"cases{round_}")
+            for spec in cases.glob("*.yaml"):  # no llc: snapshot blocks written as skeletons
+                spec.write_text(spec.read_text().replace("snapshot: true", "snapshot: false"))
+            gen = cases / "generated"
+            proc = ctx.start([ctx.python, "-m", "harness", "expand", "--cases", str(cases)])
+            began = time.monotonic()
+            while not gen.exists() and proc.poll() is None and time.monotonic() - began < 30:
+                time.sleep(0.002)
+            time.sleep(0.005 * (round_ % 10))  # into the write phase, at different points
+            if proc.poll() is None:
+                landed += 1
+                os.kill(proc.pid, sig)
+            res = ctx.finish(proc, began)
+            if res.timed_out or has_traceback(res):
+                problems.append(Outcome(judge(res).verdict, f"round {round_}: {res.brief()}"))
+            elif res.rc not in (0, 130, -sig, 128 + sig):
+                problems.append(Outcome("wrong", f"round {round_}: {res.brief()}"))
+            left = leftovers(cases)
+            half = [
+                str(p.relative_to(gen))
+                for p in generated_files(cases)
+                if not p.name.endswith(".tmp") and not p.read_bytes().endswith(b"\n")
+            ]
+            if left or half:
+                problems.append(Outcome("loss", f"round {round_}: {len(left)} .tmp left, half-written {half[:2]}"))
+        name = signal.Signals(sig).name
+        if problems:
+            o = worst(*problems)
+            kinds = Counter(p.verdict for p in problems)
+            return Outcome(o.verdict, f"{name} landed in {landed}/{rounds} rounds; problems {dict(kinds)}, e.g. {o.note}")
+        return Outcome("clean", f"{name} landed in {landed}/{rounds} rounds; no traceback, no .tmp left")
+
+    return body
+
+
+attack("files", "SIGINT during expand, 30 rounds", "exit 130 (or 0), no traceback, no .tmp or half file left")(
+    _interrupt(signal.SIGINT, 30)
+)
+attack("files", "SIGTERM during expand, 10 rounds", "no traceback, no .tmp or half file left")(_interrupt(signal.SIGTERM, 10))
+
+
+@attack("files", "written-file mode under umask 022", "every generated file 0644")
+def _mode(ctx: Ctx) -> Outcome:
+    cases = ctx.cases({"a.yaml": VALID})
+    res = ctx.harness("expand", "--cases", cases, umask=0o022)
+    outcome = accept(res)
+    modes = Counter(oct(stat.S_IMODE(p.stat().st_mode)) for p in generated_files(cases))
+    if outcome.verdict == "clean" and set(modes) != {"0o644"}:
+        return Outcome("loss", f"modes {dict(modes)}")
+    return Outcome(outcome.verdict, f"modes {dict(modes)}; {outcome.note}")
+
+
+@attack("files", "a stale generated file of mode 0640 keeps its mode", "rewritten, still 0640")
+def _mode_kept(ctx: Ctx) -> Outcome:
+    cases = _expanded(ctx)
+    target = generated_files(cases)[0]
+    target.write_text("; stale\n")
+    target.chmod(0o640)
+    res = ctx.harness("expand", "--cases", cases, umask=0o022)
+    outcome = accept(res)
+    mode = oct(stat.S_IMODE(target.stat().st_mode))
+    if outcome.verdict == "clean" and mode != "0o640":
+        return Outcome("loss", f"mode now {mode}")
+    return outcome
+
+
+@attack("files", "a .tmp a killed writer left: expand", "exit 0 and the .tmp removed")
+def _old_tmp(ctx: Ctx) -> Outcome:
+    cases = _expanded(ctx)
+    (cases / "generated" / ".x.ll.abc123.tmp").write_text("; half")
+    res = ctx.harness("expand", "--cases", cases)
+    outcome = accept(res)
+    if outcome.verdict == "clean" and leftovers(cases):
+        return Outcome("loss", f"left: {leftovers(cases)}")
+    return outcome
+
+
+def _known_bugs(content: bytes):
+    def body(ctx: Ctx) -> Outcome:
+        tree = ctx.tree()
+        (tree / "cases" / "known-bugs.yaml").write_bytes(content)
+        target = sorted((tree / "cases" / "generated").glob("*.overwide.ll"))[0]
+        res = ctx.lit(target)
+        if res.timed_out:
+            return Outcome("hang", res.brief())
+        if has_traceback(res):
+            last = [line for line in (res.err + res.out).splitlines() if "Error" in line][-1:] or [""]
+            return Outcome("traceback", f"lit exit {res.rc}: {last[0][:140]}")
+        verdicts = _lit_verdicts(res)
+        note = f"lit exit {res.rc}, {', '.join(verdicts) or 'no result'}"
+        if res.rc in (0, 1) or verdicts:
+            return Outcome("wrong", "known-bugs.yaml accepted: " + note)
+        if "known-bugs.yaml" not in res.err + res.out:
+            return Outcome("wrong", "the error does not name known-bugs.yaml: " + note)
+        return Outcome("clean", note)
+
+    return body
+
+
+_DUPLICATE = (
+    b'"22.1.8":\n  - files: generated/*.overwide.ll\n    reason: r\n"22.1.8":\n  - files: generated/none.ll\n    reason: r\n'
+)
+attack("files", "known-bugs.yaml with a version listed twice (lit)", "lit configuration error naming the file")(
+    _known_bugs(_DUPLICATE)
+)
+attack("files", "known-bugs.yaml not UTF-8 (lit)", "lit configuration error naming the file")(
+    _known_bugs(b'"22.1.8":\n  - files: generated/*.ll\n    reason: caf\xe9\n')
+)
+attack("files", "known-bugs.yaml invalid YAML (lit)", "lit configuration error naming the file")(_known_bugs(b'"22.1.8": [\n'))
+
+
+# --------------------------------------------------------------------------- running
+
+
+def export(revision: str, into: Path) -> tuple[str, Path]:
+    parsed = subprocess.run(
+        ["git", "-C", str(ROOT), "rev-parse", "--short", revision], capture_output=True, text=True, check=True
+    )
+    sha = parsed.stdout.strip()
+    root = into / f"rev-{sha}"
+    root.mkdir(parents=True)
+    archive = subprocess.run(["git", "-C", str(ROOT), "archive", "--format=tar", revision], capture_output=True, check=True)
+    subprocess.run(["tar", "-x", "-C", str(root)], input=archive.stdout, check=True)
+    return sha, root
+
+
+def helps(python: str, root: Path) -> dict[str, str]:
+    env = {**os.environ, "PYTHONPATH": str(root)}
+    out = {}
+    top = subprocess.run([python, "-m", "harness", "--help"], capture_output=True, text=True, env=env, cwd=root)
+    m = re.search(r"\{([\w,-]+)\}", top.stdout)
+    for command in m.group(1).split(",") if m else []:
+        text = subprocess.run([python, "-m", "harness", command, "--help"], capture_output=True, text=True, env=env, cwd=root)
+        out[command] = text.stdout
+    return out
+
+
+def run_one(index: int, root: str, helptexts: dict, python: str, limit: float, scratch: str) -> tuple[int, str, str, float]:
+    a = ATTACKS[index]
+    base = Path(tempfile.mkdtemp(prefix=f"a{index}-", dir=scratch))
+    ctx = Ctx(Path(root), base, helptexts, python, limit)
+    for d in (ctx.work, ctx.canary, base / "home", base / "cache"):
+        d.mkdir()
+    began = time.monotonic()
+    try:
+        o = a.body(ctx)
+        verdict, note = o.verdict, o.note
+    except NotApplicable as exc:
+        verdict, note = "n/a", str(exc)
+    except Exception as exc:  # the attack's own failure: say so, never count it as the harness's
+        verdict, note = "error", f"attack failed: {exc!r} {traceback.format_exc(limit=2)[-300:]}"
+    finally:
+        _unlock(base)
+        shutil.rmtree(base, ignore_errors=True)
+    return index, verdict, note, time.monotonic() - began
+
+
+def _unlock(base: Path) -> None:
+    """Make read-only directories an attack left writable again, so they can be removed."""
+    for p in base.rglob("*"):
+        if p.is_dir() and not p.is_symlink():
+            try:
+                p.chmod(0o755)
+            except OSError:
+                pass
+
+
+def table(results: dict[str, dict[int, tuple[str, str, float]]], chosen: list[int]) -> str:
+    cats = [c for c in CATEGORIES if any(ATTACKS[i].category == c for i in chosen)]
+    lines = []
+    for rev, res in results.items():
+        lines += [
+            f"### {rev}",
+            "",
+            "| category | tried | clean | traceback | wrong | hang | loss | n/a |",
+            "|---|---|---|---|---|---|---|---|",
+        ]
+        total: Counter[str] = Counter()
+        for cat in cats:
+            c = Counter(res[i][0] for i in chosen if ATTACKS[i].category == cat)
+            tried = sum(v for k, v in c.items() if k not in ("n/a", "error"))
+            total.update(c)
+            total["tried"] += tried
+            lines.append(f"| {cat} | {tried} | " + " | ".join(str(c[v]) for v in (*VERDICTS, "n/a")) + " |")
+        lines.append(f"| **all** | {total['tried']} | " + " | ".join(str(total[v]) for v in (*VERDICTS, "n/a")) + " |")
+        if total["error"]:
+            lines.append(f"\n{total['error']} attack(s) failed to run (verdict `error`; see --verbose).")
+        lines.append("")
+    return "\n".join(lines)
+
+
+def _cell(text: str) -> str:
+    return text.replace("|", "\\|").replace("\n", " ")[:300]
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog="categories: " + ", ".join(CATEGORIES),
+    )
+    p.add_argument("revisions", nargs="*", default=list(DEFAULT_REVISIONS), help="git revisions (default: ed1c00d HEAD)")
+    p.add_argument("--only", choices=CATEGORIES, action="append", help="only this category (repeatable)")
+    p.add_argument("--verbose", action="store_true", help="one row per attack: expected, verdict, what happened")
+    p.add_argument("-j", "--jobs", type=int, default=2, help="attacks run at once (default 2)")
+    p.add_argument("--timeout", type=float, default=60, help="seconds before an attack's command counts as a hang (default 60)")
+    p.add_argument("--python", default=str(ROOT / ".venv" / "bin" / "python"), help="the Python that runs `-m harness`")
+    p.add_argument("--filter", metavar="SUBSTRING", help="only attacks whose name contains this")
+    args = p.parse_args(argv)
+    chosen = [i for i, a in enumerate(ATTACKS) if (not args.only or a.category in args.only)]
+    if args.filter:
+        chosen = [i for i in chosen if args.filter in ATTACKS[i].name]
+    results: dict[str, dict[int, tuple[str, str, float]]] = {}
+    with tempfile.TemporaryDirectory(prefix="attacks-") as tmp:
+        for revision in args.revisions:
+            began = time.monotonic()
+            sha, root = export(revision, Path(tmp) / revision.replace("/", "_"))
+            texts = helps(args.python, root)
+            scratch = Path(tmp) / f"scratch-{sha}"
+            scratch.mkdir()
+            label = f"{revision} ({sha})" if sha != revision else revision
+            out: dict[int, tuple[str, str, float]] = {}
+            with ProcessPoolExecutor(max_workers=args.jobs) as pool:
+                futures = [pool.submit(run_one, i, str(root), texts, args.python, args.timeout, str(scratch)) for i in chosen]
+                for f in futures:
+                    i, verdict, note, secs = f.result()
+                    out[i] = (verdict, note, secs)
+            results[label] = out
+            print(f"# {label}: {len(chosen)} attacks in {time.monotonic() - began:.0f} s", file=sys.stderr)
+    print(table(results, chosen))
+    if args.verbose:
+        for label, out in results.items():
+            print(
+                f"\n### {label}: per attack\n\n| category | attack | expected | verdict | what happened |\n|---|---|---|---|---|"
+            )
+            for i in chosen:
+                a = ATTACKS[i]
+                verdict, note, secs = out[i]
+                name, expect, cell = (_cell(t) for t in (a.name, a.expect, note))
+                print(f"| {a.category} | {name} | {expect} | {verdict} | {cell} ({secs:.1f} s) |")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
