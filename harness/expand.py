@@ -9,7 +9,6 @@ is what the specs render; otherwise it is rewritten and, given a build, regenera
 from __future__ import annotations
 
 import os
-import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
@@ -135,14 +134,12 @@ def write(cases_dir: Path, rendered: dict[str, str], regenerate: Regenerate | No
 def _generated(target: Path, skeleton: str, regenerate: Regenerate) -> str:
     """The snapshot `target` with CHECK lines: the skeleton goes to a temporary file beside it
     (its RUN lines read the file itself), `regenerate` fills it, the file goes away."""
-    fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(skeleton)
-        return regenerate(Path(tmp))
-    except InputError as exc:  # said of the temporary file: say it of the file being generated
-        where = exc.path.replace(tmp, str(target)) if exc.path else None
-        message = exc.message.replace(tmp, str(target)).replace(os.path.basename(tmp), target.name)
-        raise InputError(message, where, exc.line, exc.col) from None
-    finally:
-        os.unlink(tmp)
+    with files.temporary(target.parent, f".{target.name}.") as (fd, tmp):
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8") as fh:
+                fh.write(skeleton)
+            return regenerate(Path(tmp))
+        except InputError as exc:  # said of the temporary file: say it of the file being generated
+            where = exc.path.replace(tmp, str(target)) if exc.path else None
+            message = exc.message.replace(tmp, str(target)).replace(os.path.basename(tmp), target.name)
+            raise InputError(message, where, exc.line, exc.col) from None

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
+import signal
 import stat
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 
 from harness.errors import InputError
@@ -27,22 +30,35 @@ def write_atomically(target: Path, text: str) -> None:
     if target.exists() and not mode & stat.S_IWUSR:
         raise InputError("cannot write: the file is read-only", str(target))
     try:
-        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+        with temporary(target.parent, f".{target.name}.") as (fd, tmp):
+            with os.fdopen(fd, "wb") as fh:
+                fh.write(text.encode("utf-8"))
+            os.chmod(tmp, mode)
+            os.replace(tmp, target)
     except OSError as exc:
         raise InputError(f"cannot write: {exc.strerror}", str(target)) from None
+
+
+_INTERRUPTS = {signal.SIGINT, signal.SIGTERM}
+
+
+@contextlib.contextmanager
+def temporary(directory: Path, prefix: str, suffix: str = ".tmp") -> Iterator[tuple[int, str]]:
+    """A new file in `directory` as (fd, path), removed when the block ends unless the block
+    renamed it away. Ctrl-C and SIGTERM are held while it is made, so no interrupt can fall
+    between its creation and the cleanup that removes it."""
+    held = signal.pthread_sigmask(signal.SIG_BLOCK, _INTERRUPTS)
     try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(text.encode("utf-8"))
-        os.chmod(tmp, mode)
-        os.replace(tmp, target)
-    except BaseException as exc:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        if isinstance(exc, OSError):
-            raise InputError(f"cannot write: {exc.strerror}", str(target)) from None
+        fd, path = tempfile.mkstemp(prefix=prefix, suffix=suffix, dir=directory)
+    except BaseException:
+        signal.pthread_sigmask(signal.SIG_SETMASK, held)
         raise
+    try:
+        signal.pthread_sigmask(signal.SIG_SETMASK, held)  # a held interrupt lands here, inside the cleanup
+        yield fd, path
+    finally:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(path)
 
 
 def umask() -> int:

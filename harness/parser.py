@@ -4,6 +4,7 @@ command does lives in cli.py and the modules it names)."""
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 
 from harness import __version__, bisect, cache, compare, merge, selection, toolchain
@@ -76,6 +77,16 @@ class Parser(argparse.ArgumentParser):
 
     def error(self, message):
         self.exit(self.usage_status, f"{self.prog}: error: {message}\n")
+
+    def parse_known_args(self, args=None, namespace=None):
+        # An empty word is never a value any flag or argument takes: refused, not read as "the
+        # default" (`--width-a ''` is not `exact`, `--cpu ''` not the intrinsic's CPU).
+        words = list(args) if args is not None else sys.argv[1:]
+        for i, word in enumerate(words):
+            if word == "" or (word.startswith("--") and word.endswith("=")):
+                after = f" after {words[i - 1]}" if word == "" and i else ""
+                self.error(f"an empty value{after}: {word!r}" if word else f"an empty value{after}")
+        return super().parse_known_args(args, namespace)
 
 
 def common_flags(p: argparse.ArgumentParser, json_flag: bool = True) -> None:

@@ -80,7 +80,7 @@ def add_spec_flags(p: argparse.ArgumentParser) -> None:
 def add_max_cases(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--max-cases",
-        type=jobs,
+        type=case_limit,
         default=matrix.MAX_CASES,
         metavar="N",
         help="refuse a spec block of more case-selector pairs than this (default %(default)s)",
@@ -104,6 +104,13 @@ def seconds(text: str) -> float:
     if not 0 < value <= 86400:  # also false for nan
         raise argparse.ArgumentTypeError(f"must be more than 0 and at most 86400 seconds; got {text!r}")
     return value
+
+
+def case_limit(text: str) -> int:
+    """A --max-cases value: a positive number of case-selector pairs."""
+    if not text.isdigit() or int(text) < 1:
+        raise argparse.ArgumentTypeError(f"takes a positive number of case-selector pairs; got {text!r}")
+    return int(text)
 
 
 def jobs(text: str) -> int:
@@ -147,15 +154,15 @@ def fmt(text: str | None, source: catalog.Source, flag: str) -> int:
 
 
 def width(text: str | None, source: catalog.Source, fmt_value: int, flag: str) -> int:
-    text = text or "exact"
+    text = "exact" if text is None else text
     if text in ("exact", "max"):
         return cases.widths_for(text, source, fmt_value)[0]
     try:
         value = int(text)
     except ValueError:
         raise InputError(f"{flag} must be an integer, exact or max; got {text!r}") from None
-    if value <= 0:
-        raise InputError(f"{flag} must be positive; got {value}")
+    if not 0 < value <= matrix.MAX_WIDTH:
+        raise InputError(f"{flag} takes 1 to {matrix.MAX_WIDTH} elements (what the harness builds); got {value}")
     return value
 
 

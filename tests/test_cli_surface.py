@@ -97,3 +97,37 @@ def test_progress_is_quiet_for_json_to_a_pipe_only():
 
     assert StderrProgress.for_output(json_output=True).quiet  # pytest's stdout is not a terminal
     assert not StderrProgress.for_output(json_output=False).quiet
+
+
+@pytest.mark.parametrize(
+    "args, line",
+    [
+        (
+            ("try", "--intrinsic", "mfma.scale.f32.16x16x128.f8f6f4", "--width-a", ""),
+            "harness: error: an empty value after --width-a",
+        ),
+        (("try", "--intrinsic", "mfma.scale.f32.16x16x128.f8f6f4", "--cpu="), "harness: error: an empty value: '--cpu='"),
+        (("run", "--filter", ""), "harness: error: an empty value after --filter"),
+        (
+            (
+                "try",
+                "--intrinsic",
+                "mfma.scale.f32.16x16x128.f8f6f4",
+                "--fmt-a",
+                "fp8",
+                "--fmt-b",
+                "fp8",
+                "--width-a",
+                "1099511627776",
+            ),
+            "harness: error: --width-a takes 1 to 4096 elements (what the harness builds); got 1099511627776",
+        ),
+        (
+            ("expand", "--max-cases", "0"),
+            "harness expand: error: argument --max-cases: takes a positive number of case-selector pairs; got '0'",
+        ),
+    ],
+)
+def test_an_empty_or_out_of_range_flag_value_is_refused_not_defaulted(cli, args, line):
+    proc = cli(*args)
+    assert proc.returncode == 2 and proc.stderr.splitlines() == [line] and proc.stdout == ""
