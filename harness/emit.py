@@ -86,7 +86,8 @@ def narrowing_lines(case: Case) -> list[str]:
 def function_lines(case: Case, checks: Sequence[str] = ()) -> list[str]:
     intr, fn = case.intrinsic, case.function
     params = [f"{source_type(case, Side.A)} %a", f"{source_type(case, Side.B)} %b", f"{intr.result} %c", "ptr addrspace(1) %out"]
-    params += [f"{operand(case, i)[0]} {v}" for i, v in case.args if v.startswith("%")]
+    # A %name given for several operands (of one type: harness.matrix checks) is one parameter.
+    params += dict.fromkeys(f"{operand(case, i)[0]} {v}" for i, v in case.args if v.startswith("%"))
     return [
         f"define {intr.calling_convention} void @{fn}({', '.join(params)}) {{",
         *checks,

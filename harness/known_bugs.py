@@ -8,6 +8,7 @@ from pathlib import Path
 import yaml
 
 from harness.errors import InputError
+from harness.spec import quote, reader_error
 
 FILENAME = "known-bugs.yaml"
 
@@ -31,17 +32,23 @@ def load(cases_dir: Path) -> dict[str, list[tuple[str, str]]]:
         mark = exc.problem_mark or exc.context_mark
         line, col = (mark.line + 1, mark.column + 1) if mark else (None, None)
         raise InputError(f"invalid YAML: {exc.problem or exc.context}", str(path), line, col) from None
-    except (yaml.YAMLError, ValueError, RecursionError) as exc:
-        raise InputError(f"invalid YAML: {exc}", str(path)) from None
+    except yaml.reader.ReaderError as exc:
+        raise reader_error(exc, text, str(path)) from None
+    except yaml.YAMLError as exc:
+        raise InputError(f"invalid YAML: {str(exc).splitlines()[0]}", str(path)) from None
+    except ValueError:  # (int() past Python's digit limit)
+        raise InputError("invalid YAML: a number too long to read", str(path)) from None
+    except RecursionError:
+        raise InputError("invalid YAML: nested too deeply", str(path)) from None
     if not isinstance(data, dict):
         raise InputError("expected a mapping of LLVM version -> list of {files, reason}", str(path), 1, 1)
     out: dict[str, list[tuple[str, str]]] = {}
     for version, entries in data.items():
         if not isinstance(entries, list):
-            raise InputError(f"version {version!r}: expected a list of {{files, reason}}", str(path))
+            raise InputError(f"version {quote(version)}: expected a list of {{files, reason}}", str(path))
         for entry in entries:
             if not isinstance(entry, dict) or set(entry) != {"files", "reason"}:
-                raise InputError(f"version {version!r}: each entry needs exactly 'files' and 'reason'", str(path))
+                raise InputError(f"version {quote(version)}: each entry needs exactly 'files' and 'reason'", str(path))
             out.setdefault(str(version), []).append((str(entry["files"]), " ".join(str(entry["reason"]).split())))
     return out
 
@@ -55,7 +62,7 @@ def _no_duplicate_versions(root, path: Path) -> None:
         line = key.start_mark.line + 1
         if key.value in seen:
             raise InputError(
-                f"version {key.value!r} is listed twice (first on line {seen[key.value]})",
+                f"version {quote(key.value)} is listed twice (first on line {seen[key.value]})",
                 str(path),
                 line,
                 key.start_mark.column + 1,

@@ -15,20 +15,22 @@ from harness.cases import CHECKS, NARROWINGS, OPT_LEVELS, POLICIES, SELECTORS, C
 from harness.catalog import Intrinsic, Role, Side
 from harness.commands import Selector
 from harness.errors import InputError
-from harness.spec import Block, Value, load_spec
+from harness.spec import Block, Value, load_spec, quote, shorten
 
 MAX_WIDTH = 4096  # source vector elements; the legal widths are 4 to 32
 MAX_INT_BITS = (1 << 23) - 1  # LLVM's widest integer type
 MAX_CASES = 100_000  # a spec past this is a mistake more often than a plan; --max-cases raises it
+# Parameter names the emitted function already defines (harness.emit): an `args` %name must differ.
+RESERVED_PARAMS = ("a", "b", "c", "out", "a.narrow", "b.narrow")
 
 
 def _check_width(v: Value) -> object:
     if isinstance(v.value, bool) or not (isinstance(v.value, int) or v.value in POLICIES):
-        raise v.error(f"width must be a positive integer or one of {', '.join(POLICIES)}; got {v.value!r}")
+        raise v.error(f"width must be a positive integer or one of {', '.join(POLICIES)}; got {quote(v.value)}")
     if isinstance(v.value, int) and v.value <= 0:
-        raise v.error(f"width must be positive; got {v.value}")
+        raise v.error(f"width must be positive; got {quote(v.value)}")
     if isinstance(v.value, int) and v.value > MAX_WIDTH:
-        raise v.error(f"width {v.value} is past what the harness builds (at most {MAX_WIDTH} elements)")
+        raise v.error(f"width {quote(v.value)} is past what the harness builds (at most {MAX_WIDTH} elements)")
     return v.value
 
 
@@ -37,10 +39,7 @@ def _formats(values: list[Value] | None, source: catalog.Source, side: Side, nam
         return list(source.formats)
     out = []
     for v in values:
-        try:
-            fmt = formats.parse(v.value)
-        except ValueError as exc:
-            raise v.error(str(exc)) from None
+        fmt = _format(v)
         if fmt not in source.regs:
             allowed = " ".join(formats.short(f) for f in source.formats)
             raise v.error(f"{name} takes only {allowed} for source {side.upper()}")
@@ -48,61 +47,99 @@ def _formats(values: list[Value] | None, source: catalog.Source, side: Side, nam
     return out
 
 
-def _matches(rule: dict[str, list[Value]], case: Case, selector: Selector) -> bool:
-    """True when every dimension named by an exclude rule matches the case."""
-    for key, values in rule.items():
-        if not any(_dim_matches(key, v.value, case, selector) for v in values):
-            return False
-    return True
+def _format(v: Value) -> int:
+    try:
+        return formats.parse(v.value)
+    except ValueError:
+        raise v.error(f"not a matrix format: {quote(v.value)} (accepted: {formats.spellings()})") from None
 
 
-def _dim_matches(key: str, value: object, case: Case, selector: Selector) -> bool:
+def _intrinsic(v: Value) -> Intrinsic:
+    try:
+        return catalog.lookup(str(v.value))
+    except KeyError:
+        raise v.error(f"unknown intrinsic {quote(str(v.value))}; known: {', '.join(catalog.BY_NAME)}") from None
+
+
+def _rule_key(key: str, v: Value) -> object:
+    """What an exclude rule's value matches, checked where it is written: the key `_case_keys`
+    gives a case that the value matches."""
+    value, problem = v.value, ""
     if key == "intrinsic":
-        return catalog.lookup(str(value)) is case.intrinsic
+        return _intrinsic(v).name
     if key in ("fmt_a", "fmt_b"):
-        return value == "all" or formats.parse(value) == case.fmt(Side(key[-1]))
+        return "all" if value == "all" else _format(v)
+    if key in ("width_a", "width_b"):
+        return _check_width(v)
+    if key == "selector" and value not in SELECTORS:
+        problem = f"selector must be one of {', '.join(SELECTORS)}"
+    elif key == "opt" and (isinstance(value, bool) or value not in OPT_LEVELS):
+        problem = f"opt must be one of {', '.join(map(str, OPT_LEVELS))}"
+    elif key == "check" and value not in CHECKS:
+        problem = f"check must be one of {', '.join(CHECKS)}"
+    elif key == "narrowing" and value not in NARROWINGS[1:] + ("none",):
+        problem = f"narrowing must be one of {', '.join(NARROWINGS[1:])} or none"
+    elif key in ("elem_a", "elem_b") and _elem(value):
+        problem = f"{key}: {_elem(value)}"
+    elif key == "pipeline":
+        problem = _pipeline(value)
+    elif key == "cpu" and value not in catalog.CPUS:
+        problem = f"cpu must be one of {', '.join(catalog.CPUS)}"
+    if problem:
+        raise v.error(problem)
+    if key == "selector":
+        return str(value)
+    return "" if key == "narrowing" and value == "none" else value
+
+
+def _case_keys(key: str, case: Case, selector: Selector) -> tuple:
+    """The rule keys (see `_rule_key`) that match a case in one dimension."""
+    if key == "intrinsic":
+        return (case.intrinsic.name,)
+    if key in ("fmt_a", "fmt_b"):
+        return (case.fmt(Side(key[-1])), "all")
     if key in ("width_a", "width_b"):
         side = Side(key[-1])
-        if isinstance(value, int):
-            return case.width(side) == value
-        return case.width(side) in widths_for(value, case.intrinsic.source(side), case.fmt(side))
+        width, source, fmt = case.width(side), case.intrinsic.source(side), case.fmt(side)
+        return (width, *(p for p in POLICIES if width in widths_for(p, source, fmt)))
     if key == "selector":
-        return value == selector
-    if key == "opt":
-        return value == case.opt
-    if key in ("pipeline", "check", "elem_a", "elem_b", "cpu"):
-        return value == getattr(case, key)
-    if key == "narrowing":
-        return (value if value != "none" else "") == case.narrowing
-    raise ValueError(key)
+        return (str(selector),)
+    return (getattr(case, key),)
 
 
-def _validate_rule(rule: dict[str, list[Value]]) -> None:
-    for key, values in rule.items():
-        for v in values:
-            try:
-                if key == "intrinsic":
-                    catalog.lookup(str(v.value))
-                elif key in ("fmt_a", "fmt_b") and v.value != "all":
-                    formats.parse(v.value)
-                elif key in ("width_a", "width_b"):
-                    _check_width(v)
-                elif key == "selector" and v.value not in SELECTORS:
-                    raise ValueError(f"selector must be one of {', '.join(SELECTORS)}")
-                elif key == "opt" and (isinstance(v.value, bool) or v.value not in OPT_LEVELS):
-                    raise ValueError(f"opt must be one of {', '.join(map(str, OPT_LEVELS))}")
-                elif key == "check" and v.value not in CHECKS:
-                    raise ValueError(f"check must be one of {', '.join(CHECKS)}")
-                elif key == "narrowing" and v.value not in NARROWINGS[1:] + ("none",):
-                    raise ValueError(f"narrowing must be one of {', '.join(NARROWINGS[1:])} or none")
-                elif key in ("elem_a", "elem_b") and _elem(v.value):
-                    raise ValueError(f"{key}: {_elem(v.value)}")
-                elif key == "pipeline" and _pipeline(v.value):
-                    raise ValueError(_pipeline(v.value))
-                elif key == "cpu" and v.value not in catalog.CPUS:
-                    raise ValueError(f"cpu must be one of {', '.join(catalog.CPUS)}")
-            except (KeyError, ValueError) as exc:
-                raise v.error(str(exc).strip('"')) from None
+class Excludes:
+    """A block's exclude rules, indexed so that a pair costs a few set intersections, not a
+    try of every rule: a rule drops a pair when, in every dimension it names, its values hold
+    one of the pair's keys. Rules are checked (located errors) and duplicates merged here."""
+
+    def __init__(self, rules: list[dict[str, list[Value]]]):
+        unique = dict.fromkeys(
+            tuple(sorted((key, frozenset(_rule_key(key, v) for v in values)) for key, values in rule.items())) for rule in rules
+        )
+        self.everyone = frozenset(range(len(unique)))
+        self.named: dict[str, set[int]] = {}  # dimension -> the rules that name it
+        self.index: dict[str, dict[object, set[int]]] = {}  # dimension -> key -> rules holding it
+        for rid, rule in enumerate(unique):
+            for key, values in rule:
+                self.named.setdefault(key, set()).add(rid)
+                for value in values:
+                    self.index.setdefault(key, {}).setdefault(value, set()).add(rid)
+        self.memo: dict[tuple, frozenset[int]] = {}
+
+    def drop(self, case: Case, selector: Selector) -> bool:
+        if not self.everyone:
+            return False
+        alive: frozenset[int] | None = None  # the rules no dimension has ruled out yet
+        for key in self.index:
+            keys = _case_keys(key, case, selector)
+            passing = self.memo.get((key, keys))
+            if passing is None:  # the rules that do not name `key` or hold one of `keys`
+                held = (self.index[key].get(k, ()) for k in keys)
+                passing = self.memo[(key, keys)] = (self.everyone - self.named[key]).union(*held)
+            alive = passing if alive is None else (alive & passing if len(alive) <= len(passing) else passing & alive)
+            if not alive:
+                return False
+        return True
 
 
 def _choices(block: Block, key: str, default: list, check) -> list:
@@ -114,7 +151,7 @@ def _choices(block: Block, key: str, default: list, check) -> list:
     for v in values:
         problem = check(v.value)
         if problem:
-            raise v.error(f"{key}: {problem}; got {v.value!r}")
+            raise v.error(f"{key}: {problem}; got {quote(v.value)}")
         out.append(v.value)
     return out
 
@@ -126,12 +163,12 @@ def _one_of(allowed):
 
 
 def _elem(value) -> str:
-    m = re.fullmatch(r"i(\d+)", value) if isinstance(value, str) else None
-    if m and not 1 <= int(m.group(1)) <= MAX_INT_BITS:
+    m = re.fullmatch(r"i([0-9]+)", value) if isinstance(value, str) else None
+    if m and not (len(m.group(1).lstrip("0")) <= 9 and 1 <= int(m.group(1)) <= MAX_INT_BITS):  # (int(): 4,300 digits)
         return f"LLVM integer types are i1 to i{MAX_INT_BITS}"
     return (
         ""
-        if isinstance(value, str) and re.fullmatch(r"i\d+|half|bfloat|float|double", value)
+        if isinstance(value, str) and re.fullmatch(r"i[0-9]+|half|bfloat|float|double", value)
         else "must be an IR scalar type such as i32 or i64"
     )
 
@@ -143,15 +180,17 @@ def _pipeline(value) -> str:
 
 
 def _resolve_args(intrinsic: Intrinsic, pairs: list[tuple[Value, Value]]) -> tuple[tuple[int, str], ...]:
-    """Operand overrides as (index, literal); only format operands and neutral literals may change."""
-    out = {}
+    """Operand overrides as (index, literal); only format operands and neutral literals may change.
+    A %name becomes a kernel parameter: one name may stand for several operands of one type."""
+    out: dict[int, str] = {}
+    params: dict[str, tuple[int, str]] = {}  # %name -> (first operand, its type)
     for key, value in pairs:
         if isinstance(key.value, int) and not isinstance(key.value, bool):
             index = key.value
         elif isinstance(key.value, str) and key.value in intrinsic.operands:
             index = intrinsic.arg_index(key.value)
         else:
-            raise key.error(f"args: {intrinsic.name} has no operand {key.value!r} (use an index or fmt_a/fmt_b)")
+            raise key.error(f"args: {intrinsic.name} has no operand {quote(key.value)} (use an index or fmt_a/fmt_b)")
         if not 0 <= index < len(intrinsic.operands):
             raise key.error(f"args: {intrinsic.name} has operands 0..{len(intrinsic.operands) - 1}")
         role = intrinsic.operands[index]
@@ -163,17 +202,19 @@ def _resolve_args(intrinsic: Intrinsic, pairs: list[tuple[Value, Value]]) -> tup
             text = "true" if v else "false"
         else:
             text = str(v)
-        literal = r"true|false" if boolean else r"-?\d+"
+        literal = r"true|false" if boolean else r"-?[0-9]+"
         if not (re.fullmatch(literal, text) or re.fullmatch(r"%[A-Za-z_][\w.]*", text)):
             kind = "true/false" if boolean else "an integer"
-            raise value.error(f"args: operand {index} of {intrinsic.name} takes {kind} or %name (a parameter); got {text!r}")
+            raise value.error(f"args: operand {index} of {intrinsic.name} takes {kind} or %name (a parameter); got {quote(text)}")
         if index in out:
             raise key.error(f"args: operand {index} of {intrinsic.name} is given twice")
-        if re.fullmatch(r"-?\d+", text):
-            ty = "i32" if role in catalog.FORMAT_ROLES else catalog.literal(role)[0]
-            bits = int(ty[1:]) if re.fullmatch(r"i\d+", ty) else 64
-            if not -(2 ** (bits - 1)) <= int(text) < 2**bits:
-                raise value.error(f"args: operand {index} of {intrinsic.name} is {ty}; {text} does not fit")
+        ty = "i32" if role in catalog.FORMAT_ROLES else catalog.literal(role)[0]
+        if text.startswith("%"):
+            _check_param(value, text, index, ty, params)
+        if re.fullmatch(r"-?[0-9]+", text):
+            bits = int(ty[1:]) if re.fullmatch(r"i[0-9]+", ty) else 64
+            if len(text.lstrip("-0")) > 40 or not -(2 ** (bits - 1)) <= int(text) < 2**bits:
+                raise value.error(f"args: operand {index} of {intrinsic.name} is {ty}; {shorten(text)} does not fit")
         fmt_side = Role(role).side if role in catalog.FORMAT_ROLES else None
         if fmt_side and text.lstrip("-").isdigit() and int(text) in intrinsic.source(fmt_side).regs:
             raise value.error(
@@ -183,25 +224,41 @@ def _resolve_args(intrinsic: Intrinsic, pairs: list[tuple[Value, Value]]) -> tup
     return tuple(sorted(out.items()))
 
 
+def _check_param(value: Value, text: str, index: int, ty: str, params: dict[str, tuple[int, str]]) -> None:
+    """A %name must not redefine a name of the emitted function, nor take two types."""
+    name = text[1:]
+    if name in RESERVED_PARAMS or name.startswith("r."):
+        raise value.error(
+            f"args: {quote(text)} is a name the kernel already uses (parameters %a %b %c %out; values %a.narrow "
+            "%b.narrow %r.*); choose another, such as %f"
+        )
+    first, first_ty = params.setdefault(name, (index, ty))
+    if first_ty != ty:
+        raise value.error(
+            f"args: {quote(text)} is operand {first} ({first_ty}) and operand {index} ({ty}); one parameter has one type"
+        )
+
+
 def resolve_arg_flags(intrinsic: Intrinsic, flags: list[str]) -> tuple[tuple[int, str], ...]:
     """`N=V` command-line overrides, checked like a spec's `args`."""
     pairs = []
     for flag in flags:
         key, sep, value = flag.partition("=")
         if not sep:
-            raise InputError(f"--arg takes N=V (e.g. 5=2 or fmt_b=%f); got {flag!r}")
-        pairs.append((Value(int(key) if key.isdigit() else key, "--arg", None, None), Value(value, "--arg", None, None)))
+            raise InputError(f"--arg takes N=V (e.g. 5=2 or fmt_b=%f); got {quote(flag)}")
+        index = int(key) if re.fullmatch(r"[0-9]{1,9}", key) else key
+        pairs.append((Value(index, "--arg", None, None), Value(value, "--arg", None, None)))
     return _resolve_args(intrinsic, pairs)
 
 
-def expand_block(block: Block, limit: int = MAX_CASES) -> list[tuple[Case, Selector]]:
-    """Every (case, selector) a block asks for, after excludes; past `limit`, an error that
-    gives the count (counted without building the cases)."""
-    for rule in block.excludes:
-        _validate_rule(rule)
+def expand_block(block: Block, limit: int = MAX_CASES, earlier: int = 0) -> list[tuple[Case, Selector]]:
+    """Every (case, selector) a block asks for, after excludes; past `limit` pairs together with
+    the `earlier` blocks' pairs, an error that gives the count (counted without building them)."""
+    excludes = Excludes(block.excludes)
     selectors = [Selector(s) for s in _choices(block, "selector", list(SELECTORS), _one_of(SELECTORS))]
     opts = _choices(block, "opt", [0], _one_of(OPT_LEVELS))
     pipelines = _choices(block, "pipeline", ["none"], _pipeline)
+    written = {v.value: v for v in reversed(block.dims.get("pipeline", []))}  # pipeline -> where
     checks = _choices(block, "check", ["codegen"], _one_of(CHECKS))
     elems_a = _choices(block, "elem_a", ["i32"], _elem)
     elems_b = _choices(block, "elem_b", ["i32"], _elem)
@@ -211,21 +268,23 @@ def expand_block(block: Block, limit: int = MAX_CASES) -> list[tuple[Case, Selec
 
     def too_many() -> InputError:
         size = _block_size(block, selectors, opts, pipelines, checks, elems_a, elems_b, narrowings)
+        if not earlier:
+            return block.error(
+                f"this block expands to more than {limit:,} case-selector pairs (up to {size:,}); "
+                f"split it or raise --max-cases (default {MAX_CASES:,})"
+            )
         return block.error(
-            f"this block expands to more than {limit:,} case-selector pairs (up to {size:,}); "
-            f"split it or raise --max-cases (default {MAX_CASES:,})"
+            f"the specs together expand to more than {limit:,} case-selector pairs: {earlier:,} before this block, "
+            f"which adds up to {size:,}; split them or raise --max-cases (default {MAX_CASES:,})"
         )
 
     out: list[tuple[Case, Selector]] = []
     for iv in block.dims["intrinsic"]:
-        try:
-            intrinsic = catalog.lookup(str(iv.value))
-        except KeyError as exc:
-            raise iv.error(str(exc).strip('"')) from None
+        intrinsic = _intrinsic(iv)
         cpus = []
         for v in block.dims.get("cpu", [Value(intrinsic.cpus[0], iv.path, iv.line, iv.col)]):
             if v.value not in intrinsic.cpus:
-                raise v.error(f"{intrinsic.name} runs on {', '.join(intrinsic.cpus)}, not {v.value!r}")
+                raise v.error(f"{intrinsic.name} runs on {', '.join(intrinsic.cpus)}, not {quote(v.value)}")
             cpus.append(v.value)
         fmts_a = _formats(block.dims.get("fmt_a"), intrinsic.a, Side.A, intrinsic.name)
         fmts_b = _formats(block.dims.get("fmt_b"), intrinsic.b, Side.B, intrinsic.name)
@@ -235,9 +294,9 @@ def expand_block(block: Block, limit: int = MAX_CASES) -> list[tuple[Case, Selec
             wa = _unique(w for p in policies_a for w in widths_for(p, intrinsic.a, fa))
             wb = _unique(w for p in policies_b for w in widths_for(p, intrinsic.b, fb))
             for width_a, width_b, selector in itertools.product(wa, wb, selectors):
-                case = Case(intrinsic, cpu, fa, fb, width_a, width_b, opt, pipe, check, args, ea, eb, narrow)
-                if not any(_matches(rule, case, selector) for rule in block.excludes):
-                    if len(out) >= limit:  # stop early: a runaway block costs at most `limit` cases
+                case = Case(intrinsic, cpu, fa, fb, width_a, width_b, opt, pipe, check, args, ea, eb, narrow, written.get(pipe))
+                if not excludes.drop(case, selector):
+                    if earlier + len(out) >= limit:  # stop early: a runaway block costs at most `limit` cases
                         raise too_many()
                     out.append((case, selector))
     if not out:
@@ -259,8 +318,8 @@ def _block_size(block: Block, *dims: list) -> int:
     for key in ("fmt_a", "fmt_b"):  # absent or `all`: every format, at most 5
         fmts = block.dims.get(key)
         size *= 5 if not fmts or fmts[0].value == "all" else len(fmts)
-    for key in ("width_a", "width_b"):
-        size *= max(1, len(block.dims.get(key, []))) * 3  # a policy names at most 3 legal widths
+    for key in ("width_a", "width_b"):  # a width is one; a policy names at most 3 legal widths
+        size *= sum(1 if isinstance(v.value, int) else 3 for v in block.dims.get(key, [])) or 1
     return size
 
 
@@ -283,7 +342,7 @@ def _flag(block: Block, key: str) -> bool:
     if len(values) > 1:
         raise values[1].error(f"{key} takes one value, true or false; got a list")
     if not isinstance(v.value, bool):
-        raise v.error(f"{key} must be true or false; got {v.value!r}")
+        raise v.error(f"{key} must be true or false; got {quote(v.value)}")
     return v.value
 
 
@@ -303,7 +362,7 @@ def plan(spec_paths: list[Path], max_cases: int = MAX_CASES) -> list[Planned]:
     for path in spec_paths:
         for block in load_spec(path):
             split, pinned = split_selectors(block), snapshot(block)
-            expanded = expand_block(block, max_cases - total)
+            expanded = expand_block(block, max_cases, total)
             total += len(expanded)
             for case, selector in expanded:
                 if pinned and (case.check != "codegen" or case.rejection):

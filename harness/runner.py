@@ -201,7 +201,11 @@ class Runner:
         """A pipeline opt cannot parse is bad input, not a verdict: say so once, exit 2."""
         run = self.tc.run("opt", [*litgen.opt_command(where, pipeline).args, "-disable-output"], "")
         if not run.ok:
-            raise InputError(f"pipeline {pipeline!r}: {V.first_error(run.stderr) or 'opt rejects it'}")
+            from harness.spec import quote
+
+            message = f"pipeline {quote(pipeline)}: {V.first_error(run.stderr) or 'opt rejects it'}"
+            at = where.pipeline_at  # where a spec wrote it (a case moved onto another pipeline keeps the old one)
+            raise at.error(message) if at is not None and at.value == pipeline else InputError(message)
 
     # ---- the whole plan ---------------------------------------------------------------------
     def run(self, groups: list[Group]) -> list[Outcome]:

@@ -11,6 +11,8 @@ skips a file without `matrix`.
 
 from __future__ import annotations
 
+import functools
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -37,6 +39,35 @@ DIMENSIONS = (
 OPTIONS = ("split_selectors", "snapshot")  # block settings that are not case dimensions
 BLOCK_KEYS = DIMENSIONS + OPTIONS + ("args", "exclude")
 FILE_KEYS = ("description", "matrix", "gemm", "mma")
+QUOTE_LIMIT = 60  # characters of a value a message shows
+MAX_DIGITS = 1000  # an integer longer than this is out of range for every spec value
+# Tags the loader reads (YAML's own: str, int, bool, seq, map, ...); any other tag
+# (!!python/..., !include) is refused where it is written, never silently dropped.
+KNOWN_TAGS = frozenset(t for t in yaml.constructor.SafeConstructor.yaml_constructors if t) | {
+    "tag:yaml.org,2002:merge",  # `<<` and `=` keys, which the block's key check then refuses
+    "tag:yaml.org,2002:value",
+}
+_LINE_BREAK = re.compile("\r\n|[\r\n\x85\u2028\u2029]")  # what PyYAML counts as a line break
+
+
+def quote(value: object, limit: int = QUOTE_LIMIT) -> str:
+    """A value as one message line shows it: its repr (quoted, control characters escaped, one
+    line), cut to about `limit` characters with an ellipsis and the full length."""
+    try:
+        text = repr(value)
+    except ValueError:  # an int past Python's digit limit for str()
+        return f"a {getattr(value, 'bit_length', lambda: 0)():,}-bit integer"
+    if len(text) <= limit:
+        return text
+    if isinstance(value, str):
+        return f"{value[: limit - 2]!r}... ({len(value):,} characters)"
+    unit = "digits" if isinstance(value, int) else "characters"
+    return f"{text[:limit]}... ({len(text):,} {unit})"
+
+
+def shorten(text: str, limit: int = QUOTE_LIMIT) -> str:
+    """Text cut to about `limit` characters with an ellipsis (for names shown unquoted)."""
+    return text if len(text) <= limit else f"{text[:limit]}... ({len(text):,} characters)"
 
 
 @dataclass(frozen=True)
@@ -76,6 +107,10 @@ def _scalar(path: str, node: yaml.Node) -> Value:
     if not isinstance(node, yaml.ScalarNode):
         raise InputError("expected a single value here", *_mark(path, node))
     value: object = node.value
+    if node.tag == "tag:yaml.org,2002:int" and sum(c.isdigit() for c in node.value) > MAX_DIGITS:
+        digits = sum(c.isdigit() for c in node.value)
+        shown = node.value[:QUOTE_LIMIT] + "..."
+        raise InputError(f"number out of range: {shown} ({digits:,} digits)", *_mark(path, node))
     if node.tag in ("tag:yaml.org,2002:int", "tag:yaml.org,2002:bool"):
         # YAML's own reading: 010 is octal, 1:30 base 60, yes/on are true. A tag forced on a
         # value it cannot read (`!!int abc`, `!!bool maybe`) is bad input at that value.
@@ -83,7 +118,7 @@ def _scalar(path: str, node: yaml.Node) -> Value:
             value = _CONSTRUCTOR.construct_object(node)
         except (ValueError, KeyError, IndexError, yaml.YAMLError):
             kind = node.tag.rsplit(":", 1)[-1]
-            raise InputError(f"{node.value!r} is not a valid {kind}", *_mark(path, node)) from None
+            raise InputError(f"{quote(node.value)} is not a valid {kind}", *_mark(path, node)) from None
     return Value(value, *_mark(path, node))
 
 
@@ -107,11 +142,11 @@ def _mapping(path: str, node: yaml.Node, allowed: tuple[str, ...], what: str) ->
         key = key_node.value if isinstance(key_node, yaml.ScalarNode) else None
         if key not in allowed:
             raise InputError(
-                f"unknown key {key!r} in {what}; expected one of: {', '.join(allowed)}",
+                f"unknown key {quote(key)} in {what}; expected one of: {', '.join(allowed)}",
                 *_mark(path, key_node),
             )
         if key in out:
-            raise InputError(f"duplicate key {key!r}", *_mark(path, key_node))
+            raise InputError(f"duplicate key {quote(key)}", *_mark(path, key_node))
         out[key] = value_node
     return out
 
@@ -131,19 +166,65 @@ def _args(path: str, node: yaml.Node) -> list[list[tuple[Value, Value]]]:
 
 def sections(text: str, path: str) -> tuple[dict[str, yaml.Node], yaml.Node]:
     """A spec file's top-level keys -> their YAML nodes (locations kept), and the root node."""
+    top, root = _sections(text, path)
+    return dict(top), root
+
+
+@functools.lru_cache(maxsize=4)  # `matrix`, `gemm` and `mma` each read every spec
+def _sections(text: str, path: str) -> tuple[dict[str, yaml.Node], yaml.Node]:
     try:
         root = yaml.compose(text, Loader=yaml.SafeLoader)
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         line, col = (mark.line + 1, mark.column + 1) if mark else (None, None)
         raise InputError(f"invalid YAML: {exc.problem or exc.context}", path, line, col) from None
-    except yaml.YAMLError as exc:  # e.g. a character YAML does not allow
+    except yaml.reader.ReaderError as exc:
+        raise reader_error(exc, text, path) from None
+    except yaml.YAMLError as exc:
         raise InputError(f"invalid YAML: {str(exc).splitlines()[0]}", path) from None
     except RecursionError:
         raise InputError("invalid YAML: nested too deeply", path) from None
     if root is None:
         raise InputError("empty spec (expected a mapping with a 'matrix' list)", path, 1, 1)
+    _refuse_unknown_tags(path, root)
     return _mapping(path, root, FILE_KEYS, "a spec file"), root
+
+
+def reader_error(exc: yaml.reader.ReaderError, text: str, path: str) -> InputError:
+    """PyYAML's refusal of a character YAML does not allow, located at that character."""
+    char = exc.character if isinstance(exc.character, str) else chr(exc.character)
+    return InputError(
+        f"invalid YAML: character U+{ord(char):04X} is not allowed in YAML text", path, *text_position(text, exc.position)
+    )
+
+
+def text_position(text: str, index: int) -> tuple[int, int]:
+    """1-based line and column of `text[index]`, counting line breaks as PyYAML does."""
+    line, start = 1, 0
+    for m in _LINE_BREAK.finditer(text, 0, index):
+        line, start = line + 1, m.end()
+    return line, index - start + 1
+
+
+def _refuse_unknown_tags(path: str, root: yaml.Node) -> None:
+    """The first node (in document order) whose tag the loader does not read is an error there:
+    a dropped tag would quietly change what the value means."""
+    stack, seen = [root], set()
+    while stack:
+        node = stack.pop()
+        if id(node) in seen:  # an alias shares its anchor's node
+            continue
+        seen.add(id(node))
+        if node.tag not in KNOWN_TAGS:
+            tag = node.tag.replace("tag:yaml.org,2002:", "!!", 1)
+            raise InputError(
+                f"YAML tag {shorten(tag)} is not supported (a spec holds plain strings, numbers, booleans, lists and mappings)",
+                *_mark(path, node),
+            )
+        if isinstance(node, yaml.SequenceNode):
+            stack.extend(reversed(node.value))
+        elif isinstance(node, yaml.MappingNode):
+            stack.extend(n for pair in reversed(node.value) for n in reversed(pair))
 
 
 def located_blocks(path: str, node: yaml.Node, keys: tuple[str, ...], what: str) -> list[Block]:

@@ -18,12 +18,18 @@ import re
 from dataclasses import dataclass
 
 from harness.errors import InputError
+from harness.spec import quote
 
 TRIPLE = "nvptx64-nvidia-cuda"
 DTYPES = ("f16", "bf16")
 DEFAULT_CPU = "sm_90"
 MIN_SM = 80  # mma.sync m16n8k16 / m16n8k8 with f16 and bf16 inputs needs sm_80
 _CPU = re.compile(r"sm_(\d+)([af]?)")
+# The NVPTX processors of sm_80 and later that LLVM (22) has: llc only warns about any other
+# -mcpu and ptxas has no such -arch, so a kernel for it could not be judged.
+CPUS = ("sm_80", "sm_86", "sm_87", "sm_88", "sm_89", "sm_90", "sm_90a") + tuple(
+    f"sm_{n}{suffix}" for n in (100, 101, 103, 110, 120, 121) for suffix in ("", "a", "f")
+)
 _IR_ELEM = {"f16": "half", "bf16": "bfloat"}
 
 
@@ -138,7 +144,7 @@ class GemmCase:
     def __post_init__(self):
         for name, size, tile in (("m", self.m, 16), ("n", self.n, 8), ("k", self.k, 8)):
             if isinstance(size, bool) or not isinstance(size, int) or size <= 0:
-                raise GemmError(name, f"gemm {name.upper()} must be a positive integer; got {size!r}")
+                raise GemmError(name, f"gemm {name.upper()} must be a positive integer; got {quote(size)}")
             if size % tile:
                 raise GemmError(
                     name, f"gemm mma.m16n8k* rejects {name.upper()} = {size}: not a multiple of {tile} (the m16n8k{{16,8}} tile)"
@@ -153,28 +159,35 @@ class GemmCase:
         if self.dtype not in DTYPES:
             raise GemmError(
                 "dtype",
-                f"gemm mma.m16n8k* rejects dtype {self.dtype!r}: only f16 and bf16 inputs with f32 accumulate are supported",
+                f"gemm mma.m16n8k* rejects dtype {quote(self.dtype)}: only f16 and bf16 inputs with f32 accumulate are supported",
             )
-        if not _number(self.alpha) or float(self.alpha) != 1.0:
+        if not _number(self.alpha) or self.alpha != 1:  # (no float(): a huge int overflows it)
             raise GemmError(
                 "alpha",
-                f"gemm mma.m16n8k* rejects alpha = {self.alpha!r}: mma.sync computes "
+                f"gemm mma.m16n8k* rejects alpha = {quote(self.alpha)}: mma.sync computes "
                 f"D = A·B + C with no scaling, so alpha must be 1",
             )
-        if not _number(self.beta) or float(self.beta) not in (0.0, 1.0):
+        if not _number(self.beta) or self.beta not in (0, 1):
             raise GemmError(
-                "beta", f"gemm mma.m16n8k* rejects beta = {self.beta!r}: beta must be 0 (D starts at zero) or 1 (D starts from C)"
+                "beta",
+                f"gemm mma.m16n8k* rejects beta = {quote(self.beta)}: beta must be 0 (D starts at zero) or 1 (D starts from C)",
             )
         object.__setattr__(self, "beta", int(self.beta))
         object.__setattr__(self, "alpha", 1.0)
         for name in ("transpose_a", "transpose_b"):
             if not isinstance(getattr(self, name), bool):
-                raise GemmError(name, f"{name} must be true or false; got {getattr(self, name)!r}")
+                raise GemmError(name, f"{name} must be true or false; got {quote(getattr(self, name))}")
         match = _CPU.fullmatch(self.cpu) if isinstance(self.cpu, str) else None
         if not match or int(match.group(1)) < MIN_SM:
             raise GemmError(
                 "cpu",
-                f"gemm mma.m16n8k* needs an NVPTX CPU sm_{MIN_SM} or later (such as sm_80, sm_90, sm_100a); got {self.cpu!r}",
+                f"gemm mma.m16n8k* needs an NVPTX CPU sm_{MIN_SM} or later (such as sm_80, sm_90, sm_100a); got {quote(self.cpu)}",
+            )
+        if self.cpu not in CPUS:
+            raise GemmError(
+                "cpu",
+                f"gemm: {quote(self.cpu)} is not an NVPTX CPU; from sm_{MIN_SM} on, LLVM has sm_80, sm_86, sm_87, sm_88, "
+                "sm_89, sm_90, sm_90a, and sm_100, sm_101, sm_103, sm_110, sm_120, sm_121 (plain, a or f)",
             )
 
     @property

@@ -22,7 +22,8 @@ from typing import Any
 
 from harness import spec
 from harness.errors import InputError
-from harness.nvptx.gemm import DEFAULT_CPU, GemmCase, GemmError
+from harness.nvptx.gemm import DEFAULT_CPU, MAX_MMA, GemmCase, GemmError
+from harness.spec import quote
 
 KEYS = ("shape", "dtype", "beta", "alpha", "transpose_a", "transpose_b", "cpu")
 DEFAULTS = {"beta": 0, "alpha": 1, "transpose_a": False, "transpose_b": False, "cpu": DEFAULT_CPU}
@@ -33,7 +34,12 @@ _FIELD_KEY = {"m": "shape", "n": "shape", "k": "shape"}
 def _shape(v: spec.Value) -> tuple[int, int, int]:
     m = _SHAPE.fullmatch(str(v.value))
     if not m:
-        raise v.error(f"shape must be MxNxK, such as 16x8x16; got {v.value!r}")
+        raise v.error(f"shape must be MxNxK, such as 16x8x16; got {quote(v.value)}")
+    for dim, digits in zip("MNK", m.groups()):
+        if len(digits.lstrip("0")) > 9:  # far past any kernel (and past what int() reads at 4300)
+            raise v.error(
+                f"gemm {dim} has {len(digits):,} digits: a gemm unrolls to at most {MAX_MMA} mma.sync (e.g. 128x128x64)"
+            )
     return int(m.group(1)), int(m.group(2)), int(m.group(3))
 
 
@@ -44,7 +50,7 @@ def _scalar(key: str, v: spec.Value):
         try:
             return float(value)
         except ValueError:
-            raise v.error(f"{key} must be a number; got {value!r}") from None
+            raise v.error(f"{key} must be a number; got {quote(value)}") from None
     return value
 
 

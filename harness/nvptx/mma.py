@@ -488,6 +488,7 @@ def spec_cases(cases_dir, only: list[str] | None = None) -> list[MmaCase]:
     default all) and CPUs (default each subject's); -O0 and -O2 always."""
     from harness import spec
     from harness.nvptx import gemm_spec
+    from harness.spec import quote
 
     paths = gemm_spec.spec_paths(Path(cases_dir))
     if only:
@@ -502,10 +503,12 @@ def spec_cases(cases_dir, only: list[str] | None = None) -> list[MmaCase]:
             globs = block.dims.get("intrinsic")
             picked = [s for s in subjects() if not globs or any(fnmatch.fnmatchcase(s.name, str(g.value)) for g in globs)]
             if globs and not picked:  # (no globs pick every subject)
-                raise globs[0].error("mma: no single-instruction subject matches " + ", ".join(str(g.value) for g in globs))
+                raise globs[0].error(
+                    "mma: no single-instruction subject matches " + ", ".join(quote(str(g.value)) for g in globs)
+                )
             for v in block.dims.get("cpu", []):
                 if not any(v.value in s.cpus for s in picked):
-                    raise v.error(f"mma: no chosen subject runs on {v.value!r}")
+                    raise v.error(f"mma: no chosen subject runs on {quote(v.value)}")
             cpus = [v.value for v in block.dims.get("cpu", [])]
             chosen.update(dict.fromkeys(c for c in cases(tuple(picked)) if not cpus or c.cpu in cpus))
     return list(chosen)
