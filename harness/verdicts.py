@@ -50,7 +50,11 @@ class Verdict:
 _CALL_RESULT = re.compile(r"^\s+%r\.([\w.$]+) = call ")
 # A value the verifier prints after its message: "i32 0", "<4 x i32> %b", "i32 %fa".
 _VALUE = re.compile(r"^(i\d+|<\d+ x [\w ]+>|half|bfloat|float|double|ptr)( |$)")
-_LOCATED_ERROR = re.compile(r"^(?:<stdin>|[^:\s]+):(\d+):(\d+): error: (.*)$")
+# `<stdin>:L:C: error: ...` as llvm-mc prints it; llc, opt and llvm-as put their own path (and
+# `error:`) in front: `/bin/llc: error: /bin/llc: <stdin>:2:7: error: ...`.
+_LOCATED_ERROR = re.compile(r"(?:^|:\s)(?:<stdin>|[^:\s]+):(\d+):(\d+): error: (.*)$")
+# A line that says error or fatal as a word (ptxas: `ptxas fatal   :`), not inside a path.
+_ERROR_WORD = re.compile(r"\b(?:error|fatal)\s*:", re.I)
 _LABEL = re.compile(r"^([A-Za-z_.$][\w.$]*):")
 # Where a function starts: an llc label, an llvm-objdump header, or an IR definition.
 _FUNCTION_START = re.compile(r"^(?:([A-Za-z_$][\w.$]*):|[0-9a-f]+ <([\w.$]+)>:|define [^@]*@([\w.$]+)\()")
@@ -60,7 +64,7 @@ def first_error(text: str) -> str:
     """The first line of a tool's output that says error (or fatal, as ptxas does), else its
     first line: the one line a verdict's detail or a refusal quotes."""
     lines = [line.strip() for line in text.splitlines() if line.strip()]
-    errors = [line for line in lines if "error" in line.lower() or "fatal" in line.lower()]
+    errors = [line for line in lines if _ERROR_WORD.search(line)]
     return (errors or lines or [""])[0]
 
 
@@ -102,7 +106,7 @@ def located_errors(stderr: str) -> list[tuple[int, int, str]]:
     """(line, column, message) for each `file:line:col: error:` a tool printed."""
     out = []
     for line in stderr.splitlines():
-        m = _LOCATED_ERROR.match(line.strip())
+        m = _LOCATED_ERROR.search(line.strip())
         if m:
             out.append((int(m.group(1)), int(m.group(2)), m.group(3)))
     return out

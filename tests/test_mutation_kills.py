@@ -257,12 +257,6 @@ def test_module_line_owner_is_exactly_each_define_to_its_closing_brace():
     assert module.line_owner == expected
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="harness bug: verdicts.located_errors matches only lines that start with `<stdin>:L:C: error:` "
-    "(llvm-mc's form); llc, opt and llvm-as prefix their path (`/…/opt: <stdin>:2:7: error: …`, llc twice), "
-    "so an IR parse error is never located and runner's `cannot read this IR` branch is dead",
-)
 def test_an_ir_parse_error_names_the_function_on_its_line(llvm14):
     """Debian's llvm-14 cannot parse `ptr addrspace(1)`: its llc stops at line 1, the `define`
     of the module's first function. That function cannot be read by this build (unsupported);
