@@ -16,6 +16,7 @@ f16/bf16, a shape that is not a multiple of 16x8x8) is one located error line.
 from __future__ import annotations
 
 import itertools
+import math
 import re
 from pathlib import Path
 from typing import Any
@@ -54,6 +55,9 @@ def _scalar(key: str, v: spec.Value):
     return value
 
 
+MAX_KERNELS = 4096  # per block: each kernel is a lit file and a PTX file
+
+
 def expand_block(block: spec.Block) -> list[GemmCase]:
     """Every kernel one block asks for; a rejected value is reported where it is written."""
     if "shape" not in block.dims:
@@ -61,6 +65,9 @@ def expand_block(block: spec.Block) -> list[GemmCase]:
     if "dtype" not in block.dims:
         raise block.error("gemm block has no 'dtype' (f16 or bf16)")
     keys = [k for k in KEYS if k in block.dims]
+    count = math.prod(len(block.dims[k]) for k in keys)
+    if count > MAX_KERNELS:  # counted before anything is built: a product of lists grows fast
+        raise block.error(f"gemm block asks for {count:,} kernels, more than {MAX_KERNELS:,} (one lit file each); split it")
     out = []
     for combo in itertools.product(*(block.dims[k] for k in keys)):
         chosen = dict(zip(keys, combo))
