@@ -12,10 +12,13 @@ import sys
 ROOT = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, ROOT)
 
-from harness import catalog, emit, known_bugs, targets, toolchain  # noqa: E402
+from harness import targets  # noqa: E402
+from harness.checks.litformat import KnownBugShTest  # noqa: E402
 from harness.errors import InputError  # noqa: E402
-from harness.litformat import KnownBugShTest  # noqa: E402
 from harness.nvptx import ptx as nvptx_ptx  # noqa: E402
+from harness.specs import known_bugs  # noqa: E402
+from harness.targets import catalog, emit  # noqa: E402
+from harness.tools import toolchain  # noqa: E402
 
 config.name = "matrix-lowering"
 config.suffixes = [".ll"]
@@ -61,7 +64,7 @@ config.substitutions.append((r"(?<![\w.%/-])FileCheck(?![\w.-])", filecheck))
 lit_config.note(f"FileCheck: {filecheck}")
 
 # Features: what the build has, so a file that needs more is UNSUPPORTED rather than FAIL. Each
-# target (harness/targets.py) gives its registered-target feature, its CPUs and, where its kernels
+# target (harness/targets/__init__.py) gives its registered-target feature, its CPUs and, where its kernels
 # need newer IR than the build may read, that feature.
 major = version.split(".")[0]
 config.available_features.update({f"llvm-{major}", f"llvm-{version}"})

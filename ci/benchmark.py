@@ -24,7 +24,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from harness import cases, emit, litgen, matrix, toolchain  # noqa: E402
+from harness.checks import litgen  # noqa: E402
+from harness.specs import cases, matrix  # noqa: E402
+from harness.targets import emit  # noqa: E402
+from harness.tools import toolchain  # noqa: E402
 
 
 def raw_jobs(groups, tc, workdir: Path) -> list[str]:

@@ -72,7 +72,7 @@ MUTATIONS = (
     # ---- the seven that once got through ---------------------------------------------------
     Mutation(
         "mc-owner-next-line",
-        "harness/verdicts.py",
+        "harness/tools/verdicts.py",
         "        fn = owners.get(line)\n",
         "        fn = owners.get(line + 1)\n",
         "1: an llvm-mc error at line N is blamed on the owner of line N+1",
@@ -80,7 +80,7 @@ MUTATIONS = (
     ),
     Mutation(
         "mc-owner-map-shifted",
-        "harness/verdicts.py",
+        "harness/tools/verdicts.py",
         "    for number, line in enumerate(asm.splitlines(), 1):\n",
         "    for number, line in enumerate(asm.splitlines(), 2):\n",
         "1: asm_owners numbers lines from 2, so line N gets the owner of line N-1",
@@ -88,7 +88,7 @@ MUTATIONS = (
     ),
     Mutation(
         "mc-owner-prev-line",
-        "harness/verdicts.py",
+        "harness/tools/verdicts.py",
         "        fn = owners.get(line)\n",
         "        fn = owners.get(line - 1)\n",
         "1: an llvm-mc error at line N is blamed on the owner of line N-1",
@@ -98,7 +98,7 @@ MUTATIONS = (
     ),
     Mutation(
         "func-end-not-a-boundary",
-        "harness/verdicts.py",
+        "harness/tools/verdicts.py",
         '        elif line.startswith(".Lfunc_end"):\n'
         '            current = ""  # what follows (config sections, metadata) belongs to no function\n',
         "",
@@ -107,7 +107,7 @@ MUTATIONS = (
     ),
     Mutation(
         "opt-timeout-pass",
-        "harness/runner.py",
+        "harness/tools/runner.py",
         '                    V.TIMEOUT, f"{tool} ran past',
         '                    V.TIMEOUT if tool == "llc" else V.PASS, f"{tool} ran past',
         "3: an opt pipeline that times out gives `pass`",
@@ -115,7 +115,7 @@ MUTATIONS = (
     ),
     Mutation(
         "mc-timeout-pass",
-        "harness/runner.py",
+        "harness/tools/runner.py",
         '                    V.TIMEOUT, f"llvm-mc ran past',
         '                    V.PASS, f"llvm-mc ran past',
         "3: an llvm-mc that times out gives `pass`",
@@ -123,7 +123,7 @@ MUTATIONS = (
     ),
     Mutation(
         "known-bugs-prefix",
-        "harness/known_bugs.py",
+        "harness/specs/known_bugs.py",
         "    for pattern, reason in known.get(version, []):\n",
         "    for pattern, reason in [e for v, es in known.items() if version.startswith(v) for e in es]:\n",
         "4: a known-bugs entry covers every version it is a prefix of (22.1.8 -> 22.1.8git, 22.1.80)",
@@ -155,7 +155,7 @@ MUTATIONS = (
     ),
     Mutation(
         "second-selector-reuses-all",
-        "harness/runner.py",
+        "harness/tools/runner.py",
         "                    known = {fn: v for fn, v in result.items() if v.verdict == V.VERIFIER_REJECT}\n",
         "                    known = dict(result)\n",
         "6: the second selector (gisel) reuses every verdict of the first (sdag)",
@@ -163,7 +163,7 @@ MUTATIONS = (
     ),
     Mutation(
         "ir-line-owner-shifted",
-        "harness/emit.py",
+        "harness/targets/emit.py",
         "            owner[len(lines) + offset + 1] = case.function\n",
         "            owner[len(lines) + offset + 2] = case.function\n",
         "7: IR line N is owned by the function of line N-1 (a parse error blamed on the line before)",
@@ -171,7 +171,7 @@ MUTATIONS = (
     ),
     Mutation(
         "ir-parse-error-prev-line",
-        "harness/runner.py",
+        "harness/tools/runner.py",
         "                fn = module.line_owner.get(line)\n",
         "                fn = module.line_owner.get(line - 1)\n",
         "7: an IR parse error at line N is attributed to the function of line N-1",
@@ -183,7 +183,7 @@ MUTATIONS = (
     # ---- more realistic slips -----------------------------------------------------------------
     Mutation(
         "first-error-ignores-fatal",
-        "harness/verdicts.py",
+        "harness/tools/verdicts.py",
         '    errors = [line for line in lines if "error" in line.lower() or "fatal" in line.lower()]\n',
         '    errors = [line for line in lines if "error" in line.lower()]\n',
         "first_error skips ptxas's `fatal` lines and quotes the first line instead",
@@ -196,7 +196,7 @@ MUTATIONS = (
     ),
     Mutation(
         "legalize-failure-is-crash",
-        "harness/verdicts.py",
+        "harness/tools/verdicts.py",
         '    gave_up = re.compile(r"[Cc]annot select|unable to legalize")\n',
         '    gave_up = re.compile(r"[Cc]annot select")\n',
         "GlobalISel's `unable to legalize` becomes `crash` instead of `cannot-select`",
@@ -204,7 +204,7 @@ MUTATIONS = (
     ),
     Mutation(
         "verifier-message-dropped",
-        "harness/verdicts.py",
+        "harness/tools/verdicts.py",
         "        if start > 0 and not _CALL_RESULT.match(lines[start - 1]):\n            start -= 1  # the message\n",
         "",
         "a verifier diagnostic loses its message line",
@@ -212,7 +212,7 @@ MUTATIONS = (
     ),
     Mutation(
         "mc-last-error-wins",
-        "harness/verdicts.py",
+        "harness/tools/verdicts.py",
         "            found.setdefault(fn, detail)\n",
         "            found[fn] = detail\n",
         "a function's mc-reject detail quotes its last llvm-mc error, not its first",
@@ -220,7 +220,7 @@ MUTATIONS = (
     ),
     Mutation(
         "b-tuple-is-the-accumulator",
-        "harness/verdicts.py",
+        "harness/tools/verdicts.py",
         '    return {"a": found[1][1], "b": found[1][2]}\n',
         '    return {"a": found[1][1], "b": found[1][3]}\n',
         "the B source tuple is read from the accumulator operand (one operand too far)",
@@ -228,7 +228,7 @@ MUTATIONS = (
     ),
     Mutation(
         "unsupported-is-pass",
-        "harness/runner.py",
+        "harness/tools/runner.py",
         "Verdict(V.UNSUPPORTED, why) for c in g.cases for sel in g.selectors",
         "Verdict(V.PASS, why) for c in g.cases for sel in g.selectors",
         "a build that lacks the target, CPU or intrinsic passes every case",
@@ -236,7 +236,7 @@ MUTATIONS = (
     ),
     Mutation(
         "exclude-fmt-b-reads-a",
-        "harness/matrix.py",
+        "harness/specs/matrix.py",
         '        return (case.fmt(Side(key[-1])), "all")\n',
         '        return (case.fmt(Side.A), "all")\n',
         "an exclude rule on fmt_b compares the A format",
@@ -244,7 +244,7 @@ MUTATIONS = (
     ),
     Mutation(
         "width-zero-accepted",
-        "harness/matrix.py",
+        "harness/specs/matrix.py",
         "    if isinstance(v.value, int) and v.value <= 0:\n",
         "    if isinstance(v.value, int) and v.value < 0:\n",
         "a width of 0 is accepted",
@@ -252,7 +252,7 @@ MUTATIONS = (
     ),
     Mutation(
         "split-selectors-ignored",
-        "harness/matrix.py",
+        "harness/specs/matrix.py",
         '                key = (case, selector if split else "")\n',
         '                key = (case, "")\n',
         "split_selectors: true no longer gives each selector its own files",
@@ -260,7 +260,7 @@ MUTATIONS = (
     ),
     Mutation(
         "max-cases-off-by-one",
-        "harness/matrix.py",
+        "harness/specs/matrix.py",
         "                    if earlier + len(out) >= limit:",
         "                    if earlier + len(out) > limit:",
         "--max-cases N lets N+1 case-selector pairs through",
@@ -268,7 +268,7 @@ MUTATIONS = (
     ),
     Mutation(
         "known-bugs-glob-crosses-slash",
-        "harness/known_bugs.py",
+        "harness/specs/known_bugs.py",
         "    return len(parts) == len(globs) and all(fnmatch.fnmatchcase(p, g) for p, g in zip(parts, globs))\n",
         "    return fnmatch.fnmatchcase(relpath, pattern)\n",
         "a known-bugs glob's `*` crosses `/` (generated/*.ll reaches generated/snapshots/)",
@@ -276,7 +276,7 @@ MUTATIONS = (
     ),
     Mutation(
         "known-bugs-reason-keeps-newlines",
-        "harness/known_bugs.py",
+        "harness/specs/known_bugs.py",
         '(str(entry["files"]), " ".join(str(entry["reason"]).split()))',
         '(str(entry["files"]), str(entry["reason"]))',
         "a folded multi-line reason keeps its line breaks",
@@ -284,7 +284,7 @@ MUTATIONS = (
     ),
     Mutation(
         "no-llvm-mc-run-line",
-        "harness/litgen.py",
+        "harness/checks/litgen.py",
         "        runs.append(_run(mc_command(group, asm)))\n",
         "",
         "generated codegen files no longer close llc's text through llvm-mc",
@@ -292,7 +292,7 @@ MUTATIONS = (
     ),
     Mutation(
         "verifier-operand-not-next",
-        "harness/litgen.py",
+        "harness/checks/litgen.py",
         '    lines = [f"; CHECK: {message}", call, f"; CHECK-NEXT: {{{{^}}}}{source_operand}{{{{$}}}}"]\n',
         '    lines = [f"; CHECK: {message}", call, f"; CHECK: {{{{^}}}}{source_operand}{{{{$}}}}"]\n',
         "the rejected source operand is checked anywhere later, not on the line after the call",
@@ -300,7 +300,7 @@ MUTATIONS = (
     ),
     Mutation(
         "gisel-may-fall-back",
-        "harness/commands.py",
+        "harness/tools/commands.py",
         'Selector.GISEL: ("-global-isel=1", "-global-isel-abort=1")}',
         'Selector.GISEL: ("-global-isel=1", "-global-isel-abort=2")}',
         "GlobalISel silently falls back to SelectionDAG instead of aborting",
@@ -308,7 +308,7 @@ MUTATIONS = (
     ),
     Mutation(
         "run-line-keeps-backslash",
-        "harness/commands.py",
+        "harness/tools/commands.py",
         '        joined = body[:-1].strip() if body.endswith("\\\\") else body.strip()\n',
         "        joined = body.strip()\n",
         "a RUN line continued with `\\` keeps the backslash in the joined command",
@@ -316,7 +316,7 @@ MUTATIONS = (
     ),
     Mutation(
         "quote-no-backslash-escape",
-        "harness/commands.py",
+        "harness/tools/commands.py",
         """    return '"' + word.replace("\\\\", "\\\\\\\\").replace('"', '\\\\"') + '"'\n""",
         """    return '"' + word.replace('"', '\\\\"') + '"'\n""",
         "quoting a word with both quote kinds does not escape its backslashes",
@@ -324,7 +324,7 @@ MUTATIONS = (
     ),
     Mutation(
         "spec-duplicate-key-allowed",
-        "harness/spec.py",
+        "harness/specs/spec.py",
         "        if key in out:\n",
         "        if False:\n",
         "a spec block naming the same key twice silently keeps the last",

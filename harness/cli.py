@@ -11,30 +11,19 @@ import signal
 import sys
 import threading
 
-from harness import (
-    audit,
-    bisect,
-    cache,
-    cases,
-    compare,
-    expand,
-    files,
-    matrix,
-    merge,
-    parser,
-    report,
-    selection,
-    snapshots,
-    toolchain,
-)
-from harness.cases import Group, Planned
-from harness.commands import Selector
+from harness import files, parser
+from harness.checks import audit, expand, snapshots
 from harness.errors import InputError
 from harness.nvptx import cli as nvptx_cli
 from harness.nvptx import gemm_spec
 from harness.nvptx import mma as nvptx_mma
 from harness.nvptx import single as nvptx_single
-from harness.runner import Runner, StderrProgress
+from harness.reports import bisect, compare, merge, report
+from harness.specs import cases, matrix, selection
+from harness.specs.cases import Group, Planned
+from harness.tools import cache, toolchain
+from harness.tools.commands import Selector
+from harness.tools.runner import Runner, StderrProgress
 
 
 def _tc(args) -> toolchain.Toolchain:

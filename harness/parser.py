@@ -7,9 +7,12 @@ import argparse
 import sys
 from pathlib import Path
 
-from harness import __version__, bisect, cache, compare, merge, selection, toolchain
-from harness.commands import Selector
+from harness import __version__
 from harness.nvptx import cli as nvptx_cli
+from harness.reports import bisect, compare, merge
+from harness.specs import selection
+from harness.tools import cache, toolchain
+from harness.tools.commands import Selector
 
 DEFAULT_CASES = selection.DEFAULT_CASES
 

@@ -31,8 +31,8 @@ def repo_root() -> Path:
 @pytest.fixture(scope="session")
 def llvm():
     """The LLVM build the harness would pick, or skip when it cannot run AMDGPU tests."""
-    from harness import toolchain
     from harness.errors import InputError
+    from harness.tools import toolchain
 
     try:
         tc = toolchain.discover()
@@ -69,9 +69,10 @@ def llvm14() -> Path:
 def nvptx_tc():
     """The LLVM build, when it compiles the NVPTX kernels (target, every CPU the cases use, and
     the IR they are written in); else skip (fail under CI)."""
-    from harness import targets, toolchain
+    from harness import targets
     from harness.errors import InputError
     from harness.nvptx import single
+    from harness.tools import toolchain
 
     try:
         tc = toolchain.discover()

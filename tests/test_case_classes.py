@@ -12,7 +12,7 @@ import re
 
 import pytest
 
-from harness import expand
+from harness.checks import expand
 
 W, M = "wmma.f32.16x16x128.f8f6f4", "mfma.scale.f32.16x16x128.f8f6f4"
 WF, MF = f"{W}.gfx1250.O0", f"{M}.gfx950.O0"

@@ -75,7 +75,7 @@ def test_keep_with_an_nvptx_case_is_refused_before_anything_runs(cli, tmp_path):
 
 
 def test_progress_off_a_terminal_is_one_line_per_quarter_once_a_run_is_slow(capsys):
-    from harness.runner import StderrProgress
+    from harness.tools.runner import StderrProgress
 
     fast, slow, quiet = StderrProgress(), StderrProgress(), StderrProgress(quiet=True)
     slow.start -= 60  # as if it started a minute ago
@@ -93,7 +93,7 @@ def test_progress_off_a_terminal_is_one_line_per_quarter_once_a_run_is_slow(caps
 
 
 def test_progress_is_quiet_for_json_to_a_pipe_only():
-    from harness.runner import StderrProgress
+    from harness.tools.runner import StderrProgress
 
     assert StderrProgress.for_output(json_output=True).quiet  # pytest's stdout is not a terminal
     assert not StderrProgress.for_output(json_output=False).quiet

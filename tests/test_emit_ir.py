@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from harness import cases, catalog, emit, expand, matrix
-from harness.cases import Case
+from harness.checks import expand
+from harness.specs import cases, matrix
+from harness.specs.cases import Case
+from harness.targets import catalog, emit
 
 FP8, BF8, FP6, BF6, FP4 = 0, 1, 2, 3, 4
 W, M = "wmma.f32.16x16x128.f8f6f4", "mfma.scale.f32.16x16x128.f8f6f4"

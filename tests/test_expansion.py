@@ -7,7 +7,7 @@ from collections import Counter
 
 import pytest
 
-from harness import cases, matrix
+from harness.specs import cases, matrix
 
 FP8, BF8, FP6, BF6, FP4 = 0, 1, 2, 3, 4
 WMMA_REGS = {FP8: 16, BF8: 16, FP6: 12, BF6: 12, FP4: 8}

@@ -1,7 +1,7 @@
 """Formats and the intrinsic catalog against facts measured on the real tools.
 
 The expected values below are typed from the ISA / LLVM behaviour (register counts, argument
-positions, mangled names, assembler spellings), never copied out of harness.catalog.
+positions, mangled names, assembler spellings), never copied out of harness.targets.catalog.
 """
 
 from __future__ import annotations
@@ -10,8 +10,8 @@ import re
 
 import pytest
 
-from harness import catalog, emit, formats
-from harness.cases import Case
+from harness.specs.cases import Case
+from harness.targets import catalog, emit, formats
 
 FP8, BF8, FP6, BF6, FP4 = 0, 1, 2, 3, 4
 WMMA_REGS = {FP8: 16, BF8: 16, FP6: 12, BF6: 12, FP4: 8}

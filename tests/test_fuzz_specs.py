@@ -28,10 +28,13 @@ import pytest
 from hypothesis import HealthCheck, Phase, given, settings  # the test extras install it: never skipped
 from hypothesis import strategies as st
 
-from harness import catalog, cli, spec, toolchain
+from harness import cli
 from harness.errors import InputError
 from harness.nvptx import gemm_spec
 from harness.nvptx import mma as nvptx_mma
+from harness.specs import spec
+from harness.targets import catalog
+from harness.tools import toolchain
 
 # Shrinking a failure may print a huge spec; the warning about that says nothing about the harness.
 pytestmark = pytest.mark.filterwarnings("ignore:Generating overly large repr")

@@ -16,7 +16,8 @@ from pathlib import Path
 import pytest
 from conftest import unavailable
 
-from harness import expand, known_bugs
+from harness.checks import expand
+from harness.specs import known_bugs
 
 W, M = "wmma.f32.16x16x128.f8f6f4", "mfma.scale.f32.16x16x128.f8f6f4"
 WF, MF = f"{W}.gfx1250.O0", f"{M}.gfx950.O0"

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from conftest import unavailable
 
-from harness import html_report
+from harness.reports import html_report
 
 CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
 CHROMEDRIVER = os.environ.get("CHROMEDRIVER", "/usr/bin/chromedriver")

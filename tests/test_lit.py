@@ -13,8 +13,8 @@ import pytest
 import yaml
 from conftest import unavailable
 
-from harness import known_bugs
 from harness.errors import InputError
+from harness.specs import known_bugs
 
 RUNTIME = {
     "wmma.f32.16x16x128.f8f6f4": "gfx1250",

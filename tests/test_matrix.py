@@ -13,8 +13,10 @@ from pathlib import Path
 
 import pytest
 
-from harness import cache, cases, compare, report, selection, toolchain
-from harness.runner import Runner
+from harness.reports import compare, report
+from harness.specs import cases, selection
+from harness.tools import cache, toolchain
+from harness.tools.runner import Runner
 
 SPEC = "f8f6f4-runtime-formats.yaml"
 W = "wmma.f32.16x16x128.f8f6f4"

@@ -12,11 +12,12 @@ from pathlib import Path
 
 import pytest
 
-from harness import catalog, emit, known_bugs
-from harness import verdicts as V
-from harness.cases import Case
-from harness.runner import Runner
-from harness.toolchain import Toolchain
+from harness.specs import known_bugs
+from harness.specs.cases import Case
+from harness.targets import catalog, emit
+from harness.tools import verdicts as V
+from harness.tools.runner import Runner
+from harness.tools.toolchain import Toolchain
 
 W = "wmma.f32.16x16x128.f8f6f4"
 FP8, FP4 = 0, 4

@@ -23,10 +23,10 @@ from pathlib import Path
 import pytest
 from conftest import unavailable
 
-from harness import matrix
 from harness.errors import InputError
 from harness.nvptx import gemm, gemm_lit, gemm_spec, gpu_check, ptx
 from harness.nvptx.gemm import GemmCase, GemmError
+from harness.specs import matrix
 
 REPO = Path(__file__).resolve().parent.parent
 SEED_TILINGS = {
@@ -472,7 +472,7 @@ def _ptx_dir(env: str, layout: str, tmp_path_factory) -> Path:
     """PTX made elsewhere ($env), or made here now with llc and ptxas."""
     if os.environ.get(env):
         return Path(os.environ[env])
-    from harness import toolchain
+    from harness.tools import toolchain
 
     try:
         tc = toolchain.discover()

@@ -17,10 +17,10 @@ from pathlib import Path
 
 import pytest
 
-from harness import verdicts as V
 from harness.errors import InputError
 from harness.nvptx import mma, single
 from harness.targets import AMDGPU, NVPTX
+from harness.tools import verdicts as V
 
 K16_BF16 = "mma.m16n8k16.row.col.bf16"
 CPUS = ("sm_80", "sm_90", "sm_100a")

@@ -1,4 +1,4 @@
-"""harness.verdicts parsers on output the real tools print for modules from harness.emit.
+"""harness.tools.verdicts parsers on output the real tools print for modules from harness.targets.emit.
 
 Expected values come from reading the tools' output with independent, local logic (comment
 lines llc prints, Folded Spill/Reload annotations, raw `v[x:y]` ranges), or from the facts the
@@ -13,9 +13,9 @@ import subprocess
 
 import pytest
 
-from harness import catalog, emit
-from harness import verdicts as V
-from harness.cases import Case
+from harness.specs.cases import Case
+from harness.targets import catalog, emit
+from harness.tools import verdicts as V
 
 FP8, BF8, FP6, BF6, FP4 = range(5)
 W, M = catalog.lookup("wmma.f32.16x16x128.f8f6f4"), catalog.lookup("mfma.scale.f32.16x16x128.f8f6f4")

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from harness import snapshots
+from harness.checks import snapshots
 
 W = "wmma.f32.16x16x128.f8f6f4"
 SPEC = f"""matrix:
@@ -126,7 +126,7 @@ def test_a_snapshot_llc_cannot_compile_stops_expand_before_any_file_changes(cli,
 
 
 def test_without_a_build_the_skeleton_is_written_and_check_reports_it(suite):
-    from harness import expand
+    from harness.checks import expand
 
     cases = suite / "cases"
     expand.write(cases, expand.render(cases))  # no build to regenerate with
@@ -190,7 +190,7 @@ def test_update_checks_bad_input_is_one_line_and_exit_2(cli, llvm, tmp_path, arg
 
 
 def test_generated_files_have_no_trailing_whitespace_no_unused_prefix_and_checks_inside_functions(repo_root):
-    from harness import commands
+    from harness.tools import commands
 
     generated = repo_root / "cases" / "generated"
     for path in sorted(generated.glob("*.ll")):

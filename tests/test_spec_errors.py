@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from harness import expand
+from harness.checks import expand
 
 W = "wmma.f32.16x16x128.f8f6f4"
 
@@ -140,8 +140,8 @@ def test_a_known_bugs_yaml_error_without_a_mark_is_one_line(tmp_path, monkeypatc
     # PyYAML raises some errors with no mark at all (ConstructorError(None, None, message, None)).
     import yaml
 
-    from harness import known_bugs
     from harness.errors import InputError
+    from harness.specs import known_bugs
 
     path = tmp_path / known_bugs.FILENAME
     path.write_text('"22.1.8": []\n')

@@ -14,11 +14,12 @@ from types import SimpleNamespace
 
 import pytest
 
-from harness import cases, emit, matrix, spec
-from harness.cases import Case, widths_for
 from harness.errors import InputError
 from harness.nvptx import gemm, gemm_spec, mma
-from harness.runner import Runner
+from harness.specs import cases, matrix, spec
+from harness.specs.cases import Case, widths_for
+from harness.targets import emit
+from harness.tools.runner import Runner
 
 MFMA = "mfma.scale.f32.16x16x128.f8f6f4"
 HEAD = f"matrix:\n  - intrinsic: {MFMA}\n    fmt_a: fp8\n    fmt_b: fp8\n"

@@ -1,12 +1,12 @@
-"""Verdict parsing (harness.verdicts) on output captured from the real tools in each test."""
+"""Verdict parsing (harness.tools.verdicts) on output captured from the real tools in each test."""
 
 from __future__ import annotations
 
 import pytest
 
-from harness import catalog, emit
-from harness import verdicts as V
-from harness.cases import Case
+from harness.specs.cases import Case
+from harness.targets import catalog, emit
+from harness.tools import verdicts as V
 
 FP8, BF8, FP6, BF6, FP4 = 0, 1, 2, 3, 4
 W, M = "wmma.f32.16x16x128.f8f6f4", "mfma.scale.f32.16x16x128.f8f6f4"
@@ -159,9 +159,9 @@ def test_the_fixed_sets_spell_as_their_strings():
     """Enum members are their own JSON and text spellings: f-strings, str(), JSON values and keys."""
     import json
 
-    from harness.cases import CLASSES, FileClass
-    from harness.catalog import Role, Side
-    from harness.commands import Selector
+    from harness.specs.cases import CLASSES, FileClass
+    from harness.targets.catalog import Role, Side
+    from harness.tools.commands import Selector
 
     assert [str(v) for v in V.ALL] == ["pass", "mc-reject", "cannot-select", "verifier-reject", "crash", "timeout", "unsupported"]
     assert V.ALL == tuple(V.VerdictCode) and CLASSES == tuple(FileClass)

@@ -14,9 +14,9 @@ import json
 import sys
 from pathlib import Path
 
-from harness import toolchain
 from harness.errors import InputError
 from harness.nvptx import gemm, gemm_spec, gpu_check, ptx
+from harness.tools import toolchain
 
 DEFAULT_CASES = Path(__file__).resolve().parents[2] / "cases"
 CANNOT_JUDGE = 125

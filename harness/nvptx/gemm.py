@@ -18,7 +18,7 @@ import re
 from dataclasses import dataclass
 
 from harness.errors import InputError
-from harness.spec import quote
+from harness.specs.spec import quote
 
 TRIPLE = "nvptx64-nvidia-cuda"
 DTYPES = ("f16", "bf16")

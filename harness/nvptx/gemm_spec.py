@@ -21,10 +21,10 @@ import re
 from pathlib import Path
 from typing import Any
 
-from harness import spec
 from harness.errors import InputError
 from harness.nvptx.gemm import DEFAULT_CPU, MAX_MMA, GemmCase, GemmError
-from harness.spec import quote
+from harness.specs import spec
+from harness.specs.spec import quote
 
 KEYS = ("shape", "dtype", "beta", "alpha", "transpose_a", "transpose_b", "cpu")
 DEFAULTS = {"beta": 0, "alpha": 1, "transpose_a": False, "transpose_b": False, "cpu": DEFAULT_CPU}

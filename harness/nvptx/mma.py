@@ -30,8 +30,8 @@ from enum import StrEnum
 from pathlib import Path
 from types import MappingProxyType
 
-from harness.commands import Selector
 from harness.targets import NVPTX, Target
+from harness.tools.commands import Selector
 
 PREFIX = "llvm.nvvm."
 SHAPES = {"m16n8k16": 16, "m16n8k8": 8}  # shape -> K (M 16, N 8)
@@ -257,7 +257,7 @@ class MmaCase:
     subject: Subject
     cpu: str
     opt: int
-    pipeline: str = "none"  # for harness.report's rows; the NVPTX cases run no opt pipeline
+    pipeline: str = "none"  # for harness.reports.report's rows; the NVPTX cases run no opt pipeline
     check: str = "codegen"
 
     @property
@@ -355,7 +355,7 @@ def lit_name(subject: Subject, cpu: str) -> str:
 
 
 def _run(*pipeline) -> str:
-    from harness import commands
+    from harness.tools import commands
 
     return "; RUN: " + commands.Pipeline(tuple(pipeline)).text()
 
@@ -382,7 +382,7 @@ def instruction_checks(variant: Variant, prefix: str = "CHECK", registers: dict[
 
 def lit_file(subject: Subject, cpu: str, registers: dict[str, int] | None = None) -> str:
     """The whole lit file of one subject on one CPU: -O0 and -O2 under every selector."""
-    from harness import commands
+    from harness.tools import commands
 
     target = subject.target
     llc = lambda opt, sel: commands.llc(target.triple, cpu, opt, sel)
@@ -486,9 +486,9 @@ def spec_cases(cases_dir, only: list[str] | None = None) -> list[MmaCase]:
     """The cases the `mma` sections of the specs in `cases_dir` (or of the files named in `only`)
     ask for. A block names subjects by glob over their names (`mma.m16n8k16.*`, `reject.*`;
     default all) and CPUs (default each subject's); -O0 and -O2 always."""
-    from harness import spec
     from harness.nvptx import gemm_spec
-    from harness.spec import quote
+    from harness.specs import spec
+    from harness.specs.spec import quote
 
     paths = gemm_spec.spec_paths(Path(cases_dir))
     if only:

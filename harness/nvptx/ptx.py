@@ -1,4 +1,4 @@
-"""PTX for the gemm kernels: llc (through harness.toolchain), mma counts read back from the PTX,
+"""PTX for the gemm kernels: llc (through harness.tools.toolchain), mma counts read back from the PTX,
 ptxas closing every kernel (`-arch=<cpu>`), and the manifest that `gpu_check` reads.
 
 The manifest (`manifest.json` beside the PTX files) lists, per kernel: its PTX file, kernel
@@ -18,11 +18,12 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
-from harness import files, toolchain
-from harness.commands import Command
+from harness import files
 from harness.errors import InputError
 from harness.nvptx.gemm import PTX, TRIPLE, GemmCase, Layout, kernel_ir
-from harness.verdicts import first_error
+from harness.tools import toolchain
+from harness.tools.commands import Command
+from harness.tools.verdicts import first_error
 
 MANIFEST = "manifest.json"
 MANIFEST_FORMAT = 1

@@ -2,7 +2,7 @@
 
 Per case and selector: llc (the case's -O level and selector) on the kernel's IR, then the
 target's assembler on llc's text (ptxas -arch=<cpu>). Verdicts are the harness's one set
-(harness.verdicts.ALL):
+(harness.tools.verdicts.ALL):
 
   pass             llc printed the PTX and ptxas accepted it
   mc-reject        ptxas rejected llc's text: `mc-reject` means "the assembler that closes llc's
@@ -34,15 +34,16 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
-from harness import commands, selection, toolchain
-from harness import verdicts as V
-from harness.commands import Selector
 from harness.errors import InputError
 from harness.nvptx import mma
 from harness.nvptx.ptx import find_ptxas
+from harness.specs import selection
 from harness.targets import Target
-from harness.toolchain import Toolchain, ToolRun
-from harness.verdicts import Verdict
+from harness.tools import commands, toolchain
+from harness.tools import verdicts as V
+from harness.tools.commands import Selector
+from harness.tools.toolchain import Toolchain, ToolRun
+from harness.tools.verdicts import Verdict
 
 SELECTORS = mma.SELECTORS
 # An mma instruction in PTX, single- or multi-line: mnemonic, then brace groups up to ';'.
@@ -53,7 +54,7 @@ _NOT_VERIFIED = "input module cannot be verified"
 
 @dataclass(frozen=True)
 class Outcome:
-    """One NVPTX case's verdict under one selector (harness.runner.Outcome's NVPTX twin)."""
+    """One NVPTX case's verdict under one selector (harness.tools.runner.Outcome's NVPTX twin)."""
 
     case: mma.MmaCase
     selector: Selector
@@ -176,7 +177,7 @@ def run(
 
 
 def record(outcome: Outcome, with_tools: bool = False) -> dict:
-    """The JSON record of one outcome. It carries harness.report's AMDGPU keys with neutral values
+    """The JSON record of one outcome. It carries harness.reports.report's AMDGPU keys with neutral values
     (fmt "", widths 0) so merged `run --json` documents keep one schema."""
     c = outcome.case
     out = {

@@ -9,7 +9,7 @@ import os
 
 import lit.formats
 
-from harness import known_bugs
+from harness.specs import known_bugs
 
 
 class KnownBugShTest(lit.formats.ShTest):

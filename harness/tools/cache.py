@@ -38,7 +38,7 @@ from pathlib import Path
 
 from harness import files
 from harness.errors import InputError
-from harness.toolchain import Toolchain, ToolRun
+from harness.tools.toolchain import Toolchain, ToolRun
 
 FORMAT = 1  # bump when the entry layout or the key material changes
 # Signals that mean the tool itself crashed (deterministic) rather than being stopped from outside.

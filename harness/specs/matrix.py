@@ -10,17 +10,18 @@ import itertools
 import re
 from pathlib import Path
 
-from harness import catalog, commands, formats
-from harness.cases import CHECKS, NARROWINGS, OPT_LEVELS, POLICIES, SELECTORS, Case, Planned, widths_for
-from harness.catalog import Intrinsic, Role, Side
-from harness.commands import Selector
 from harness.errors import InputError
-from harness.spec import Block, Value, load_spec, quote, shorten
+from harness.specs.cases import CHECKS, NARROWINGS, OPT_LEVELS, POLICIES, SELECTORS, Case, Planned, widths_for
+from harness.specs.spec import Block, Value, load_spec, quote, shorten
+from harness.targets import catalog, formats
+from harness.targets.catalog import Intrinsic, Role, Side
+from harness.tools import commands
+from harness.tools.commands import Selector
 
 MAX_WIDTH = 4096  # source vector elements; the legal widths are 4 to 32
 MAX_INT_BITS = (1 << 23) - 1  # LLVM's widest integer type
 MAX_CASES = 100_000  # a spec past this is a mistake more often than a plan; --max-cases raises it
-# Parameter names the emitted function already defines (harness.emit): an `args` %name must differ.
+# Parameter names the emitted function already defines (harness.targets.emit): an `args` %name must differ.
 RESERVED_PARAMS = ("a", "b", "c", "out", "a.narrow", "b.narrow")
 
 

@@ -15,9 +15,9 @@ import json
 import sys
 from pathlib import Path
 
-from harness import compare, html_report, report
 from harness.errors import InputError
-from harness.verdicts import VerdictCode
+from harness.reports import compare, html_report, report
+from harness.tools.verdicts import VerdictCode
 
 DESCRIPTION = """\
 Merge the --json outputs of `harness run --shard K/N` (or of `harness matrix --shard K/N`) into

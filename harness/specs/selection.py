@@ -12,13 +12,15 @@ import hashlib
 from pathlib import Path
 from typing import Protocol
 
-from harness import cases, catalog, commands, formats, matrix
-from harness.cases import SELECTORS, Case, Planned
-from harness.catalog import Side
-from harness.commands import Selector
 from harness.errors import InputError
+from harness.specs import cases, matrix
+from harness.specs.cases import SELECTORS, Case, Planned
+from harness.targets import catalog, formats
+from harness.targets.catalog import Side
+from harness.tools import commands
+from harness.tools.commands import Selector
 
-DEFAULT_CASES = Path(__file__).resolve().parent.parent / "cases"
+DEFAULT_CASES = Path(__file__).resolve().parents[2] / "cases"
 
 
 def add_case_flags(p: argparse.ArgumentParser, selector_default: Selector | None) -> None:

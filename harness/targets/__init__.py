@@ -7,11 +7,11 @@ lit features that gate its files, and the instruction selectors llc has for it. 
 target lacks is still run (llc's own message is the evidence); when llc fails with the target's
 `no_selector_message`, the verdict is `unsupported`.
 
-Verdict names stay one set (harness.verdicts.ALL): `mc-reject` means "the assembler that closes
+Verdict names stay one set (harness.tools.verdicts.ALL): `mc-reject` means "the assembler that closes
 llc's text rejected it" — llvm-mc for AMDGPU, ptxas for NVPTX — so tables, merges and matrices
 need no new column. The assembler's name is in the verdict's detail and its tool record.
 
-The AMDGPU catalog (harness/catalog.py) does not use this yet; `AMDGPU` below is the entry it
+The AMDGPU catalog (harness/targets/catalog.py) does not use this yet; `AMDGPU` below is the entry it
 moves onto (see `Intrinsic.triple` and litgen's llvm-mc commands for what it replaces).
 """
 
@@ -20,9 +20,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from harness import commands
-from harness.commands import Selector
 from harness.nvptx.ptx import ptxas_command
+from harness.tools import commands
+from harness.tools.commands import Selector
 
 
 @dataclass(frozen=True)

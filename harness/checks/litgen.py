@@ -8,11 +8,12 @@ from __future__ import annotations
 
 import dataclasses
 
-from harness import catalog, commands
-from harness.cases import Case, FileClass, Group
-from harness.catalog import Role, Side
-from harness.commands import Selector
-from harness.emit import callee, module, operand
+from harness.specs.cases import Case, FileClass, Group
+from harness.targets import catalog
+from harness.targets.catalog import Role, Side
+from harness.targets.emit import callee, module, operand
+from harness.tools import commands
+from harness.tools.commands import Selector
 
 SELECTOR_PREFIX = {Selector.SDAG: "SDAG", Selector.GISEL: "GISEL"}
 UNDERWIDE_MESSAGE = "invalid vector type for format"

@@ -8,7 +8,7 @@ from pathlib import Path
 import yaml
 
 from harness.errors import InputError
-from harness.spec import quote, reader_error
+from harness.specs.spec import quote, reader_error
 
 FILENAME = "known-bugs.yaml"
 
@@ -28,7 +28,7 @@ def load(cases_dir: Path) -> dict[str, list[tuple[str, str]]]:
         _no_duplicate_versions(yaml.compose(text), path)
         data = yaml.safe_load(text) or {}
     except yaml.MarkedYAMLError as exc:
-        # Some errors carry only a context mark, or none (as harness.spec reads them).
+        # Some errors carry only a context mark, or none (as harness.specs.spec reads them).
         mark = exc.problem_mark or exc.context_mark
         line, col = (mark.line + 1, mark.column + 1) if mark else (None, None)
         raise InputError(f"invalid YAML: {exc.problem or exc.context}", str(path), line, col) from None

@@ -13,7 +13,7 @@ from enum import StrEnum
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # catalog imports (through the targets) what imports this module
-    from harness.catalog import Side
+    from harness.targets.catalog import Side
 
 
 class VerdictCode(StrEnum):

@@ -16,14 +16,15 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
-from harness import emit, litgen
-from harness import verdicts as V
-from harness.cases import Case, Group
-from harness.catalog import Side
-from harness.commands import Selector
+from harness.checks import litgen
 from harness.errors import InputError
-from harness.toolchain import ProbeDied, Toolchain, ToolRun
-from harness.verdicts import Verdict
+from harness.specs.cases import Case, Group
+from harness.targets import emit
+from harness.targets.catalog import Side
+from harness.tools import verdicts as V
+from harness.tools.commands import Selector
+from harness.tools.toolchain import ProbeDied, Toolchain, ToolRun
+from harness.tools.verdicts import Verdict
 
 
 @dataclass(frozen=True)
@@ -42,7 +43,7 @@ class Runner:
         with_object: bool = False,
         cache=None,
     ):
-        # cache: a harness.cache.Cache; every tool run (probes included) then goes through it.
+        # cache: a harness.tools.cache.Cache; every tool run (probes included) then goes through it.
         self.tc = cache.wrap(toolchain) if cache is not None else toolchain
         self.jobs = jobs or os.cpu_count() or 1
         self.progress = progress
@@ -201,7 +202,7 @@ class Runner:
         """A pipeline opt cannot parse is bad input, not a verdict: say so once, exit 2."""
         run = self.tc.run("opt", [*litgen.opt_command(where, pipeline).args, "-disable-output"], "")
         if not run.ok:
-            from harness.spec import quote
+            from harness.specs.spec import quote
 
             message = f"pipeline {quote(pipeline)}: {V.first_error(run.stderr) or 'opt rejects it'}"
             at = where.pipeline_at  # where a spec wrote it (a case moved onto another pipeline keeps the old one)

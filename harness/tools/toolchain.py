@@ -18,8 +18,9 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from harness import commands, files
+from harness import files
 from harness.errors import InputError
+from harness.tools import commands
 
 DEFAULT_TIMEOUT = 120.0
 

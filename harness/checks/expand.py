@@ -12,10 +12,12 @@ import os
 from collections.abc import Callable
 from pathlib import Path
 
-from harness import cases, files, litgen, matrix, snapshots
+from harness import files
+from harness.checks import litgen, snapshots
 from harness.errors import InputError
 from harness.nvptx import gemm_lit
 from harness.nvptx import mma as nvptx_mma
+from harness.specs import cases, matrix
 
 GENERATED = "generated"
 SNAPSHOT_PREFIX = snapshots.DIRECTORY + "/"

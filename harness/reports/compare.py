@@ -32,14 +32,18 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from harness import cache, cases, catalog, commands, formats, litgen, report, selection, toolchain
-from harness import verdicts as V
-from harness.cases import Case, Planned
-from harness.catalog import Side
-from harness.commands import Selector
+from harness.checks import litgen
 from harness.errors import InputError
-from harness.runner import Runner, StderrProgress
-from harness.verdicts import Verdict
+from harness.reports import report
+from harness.specs import cases, selection
+from harness.specs.cases import Case, Planned
+from harness.targets import catalog, formats
+from harness.targets.catalog import Side
+from harness.tools import cache, commands, toolchain
+from harness.tools import verdicts as V
+from harness.tools.commands import Selector
+from harness.tools.runner import Runner, StderrProgress
+from harness.tools.verdicts import Verdict
 
 KIND = "harness-matrix"
 FORMAT = 1
@@ -308,7 +312,7 @@ def check_output_path(path: Path | None) -> None:
 def emit(doc: dict, args) -> None:
     """Write --html (atomically) and print the chosen format; shared with `harness report`."""
     if args.html:
-        from harness import html_report
+        from harness.reports import html_report
 
         html_report.write(args.html, doc)
         print(f"# wrote {args.html}", file=sys.stderr)

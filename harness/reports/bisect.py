@@ -15,10 +15,12 @@ import subprocess
 import sys
 from pathlib import Path
 
-from harness import cases, files, selection, toolchain
-from harness import verdicts as V
+from harness import files
 from harness.errors import InputError
-from harness.runner import Runner
+from harness.specs import cases, selection
+from harness.tools import toolchain
+from harness.tools import verdicts as V
+from harness.tools.runner import Runner
 
 GOOD, BAD, SKIP, OWN_FAILURE, USAGE = 0, 1, 125, 128, 129
 REQUIRED_TOOLS = ("llc", "llvm-mc", "opt")

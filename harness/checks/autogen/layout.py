@@ -23,8 +23,8 @@ from __future__ import annotations
 from collections.abc import Collection
 from dataclasses import dataclass, field
 
-from harness.autogen.options import UNUSED_NOTE
-from harness.autogen.scrub import AsmFunction
+from harness.checks.autogen.options import UNUSED_NOTE
+from harness.checks.autogen.scrub import AsmFunction
 
 MARK = ";"  # the comment that starts every CHECK line of an IR test
 

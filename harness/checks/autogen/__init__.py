@@ -1,7 +1,7 @@
 """CHECK-line generation for AMDGPU `llc | FileCheck` tests, byte-compatible with LLVM's
 utils/update_llc_test_checks.py (its UpdateTestChecks output format, DEFAULT_VERSION 6).
 
-    from harness import autogen
+    from harness.checks import autogen
     result = autogen.update(Path("test.ll"), "/usr/lib/llvm-22/bin/llc")
     if result.changed and not result.refused:
         files.write_atomically(result.path, result.new_text)
@@ -11,6 +11,6 @@ without a shell), `scrub` (llc's assembly cut into normalised function bodies), 
 merged per prefix and laid out as CHECK lines), `update` (the file rewrite).
 """
 
-from harness.autogen.update import FunctionChange, Update, update
+from harness.checks.autogen.update import FunctionChange, Update, update
 
 __all__ = ["FunctionChange", "Update", "update"]

@@ -18,9 +18,10 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
-from harness import commands, litgen
+from harness.checks import litgen
 from harness.errors import InputError
-from harness.toolchain import Toolchain
+from harness.tools import commands
+from harness.tools.toolchain import Toolchain
 
 DIRECTORY = "snapshots"  # under cases/generated
 UNRECORDED = "unrecorded"  # the version in a skeleton that no build has filled yet
@@ -99,7 +100,7 @@ def staleness(rendered: str, existing: str | None) -> str:
 
 def update(path: Path, tc: Toolchain, llc: str, force: bool = False):
     """`autogen.update` on one file; a snapshot file's REQUIRES line then records this build."""
-    from harness import autogen
+    from harness.checks import autogen
 
     result = autogen.update(path, llc, force=force, timeout=tc.timeout)
     if result.refused or not is_snapshot(result.new_text):

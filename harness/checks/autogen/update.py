@@ -16,10 +16,18 @@ from collections.abc import Collection
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from harness import commands
-from harness.autogen import layout, runs, scrub
-from harness.autogen.options import ADVERT, DO_NOT_GENERATE, SCRIPT_NAME, UNUSED_NOTE, FileOptions, UtcArgsError, read_options
+from harness.checks.autogen import layout, runs, scrub
+from harness.checks.autogen.options import (
+    ADVERT,
+    DO_NOT_GENERATE,
+    SCRIPT_NAME,
+    UNUSED_NOTE,
+    FileOptions,
+    UtcArgsError,
+    read_options,
+)
 from harness.errors import InputError
+from harness.tools import commands
 
 # A comment line whose first word, before an optional directive suffix and ':', may be a prefix.
 _CHECK = re.compile(r"^\s*(?://|[;#])\s*([^:]+?)(?:-(?:NEXT|NOT|DAG|LABEL|SAME|EMPTY))?:")

@@ -13,10 +13,10 @@ import re
 from dataclasses import dataclass, field
 from enum import StrEnum
 
-from harness import catalog, formats
-from harness.catalog import Intrinsic, Side
-from harness.commands import Selector
-from harness.spec import Value
+from harness.specs.spec import Value
+from harness.targets import catalog, formats
+from harness.targets.catalog import Intrinsic, Side
+from harness.tools.commands import Selector
 
 SELECTORS: tuple[Selector, ...] = tuple(Selector)
 OPT_LEVELS = (0, 1, 2, 3)

@@ -11,8 +11,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import TypedDict
 
-from harness import formats
-from harness.targets import AMDGPU, Target
+from harness.targets import AMDGPU, Target, formats
 
 
 class Side(StrEnum):

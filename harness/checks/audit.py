@@ -15,10 +15,11 @@ import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from harness import check_lines, commands
-from harness import verdicts as V
+from harness.checks import check_lines
 from harness.errors import InputError
-from harness.toolchain import Toolchain, ToolRun, run_tool
+from harness.tools import commands
+from harness.tools import verdicts as V
+from harness.tools.toolchain import Toolchain, ToolRun, run_tool
 
 _DEFINE = re.compile(r'^define\b[^@]*@("[^"]+"|[\w.$-]+)\(', re.M)
 # A definition line: its name, and what follows the parameter list (attribute groups, inline attributes).

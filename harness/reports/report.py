@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from harness import formats
-from harness.cases import CLASSES, SELECTORS, FileClass
-from harness.catalog import Side
-from harness.runner import Outcome
-from harness.verdicts import ALL, VerdictCode
+from harness.specs.cases import CLASSES, SELECTORS, FileClass
+from harness.targets import formats
+from harness.targets.catalog import Side
+from harness.tools.runner import Outcome
+from harness.tools.verdicts import ALL, VerdictCode
 
 
 def case_record(outcome: Outcome, with_tools: bool = False) -> dict:
@@ -135,7 +135,7 @@ def records_table(records: list[dict], by: str = "intrinsic") -> str:
             pipeline = "" if r["pipeline"] == "none" else f" ({r['pipeline']})"
             name = f"{r['class']}{pipeline} -O{r['opt']}"
         row = rows.setdefault((name, r["selector"]), dict.fromkeys(ALL, 0))
-        row[VerdictCode(r["verdict"])] += 1  # known: harness.merge refuses any other verdict
+        row[VerdictCode(r["verdict"])] += 1  # known: harness.reports.merge refuses any other verdict
     used = [v for v in dict.fromkeys(k for r in rows.values() for k in r) if any(r.get(v) for r in rows.values())]
     totals = {v: sum(r.get(v, 0) for r in rows.values()) for v in used}
     header = [by, "selector", *used, "total"]
@@ -152,7 +152,7 @@ def matrix_counts(cells: list[dict], n: int) -> list[dict[VerdictCode, int]]:
     out = [dict.fromkeys(ALL, 0) for _ in range(n)]
     for c in cells:
         for i, v in enumerate(c["verdicts"]):
-            out[i][VerdictCode(v)] += 1  # known: harness.merge refuses any other verdict
+            out[i][VerdictCode(v)] += 1  # known: harness.reports.merge refuses any other verdict
     return out
 
 

@@ -10,9 +10,9 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from harness import catalog
-from harness.cases import Case
-from harness.catalog import Intrinsic, Role, Side
+from harness.specs.cases import Case
+from harness.targets import catalog
+from harness.targets.catalog import Intrinsic, Role, Side
 
 _VECTOR = re.compile(r"<(\d+) x (\w+)>")
 _SCALAR_SUFFIX = {"float": "f32", "half": "f16", "double": "f64"}
@@ -86,7 +86,7 @@ def narrowing_lines(case: Case) -> list[str]:
 def function_lines(case: Case, checks: Sequence[str] = ()) -> list[str]:
     intr, fn = case.intrinsic, case.function
     params = [f"{source_type(case, Side.A)} %a", f"{source_type(case, Side.B)} %b", f"{intr.result} %c", "ptr addrspace(1) %out"]
-    # A %name given for several operands (of one type: harness.matrix checks) is one parameter.
+    # A %name given for several operands (of one type: harness.specs.matrix checks) is one parameter.
     params += dict.fromkeys(f"{operand(case, i)[0]} {v}" for i, v in case.args if v.startswith("%"))
     return [
         f"define {intr.calling_convention} void @{fn}({', '.join(params)}) {{",

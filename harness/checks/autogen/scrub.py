@@ -19,7 +19,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from harness.autogen.options import Filter
+from harness.checks.autogen.options import Filter
 
 # The `.type NAME,@function` directive, the label `NAME:` right after it (llc adds `; @NAME`), the
 # body, then the first line that (after any blank lines) is a `.Lfunc_endN:` label or a section.
