@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from harness.errors import InputError
-from harness.nvptx import mma, single
+from harness.nvptx import mma, mma_lit, single
 from harness.targets import AMDGPU, NVPTX
 from harness.tools import verdicts as V
 
@@ -262,19 +262,19 @@ def test_mma_sections_choose_subjects_and_cpus_and_none_means_no_files(tmp_path)
         ("mma.m16n8k8.row.col.f32.f32", "sm_90"),
         ("mma.m16n8k8.row.col.bf16", "sm_90"),
     }
-    assert sorted(mma.mma_lit_files(tmp_path)) == [
+    assert sorted(mma_lit.mma_lit_files(tmp_path)) == [
         "nvptx.mma.m16n8k8.row.col.bf16.sm_90.ll",
         "nvptx.mma.m16n8k8.row.col.f32.f32.sm_90.ll",
     ]
     (tmp_path / "a.yaml").write_text("matrix:\n  - intrinsic: wmma.f32.32x16x128.f4\n")
-    assert mma.mma_lit_files(tmp_path) == {}
+    assert mma_lit.mma_lit_files(tmp_path) == {}
     (tmp_path / "a.yaml").write_text("mma:\n  - intrinsic: 'mma.m32*'\n")
     with pytest.raises(InputError, match=r"a.yaml:2:16: error: mma: no single-instruction subject matches"):
         mma.spec_cases(tmp_path)
 
 
 def test_lit_files_pass_through_real_lit(nvptx_tc, ptxas_path, lit_exe, suite):
-    files = mma.mma_lit_files(suite / "cases")
+    files = mma_lit.mma_lit_files(suite / "cases")
     assert len(files) == (4 + 9 + 2) * 3
     for name, text in files.items():
         assert name.startswith("nvptx.mma.") and text.startswith("; NOTE: Do not autogenerate.")
@@ -292,9 +292,9 @@ def test_a_wrong_register_count_fails_lit(nvptx_tc, ptxas_path, lit_exe, suite):
     """Mutation: the same file expecting A 3 (k16) or B 2 (k8) registers must fail."""
     k16, k8 = mma.lookup(K16_BF16), mma.lookup("mma.m16n8k8.row.col.f32.f32")
     planted = {
-        "k16_a3.ll": mma.lit_file(k16, "sm_90", {**k16.registers, "a": 3}),
-        "k8_b2.ll": mma.lit_file(k8, "sm_80", {**k8.registers, "b": 2}),
-        "right.ll": mma.lit_file(k8, "sm_80"),
+        "k16_a3.ll": mma_lit.lit_file(k16, "sm_90", {**k16.registers, "a": 3}),
+        "k8_b2.ll": mma_lit.lit_file(k8, "sm_80", {**k8.registers, "b": 2}),
+        "right.ll": mma_lit.lit_file(k8, "sm_80"),
     }
     for name, text in planted.items():
         (suite / "cases" / "generated" / name).write_text(text)
