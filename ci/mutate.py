@@ -184,8 +184,8 @@ MUTATIONS = (
     Mutation(
         "first-error-ignores-fatal",
         "harness/tools/verdicts.py",
-        '    errors = [line for line in lines if "error" in line.lower() or "fatal" in line.lower()]\n',
-        '    errors = [line for line in lines if "error" in line.lower()]\n',
+        '_ERROR_WORD = re.compile(r"\\b(?:error|fatal)\\s*:", re.I)\n',
+        '_ERROR_WORD = re.compile(r"\\berror\\s*:", re.I)\n',
         "first_error skips ptxas's `fatal` lines and quotes the first line instead",
         (
             "tests/test_mutation_kills.py",
