@@ -251,13 +251,15 @@ COMMANDS = {
 
 
 def _terminated(signum, frame):
-    # SIGTERM unwinds like Ctrl-C, so every temporary file is removed on the way out.
+    # SIGTERM and SIGHUP unwind like Ctrl-C: the tools are ended and every temporary file is
+    # removed on the way out.
     raise KeyboardInterrupt
 
 
 def main(argv: list[str] | None = None) -> int:
     if threading.current_thread() is threading.main_thread():
-        signal.signal(signal.SIGTERM, _terminated)
+        for signum in (signal.SIGTERM, signal.SIGHUP):
+            signal.signal(signum, _terminated)
     words = sys.argv[1:] if argv is None else argv
     parser.Parser.usage_status = bisect.USAGE if "bisect-run" in words else 2
     args = parser.build().parse_args(argv)
@@ -267,6 +269,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"harness: {exc}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
+        toolchain.stop_all()  # any tool still running ends with the harness
         return 130
     except BrokenPipeError:  # `harness run | head`: the reader left; say nothing more
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())

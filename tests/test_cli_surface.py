@@ -92,11 +92,32 @@ def test_progress_off_a_terminal_is_one_line_per_quarter_once_a_run_is_slow(caps
     ]
 
 
-def test_progress_is_quiet_for_json_to_a_pipe_only():
+def test_progress_is_quiet_for_json_into_a_pipe_only(monkeypatch, tmp_path):
+    import os
+    import sys
+
     from harness.tools.runner import StderrProgress
 
-    assert StderrProgress.for_output(json_output=True).quiet  # pytest's stdout is not a terminal
-    assert not StderrProgress.for_output(json_output=False).quiet
+    read_end, write_end = os.pipe()
+    with os.fdopen(write_end, "w") as pipe, open(tmp_path / "out.json", "w") as file:
+        monkeypatch.setattr(sys, "stdout", pipe)
+        assert StderrProgress.for_output(json_output=True).quiet
+        assert not StderrProgress.for_output(json_output=False).quiet
+        monkeypatch.setattr(sys, "stdout", file)  # `--json > file`: a person may be watching stderr
+        assert not StderrProgress.for_output(json_output=True).quiet
+    os.close(read_end)
+
+
+def test_progress_starts_again_for_the_next_build(capsys):
+    from harness.tools.runner import StderrProgress
+
+    progress = StderrProgress()
+    progress.PATIENCE = 0  # every quarter is said, however fast
+    for _build in range(2):
+        for done in range(1, 5):
+            progress(done, 4)
+    lines = [line.split(",")[0] for line in capsys.readouterr().err.splitlines()]
+    assert lines == [f"# {n}/4 tool batches done ({n * 25}%)" for n in range(1, 5)] * 2
 
 
 @pytest.mark.parametrize(

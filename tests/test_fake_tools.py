@@ -69,3 +69,47 @@ def test_an_llc_whose_code_lacks_the_matrix_instruction_gives_no_verdict(llvm_22
         "wmma_f32_16x16x128_f8f6f4__a_fp4_v8__b_fp4_v8 has no v_wmma_f32_16x16x128_f8f6f4 or "
         "v_wmma_scale_f32_16x16x128_f8f6f4: no verdict comes from it"
     )
+
+
+def test_an_interrupt_ends_a_run_and_its_tools_at_once(llvm_22_1_8, repo_root, tmp_path):
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    real = llvm_22_1_8.bin_dir / "llc"
+    marker = "^sleep 617$"  # (an odd length of time: no other process sleeps it)
+    hang = f'case "$*" in *--version*|*help*) exec {real} "$@";; esac\nexec sleep 617\n'
+    fake = fake_build(tmp_path, llvm_22_1_8.bin_dir, "llc", hang)
+    for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "harness", "run", "--spec", "f4-fixed-format.yaml", "-j", "2"]
+            + ["--llvm-bin", str(fake), "--timeout", "100"],
+            cwd=repo_root,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        time.sleep(3)  # tools are running, most of the queue is still waiting
+        sent = time.monotonic()
+        proc.send_signal(signum)
+        proc.communicate(timeout=60)
+        assert proc.returncode == 130 and time.monotonic() - sent < 10, (signum, proc.returncode)
+        time.sleep(0.5)
+        left = subprocess.run(["pgrep", "-f", marker], capture_output=True, text=True).stdout.split()
+        assert left == [], f"{signum!r} left hung tools running: {left}"
+
+
+def test_a_tool_that_floods_its_output_is_stopped_with_one_line(llvm_22_1_8, cli, tmp_path):
+    from harness.tools import toolchain
+
+    real = llvm_22_1_8.bin_dir / "llc"
+    flood = f'case "$*" in *--version*|*help*) exec {real} "$@";; esac\nexec yes\n'
+    fake = fake_build(tmp_path, llvm_22_1_8.bin_dir, "llc", flood)
+    proc = cli("try", "--llvm-bin", fake, "--intrinsic", "wmma.f32.16x16x128.f8f6f4", "--fmt-a", "fp4", "--fmt-b", "fp4")
+    limit = toolchain.OUTPUT_LIMIT >> 20
+    assert proc.returncode == 2
+    assert (
+        proc.stderr.splitlines()[-1]
+        == f"harness: error: {fake}/llc printed more than {limit} MB on stdout: no verdict comes from that"
+    )

@@ -9,6 +9,7 @@ retried one case per module, so a verdict is always one case's own.
 from __future__ import annotations
 
 import os
+import stat
 import sys
 import threading
 import time
@@ -21,6 +22,7 @@ from harness.errors import InputError
 from harness.specs.cases import Case, Group
 from harness.targets import emit
 from harness.targets.catalog import Side
+from harness.tools import toolchain
 from harness.tools import verdicts as V
 from harness.tools.commands import Selector
 from harness.tools.toolchain import ProbeDied, Toolchain, ToolRun
@@ -257,11 +259,18 @@ class Runner:
                     except BaseException as exc:  # e.g. stderr closed: surfaced, never a hang
                         errors.append(exc)
 
-        with ThreadPoolExecutor(max_workers=self.jobs) as pool:
+        pool = ThreadPoolExecutor(max_workers=self.jobs)
+        try:
             for g in todo:
                 pool.submit(compile_one, pool, g, g.selectors, {})
             with finished:
                 finished.wait_for(lambda: done >= total or errors)
+        except BaseException:  # Ctrl-C, SIGTERM: end the tools running now and drop the queue
+            toolchain.stop_all()
+            pool.shutdown(wait=True, cancel_futures=True)
+            toolchain.resume()
+            raise
+        pool.shutdown(wait=True)
         if errors:
             raise errors[0]
         return [Outcome(c, sel, decided[(_key(g, c), sel)]) for g in groups for c in g.cases for sel in g.selectors]
@@ -333,8 +342,9 @@ def _key(g: Group, c: Case) -> str:
 class StderrProgress:
     """How far a long run is, on stderr: a live counter on a terminal; elsewhere (a CI log) one
     line at each quarter of the work with the seconds so far, once a run has taken `PATIENCE`
-    seconds; nothing when `quiet` (--json to a pipe: the reader is a program). Called with
-    (batches done, batches in all)."""
+    seconds; nothing when `quiet` (--json into a pipe: the reader is a program; into a file, a
+    person may be watching). Called with (batches done, batches in all); a count that starts
+    again (the next build of `harness matrix`) starts the quarters and the clock again."""
 
     PATIENCE = 2.0  # seconds: a run shorter than this is over before a line would help
 
@@ -342,10 +352,14 @@ class StderrProgress:
         self.quiet = quiet
         self.start = time.perf_counter()
         self.quarters_said = 0
+        self.last_done = 0
 
     def __call__(self, done: int, total: int) -> None:
         if self.quiet:
             return
+        if done < self.last_done:  # another run with the same counter
+            self.start, self.quarters_said = time.perf_counter(), 0
+        self.last_done = done
         if sys.stderr.isatty():
             end = "\n" if done >= total else ""
             sys.stderr.write(f"\r[{done}/{total}] tool batches done{end}")
@@ -358,4 +372,8 @@ class StderrProgress:
 
     @classmethod
     def for_output(cls, json_output: bool) -> StderrProgress:
-        return cls(quiet=json_output and not sys.stdout.isatty())
+        try:
+            into_pipe = stat.S_ISFIFO(os.fstat(sys.stdout.fileno()).st_mode)
+        except (OSError, ValueError):  # no real stdout (in-process callers): a program reads it
+            into_pipe = True
+        return cls(quiet=json_output and into_pipe)

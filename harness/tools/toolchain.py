@@ -14,6 +14,7 @@ import shutil
 import signal
 import subprocess
 import tempfile
+import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -78,20 +79,104 @@ def run_tool(
         )
     except OSError as exc:
         raise InputError(f"cannot run {argv[0]}: {exc.strerror}") from None
-    try:
-        out, err = proc.communicate(data, timeout=timeout)
-    except subprocess.TimeoutExpired:
+    if _STOPPING.is_set():  # (started just as the harness was told to stop)
         _kill_group(proc)
-        out, err = proc.communicate()
-        return ToolRun(tuple(argv), None, decode(out), decode(err), time.perf_counter() - start, input=kept)
+        proc.wait()
+        raise KeyboardInterrupt
+    with _LIVE_LOCK:
+        _LIVE.add(proc)
+    try:
+        out, err, timed_out, flooded = _communicate(proc, data, timeout)
     except BaseException:
         _kill_group(proc)
         proc.wait()
         raise
+    finally:
+        with _LIVE_LOCK:
+            _LIVE.discard(proc)
+    if flooded:
+        raise InputError(f"{argv[0]} printed more than {OUTPUT_LIMIT >> 20} MB on {flooded}: no verdict comes from that")
+    if timed_out:
+        return ToolRun(tuple(argv), None, decode(out), decode(err), time.perf_counter() - start, input=kept)
     elapsed = time.perf_counter() - start
     if binary:
         return ToolRun(tuple(argv), proc.returncode, "", decode(err), elapsed, out, kept)
     return ToolRun(tuple(argv), proc.returncode, decode(out), decode(err), elapsed, input=kept)
+
+
+def _communicate(proc: subprocess.Popen, data: bytes, timeout: float) -> tuple[bytes, bytes, bool, str]:
+    """Feed stdin and read both streams, as communicate() does, but never keep more than
+    OUTPUT_LIMIT bytes of a stream: a tool that floods one is killed. Returns (stdout, stderr,
+    timed out, the flooded stream's name or "")."""
+    assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
+    chunks: dict[str, list[bytes]] = {"stdout": [], "stderr": []}
+    flooded: list[str] = []
+
+    def pump(name: str, stream) -> None:
+        size = 0
+        while block := stream.read1(1 << 16):
+            size += len(block)
+            if size > OUTPUT_LIMIT:
+                flooded.append(name)
+                _kill_group(proc)
+                break
+            chunks[name].append(block)
+
+    def feed(stdin) -> None:
+        try:
+            stdin.write(data)
+        except OSError:  # the tool stopped reading (it exited, or failed early): its output says why
+            pass
+        finally:
+            try:
+                stdin.close()
+            except OSError:
+                pass
+
+    threads = [
+        threading.Thread(target=pump, args=("stdout", proc.stdout), daemon=True),
+        threading.Thread(target=pump, args=("stderr", proc.stderr), daemon=True),
+        threading.Thread(target=feed, args=(proc.stdin,), daemon=True),
+    ]
+    for t in threads:
+        t.start()
+    timed_out = False
+    try:
+        proc.wait(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        timed_out = True
+        _kill_group(proc)
+        proc.wait()
+    for t in threads:
+        t.join(timeout=5)
+        if t.is_alive():  # a child the tool left holds the pipe open: end the whole group
+            _kill_group(proc)
+            t.join()
+    proc.stdout.close()
+    proc.stderr.close()
+    return b"".join(chunks["stdout"]), b"".join(chunks["stderr"]), timed_out, flooded[0] if flooded else ""
+
+
+# Bytes a tool may print on one stream; the largest module's text is a few MB.
+OUTPUT_LIMIT = 256 << 20
+# Tools running now, so that an interrupt can end them all (and their children) at once.
+_LIVE: set[subprocess.Popen] = set()
+_LIVE_LOCK = threading.Lock()
+_STOPPING = threading.Event()
+
+
+def stop_all() -> None:
+    """End every tool still running and start no new one (Ctrl-C, SIGTERM): the harness then
+    unwinds at once instead of finishing its queue. `resume()` undoes the second part."""
+    _STOPPING.set()
+    with _LIVE_LOCK:
+        procs = list(_LIVE)
+    for proc in procs:
+        _kill_group(proc)
+
+
+def resume() -> None:
+    _STOPPING.clear()
 
 
 def _kill_group(proc: subprocess.Popen) -> None:
