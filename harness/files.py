@@ -75,3 +75,24 @@ def sha256_of(path) -> str:
         while block := fh.read(1 << 20):
             h.update(block)
     return h.hexdigest()
+
+
+def read_input(path: Path, limit: int, what: str) -> bytes:
+    """The bytes of an input file the user named: a regular file (a FIFO would block, a device
+    never ends) of at most `limit` bytes; anything else is one error naming the file."""
+    try:
+        info = path.stat()
+    except OSError as exc:
+        raise InputError(f"cannot read {what}: {exc.strerror}", str(path)) from None
+    if not stat.S_ISREG(info.st_mode):
+        raise InputError(f"not a regular file (a {what} must be one)", str(path))
+    if info.st_size > limit:
+        raise InputError(f"{info.st_size:,} bytes: a {what} is at most {limit:,} bytes", str(path))
+    try:
+        with open(path, "rb") as fh:
+            data = fh.read(limit + 1)
+    except OSError as exc:
+        raise InputError(f"cannot read {what}: {exc.strerror}", str(path)) from None
+    if len(data) > limit:  # (it grew while being read)
+        raise InputError(f"more than {limit:,} bytes: a {what} is at most {limit:,} bytes", str(path))
+    return data

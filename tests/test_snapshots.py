@@ -180,7 +180,7 @@ def test_semantic_files_are_left_alone_by_update_checks(cli, llvm, repo_root, tm
     [
         (("update-checks",), "the following arguments are required"),
         (("update-checks", "{tmp}/missing.ll"), "missing.ll"),
-        (("update-checks", "{tmp}"), "Is a directory"),
+        (("update-checks", "{tmp}"), ": error: not a regular file (a test file must be one)"),
     ],
 )
 def test_update_checks_bad_input_is_one_line_and_exit_2(cli, llvm, tmp_path, args, message):

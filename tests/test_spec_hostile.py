@@ -161,3 +161,22 @@ def test_pipelines_with_parameters_and_nesting_are_accepted(pipeline):
     from harness.tools import commands
 
     assert commands.pass_pipeline_error(pipeline) == ""
+
+
+@pytest.mark.parametrize("command", [("expand", "--cases", "{d}"), ("update-checks", "{d}/a.ll")])
+def test_a_link_to_a_device_or_an_oversized_file_is_refused_before_it_is_read(cli, tmp_path, command):
+    d = tmp_path / "d"
+    d.mkdir()
+    name = "a.yaml" if command[0] == "expand" else "a.ll"
+    (d / name).symlink_to("/dev/zero")
+    proc = cli(*[w.format(d=d) for w in command])
+    assert proc.returncode == 2 and proc.stderr.splitlines()[-1].endswith(
+        "error: not a regular file (a spec must be one)"
+        if name == "a.yaml"
+        else "error: not a regular file (a test file must be one)"
+    )
+    (d / name).unlink()
+    with open(d / name, "wb") as fh:
+        fh.truncate(300 << 20)  # sparse: 300 MB that take no room
+    proc = cli(*[w.format(d=d) for w in command])
+    assert proc.returncode == 2 and " bytes: a " in proc.stderr and "is at most" in proc.stderr

@@ -19,6 +19,7 @@ from pathlib import Path
 
 import yaml
 
+from harness import files
 from harness.errors import InputError
 
 DIMENSIONS = (
@@ -271,15 +272,13 @@ def parse_spec(text: str, path: str) -> list[Block]:
     return blocks
 
 
+MAX_SPEC_BYTES = 4 << 20  # a spec is a page of YAML; PyYAML takes seconds per MB
+
+
 def read_text(path: Path) -> str:
     """A spec file's text: UTF-8, no NUL byte, a regular file (a FIFO would block). Anything else
     is one located error."""
-    if path.exists() and not path.is_file():
-        raise InputError("not a regular file", str(path))
-    try:
-        data = path.read_bytes()
-    except OSError as exc:
-        raise InputError(f"cannot read spec: {exc.strerror}", str(path)) from None
+    data = files.read_input(path, MAX_SPEC_BYTES, "spec")
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:

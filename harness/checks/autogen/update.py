@@ -16,6 +16,7 @@ from collections.abc import Collection
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from harness import files
 from harness.checks.autogen import layout, runs, scrub
 from harness.checks.autogen.options import (
     ADVERT,
@@ -240,11 +241,11 @@ def _rewrite_checks_at_end(lines, opts: FileOptions, note, prefixes, run_list, b
 # ---- reading and writing -----------------------------------------------------------------------
 
 
+MAX_TEST_BYTES = 256 << 20  # the largest LLVM test files are a few MB
+
+
 def _read(path: Path) -> bytes:
-    try:
-        return path.read_bytes()
-    except OSError as exc:
-        raise InputError(f"cannot read: {exc.strerror}", str(path)) from None
+    return files.read_input(path, MAX_TEST_BYTES, "test file")
 
 
 def _decode(data: bytes, path: Path) -> str:
