@@ -152,3 +152,24 @@ def test_progress_starts_again_for_the_next_build(capsys):
 def test_an_empty_or_out_of_range_flag_value_is_refused_not_defaulted(cli, args, line):
     proc = cli(*args)
     assert proc.returncode == 2 and proc.stderr.splitlines() == [line] and proc.stdout == ""
+
+
+def test_a_negative_format_operand_is_the_verifier_reject_any_bad_format_is(cli, llvm_22_1_8):
+    verdicts = {}
+    for value in ("-1", "5"):
+        proc = cli(
+            "try",
+            "--intrinsic",
+            "wmma.f32.16x16x128.f8f6f4",
+            "--fmt-a",
+            "fp4",
+            "--fmt-b",
+            "fp4",
+            "--arg",
+            f"fmt_a={value}",
+            "--json",
+        )
+        assert proc.returncode == 0, proc.stderr
+        record = json.loads(proc.stdout)
+        verdicts[value] = (record["verdict"], record["detail"].splitlines()[0])
+    assert verdicts["-1"] == verdicts["5"] == ("verifier-reject", "invalid value for matrix format")

@@ -155,7 +155,9 @@ class Case:
         for side in Side:
             elem = "" if self.elem(side) == "i32" else "x" + self.elem(side)
             parts.append(f"{side}_{formats.short(self.fmt(side))}_v{self.width(side)}{elem}")
-        parts += [f"arg{i}_{'var' if v.startswith('%') else v}" for i, v in self.args]
+        parts += [
+            f"arg{i}_{'var' if v.startswith('%') else v.replace('-', 'm')}" for i, v in self.args
+        ]  # (-1: m1, a name character)
         if self.narrowing:
             parts.append("narrow_" + self.narrowing.replace(".", "_"))
         return "__".join(parts)

@@ -47,7 +47,7 @@ class Verdict:
     details: dict = field(default_factory=dict)  # structured facts: metrics, tuples, ir, ...
 
 
-_CALL_RESULT = re.compile(r"^\s+%r\.([\w.$]+) = call ")
+_CALL_RESULT = re.compile(r"^\s+%r\.([-\w.$]+) = call ")  # (IR names may hold -)
 # A value the verifier prints after its message: "i32 0", "<4 x i32> %b", "i32 %fa".
 _VALUE = re.compile(r"^(i\d+|<\d+ x [\w ]+>|half|bfloat|float|double|ptr)( |$)")
 # `<stdin>:L:C: error: ...` as llvm-mc prints it; llc, opt and llvm-as put their own path (and
