@@ -173,3 +173,11 @@ def test_a_negative_format_operand_is_the_verifier_reject_any_bad_format_is(cli,
         record = json.loads(proc.stdout)
         verdicts[value] = (record["verdict"], record["detail"].splitlines()[0])
     assert verdicts["-1"] == verdicts["5"] == ("verifier-reject", "invalid value for matrix format")
+
+
+def test_a_spec_path_outside_the_cases_directory_is_refused_not_swapped_for_a_namesake(cli, tmp_path):
+    elsewhere = tmp_path / "f4-fixed-format.yaml"
+    elsewhere.write_text("matrix:\n  - intrinsic: wmma.f32.32x16x128.f4\n")
+    proc = cli("run", "--spec", elsewhere)
+    assert proc.returncode == 2
+    assert proc.stderr.splitlines()[-1].startswith(f"harness: error: --spec: {elsewhere} is not in the cases directory ")

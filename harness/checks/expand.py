@@ -41,6 +41,8 @@ def _output_dir(cases_dir: Path) -> Path:
     holds the name: a file there is never read as an empty tree nor written over."""
     out_dir = cases_dir / GENERATED
     for path in (out_dir, out_dir / snapshots.DIRECTORY):
+        if path.is_symlink():  # what expand removes and rewrites must be its own, not a link's target
+            raise InputError("a symbolic link; expand writes only a directory of its own there", str(path))
         if os.path.lexists(path) and not path.is_dir():
             raise InputError("not a directory; move it away so expand can write the generated files there", str(path))
     return out_dir
@@ -118,6 +120,10 @@ def write(cases_dir: Path, rendered: dict[str, str], regenerate: Regenerate | No
             if d.is_dir() and not any(d.iterdir()):
                 d.rmdir()
         raise
+    for name in touched:
+        target = out_dir / name
+        if name in final and target.is_symlink():
+            raise InputError("a symbolic link; expand does not write through it (remove it by hand)", str(target))
     for name in touched:
         target = out_dir / name
         if name in final:

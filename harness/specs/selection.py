@@ -196,6 +196,9 @@ def spec_paths(args) -> list[Path]:
     chosen = []
     for name in args.spec:
         key = Path(name).name
+        if Path(name).parent != Path(".") and Path(name).resolve().parent != Path(args.cases).resolve():
+            # A path elsewhere would silently run the cases directory's file of the same name.
+            raise InputError(f"--spec: {name} is not in the cases directory {args.cases}; give --cases its directory")
         if key not in by_name:
             raise InputError(f"--spec: no spec {key!r} in {args.cases}; have: {', '.join(by_name)}")
         chosen.append(by_name[key])
