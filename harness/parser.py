@@ -69,7 +69,8 @@ examples:
 AUDIT_EPILOG = """\
 verdicts per RUN line and function: pass, mc-reject (with llvm-mc's first message),
 cannot-select, crash, timeout, unsupported (build lacks the target or CPU).
-exit status: 0 every function passes, 1 any does not (or a file does not compile), 2 bad input.
+exit status: 0 every function passes, 1 any does not (or a file does not compile), 2 bad input
+or a file where nothing could be audited (no llc RUN line, or only ones it skips).
 """
 
 

@@ -262,7 +262,11 @@ def test_enshrine_agrees_with_filecheck(pattern_audit, llvm_22_1_8, tmp_path, i)
 def test_bad_input_is_one_line_and_exit_2(audit, tmp_path):
     bad = tmp_path / "latin1.ll"
     bad.write_bytes(b"; RUN: llc -mtriple=amdgcn < %s\n; caf\xe9\n")
-    for path, why in ((tmp_path / "missing.ll", "No such file"), (bad, ":2: not UTF-8"), (tmp_path, "Is a directory")):
+    for path, why in (
+        (tmp_path / "missing.ll", "No such file"),
+        (bad, ":2: not UTF-8"),
+        (tmp_path, "not a regular file (a test file must be one)"),
+    ):
         proc, _ = audit(path)
         assert proc.returncode == 2 and proc.stdout == "", proc.stdout
         assert len(error_lines(proc.stderr)) == 1 and str(path) in proc.stderr and why in proc.stderr, proc.stderr
@@ -291,12 +295,13 @@ def test_runs_that_are_not_audited_say_why(audit, tmp_path):
         "; RUN: not llc -mtriple=amdgcn -mcpu=gfx950 < %s\n"
         "; RUN: llc -mtriple=amdgcn < %s; echo done\n"
         "; RUN: opt -S < %s | FileCheck %s\n"
+        "; RUN: llc -mtriple=amdgcn -mcpu=gfx950 < %s\n"  # one audited line: a file with none is bad input
         "define void @f() {\n  ret void\n}\n"
     )
     proc, out = audit(path)
     runs = out["files"][0]["runs"]
-    assert proc.returncode == 0 and [r["line"] for r in runs] == [1, 2, 3]  # the opt-only line is not llc's
-    assert all(r["functions"] == [] for r in runs)
+    assert proc.returncode == 0 and [r["line"] for r in runs] == [1, 2, 3, 5]  # the opt-only line is not llc's
+    assert all(r["functions"] == [] for r in runs[:3])
     assert "not an AMDGPU RUN line" in runs[0]["skipped"] and "x86_64" in runs[0]["skipped"]
     assert "not" in runs[1]["skipped"] and runs[2]["skipped"].startswith(f"{path}:3: ")
     assert f"{path}:3: skipped: {path}:3:" in audit(path, as_json=False)[0].stdout
@@ -317,7 +322,10 @@ def test_a_run_line_the_audit_cannot_run_does_not_hide_the_next(audit, tmp_path)
 
 def test_run_line_with_an_unterminated_quote_is_named(audit, tmp_path):
     path = tmp_path / "quote.ll"
-    path.write_text("; RUN: llc -mtriple=amdgcn -mcpu=gfx950 < %s | FileCheck '%s\ndefine void @f() {\n  ret void\n}\n")
+    path.write_text(
+        "; RUN: llc -mtriple=amdgcn -mcpu=gfx950 < %s | FileCheck '%s\n"
+        "; RUN: llc -mtriple=amdgcn -mcpu=gfx950 < %s\ndefine void @f() {\n  ret void\n}\n"
+    )
     proc, out = audit(path)
     assert out["files"][0]["runs"][0]["skipped"].startswith(f"{path}:1: ")
 
@@ -374,6 +382,7 @@ def test_r600_and_wrapped_llc_lines_are_said_to_be_skipped(audit, tmp_path):
         "; RUN: llc -mtriple=r600 -mcpu=redwood < %s | FileCheck %s\n"
         "; RUN: %if amdgpu-registered-target %{ llc -mtriple=amdgcn < %s | FileCheck %s %}\n"
         "; RUN: env X=1 not llc -mtriple=amdgcn < %s\n"
+        "; RUN: llc -mtriple=amdgcn < %s\n"
         "define amdgpu_kernel void @k(ptr addrspace(1) %p) {\n  store i32 1, ptr addrspace(1) %p\n  ret void\n}\n"
     )
     proc, out = audit(path)

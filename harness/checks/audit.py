@@ -15,6 +15,7 @@ import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from harness import files
 from harness.checks import check_lines
 from harness.errors import InputError
 from harness.tools import commands
@@ -27,6 +28,8 @@ _DEFINE_LINE = re.compile(r'^define\b[^@]*@("[^"]+"|[\w.$-]+)\(.*\)([^()]*)\{\s*
 _TRIPLE_IR = re.compile(r'^target\s+triple\s*=\s*"([^"]+)"', re.M)
 _OUTPUT_FLAGS = re.compile(r"-{1,2}filetype=.*")
 AMDGPU_ARCHES = ("amdgcn", "r600")
+# llc flags that make it write (or read) MIR instead of assembly: llvm-mc cannot judge that.
+_MIR_FLAGS = re.compile(r"--?(stop-after|stop-before|run-pass|start-after|start-before)(=.*)?")
 # Text tools LLVM's tests put before llc (`sed 's/ADDR/1/' %s | llc ...`), taken from PATH.
 TEXT_TOOLS = ("sed", "cat")
 
@@ -86,11 +89,11 @@ class FileAudit:
         return out
 
 
+MAX_TEST_BYTES = 256 << 20  # the largest LLVM test files are a few MB
+
+
 def read_test(path: Path) -> str:
-    try:
-        data = path.read_bytes()
-    except OSError as exc:
-        raise InputError(f"{path}: {exc.strerror}") from None
+    data = files.read_input(path, MAX_TEST_BYTES, "test file")
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -114,7 +117,7 @@ def audit_file(path: Path, tc: Toolchain) -> FileAudit:
         try:
             pipeline = commands.parse(run.text)
         except commands.CommandSyntaxError as exc:
-            audit.skipped = f"{path}:{run.line}: {exc}"
+            audit.skipped = f"{path}:{run.line}: {_split_error(run.text, str(exc))}"
             continue
         llc_at = next((i for i, c in enumerate(pipeline.commands) if c.tool == "llc"), None)
         if llc_at is None:
@@ -126,11 +129,43 @@ def audit_file(path: Path, tc: Toolchain) -> FileAudit:
         if pipeline.commands[llc_at].negated:
             audit.skipped = "llc is expected to fail here (not)"
             continue
+        mir = next((a for a in pipeline.commands[llc_at].args if _MIR_FLAGS.fullmatch(a)), None)
+        if mir:
+            audit.skipped = f"llc writes MIR here ({mir}), not assembly: llvm-mc cannot judge it; not audited"
+            continue
         prefixes = _prefixes(pipeline.commands[llc_at + 1 :]) + _prefixes_of_output(pipeline.commands[llc_at], runs)
         error = _audit_run(path, text, names, pipeline, llc_at, audit, tc, prefixes)
         if error and not result.error:
             result.error = error
+    if not result.error and not any(r.functions for r in result.runs):
+        # A gate that checked nothing must not pass: bad input, like update-checks' refusals.
+        why = "; ".join(f"line {r.line}: {r.skipped}" for r in result.runs if r.skipped) or "no llc RUN line"
+        raise InputError(f"nothing audited ({_cut(why)})", str(path))
     return result
+
+
+def _cut(text: str, limit: int = 300) -> str:
+    return " ".join(text.split()) if len(text) <= limit else " ".join(text.split())[:limit] + "..."
+
+
+def _split_error(text: str, message: str) -> str:
+    """Why lit's shell parser cannot split a RUN line, without the parser's internal errors
+    (lit's lexer calls a `lit.util.warning` that the installed lit may not have)."""
+    state, i = "", 0
+    while i < len(text):
+        c = text[i]
+        if c == "\\" and state != "'":
+            i += 1
+            if i == len(text):
+                return "the RUN line cannot be split (lit's shell parser): it ends in an escape (\\)"
+        elif c in "\"'" and state in ("", c):
+            state = "" if state == c else c
+        i += 1
+    if state:
+        return f"the RUN line cannot be split (lit's shell parser): missing closing {state} quote"
+    if "lit" in message and "attribute" in message:
+        return "the RUN line cannot be split (lit's shell parser)"
+    return message
 
 
 def _prefixes_of_output(llc: commands.Command, runs: list[commands.Pipeline]) -> list[str]:

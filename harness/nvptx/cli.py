@@ -149,7 +149,7 @@ def main_gemm_ptx(args) -> int:
     if args.json:
         print(json.dumps([b.record(args.seed) for b in built], indent=1))
     else:
-        print(ptx.table(built))
+        print(ptx.table(built, args.no_ptxas))
         print(f"PTX and {ptx.MANIFEST} in {args.out}")
     return 1 if any(b.problems for b in built) else 0
 

@@ -12,6 +12,7 @@ import json
 import os
 import re
 import shutil
+import signal
 import site
 import zlib
 from concurrent.futures import ThreadPoolExecutor
@@ -61,6 +62,23 @@ def find_ptxas(explicit: str | None = None) -> str:
     return next((str(w) for w in wheel if w.is_file() and os.access(w, os.X_OK)), "")
 
 
+def signal_name(returncode: int) -> str:
+    """`signal 11 (SIGSEGV)` for a run killed by a signal (a negative return code)."""
+    try:
+        return f"signal {-returncode} ({signal.Signals(-returncode).name})"
+    except ValueError:
+        return f"signal {-returncode}"
+
+
+def failure(tool: str, run: toolchain.ToolRun) -> str:
+    """Why a failed tool run failed, in words: timed out, crashed (by which signal), or its first error."""
+    if run.timed_out:
+        return f"{tool} timed out"
+    if run.returncode is not None and run.returncode < 0:
+        return f"{tool} crashed: killed by {signal_name(run.returncode)}"
+    return f"{tool} rejects it: {first_error(run.stderr) or f'exit status {run.returncode}, no message'}"
+
+
 def count_mma(ptx: str) -> dict[str, int]:
     """PTX mnemonic -> how many mma instructions of it the text holds."""
     out: dict[str, int] = {}
@@ -89,19 +107,23 @@ class Built:
     def problems(self) -> list[str]:
         """Why this kernel fails, in words (empty when it passes)."""
         if not self.llc.ok:
-            return ["llc failed: " + ("timeout" if self.llc.timed_out else first_error(self.llc.stderr) or "no message")]
+            return ["llc failed: " + failure("llc", self.llc).removeprefix("llc rejects it: ")]
         out = []
         expected = {k: v for k, v in self.case.mma_counts().items() if v}
         if self.found != expected:
             out.append(f"mma counts {self.found} differ from the expected {expected}")
         if self.ptxas is not None and not self.ptxas.ok:
-            out.append(f"ptxas rejects it: {first_error(self.ptxas.stderr) or 'timeout'}")
+            out.append(failure("ptxas", self.ptxas))
         return out
 
     @property
     def ptxas_verdict(self) -> str:
         if self.ptxas is None:
             return "skipped"
+        if self.ptxas.timed_out:
+            return "timeout"
+        if self.ptxas.returncode is not None and self.ptxas.returncode < 0:
+            return "crash"
         return "pass" if self.ptxas.ok else "reject"
 
     def record(self, seed: int) -> dict:
@@ -174,8 +196,9 @@ def build_all(
     return built
 
 
-def table(built: list[Built]) -> str:
-    """One row per kernel: the mma counts found, ptxas's verdict, and any problem."""
+def table(built: list[Built], no_ptxas: bool = False) -> str:
+    """One row per kernel: the mma counts found, ptxas's verdict, and any problem. Kernels whose
+    PTX was not assembled are counted as such: because of --no-ptxas (`no_ptxas`), or llc failed."""
     rows = [("kernel", "k16", "k8", "ptxas", "verdict")]
     for b in built:
         k16 = sum(v for k, v in b.found.items() if ".m16n8k16." in k)
@@ -186,8 +209,9 @@ def table(built: list[Built]) -> str:
     lines = ["  ".join(cell.ljust(w) for cell, w in zip(r[:-1], widths)) + "  " + r[-1] for r in rows]
     bad = sum(1 for b in built if b.problems)
     unassembled = sum(1 for b in built if b.ptxas_verdict == "skipped")
+    why = " (--no-ptxas): their mma counts only" if no_ptxas else ""
     lines.append(
         f"{len(built)} kernels, {len(built) - bad} pass, {bad} fail"
-        + (f"; {unassembled} not assembled (--no-ptxas): their mma counts only" if unassembled else "")
+        + (f"; {unassembled} not assembled{why}" if unassembled else "")
     )
     return "\n".join(lines)

@@ -36,7 +36,7 @@ from pathlib import Path
 
 from harness.errors import InputError
 from harness.nvptx import mma
-from harness.nvptx.ptx import find_ptxas
+from harness.nvptx.ptx import find_ptxas, signal_name
 from harness.specs import selection
 from harness.targets import Target
 from harness.tools import commands, toolchain
@@ -151,8 +151,10 @@ def run_one(case: mma.MmaCase, selector: Selector, tc: Toolchain, ptxas: str, wh
     tools = [llc, closed]
     if closed.timed_out:
         return Verdict(V.TIMEOUT, mismatch + f"{target.assembler_tool} timed out", tools, details)
+    if closed.returncode is not None and closed.returncode < 0:
+        return Verdict(V.CRASH, mismatch + f"{target.assembler_tool} killed by {signal_name(closed.returncode)}", tools, details)
     if not closed.ok:
-        message = V.first_error(closed.stderr).replace(str(path), "<ptx>")
+        message = V.first_error(closed.stderr).replace(str(path), "<ptx>") or f"exit status {closed.returncode}, no message"
         if not message.startswith(target.assembler_tool):
             message = f"{target.assembler_tool}: {message}"
         return Verdict(V.MC_REJECT, mismatch + message, tools, details)

@@ -12,12 +12,19 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
+import re
 import sys
 from pathlib import Path
 
+from harness import files
 from harness.errors import InputError
 from harness.reports import compare, html_report, report
+from harness.tools.commands import Selector
 from harness.tools.verdicts import VerdictCode
+
+METRIC_LIMIT = 1e12  # no register count or instruction count comes near this
+_SHARD = re.compile(r"([0-9]{1,9})/([0-9]{1,9})")
 
 DESCRIPTION = """\
 Merge the --json outputs of `harness run --shard K/N` (or of `harness matrix --shard K/N`) into
@@ -45,12 +52,14 @@ _RUN_KEYS = (
 )
 
 
+MAX_DOCUMENT_BYTES = 1 << 30  # the whole suite's --json is a few MB
+
+
 def load_document(path) -> tuple[str, dict]:
     """("run" | "matrix", the document) from a --json output; anything else is bad input."""
+    data = files.read_input(Path(path), MAX_DOCUMENT_BYTES, "--json document")
     try:
-        doc = json.loads(Path(path).read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise InputError(f"cannot read: {exc.strerror}", str(path)) from None
+        doc = json.loads(data.decode("utf-8"))
     except (ValueError, UnicodeDecodeError, RecursionError) as exc:
         raise InputError(f"not JSON: {str(exc) or type(exc).__name__}", str(path)) from None
     if (
@@ -64,6 +73,7 @@ def load_document(path) -> tuple[str, dict]:
         kind, records, need = "run", doc["cases"], _RUN_KEYS
     else:
         raise InputError("not the --json output of `harness run` or `harness matrix`", str(path))
+    _check_shard(doc.get("shard"), path)
     width = None
     if kind == "matrix":
         if doc.get("format") != compare.FORMAT:
@@ -80,6 +90,10 @@ def load_document(path) -> tuple[str, dict]:
             raise InputError(f"record {i + 1} lacks {', '.join(missing)}", str(path))
         bad = [k for k in ("opt", "width_a", "width_b") if type(r[k]) is not int]
         bad += [k for k in need if k not in ("opt", "width_a", "width_b", "verdicts") and not isinstance(r[k], str)]
+        if "selector" not in bad and r["selector"] not in tuple(Selector):
+            bad.append(f"selector {r['selector']!r} (known: {', '.join(Selector)})")
+        if width is None and not _metrics_ok(r.get("metrics")):
+            bad.append("metrics (finite numbers up to 1e12 wanted)")
         if width is not None:
             if (
                 not isinstance(r["verdicts"], list)
@@ -89,7 +103,7 @@ def load_document(path) -> tuple[str, dict]:
                 bad.append("verdicts")
             for key, ok in (
                 ("details", lambda v: isinstance(v, str)),
-                ("metrics", lambda v: v is None or isinstance(v, dict)),
+                ("metrics", _metrics_ok),
                 ("commands", lambda v: v is None or isinstance(v, str)),
             ):
                 value = r.setdefault(key, [None if key != "details" else ""] * width)
@@ -103,6 +117,28 @@ def load_document(path) -> tuple[str, dict]:
         else:
             r["verdicts"] = [_verdict(v, i, r, path) for v in r["verdicts"]]
     return kind, doc
+
+
+def _check_shard(shard, path) -> None:
+    """A document's shard: null, or "K/N" with 1 <= K <= N."""
+    m = _SHARD.fullmatch(shard) if isinstance(shard, str) else None
+    if shard is not None and not (m and 1 <= int(m[1]) <= int(m[2])):
+        raise InputError(f"shard {json.dumps(shard)[:40]}: want null or K/N with 1 <= K <= N", str(path))
+
+
+def _metrics_ok(metrics) -> bool:
+    """None, or a dict of finite numbers (int, or float neither NaN nor infinite) within METRIC_LIMIT."""
+    if metrics is None:
+        return True
+    if not isinstance(metrics, dict):
+        return False
+    for v in metrics.values():
+        if type(v) is int:
+            if abs(v) > METRIC_LIMIT:
+                return False
+        elif type(v) is not float or not math.isfinite(v) or abs(v) > METRIC_LIMIT:
+            return False
+    return True
 
 
 def _verdict(text: str, i: int, record: dict, path) -> VerdictCode:
@@ -206,16 +242,19 @@ def add_parser(sub, formatter_class=None):
 def main(args) -> int:
     compare.check_output_path(args.html)
     kind, doc = merge([(str(path), *load_document(path)) for path in args.files])
-    if kind == "matrix":
-        compare.emit(doc, args)
-        return 0
-    if args.html:
-        html_report.write(args.html, run_as_matrix(doc))
-        print(f"# wrote {args.html}", file=sys.stderr)
+    # Everything is computed before anything is written: a failure leaves no page behind.
+    as_matrix = doc if kind == "matrix" else run_as_matrix(doc)
+    page = html_report.render(as_matrix) if args.html else None
     if args.json:
-        print(json.dumps(doc, indent=1))
+        text = json.dumps(doc, indent=1) + "\n"
     elif args.markdown:
-        print(report.matrix_markdown(run_as_matrix(doc)), end="")
+        text = report.matrix_markdown(as_matrix, kind)
+    elif kind == "matrix":
+        text = report.matrix_text(doc, args.all) + "\n"
     else:
-        print(report.records_table(doc["cases"], args.by))
+        text = report.records_table(doc["cases"], args.by) + "\n"
+    if page is not None:
+        files.write_atomically(Path(args.html), page)
+        print(f"# wrote {args.html}", file=sys.stderr)
+    print(text, end="")
     return 0

@@ -252,7 +252,7 @@ def _cost_summary(cells: list[dict], ids: list[str]) -> list[str]:
     for name in METRICS:
         means = []
         for i in range(len(ids)):
-            values = [c["metrics"][i].get(name) for c in both if isinstance(c["metrics"][i].get(name), int)]
+            values = [c["metrics"][i].get(name) for c in both if isinstance(c["metrics"][i].get(name), (int, float))]
             means.append(f"{sum(values) / len(values):.1f}" if values else "-")
         rows.append([name, *means])
     return ["", *_table(rows, right=1)]
@@ -272,12 +272,14 @@ def _code(value) -> str:
 MARKDOWN_ROWS = 100
 
 
-def matrix_markdown(doc: dict) -> str:
-    """A matrix document as markdown for a review: counts per build, changes per format pair, differing cells."""
+def matrix_markdown(doc: dict, kind: str = "matrix") -> str:
+    """A matrix document as markdown for a review: counts per build, changes per format pair, differing cells.
+
+    `kind` names the command whose output it is (`harness report` shows run documents this way)."""
     builds, cells = doc["builds"], doc["cells"]
     ids = [_md(b["id"]) for b in builds]
     out = [
-        "**harness matrix**: "
+        f"**harness {_md(kind)}**: "
         + ", ".join(
             f"{_md(b['id'])} = LLVM {_md(b['version'])} from {_md(b['bin'])}"
             + ("" if b["pipeline"] == "none" else f" + {_md(b['pipeline'])}")

@@ -25,7 +25,8 @@ def load(cases_dir: Path) -> dict[str, list[tuple[str, str]]]:
     except OSError as exc:
         raise InputError(f"cannot read: {exc.strerror}", str(path)) from None
     try:
-        _no_duplicate_versions(yaml.compose(text), path)
+        root = yaml.compose(text)
+        _no_duplicate_versions(root, path)
         data = yaml.safe_load(text) or {}
     except yaml.MarkedYAMLError as exc:
         # Some errors carry only a context mark, or none (as harness.specs.spec reads them).
@@ -40,17 +41,40 @@ def load(cases_dir: Path) -> dict[str, list[tuple[str, str]]]:
         raise InputError("invalid YAML: a number too long to read", str(path)) from None
     except RecursionError:
         raise InputError("invalid YAML: nested too deeply", str(path)) from None
-    if not isinstance(data, dict):
+    if not isinstance(data, dict) or not isinstance(root, (yaml.MappingNode, type(None))):
         raise InputError("expected a mapping of LLVM version -> list of {files, reason}", str(path), 1, 1)
     out: dict[str, list[tuple[str, str]]] = {}
-    for version, entries in data.items():
-        if not isinstance(entries, list):
-            raise InputError(f"version {quote(version)}: expected a list of {{files, reason}}", str(path))
-        for entry in entries:
+    for key, value in root.value if root is not None else []:
+        at = lambda node: (str(path), node.start_mark.line + 1, node.start_mark.column + 1)
+        if key.tag != _STR or not isinstance(key.value, str):
+            raise InputError(
+                f"version {quote(key.value)} is not text (YAML reads it as a {key.tag.rsplit(':', 1)[-1]}): quote it, "
+                f'e.g. "{key.value}":',
+                *at(key),
+            )
+        version = key.value
+        if not isinstance(value, yaml.SequenceNode):
+            raise InputError(f"version {quote(version)}: expected a list of {{files, reason}}", *at(value))
+        for node, entry in zip(value.value, data[version]):
             if not isinstance(entry, dict) or set(entry) != {"files", "reason"}:
-                raise InputError(f"version {quote(version)}: each entry needs exactly 'files' and 'reason'", str(path))
-            out.setdefault(str(version), []).append((str(entry["files"]), " ".join(str(entry["reason"]).split())))
+                raise InputError(f"version {quote(version)}: each entry needs exactly 'files' and 'reason'", *at(node))
+            fields = {k.value: v for k, v in node.value}
+            globs = entry["files"] if isinstance(entry["files"], list) else [entry["files"]]
+            if not globs or not all(isinstance(g, str) and g.strip() for g in globs):
+                raise InputError(
+                    f"version {quote(version)}: files: expected a glob (text) or a list of globs, not {quote(entry['files'])}",
+                    *at(fields["files"]),
+                )
+            reason = entry["reason"]
+            if not isinstance(reason, str) or not reason.strip():
+                raise InputError(
+                    f"version {quote(version)}: reason: expected text saying why, not {quote(reason)}", *at(fields["reason"])
+                )
+            out.setdefault(version, []).extend((g, " ".join(reason.split())) for g in globs)
     return out
+
+
+_STR = "tag:yaml.org,2002:str"
 
 
 def _no_duplicate_versions(root, path: Path) -> None:

@@ -10,8 +10,9 @@ that digest is remembered in the cache directory, so a later process only stat()
 
 Where: `--cache-dir DIR`, else `$XDG_CACHE_HOME/matrix-harness`, else `~/.cache/matrix-harness`.
 Every entry is written atomically (a temporary file, then a rename). An entry that cannot be
-read, decompressed or parsed, or that names another key, is a miss and is rewritten: a broken
-cache costs time, never a wrong verdict. Runs that timed out or were killed from outside
+read, decompressed or parsed (too deeply nested JSON included), that names another key, or that
+claims a run which timed out or was stopped from outside (such runs are never stored), is a miss
+and is rewritten: a broken cache costs time, never a wrong verdict. Runs that timed out or were killed from outside
 (SIGKILL, SIGTERM, SIGINT) are not stored; a stored run slower than the current `--timeout` is
 a miss (it would time out now).
 
@@ -116,23 +117,11 @@ class Cache:
             self._count(miss=True, bad=True)
             return None
         try:
-            entry = json.loads(zlib.decompress(raw))
-            if entry["key"] != key or entry["format"] != FORMAT:
-                raise ValueError("another entry")
-            code, seconds = entry["returncode"], float(entry["seconds"])
-            if not isinstance(code, int) or isinstance(code, bool):
-                raise TypeError("returncode")
-            run = ToolRun(
-                tuple(argv),
-                code,
-                _text(entry["stdout"]),
-                _text(entry["stderr"]),
-                seconds,
-                base64.b64decode(entry["data"], validate=True),
-            )
-        except (ValueError, KeyError, TypeError, zlib.error):
+            run = _load(raw, key, argv)
+        except Exception:  # a broken entry (any failure to load or trust it) is a miss, never a traceback
             self._count(miss=True, bad=True)
             return None
+        seconds = run.seconds
         if seconds > timeout:
             self._count(miss=True)
             return None
@@ -245,6 +234,29 @@ def from_args(args) -> Cache | None:
 
 def _sha256(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
+
+
+def _load(raw: bytes, key: str, argv: list[str]) -> ToolRun:
+    """The run an entry stores; any exception means it cannot be trusted (the caller's miss).
+
+    Runs that timed out or were stopped by a signal from outside are never stored, so an entry
+    claiming one was forged or damaged: refused like any other broken entry."""
+    entry = json.loads(zlib.decompress(raw))
+    if not isinstance(entry, dict) or entry["key"] != key or entry["format"] != FORMAT:
+        raise ValueError("another entry")
+    code, seconds = entry["returncode"], entry["seconds"]
+    if type(code) is not int or (code < 0 and code not in _CRASH_SIGNALS) or entry.get("timed_out", False) is not False:
+        raise ValueError("a run that timed out or was stopped from outside")
+    if type(seconds) not in (int, float) or not 0 <= seconds < float("inf"):
+        raise ValueError("seconds")
+    return ToolRun(
+        tuple(argv),
+        code,
+        _text(entry["stdout"]),
+        _text(entry["stderr"]),
+        float(seconds),
+        base64.b64decode(entry["data"], validate=True),
+    )
 
 
 def _text(value) -> str:
