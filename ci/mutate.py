@@ -277,8 +277,8 @@ MUTATIONS = (
     Mutation(
         "known-bugs-reason-keeps-newlines",
         "harness/specs/known_bugs.py",
-        '(str(entry["files"]), " ".join(str(entry["reason"]).split()))',
-        '(str(entry["files"]), str(entry["reason"]))',
+        'out.setdefault(version, []).extend((g, " ".join(reason.split())) for g in globs)',
+        "out.setdefault(version, []).extend((g, reason) for g in globs)",
         "a folded multi-line reason keeps its line breaks",
         LIT_TESTS,
     ),
