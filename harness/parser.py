@@ -11,7 +11,7 @@ from harness import __version__
 from harness.nvptx import cli as nvptx_cli
 from harness.reports import bisect, compare, merge
 from harness.specs import selection
-from harness.tools import cache, toolchain
+from harness.tools import cache
 from harness.tools.commands import Selector
 
 DEFAULT_CASES = selection.DEFAULT_CASES
@@ -95,13 +95,7 @@ class Parser(argparse.ArgumentParser):
 
 def common_flags(p: argparse.ArgumentParser, json_flag: bool = True) -> None:
     p.add_argument("--llvm-bin", metavar="DIR", help="directory with llc, llvm-mc, llvm-as, opt")
-    p.add_argument(
-        "--timeout",
-        type=selection.seconds,
-        default=toolchain.DEFAULT_TIMEOUT,
-        metavar="S",
-        help="seconds allowed to each tool call (default %(default)s)",
-    )
+    selection.add_timeout(p)
     if json_flag:
         p.add_argument("--json", action="store_true", help="print JSON instead of text")
 
@@ -135,13 +129,7 @@ def build() -> argparse.ArgumentParser:
     )
     selection.add_max_cases(p)
     p.add_argument("--llvm-bin", metavar="DIR", help="the build that regenerates new or changed snapshot files")
-    p.add_argument(
-        "--timeout",
-        type=selection.seconds,
-        default=toolchain.DEFAULT_TIMEOUT,
-        metavar="S",
-        help="seconds allowed to each llc call (default %(default)s)",
-    )
+    selection.add_timeout(p, "each llc call")
 
     p = sub.add_parser(
         "update-checks",

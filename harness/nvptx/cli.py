@@ -16,6 +16,7 @@ from pathlib import Path
 
 from harness.errors import InputError
 from harness.nvptx import gemm, gemm_spec, gpu_check, ptx
+from harness.specs import selection
 from harness.tools import toolchain
 
 DEFAULT_CASES = Path(__file__).resolve().parents[2] / "cases"
@@ -43,16 +44,6 @@ exit status: 0 every kernel within tolerance, 1 some kernel is not, 2 bad input 
 125 cannot judge (no numpy, CuPy or CUDA device). Without the harness installed:
 python -m harness.nvptx.gpu_check DIR [--json].
 """
-
-
-def _seconds(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number of seconds: {text!r}") from None
-    if not 0 < value <= 86400:
-        raise argparse.ArgumentTypeError(f"must be more than 0 and at most 86400 seconds; got {text!r}")
-    return value
 
 
 def add_parser(sub, formatter_class) -> tuple[argparse.ArgumentParser, argparse.ArgumentParser]:
@@ -83,15 +74,11 @@ def add_parser(sub, formatter_class) -> tuple[argparse.ArgumentParser, argparse.
     p.add_argument("--seed", type=int, default=ptx.DEFAULT_SEED, help="seed of the GPU check's random inputs")
     p.add_argument("--ptxas", metavar="PATH", help="ptxas to close the PTX with (default: $PTXAS, PATH, /usr/local/cuda/bin)")
     p.add_argument("--no-ptxas", action="store_true", help="do not close the PTX with ptxas")
-    p.add_argument("-j", "--jobs", type=int, default=None, metavar="N", help="parallel llc/ptxas runs (default: cores)")
-    p.add_argument("--llvm-bin", metavar="DIR", help="directory with llc")
     p.add_argument(
-        "--timeout",
-        type=_seconds,
-        default=toolchain.DEFAULT_TIMEOUT,
-        metavar="S",
-        help="seconds allowed to each tool call (default %(default)s)",
+        "-j", "--jobs", type=selection.jobs, default=None, metavar="N", help="parallel llc/ptxas runs (default: cores)"
     )
+    p.add_argument("--llvm-bin", metavar="DIR", help="directory with llc")
+    selection.add_timeout(p)
     p.add_argument("--json", action="store_true", help="print the manifest's cases as JSON instead of a table")
 
     q = sub.add_parser(

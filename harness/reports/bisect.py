@@ -72,13 +72,7 @@ def add_parser(sub, formatter_class) -> argparse.ArgumentParser:
     selection.add_spec_flags(p)
     selection.add_case_flags(p, selector_default=None)
     p.add_argument("-j", "--jobs", type=selection.jobs, default=None, metavar="N", help="parallel tool runs (default: cores)")
-    p.add_argument(
-        "--timeout",
-        type=selection.seconds,
-        default=toolchain.DEFAULT_TIMEOUT,
-        metavar="S",
-        help="seconds allowed to each tool call (default %(default)s)",
-    )
+    selection.add_timeout(p)
     return p
 
 

@@ -279,13 +279,7 @@ def add_parser(sub, formatter_class=argparse.RawDescriptionHelpFormatter) -> arg
         help="an LLVM bin directory, optionally with an opt pipeline run before llc (repeat: one column each)",
     )
     p.add_argument("-j", "--jobs", type=selection.jobs, default=None, metavar="N", help="parallel tool runs (default: cores)")
-    p.add_argument(
-        "--timeout",
-        type=selection.seconds,
-        default=toolchain.DEFAULT_TIMEOUT,
-        metavar="S",
-        help="seconds allowed to each tool call (default %(default)s)",
-    )
+    selection.add_timeout(p)
     fmt = p.add_mutually_exclusive_group()
     fmt.add_argument("--json", action="store_true", help="print the matrix document (JSON)")
     fmt.add_argument("--markdown", action="store_true", help="print a markdown summary for a review")

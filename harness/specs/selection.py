@@ -19,6 +19,7 @@ from harness.targets import catalog, formats
 from harness.targets.catalog import Side
 from harness.tools import commands
 from harness.tools.commands import Selector
+from harness.tools.toolchain import DEFAULT_TIMEOUT
 
 DEFAULT_CASES = Path(__file__).resolve().parents[2] / "cases"
 
@@ -76,6 +77,16 @@ def add_spec_flags(p: argparse.ArgumentParser) -> None:
         default=None,
         metavar="K/N",
         help="run only the K-th of N deterministic shares of the cases (K from 1), like lit's --run-shard",
+    )
+
+
+def add_timeout(p: argparse.ArgumentParser, what: str = "each tool call") -> None:
+    p.add_argument(
+        "--timeout",
+        type=seconds,
+        default=DEFAULT_TIMEOUT,
+        metavar="S",
+        help=f"seconds allowed to {what} (default %(default)s)",
     )
 
 
