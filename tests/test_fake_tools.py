@@ -72,14 +72,16 @@ def test_an_llc_whose_code_lacks_the_matrix_instruction_gives_no_verdict(llvm_22
 
 
 def test_an_interrupt_ends_a_run_and_its_tools_at_once(llvm_22_1_8, repo_root, tmp_path):
+    import random
     import signal
     import subprocess
     import sys
     import time
 
     real = llvm_22_1_8.bin_dir / "llc"
-    marker = "^sleep 617$"  # (an odd length of time: no other process sleeps it)
-    hang = f'case "$*" in *--version*|*help*) exec {real} "$@";; esac\nexec sleep 617\n'
+    seconds = f"617.{random.randrange(10**6):06d}"  # a length of time no other process sleeps
+    marker = f"^sleep {seconds}$"
+    hang = f'case "$*" in *--version*|*help*) exec {real} "$@";; esac\nexec sleep {seconds}\n'
     fake = fake_build(tmp_path, llvm_22_1_8.bin_dir, "llc", hang)
     for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
         proc = subprocess.Popen(
@@ -90,7 +92,10 @@ def test_an_interrupt_ends_a_run_and_its_tools_at_once(llvm_22_1_8, repo_root, t
             stderr=subprocess.PIPE,
             text=True,
         )
-        time.sleep(3)  # tools are running, most of the queue is still waiting
+        deadline = time.monotonic() + 60
+        while not subprocess.run(["pgrep", "-f", marker], capture_output=True).stdout and time.monotonic() < deadline:
+            time.sleep(0.2)  # until the first tools run (most of the queue is still waiting)
+        time.sleep(0.5)
         sent = time.monotonic()
         proc.send_signal(signum)
         proc.communicate(timeout=60)
