@@ -98,8 +98,8 @@ def test_an_interrupt_ends_a_run_and_its_tools_at_once(llvm_22_1_8, repo_root, t
         time.sleep(0.5)
         sent = time.monotonic()
         proc.send_signal(signum)
-        proc.communicate(timeout=60)
-        assert proc.returncode == 130 and time.monotonic() - sent < 10, (signum, proc.returncode)
+        _, err = proc.communicate(timeout=60)
+        assert proc.returncode == 130 and time.monotonic() - sent < 20, (signum, proc.returncode, err[-500:])
         time.sleep(0.5)
         left = subprocess.run(["pgrep", "-f", marker], capture_output=True, text=True).stdout.split()
         assert left == [], f"{signum!r} left hung tools running: {left}"

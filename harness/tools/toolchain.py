@@ -79,12 +79,15 @@ def run_tool(
         )
     except OSError as exc:
         raise InputError(f"cannot run {argv[0]}: {exc.strerror}") from None
-    if _STOPPING.is_set():  # (started just as the harness was told to stop)
+    with _LIVE_LOCK:  # registered before the stop flag is read: stop_all() cannot miss it
+        _LIVE.add(proc)
+        stopping = _STOPPING.is_set()
+    if stopping:  # (started just as the harness was told to stop)
         _kill_group(proc)
         proc.wait()
+        with _LIVE_LOCK:
+            _LIVE.discard(proc)
         raise KeyboardInterrupt
-    with _LIVE_LOCK:
-        _LIVE.add(proc)
     try:
         out, err, timed_out, flooded = _communicate(proc, data, timeout)
     except BaseException:
