@@ -91,6 +91,8 @@ def test_an_interrupt_ends_a_run_and_its_tools_at_once(llvm_22_1_8, repo_root, t
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             text=True,
+            # A shell's background job ignores SIGINT, and so would this child: give it back.
+            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
         )
         deadline = time.monotonic() + 60
         while not subprocess.run(["pgrep", "-f", marker], capture_output=True).stdout and time.monotonic() < deadline:
