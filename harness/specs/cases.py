@@ -64,6 +64,11 @@ VERIFIER_CLASSES = (
 
 @dataclass(frozen=True)
 class Case:
+    """One call to check: an intrinsic on a CPU with A/B formats and source widths, the element
+    types, operand overrides, -O level, opt pipeline, how over-wide sources are narrowed, and
+    which check its file makes (codegen, object, IR, diagnostic). Its `function` name is unique
+    and spells all of that; a generated file and the runner group cases into modules by it."""
+
     intrinsic: Intrinsic
     cpu: str
     fmt_a: int

@@ -37,6 +37,13 @@ class Outcome:
 
 
 class Runner:
+    """Runs groups of cases through the real tools and gives each (case, selector) its verdict.
+
+    A group is one module per selector: [opt] -> llc -> the target's assembler, each run once;
+    failures that name a case take it out and the rest run again. Tool runs go through the
+    cache when one is given; `jobs` modules run at once; an interrupt ends the running tools
+    and drops the queue."""
+
     def __init__(
         self,
         toolchain: Toolchain,

@@ -41,6 +41,11 @@ ALL: tuple[VerdictCode, ...] = tuple(VerdictCode)
 
 @dataclass
 class Verdict:
+    """What the tools said about one case under one selector: the code (`VerdictCode`), the one
+    line that justifies it (`detail`, the tool's own message), the tool runs it came from, and
+    structured facts (`details`: metrics, tuples, what the opt pipeline made of the sources,
+    verifier facts). Made only from tool output that was checked to make sense."""
+
     verdict: VerdictCode
     detail: str = ""
     tools: list = field(default_factory=list)  # ToolRun records that justify it
