@@ -176,9 +176,6 @@ MUTATIONS = (
         "                fn = module.line_owner.get(line - 1)\n",
         "7: an IR parse error at line N is attributed to the function of line N-1",
         RUNNER_TESTS,
-        equivalent="unreachable with real tools: verdicts.located_errors never matches llc/opt/llvm-as "
-        "parse errors (they print `/path/opt: <stdin>:L:C: error:`), so this lookup never runs "
-        "(harness bug; tests/test_mutation_kills.py pins it as a strict xfail)",
     ),
     # ---- more realistic slips -----------------------------------------------------------------
     Mutation(
