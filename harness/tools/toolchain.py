@@ -143,9 +143,14 @@ def _communicate(proc: subprocess.Popen, data: bytes, timeout: float) -> tuple[b
     ]
     for t in threads:
         t.start()
+    # The streams close when the tool exits: waiting on the readers blocks without polling
+    # (Popen.wait with a timeout polls, which costs milliseconds per run).
+    deadline = time.monotonic() + timeout
+    for t in threads[:2]:
+        t.join(max(0.0, deadline - time.monotonic()))
     timed_out = False
     try:
-        proc.wait(timeout=timeout)
+        proc.wait(timeout=max(0.0, deadline - time.monotonic()) if not any(t.is_alive() for t in threads[:2]) else 0)
     except subprocess.TimeoutExpired:
         timed_out = True
         _kill_group(proc)
