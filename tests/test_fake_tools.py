@@ -120,3 +120,14 @@ def test_a_tool_that_floods_its_output_is_stopped_with_one_line(llvm_22_1_8, cli
         proc.stderr.splitlines()[-1]
         == f"harness: error: {fake}/llc printed more than {limit} MB on stdout: no verdict comes from that"
     )
+
+
+def test_an_assembler_that_prints_errors_but_exits_0_gives_no_verdict(llvm_22_1_8, cli, tmp_path):
+    real = llvm_22_1_8.bin_dir / "llvm-mc"
+    lying = f'{real} "$@"\necho "<stdin>:3:1: error: wrong register tuple size" >&2\nexit 0\n'
+    fake = fake_build(tmp_path, llvm_22_1_8.bin_dir, "llvm-mc", lying)
+    proc = cli("try", "--llvm-bin", fake, "--intrinsic", "wmma.f32.16x16x128.f8f6f4", "--fmt-a", "fp8", "--fmt-b", "fp8")
+    assert proc.returncode == 2
+    assert proc.stderr.splitlines()[-1] == (
+        f"harness: error: {fake}/llvm-mc exited 0 but printed errors: <stdin>:3:1: error: wrong register tuple size"
+    )

@@ -131,6 +131,8 @@ class Runner:
                 )
                 for c in cases
             }
+        if mc.ok and V.located_errors(mc.stderr):  # errors with success: no verdict comes from that
+            raise InputError(f"{mc.argv[0]} exited 0 but printed errors: {V.first_error(mc.stderr)}")
         rejected, stray = V.mc_rejections(mc.stderr, gen.stdout, names)
         if not mc.ok and (stray or not rejected):
             if len(cases) > 1:
