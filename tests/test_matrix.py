@@ -55,9 +55,9 @@ def matrix(cli, shared_cache):
     return run
 
 
-@pytest.fixture(scope="session")
-def instcombine_doc(matrix, l22) -> dict:
-    proc = matrix(
+def _against_instcombine(l22) -> tuple:
+    """The small selection (one intrinsic, FP4 x FP8) on 22.1.8 against 22.1.8 + instcombine."""
+    return (
         "--spec",
         SPEC,
         "--intrinsic",
@@ -70,6 +70,13 @@ def instcombine_doc(matrix, l22) -> dict:
         l22,
         "--llvm-bin",
         f"{l22}::instcombine",
+    )
+
+
+@pytest.fixture(scope="session")
+def instcombine_doc(matrix, l22) -> dict:
+    proc = matrix(
+        *_against_instcombine(l22),
         "--json",
     )
     return json.loads(proc.stdout)
@@ -185,20 +192,7 @@ def test_json_schema(instcombine_doc):
 
 
 def test_text_shows_the_differing_rows_then_the_summary(matrix, l22):
-    args = (
-        "--spec",
-        SPEC,
-        "--intrinsic",
-        W,
-        "--fmt-a",
-        "fp4",
-        "--fmt-b",
-        "fp8",
-        "--llvm-bin",
-        l22,
-        "--llvm-bin",
-        f"{l22}::instcombine",
-    )
+    args = (*_against_instcombine(l22),)
     out = matrix(*args).stdout
     rows = [l for l in out.splitlines() if l.startswith("wmma_")]
     assert len(rows) == 4 and all(re.search(r"\s(sdag|gisel)\s+mc-reject\s+pass\s+vgpr \d+>\d+", r) for r in rows)
@@ -212,18 +206,7 @@ def test_text_shows_the_differing_rows_then_the_summary(matrix, l22):
 
 def test_markdown(matrix, l22):
     out = matrix(
-        "--spec",
-        SPEC,
-        "--intrinsic",
-        W,
-        "--fmt-a",
-        "fp4",
-        "--fmt-b",
-        "fp8",
-        "--llvm-bin",
-        l22,
-        "--llvm-bin",
-        f"{l22}::instcombine",
+        *_against_instcombine(l22),
         "--markdown",
     ).stdout
     assert "| verdict | 22.1.8 | 22.1.8+instcombine |" in out
