@@ -18,7 +18,7 @@ from harness.errors import InputError  # noqa: E402
 from harness.nvptx import ptx as nvptx_ptx  # noqa: E402
 from harness.specs import known_bugs  # noqa: E402
 from harness.targets import catalog, emit  # noqa: E402
-from harness.tools import toolchain  # noqa: E402
+from harness.tools import declared, toolchain  # noqa: E402
 
 config.name = "matrix-lowering"
 config.suffixes = [".ll"]
@@ -77,8 +77,10 @@ for target in targets.TARGETS.values():
         config.available_features.add(target.ir_feature)
 # The AMDGPU intrinsics the build knows, each a feature (one opt probe answers for all).
 if targets.AMDGPU.registered in tc.targets:
-    present = [i for i in catalog.INTRINSICS if i.cpus[0] in tc.cpus(targets.AMDGPU.registered)]
-    support = tc.intrinsic_support(emit.probe_declarations(present))
+    known_cpus = tc.cpus(targets.AMDGPU.registered)
+    present = [i for i in catalog.INTRINSICS if known_cpus & {*i.cpus, i.absent_cpu}]
+    decls = emit.probe_declarations(present)
+    support = declared.support(tc, targets.AMDGPU, {i.name: (i.symbol, decls[i.name]) for i in present})
     config.available_features.update(i.symbol for i in present if not support[i.name])
 
 # ptxas closes NVPTX's PTX where there is one: --param ptxas=PATH, else $PTXAS, else PATH, else the

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Install what the harness needs and is missing: LLVM 22 (Debian packages) unless $LLVM_BIN
 # points at another build, and a virtual environment .venv with the harness and its tools.
-# With --test, also what the project's own tests use: the older Debian builds llvm-14 and
-# llvm-19 (real builds that cannot test gfx950/gfx1250: bisect skips, matrix comparisons) and
+# With --test, also what the project's own tests use: the older Debian builds llvm-14, -15, -16
+# and -19 (real builds that know older MFMA/WMMA rows but not gfx950/gfx1250: verdicts across
+# builds, bisect skips, matrix comparisons) and
 # chromium with its driver (the HTML report is tested in a real browser).
 # Safe to re-run: each step is skipped when its result is already there.
 set -euo pipefail
@@ -13,8 +14,9 @@ if [ -z "${LLVM_BIN:-}" ] && [ ! -x /usr/lib/llvm-22/bin/llc ]; then
   want+=(llvm-22 llvm-22-tools)
 fi
 if [ "${1:-}" = "--test" ]; then
-  [ -x /usr/lib/llvm-14/bin/llc ] || want+=(llvm-14)
-  [ -x /usr/lib/llvm-19/bin/llc ] || want+=(llvm-19)
+  for v in 14 15 16 19; do
+    [ -x /usr/lib/llvm-$v/bin/llc ] || want+=(llvm-$v)
+  done
   { [ -x /usr/bin/chromium ] && [ -x /usr/bin/chromedriver ]; } || want+=(chromium chromium-driver)
 fi
 if [ ${#want[@]} -gt 0 ]; then

@@ -18,7 +18,7 @@ from harness.nvptx import cli as nvptx_cli
 from harness.nvptx import gemm_spec
 from harness.nvptx import mma as nvptx_mma
 from harness.nvptx import single as nvptx_single
-from harness.reports import bisect, compare, merge, report
+from harness.reports import bisect, compare, coverage, merge, report
 from harness.specs import cases, matrix, selection
 from harness.specs.cases import Group, Planned
 from harness.tools import cache, toolchain
@@ -211,7 +211,7 @@ def cmd_try(args) -> int:
     if nvptx is not None:
         print(json.dumps(nvptx, indent=1) if args.json else nvptx_single.try_text(nvptx))
         return 0
-    intr = selection.lookup(args.intrinsic[0])
+    intr = selection.lookup(args.intrinsic[0], args.cpu)
     case = selection.one_case(args, intr, {"args": matrix.resolve_arg_flags(intr, args.arg), "narrowing": args.narrowing})
     selector = Selector(args.selector)
     group = Group(intr, case.cpu, case.opt, case.file_class, (selector,), (Planned(case, (selector,), ()),), case.pipeline)
@@ -242,6 +242,7 @@ COMMANDS = {
     "update-checks": cmd_update_checks,
     "audit": cmd_audit,
     "bisect-run": bisect.main,
+    "coverage": coverage.main,
     "run": cmd_run,
     "try": cmd_try,
     "matrix": compare.main,

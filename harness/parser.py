@@ -9,7 +9,7 @@ from pathlib import Path
 
 from harness import __version__
 from harness.nvptx import cli as nvptx_cli
-from harness.reports import bisect, compare, merge
+from harness.reports import bisect, compare, coverage, merge
 from harness.specs import selection
 from harness.tools import cache
 from harness.tools.commands import Selector
@@ -162,6 +162,7 @@ def build() -> argparse.ArgumentParser:
     common_flags(p)
 
     bisect.add_parser(sub, fmt)
+    coverage.add_parser(sub, fmt)
     nvptx_cli.add_parser(sub, fmt)
 
     p = sub.add_parser(

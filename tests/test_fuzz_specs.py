@@ -112,7 +112,7 @@ AMDGPU = [i.name for i in catalog.INTRINSICS]
 # Per key: (values the shipped specs use, values of the right shape that are wrong).
 REAL = {
     "intrinsic": (AMDGPU, ["llvm.amdgcn.wmma.f32.16x16x128.f8f6f4", "wmma", "mma.m16n8k16.row.col.bf16", "*", "wmma\nx"]),
-    "cpu": (["gfx1250", "gfx950"], ["gfx90a", "sm_80", "gfx", "", "gfx950\nx"]),
+    "cpu": (["gfx1250", "gfx950", "all", "absent"], ["gfx90a", "sm_80", "gfx", "", "gfx950\nx", "ALL"]),
     "fmt_a": (["fp8", "bf8", "fp6", "bf6", "fp4", "all", 0, 4, "MATRIX_FMT_FP4", "FP8_E5M2"], [5, -1, "fp16", "ALL", 1.5]),
     "fmt_b": (["fp8", "bf8", "fp6", "bf6", "fp4", "all", 1, "FP4_E2M1"], [5, 9999, "e4m3"]),
     "width_a": (["exact", "max", "overwide", "underwide", 4, 5, 8, 10, 12, 16], [0, -3, 4097, 2**40, "wide", 2.5, HUGE]),
@@ -132,6 +132,7 @@ REAL = {
     "narrowing": (["shufflevector", "vector.extract", "none"], ["shuffle", "", "none\n"]),
     "split_selectors": ([True, False], ["yes", "true", 1]),
     "snapshot": ([True, False], ["no", 0]),
+    "immarg": (["high", "outside"], ["low", "", "HIGH", 1]),
 }
 ARG_KEYS = (["fmt_a", "fmt_b", 4, 5, 3], [0, 1, 99, -1, "scale", True, 1.0, HUGE, "fmt_a\n"])
 ARG_VALUES = ([5, 9999, "%fmt", "%f.x", 0, 1, 2], [10**20, 2**31, -(2**31) - 1, "%", "abc", True, None, 1.5, HUGE, "%a\nb"])

@@ -281,7 +281,7 @@ def test_lit_files_pass_through_real_lit(nvptx_tc, ptxas_path, lit_exe, suite):
         (suite / "cases" / "generated" / name).write_text(text)
     text = files["nvptx.mma.m16n8k16.row.col.bf16.sm_90.ll"]
     assert "; RUN: %if ptxas %{ ptxas -arch=sm_90 -o /dev/null %t.sdag.O2.ptx %}" in text
-    assert "; CHECK-NEXT: {%r{{[0-9]+}}, %r{{[0-9]+}}, %r{{[0-9]+}}, %r{{[0-9]+}}},{{$}}" in text
+    assert "; CHECK-NEXT: {%{{[a-z]+[0-9]+}}, %{{[a-z]+[0-9]+}}, %{{[a-z]+[0-9]+}}, %{{[a-z]+[0-9]+}}},{{$}}" in text
     assert "| FileCheck --check-prefix=GISEL %s" in text
     verifier = files["nvptx.mma.reject.a-type.m16n8k16.row.col.bf16.sm_80.ll"]
     assert "; RUN: not llvm-as -disable-output %s 2>&1 | FileCheck --check-prefix=VERIFY %s" in verifier

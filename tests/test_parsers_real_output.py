@@ -90,7 +90,7 @@ def test_split_functions_of_a_subset_skips_the_others(wmma_outputs):
 def test_source_tuples_in_text_and_object(wmma_outputs, case, text_widths, object_widths):
     for kind, want in (("asm", text_widths), ("obj", object_widths)):
         body = V.split_functions(wmma_outputs[kind], NAMES)[case.function]
-        got = V.source_tuples(body, W.mnemonics)
+        got = V.source_tuples(body, W.mnemonics(W.cpus[0]))
         # Independently: the 2nd and 3rd register ranges on the matrix instruction's line.
         (line,) = [l for l in body if "v_wmma_" in l]
         raw = _ranges(line.split("//")[0])

@@ -163,7 +163,16 @@ def test_the_fixed_sets_spell_as_their_strings():
     from harness.targets.catalog import Role, Side
     from harness.tools.commands import Selector
 
-    assert [str(v) for v in V.ALL] == ["pass", "mc-reject", "cannot-select", "verifier-reject", "crash", "timeout", "unsupported"]
+    assert [str(v) for v in V.ALL] == [
+        "pass",
+        "mc-reject",
+        "wrong-shape",
+        "cannot-select",
+        "verifier-reject",
+        "crash",
+        "timeout",
+        "unsupported",
+    ]
     assert V.ALL == tuple(V.VerdictCode) and CLASSES == tuple(FileClass)
     for member in (V.PASS, V.MC_REJECT, Side.A, Role.FMT_B, Selector.GISEL, FileClass.UNDERWIDE_UNVERIFIED):
         assert f"{member}" == str(member) == member.value and member == member.value

@@ -12,10 +12,10 @@
 
 ; CHECK-LABEL: .visible .entry mma_m16n8k16_row_col_bf16(
 ; CHECK: mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32{{$}}
-; CHECK-NEXT: {%{{[rf][0-9]+}}, %{{[rf][0-9]+}}, %{{[rf][0-9]+}}, %{{[rf][0-9]+}}},{{$}}
-; CHECK-NEXT: {%r{{[0-9]+}}, %r{{[0-9]+}}, %r{{[0-9]+}}, %r{{[0-9]+}}},{{$}}
-; CHECK-NEXT: {%r{{[0-9]+}}, %r{{[0-9]+}}},{{$}}
-; CHECK-NEXT: {%{{[rf][0-9]+}}, %{{[rf][0-9]+}}, %{{[rf][0-9]+}}, %{{[rf][0-9]+}}};{{$}}
+; CHECK-NEXT: {%{{[a-z]+[0-9]+}}, %{{[a-z]+[0-9]+}}, %{{[a-z]+[0-9]+}}, %{{[a-z]+[0-9]+}}},{{$}}
+; CHECK-NEXT: {%{{[a-z]+[0-9]+}}, %{{[a-z]+[0-9]+}}, %{{[a-z]+[0-9]+}}, %{{[a-z]+[0-9]+}}},{{$}}
+; CHECK-NEXT: {%{{[a-z]+[0-9]+}}, %{{[a-z]+[0-9]+}}},{{$}}
+; CHECK-NEXT: {%{{[a-z]+[0-9]+}}, %{{[a-z]+[0-9]+}}, %{{[a-z]+[0-9]+}}, %{{[a-z]+[0-9]+}}};{{$}}
 ; CHECK-NOT: mma.sync
 
 ; GISEL: error: target does not support generation of this file type

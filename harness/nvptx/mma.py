@@ -293,6 +293,12 @@ def _operands(subject: Subject) -> tuple[Fragment, Fragment, Fragment]:
     return (subject.a, subject.b, subject.c)
 
 
+def declaration(subject: Subject) -> str:
+    """The intrinsic's declaration as the kernel calls it."""
+    params = ", ".join(t for f in _operands(subject) for t in f.ir_types())
+    return f"declare {subject.result} @{subject.symbol}({params})"
+
+
 def kernel_ir(subject: Subject) -> str:
     """The kernel's module: load each fragment register from %p (4 bytes each, A then B then C),
     call the intrinsic, store each result register back over %p. Deterministic text."""
@@ -315,7 +321,6 @@ def kernel_ir(subject: Subject) -> str:
         lines.append(f"  %d{i}.p = getelementptr inbounds i8, ptr addrspace(1) %p, i64 {4 * i}")
         lines.append(f"  store {ty} %d{i}, ptr addrspace(1) %d{i}.p, align 4")
     lines.append("  ret void")
-    params = ", ".join(t for f in (a, b, c) for t in f.ir_types())
     head = [
         (
             f"; {fn}: one call of {subject.symbol}: A {a.count} x {a.ir_type}, B {b.count} x {b.ir_type}, "
@@ -329,7 +334,7 @@ def kernel_ir(subject: Subject) -> str:
         *lines,
         "}",
         "",
-        f"declare {result} @{subject.symbol}({params})",
+        declaration(subject),
     ]
     return "\n".join(head + body) + "\n"
 

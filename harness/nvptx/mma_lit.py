@@ -16,9 +16,10 @@ from harness.nvptx.mma import (
 )
 
 LIT_PREFIX = "nvptx.mma."  # generated file names: nvptx.mma.m16n8k16.row.col.bf16.sm_90.ll
-# A b32 register as llc prints it in an operand group; C and D are %f on LLVM 19, %r on LLVM 22.
-_REG = "%r{{[0-9]+}}"
-_ACC_REG = "%{{[rf][0-9]+}}"
+# A register as llc prints it in an operand group, of whichever class the build gives it: A and
+# B are %r on LLVM 19 and 22 but f16x2 %hh on LLVM 15 and 16; C and D are %f on 19, %r on 22.
+_REG = "%{{[a-z]+[0-9]+}}"
+_ACC_REG = _REG
 
 
 def lit_name(subject: Subject, cpu: str) -> str:
@@ -83,7 +84,7 @@ def lit_file(subject: Subject, cpu: str, registers: dict[str, int] | None = None
             runs.append(_run(commands.with_args(llc(opt, sel), "-o", out, stdin="%s")))
             prefix = "CHECK" if kind == MmaClass.SINGLE else "EXTERN"
             runs.append(_run(commands.Command(("FileCheck", f"--check-prefix={prefix}", f"--input-file={out}", "%s"))))
-            closing = target.assembler(cpu, out)
+            closing = target.assembler(cpu, out, "")
             if kind == MmaClass.SINGLE:
                 text = commands.Pipeline((closing,)).text()
             else:

@@ -40,8 +40,9 @@ def llc_command(case: GemmCase) -> Command:
     return Command(("llc", f"-O{LLC_OPT}", f"-mtriple={TRIPLE}", f"-mcpu={case.cpu}"))
 
 
-def ptxas_command(cpu: str, ptx_file: str) -> Command:
-    """ptxas assembling one PTX file for `cpu`; only its verdict and diagnostics matter."""
+def ptxas_command(cpu: str, ptx_file: str, features: str = "") -> Command:
+    """ptxas assembling one PTX file for `cpu` (PTX has no -mattr to pass on); only its
+    verdict and diagnostics matter."""
     return Command(("ptxas", f"-arch={cpu}", "-o", "/dev/null", ptx_file))
 
 

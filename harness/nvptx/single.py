@@ -146,7 +146,7 @@ def run_one(case: mma.MmaCase, selector: Selector, tc: Toolchain, ptxas: str, wh
     with tempfile.TemporaryDirectory(prefix="harness-mma-") as tmp:
         path = Path(tmp) / f"{case.function}.ptx"
         path.write_text(llc.stdout)
-        argv = list(target.assembler(case.cpu, str(path)).argv)
+        argv = list(target.assembler(case.cpu, str(path), "").argv)
         closed = toolchain.run_tool([ptxas, *argv[1:]], timeout=tc.timeout)
     tools = [llc, closed]
     if closed.timed_out:

@@ -37,7 +37,7 @@ from harness.errors import InputError
 from harness.reports import report
 from harness.specs import cases, selection
 from harness.specs.cases import Case, Planned
-from harness.targets import catalog, formats
+from harness.targets import catalog
 from harness.targets.catalog import Side
 from harness.tools import cache, commands, toolchain
 from harness.tools import verdicts as V
@@ -180,8 +180,8 @@ def cell(case: Case, selector: Selector, verdicts: list[Verdict], build_records:
         "opt": c.opt,
         "pipeline": c.pipeline,
         "class": c.file_class,
-        "fmt_a": formats.short(c.fmt_a),
-        "fmt_b": formats.short(c.fmt_b),
+        "fmt_a": c.intrinsic.a.name(c.fmt_a),
+        "fmt_b": c.intrinsic.b.name(c.fmt_b),
         "width_a": c.width_a,
         "width_b": c.width_b,
         "required_a": c.required(Side.A),
@@ -193,7 +193,7 @@ def cell(case: Case, selector: Selector, verdicts: list[Verdict], build_records:
     if c.narrowing:
         out["narrowing"] = c.narrowing
     for side in Side:
-        if c.elem(side) != "i32":
+        if c.elem(side) != c.intrinsic.source(side).elem:  # an element type the intrinsic does not take
             out["elem_" + side] = c.elem(side)
     out["verdicts"] = [v.verdict for v in verdicts]
     out["details"] = [v.detail for v in verdicts]

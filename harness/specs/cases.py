@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 
 from harness.specs.spec import Value
-from harness.targets import catalog, formats
+from harness.targets import catalog
 from harness.targets.catalog import Intrinsic, Side
 from harness.tools.commands import Selector
 
@@ -26,18 +26,22 @@ POLICIES = ("exact", "max", "overwide", "underwide")
 CHECKS = ("codegen", "ir", "diagnostic", "object")
 NARROWINGS = ("", "shufflevector", "vector.extract")
 # Verifier rejections a case can be built to provoke, most decisive first.
-REJECTIONS = ("nonconst", "badformat", "illegal", "underwide")
+REJECTIONS = ("nonconst", "immarg-range", "badformat", "illegal", "underwide")
+# Values of an immarg a spec asks for: its highest in-range value, or one past it.
+IMMARG_VALUES = ("high", "outside")
 
 
 class FileClass(StrEnum):
     """What a generated file expects of its cases (its name's class part), in the order a case
     is tested against them. A rejection's class is the rejection's name."""
 
+    ABSENT = "absent"  # a CPU without the instruction: llc must fail cleanly (no crash, no code)
     DIAGNOSTIC_A = "diagnostic-a"
     DIAGNOSTIC_B = "diagnostic-b"
     DIAGNOSTIC_NONE = "diagnostic-none"
     IR_MALFORMED = "ir-malformed"
     NONCONST = "nonconst"
+    IMMARG_RANGE = "immarg-range"  # an immarg outside the values the ISA encodes
     BADFORMAT = "badformat"
     ILLEGAL = "illegal"
     UNDERWIDE = "underwide"
@@ -56,6 +60,7 @@ VERIFIER_CLASSES = (
     FileClass.DIAGNOSTIC_B,
     FileClass.DIAGNOSTIC_NONE,
     FileClass.NONCONST,
+    FileClass.IMMARG_RANGE,
     FileClass.BADFORMAT,
     FileClass.ILLEGAL,
     FileClass.UNDERWIDE,
@@ -79,8 +84,8 @@ class Case:
     pipeline: str = "none"  # opt -passes= pipeline run before llc ("none": straight to llc)
     check: str = "codegen"
     args: tuple[tuple[int, str], ...] = ()  # operand index -> literal; "%name" is a parameter
-    elem_a: str = "i32"
-    elem_b: str = "i32"
+    elem_a: str = ""  # "": the element type the intrinsic takes
+    elem_b: str = ""
     narrowing: str = ""  # IR that narrows over-wide sources before the call, if any
     # Where a spec wrote `pipeline` (for opt's complaints about it); not part of the case.
     pipeline_at: Value | None = field(default=None, compare=False, repr=False)
@@ -91,8 +96,17 @@ class Case:
     def width(self, side: Side) -> int:
         return self.width_a if side == Side.A else self.width_b
 
+    def __post_init__(self) -> None:
+        # One spelling per case: the intrinsic's own element type is "" (so `elem_a: i32` and
+        # no elem_a make one case, with one function name).
+        for side, key in ((Side.A, "elem_a"), (Side.B, "elem_b")):
+            if getattr(self, key) == self.intrinsic.source(side).elem:
+                object.__setattr__(self, key, "")
+
     def elem(self, side: Side) -> str:
-        return self.elem_a if side == Side.A else self.elem_b
+        """The element type of a source as the case passes it."""
+        own = self.elem_a if side == Side.A else self.elem_b
+        return own or self.intrinsic.source(side).elem
 
     def required(self, side: Side) -> int:
         return self.intrinsic.source(side).regs[self.fmt(side)]
@@ -116,7 +130,7 @@ class Case:
             if int(fmt_value) not in self.intrinsic.source(side).regs:
                 return "badformat"
         width, need, source = self.call_width(side), self.required(side), self.intrinsic.source(side)
-        if source.verified and (self.elem(side) != "i32" or width not in source.widths):
+        if source.verified and (self.elem(side) != source.elem or width not in source.widths):
             return "illegal"
         return "exact" if width == need else ("overwide" if width > need else "underwide")
 
@@ -127,15 +141,29 @@ class Case:
         return next((i for i, v in self.args if v.startswith("%") and self.intrinsic.immarg(i)), None)
 
     @property
+    def outside_operand(self) -> int | None:
+        """The first immarg given a value outside the range its row allows, or None."""
+        given = dict(self.args)
+        for index, low, high in self.intrinsic.ranges:
+            value = given.get(index, "")
+            if re.fullmatch(r"-?[0-9]+", value) and not low <= int(value) <= high:
+                return index
+        return None
+
+    @property
     def rejection(self) -> str:
         """The verifier rule this case breaks first, or "" when it is valid IR."""
         if self.nonconst_operand is not None:
             return "nonconst"
+        if self.outside_operand is not None:
+            return "immarg-range"
         sides = {self.side_class(s) for s in Side if self.intrinsic.source(s).verified}
         return next((r for r in REJECTIONS if r in sides), "")
 
     @property
     def file_class(self) -> FileClass:
+        if self.cpu not in self.intrinsic.cpus:
+            return FileClass.ABSENT
         if self.check == "diagnostic":
             # One file per rejected side: each attribution is its own expected outcome.
             side = next((s for s in Side if self.side_class(s) == self.rejection), None)
@@ -158,8 +186,10 @@ class Case:
         base = self.intrinsic.name.replace(".", "_")
         parts = [base]
         for side in Side:
-            elem = "" if self.elem(side) == "i32" else "x" + self.elem(side)
-            parts.append(f"{side}_{formats.short(self.fmt(side))}_v{self.width(side)}{elem}")
+            own = self.elem_a if side == Side.A else self.elem_b
+            elem = "x" + own if own else ""
+            source = self.intrinsic.source(side)
+            parts.append(f"{side}_{source.name(self.fmt(side))}_v{self.width(side)}{elem}")
         parts += [
             f"arg{i}_{'var' if v.startswith('%') else v.replace('-', 'm')}" for i, v in self.args
         ]  # (-1: m1, a name character)

@@ -6,12 +6,13 @@ by several blocks runs once under the union of their selectors.
 
 from __future__ import annotations
 
+import fnmatch
 import itertools
 import re
 from pathlib import Path
 
 from harness.errors import InputError
-from harness.specs.cases import CHECKS, NARROWINGS, OPT_LEVELS, POLICIES, SELECTORS, Case, Planned, widths_for
+from harness.specs.cases import CHECKS, IMMARG_VALUES, NARROWINGS, OPT_LEVELS, POLICIES, SELECTORS, Case, Planned, widths_for
 from harness.specs.spec import Block, Value, load_spec, quote, shorten
 from harness.targets import catalog, formats
 from harness.targets.catalog import Intrinsic, Role, Side
@@ -40,26 +41,34 @@ def _formats(values: list[Value] | None, source: catalog.Source, side: Side, nam
         return list(source.formats)
     out = []
     for v in values:
-        fmt = _format(v)
+        fmt = _format(v, source)
         if fmt not in source.regs:
-            allowed = " ".join(formats.short(f) for f in source.formats)
+            allowed = " ".join(source.name(f) for f in source.formats)
             raise v.error(f"{name} takes only {allowed} for source {side.upper()}")
         out.append(fmt)
     return out
 
 
-def _format(v: Value) -> int:
+def _format(v: Value, source: catalog.Source | None = None) -> int:
     try:
-        return formats.parse(v.value)
+        return source.parse(v.value) if source is not None else formats.parse(v.value)
     except ValueError:
         raise v.error(f"not a matrix format: {quote(v.value)} (accepted: {formats.spellings()})") from None
 
 
-def _intrinsic(v: Value) -> Intrinsic:
+def _intrinsics(v: Value) -> tuple[Intrinsic, ...]:
+    """The entries a spec's intrinsic value means: a name (an LLVM name with several forms means
+    each), or a glob over the entries' names (`smfmac.*`)."""
+    text = str(v.value)
+    if any(c in text for c in "*?"):
+        found = tuple(i for i in catalog.INTRINSICS if fnmatch.fnmatchcase(i.name, text))
+        if not found:
+            raise v.error(f"no intrinsic matches {quote(text)}")
+        return found
     try:
-        return catalog.lookup(str(v.value))
+        return catalog.lookup_all(text)
     except KeyError:
-        raise v.error(f"unknown intrinsic {quote(str(v.value))}; known: {', '.join(catalog.BY_NAME)}") from None
+        raise v.error(catalog.unknown(text)) from None
 
 
 def _rule_key(key: str, v: Value) -> object:
@@ -67,7 +76,8 @@ def _rule_key(key: str, v: Value) -> object:
     gives a case that the value matches."""
     value, problem = v.value, ""
     if key == "intrinsic":
-        return _intrinsic(v).name
+        found = _intrinsics(v)
+        return found[0].name if len(found) == 1 else (found[0].base or str(v.value))
     if key in ("fmt_a", "fmt_b"):
         return "all" if value == "all" else _format(v)
     if key in ("width_a", "width_b"):
@@ -96,7 +106,7 @@ def _rule_key(key: str, v: Value) -> object:
 def _case_keys(key: str, case: Case, selector: Selector) -> tuple:
     """The rule keys (see `_rule_key`) that match a case in one dimension."""
     if key == "intrinsic":
-        return (case.intrinsic.name,)
+        return (case.intrinsic.name, case.intrinsic.base)
     if key in ("fmt_a", "fmt_b"):
         return (case.fmt(Side(key[-1])), "all")
     if key in ("width_a", "width_b"):
@@ -105,6 +115,8 @@ def _case_keys(key: str, case: Case, selector: Selector) -> tuple:
         return (width, *(p for p in POLICIES if width in widths_for(p, source, fmt)))
     if key == "selector":
         return (str(selector),)
+    if key in ("elem_a", "elem_b"):
+        return (case.elem(Side(key[-1])),)
     return (getattr(case, key),)
 
 
@@ -197,7 +209,7 @@ def _resolve_args(intrinsic: Intrinsic, pairs: list[tuple[Value, Value]]) -> tup
         role = intrinsic.operands[index]
         if role in (*catalog.SOURCE_ROLES, catalog.ACC):
             raise key.error(f"args: operand {index} of {intrinsic.name} is a source, not a constant")
-        boolean = role not in catalog.FORMAT_ROLES and catalog.literal(role)[0] == "i1"
+        boolean = _literal_type(intrinsic, role) == "i1"
         v = value.value
         if isinstance(v, bool):
             text = "true" if v else "false"
@@ -209,7 +221,7 @@ def _resolve_args(intrinsic: Intrinsic, pairs: list[tuple[Value, Value]]) -> tup
             raise value.error(f"args: operand {index} of {intrinsic.name} takes {kind} or %name (a parameter); got {quote(text)}")
         if index in out:
             raise key.error(f"args: operand {index} of {intrinsic.name} is given twice")
-        ty = "i32" if role in catalog.FORMAT_ROLES else catalog.literal(role)[0]
+        ty = _literal_type(intrinsic, role)
         if text.startswith("%"):
             _check_param(value, text, index, ty, params)
         if re.fullmatch(r"-?[0-9]+", text):
@@ -223,6 +235,15 @@ def _resolve_args(intrinsic: Intrinsic, pairs: list[tuple[Value, Value]]) -> tup
             )
         out[index] = text
     return tuple(sorted(out.items()))
+
+
+def _literal_type(intrinsic: Intrinsic, role: str) -> str:
+    """The IR type of an operand `args` may override (a format, the index or a literal)."""
+    if role in catalog.FORMAT_ROLES:
+        return "i32"
+    if role == catalog.INDEX:
+        return intrinsic.index_type
+    return catalog.literal(role)[0]
 
 
 def _check_param(value: Value, text: str, index: int, ty: str, params: dict[str, tuple[int, str]]) -> None:
@@ -261,8 +282,8 @@ def expand_block(block: Block, limit: int = MAX_CASES, earlier: int = 0) -> list
     pipelines = _choices(block, "pipeline", ["none"], _pipeline)
     written = {v.value: v for v in reversed(block.dims.get("pipeline", []))}  # pipeline -> where
     checks = _choices(block, "check", ["codegen"], _one_of(CHECKS))
-    elems_a = _choices(block, "elem_a", ["i32"], _elem)
-    elems_b = _choices(block, "elem_b", ["i32"], _elem)
+    elems_a = _choices(block, "elem_a", [""], _elem)  # "": the intrinsic's own element type
+    elems_b = _choices(block, "elem_b", [""], _elem)
     narrowings = [n if n != "none" else "" for n in _choices(block, "narrowing", [""], _one_of(NARROWINGS[1:] + ("none",)))]
     policies_a = [_check_width(v) for v in block.dims.get("width_a", [])] or ["exact"]
     policies_b = [_check_width(v) for v in block.dims.get("width_b", [])] or ["exact"]
@@ -279,17 +300,17 @@ def expand_block(block: Block, limit: int = MAX_CASES, earlier: int = 0) -> list
             f"which adds up to {size:,}; split them or raise --max-cases (default {MAX_CASES:,})"
         )
 
+    immarg_values = [str(v.value) for v in block.dims.get("immarg", []) if _immarg_value(v)]
     out: list[tuple[Case, Selector]] = []
-    for iv in block.dims["intrinsic"]:
-        intrinsic = _intrinsic(iv)
-        cpus = []
-        for v in block.dims.get("cpu", [Value(intrinsic.cpus[0], iv.path, iv.line, iv.col)]):
-            if v.value not in intrinsic.cpus:
-                raise v.error(f"{intrinsic.name} runs on {', '.join(intrinsic.cpus)}, not {quote(v.value)}")
-            cpus.append(v.value)
+    chosen = [(iv, i) for iv in block.dims["intrinsic"] for i in _intrinsics(iv)]
+    _check_cpus(chosen, block.dims.get("cpu", []))
+    for iv, intrinsic in chosen:
+        cpus = _cpus(intrinsic, block.dims.get("cpu", [Value(intrinsic.cpus[0], iv.path, iv.line, iv.col)]))
         fmts_a = _formats(block.dims.get("fmt_a"), intrinsic.a, Side.A, intrinsic.name)
         fmts_b = _formats(block.dims.get("fmt_b"), intrinsic.b, Side.B, intrinsic.name)
         arg_sets = [_resolve_args(intrinsic, alt) for alt in block.args] or [()]
+        if immarg_values:
+            arg_sets = [s + extra for s in arg_sets for extra in immarg_sets(intrinsic, immarg_values)]
         shared = itertools.product(cpus, opts, pipelines, checks, elems_a, elems_b, narrowings, arg_sets)
         for (cpu, opt, pipe, check, ea, eb, narrow, args), fa, fb in itertools.product(shared, fmts_a, fmts_b):
             wa = _unique(w for p in policies_a for w in widths_for(p, intrinsic.a, fa))
@@ -307,6 +328,52 @@ def expand_block(block: Block, limit: int = MAX_CASES, earlier: int = 0) -> list
             raise block.error("check: ir needs a pipeline (the opt passes whose output is checked)")
         if case.check == "diagnostic" and not case.rejection:
             raise block.error(f"check: diagnostic needs calls the verifier rejects; {case.function} is valid IR")
+    return out
+
+
+CPU_WORDS = ("all", "absent")
+
+
+def _check_cpus(chosen: list[tuple[Value, Intrinsic]], values: list[Value]) -> None:
+    """Each CPU a block names must be one some chosen intrinsic runs on (`all` and `absent`
+    mean each one's own)."""
+    for v in values:
+        if v.value not in CPU_WORDS and not any(v.value in i.cpus for _, i in chosen):
+            intrinsic = chosen[0][1]
+            raise v.error(f"{intrinsic.name} runs on {', '.join(intrinsic.cpus)}, not {quote(v.value)}")
+
+
+def _cpus(intrinsic: Intrinsic, values: list[Value]) -> list[str]:
+    """The CPUs a block's `cpu` names for one intrinsic: those it runs on, `all` of them, or
+    `absent` (a CPU of the target without the instruction, which must fail cleanly)."""
+    out: list[str] = []
+    for v in values:
+        if v.value == "all":
+            out.extend(intrinsic.cpus)
+        elif v.value == "absent" and intrinsic.absent_cpu:
+            out.append(intrinsic.absent_cpu)
+        elif v.value in intrinsic.cpus:
+            out.append(str(v.value))
+    return _unique(out)
+
+
+def _immarg_value(v: Value) -> bool:
+    if v.value not in IMMARG_VALUES:
+        raise v.error(f"immarg must be one of {', '.join(IMMARG_VALUES)}")
+    return True
+
+
+def immarg_sets(intrinsic: Intrinsic, values: list[str]) -> list[tuple[tuple[int, str], ...]]:
+    """One operand override per immarg of the intrinsic and value asked for: `high` its highest
+    in-range value (when that is not the neutral one), `outside` one past it (when its type
+    can hold it: an i1 cannot)."""
+    out: list[tuple[tuple[int, str], ...]] = []
+    for index, low, high in intrinsic.ranges:
+        bits = int(_literal_type(intrinsic, intrinsic.operands[index])[1:])
+        if "high" in values and high != low:
+            out.append(((index, str(high)),))
+        if "outside" in values and high + 1 < 2**bits:
+            out.append(((index, str(high + 1)),))
     return out
 
 

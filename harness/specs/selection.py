@@ -140,16 +140,22 @@ def _shard(text: str) -> tuple[int, int]:
     return int(k), int(n)
 
 
-def lookup(name: str) -> catalog.Intrinsic:
-    """The AMDGPU catalog entry `name` means; an unknown name is bad input that lists every
-    name `--intrinsic` takes, the NVPTX ones included."""
+def lookup_all(name: str) -> tuple[catalog.Intrinsic, ...]:
+    """Every AMDGPU catalog entry `name` means (an LLVM name with several forms means each);
+    an unknown name is bad input that points at the names `--intrinsic` takes."""
     from harness.nvptx import mma as nvptx_mma  # (nvptx.mma imports this package's modules)
 
     try:
-        return catalog.lookup(name)
+        return catalog.lookup_all(name)
     except KeyError:
-        amdgpu, nvptx = ", ".join(catalog.BY_NAME), ", ".join(v.name for v in nvptx_mma.ENTRIES)
-        raise InputError(f"unknown intrinsic {name!r}; AMDGPU: {amdgpu}; NVPTX: {nvptx}") from None
+        nvptx = ", ".join(v.name for v in nvptx_mma.ENTRIES)
+        raise InputError(f"{catalog.unknown(name)}; NVPTX: {nvptx}") from None
+
+
+def lookup(name: str, cpu: str | None = None) -> catalog.Intrinsic:
+    """The one AMDGPU entry `name` means on `cpu` (see `catalog.lookup`)."""
+    lookup_all(name)
+    return catalog.lookup(name, cpu)
 
 
 def fmt(text: str | None, source: catalog.Source, flag: str) -> int:
@@ -158,11 +164,11 @@ def fmt(text: str | None, source: catalog.Source, flag: str) -> int:
             return source.formats[0]
         raise InputError(f"{flag} is required for this intrinsic ({formats.spellings()})")
     try:
-        value = formats.parse(text)
+        value = source.parse(text)
     except ValueError as exc:
         raise InputError(f"{flag}: {exc}") from None
     if value not in source.regs:
-        raise InputError(f"{flag}: this intrinsic's source takes only {' '.join(map(formats.short, source.formats))}")
+        raise InputError(f"{flag}: this intrinsic's source takes only {' '.join(map(source.name, source.formats))}")
     return value
 
 
@@ -182,8 +188,9 @@ def width(text: str | None, source: catalog.Source, fmt_value: int, flag: str) -
 def one_case(args, intrinsic: catalog.Intrinsic, extra: dict | None = None) -> Case:
     """The case `harness try`'s flags name (widths default to exact, -O to 0, no pipeline)."""
     cpu = getattr(args, "cpu", None) or intrinsic.cpus[0]
-    if cpu not in intrinsic.cpus:
-        raise InputError(f"--cpu: {intrinsic.name} runs on {', '.join(intrinsic.cpus)}, not {cpu}")
+    if cpu not in intrinsic.cpus and cpu != intrinsic.absent_cpu:
+        absent = f" (or {intrinsic.absent_cpu}, a CPU without it)" if intrinsic.absent_cpu else ""
+        raise InputError(f"--cpu: {intrinsic.name} runs on {', '.join(intrinsic.cpus)}{absent}, not {cpu}")
     fa = fmt(args.fmt_a, intrinsic.a, "--fmt-a")
     fb = fmt(args.fmt_b, intrinsic.b, "--fmt-b")
     return Case(
@@ -223,7 +230,11 @@ def planned(args, direct_ok: bool = True) -> list[Planned]:
     --filter), the one case those flags name, as `harness try` builds it. Otherwise the specs'
     cases, narrowed by every flag given; a selection that matches nothing is an input error."""
     selectors = (Selector(args.selector),) if args.selector else SELECTORS
-    names = [lookup(n) for n in args.intrinsic or []]
+    names = [i for n in args.intrinsic or [] for i in lookup_all(n)]
+    for side, text in ((Side.A, args.fmt_a), (Side.B, args.fmt_b)):
+        pool = names or catalog.INTRINSICS
+        if text is not None and all(_format_value(text, i.source(side)) is None for i in pool):
+            raise InputError(f"--fmt-{side}: not a matrix format: {text!r} (accepted: {formats.spellings()})")
     direct = (
         direct_ok
         and len(names) == 1
@@ -255,7 +266,7 @@ def _wanted(p: Planned, args, intrinsics: set[str]) -> bool:
     if intrinsics and c.intrinsic.name not in intrinsics:
         return False
     for side, text in ((Side.A, args.fmt_a), (Side.B, args.fmt_b)):
-        if text is not None and _format_value(text, f"--fmt-{side}") != c.fmt(side):
+        if text is not None and _format_value(text, c.intrinsic.source(side)) != c.fmt(side):
             return False
     for side, text in ((Side.A, args.width_a), (Side.B, args.width_b)):
         if text is not None and width(text, c.intrinsic.source(side), c.fmt(side), f"--width-{side}") != c.width(side):
@@ -268,11 +279,12 @@ def _wanted(p: Planned, args, intrinsics: set[str]) -> bool:
     return not globs or any(fnmatch.fnmatchcase(c.function, g) for g in globs)
 
 
-def _format_value(text: str, flag: str) -> int:
+def _format_value(text: str, source: catalog.Source) -> int | None:
+    """The format `text` names for this source, or None when it names none of its formats."""
     try:
-        return formats.parse(text)
-    except ValueError as exc:
-        raise InputError(f"{flag}: {exc}") from None
+        return source.parse(text)
+    except ValueError:
+        return None
 
 
 class Shardable(Protocol):

@@ -38,7 +38,8 @@ DIMENSIONS = (
     "narrowing",
 )
 OPTIONS = ("split_selectors", "snapshot")  # block settings that are not case dimensions
-BLOCK_KEYS = DIMENSIONS + OPTIONS + ("args", "exclude")
+# `immarg: [high, outside]`: cases with each immarg of a row at its highest value, one past it.
+BLOCK_KEYS = DIMENSIONS + OPTIONS + ("args", "exclude", "immarg")
 FILE_KEYS = ("description", "matrix", "gemm", "mma")
 QUOTE_LIMIT = 60  # characters of a value a message shows
 MAX_DIGITS = 1000  # an integer longer than this is out of range for every spec value

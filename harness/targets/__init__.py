@@ -32,7 +32,7 @@ class Target:
     registered: str  # the name `llc --version` lists under Registered Targets
     cpus: tuple[str, ...]  # CPUs the harness's cases run on, in order
     default_cpu: str  # `harness try` without --cpu
-    assembler: Callable[[str, str], commands.Command]  # (cpu, file of llc's text) -> the command closing it
+    assembler: Callable[[str, str, str], commands.Command]  # (cpu, file of llc's text, -mattr) -> the closing command
     assembler_tool: str  # the assembler's name (a lit feature when `assembler_optional`)
     assembler_optional: bool  # lit: closing runs under `%if <assembler_tool>` (ptxas may be absent)
     feature: str  # lit feature of the registered target
@@ -42,6 +42,19 @@ class Target:
     # cannot read `ir_probe` cannot judge them, and lit's `ir_feature` says whether it can.
     ir_probe: str = ""
     ir_feature: str = ""
+    # Where a build declares its intrinsics (include/llvm/IR/<header> beside bin/), their prefix,
+    # and the matrix families: name prefixes after `intrinsic_prefix`, most specific first.
+    intrinsic_header: str = ""
+    intrinsic_prefix: str = ""
+    matrix_families: tuple[str, ...] = ()
+    matrix_mnemonics: tuple[str, ...] = ()  # how every matrix instruction's mnemonic starts
+
+    def family(self, name: str) -> str:
+        """The matrix family of a full intrinsic name, or "" when it is not a matrix intrinsic."""
+        rest = name.removeprefix(self.intrinsic_prefix)
+        if rest == name:
+            return ""
+        return next((f for f in self.matrix_families if rest.startswith(f + ".")), "")
 
     def cpu_feature(self, cpu: str) -> str:
         return f"cpu-{cpu}"
@@ -63,8 +76,11 @@ class Target:
         return selector in self.selectors
 
 
-def _llvm_mc(triple: str) -> Callable[[str, str], commands.Command]:
-    return lambda cpu, path: commands.with_args(commands.llvm_mc(triple, cpu), path)
+def _llvm_mc(triple: str) -> Callable[[str, str, str], commands.Command]:
+    def closing(cpu: str, path: str, features: str = "") -> commands.Command:
+        return commands.with_args(commands.llvm_mc(triple, cpu, features), path)
+
+    return closing
 
 
 NVPTX = Target(
@@ -82,19 +98,27 @@ NVPTX = Target(
     no_selector_message="target does not support generation of this file type",
     ir_probe="define ptx_kernel void @k(ptr addrspace(1) %p) {\n  ret void\n}\n",
     ir_feature="nvptx-ptx-kernel",
+    intrinsic_header="IntrinsicsNVPTX.h",
+    intrinsic_prefix="llvm.nvvm.",
+    matrix_families=("mma.sp", "mma.block.scale", "mma"),
+    matrix_mnemonics=("mma.",),
 )
 
 AMDGPU = Target(
     name="amdgpu",
     triple="amdgcn",
     registered="amdgcn",
-    cpus=("gfx1250", "gfx950"),
+    cpus=("gfx908", "gfx90a", "gfx942", "gfx950", "gfx1100", "gfx1200", "gfx1250"),
     default_cpu="gfx1250",
     assembler=_llvm_mc("amdgcn"),
     assembler_tool="llvm-mc",
     assembler_optional=False,
     feature="amdgpu-registered-target",
     selectors=(Selector.SDAG, Selector.GISEL),
+    intrinsic_header="IntrinsicsAMDGPU.h",
+    intrinsic_prefix="llvm.amdgcn.",
+    matrix_families=("mfma", "smfmac", "wmma", "swmmac"),
+    matrix_mnemonics=("v_mfma", "v_smfmac", "v_wmma", "v_swmmac"),
 )
 
 TARGETS = {t.name: t for t in (NVPTX, AMDGPU)}

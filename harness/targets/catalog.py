@@ -7,11 +7,13 @@ how the assembler prints the formats. Nothing else in the harness branches on a 
 
 from __future__ import annotations
 
+import difflib
+import re
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import TypedDict
 
-from harness.targets import AMDGPU, Target, formats
+from harness.targets import AMDGPU, Target, amdgpu_rows, families, formats
 
 
 class Side(StrEnum):
@@ -41,6 +43,7 @@ class Role(StrEnum):
     FMT_A = "fmt_a"
     FMT_B = "fmt_b"
     ACC = "acc"
+    INDEX = "index"  # the sparsity index of smfmac/swmmac (a runtime value)
     RESULT = "result"
 
     @property
@@ -54,7 +57,15 @@ class Role(StrEnum):
 
 
 # The members under their module-level names, as the catalog tables spell them.
-SRC_A, SRC_B, FMT_A, FMT_B, ACC, RESULT = Role.SRC_A, Role.SRC_B, Role.FMT_A, Role.FMT_B, Role.ACC, Role.RESULT
+SRC_A, SRC_B, FMT_A, FMT_B, ACC, INDEX, RESULT = (
+    Role.SRC_A,
+    Role.SRC_B,
+    Role.FMT_A,
+    Role.FMT_B,
+    Role.ACC,
+    Role.INDEX,
+    Role.RESULT,
+)
 SOURCE_ROLES = (SRC_A, SRC_B)
 FORMAT_ROLES = (FMT_A, FMT_B)
 IMMARG = "immarg "
@@ -68,20 +79,46 @@ def literal(entry: str) -> tuple[str, str]:
 
 @dataclass(frozen=True, eq=False)
 class Source:
-    """One matrix source (A or B) of an intrinsic."""
+    """One matrix source (A or B) of an intrinsic.
 
-    regs: dict[int, int]  # format -> i32 registers the hardware reads
-    widths: tuple[int, ...]  # legal <N x i32> widths, ascending
+    Its format table maps each format it takes to the elements the hardware reads (`regs`); the
+    F8F6F4 sources take five runtime formats of i32 registers, a fixed-type source (an f16 MFMA,
+    an iu8 WMMA) one format, named after its element type, whose count is the IR type's."""
+
+    regs: dict[int, int]  # format -> elements (of `elem`) the hardware reads
+    widths: tuple[int, ...]  # legal vector widths, ascending
     modifier: str = ""  # assembler text for a format: {value}, {wmma}, {mfma} placeholders
     silent_format: int | None = None  # format the assembler leaves unprinted (the default)
     # What the IR verifier enforces for this source, and the message it prints for a format
     # operand out of range. Unverified sources (fixed formats) accept any vector.
     verified: bool = True
     range_message: str = ""
+    elem: str = "i32"  # the element type the intrinsic takes
+    scalar: bool = False  # the operand is one `elem`, not a vector (float, double, i64 sources)
+    names: tuple[str, ...] = formats.SHORT  # format -> the name cases and files spell it with
+    gprs: int = 0  # 32-bit registers per lane per the ISA (0: as many as `regs` of an i32 format)
 
     @property
     def formats(self) -> tuple[int, ...]:
         return tuple(sorted(self.regs))
+
+    def name(self, fmt: int) -> str:
+        return self.names[fmt]
+
+    def parse(self, text: object) -> int:
+        """The format `text` names: one of this source's own names, else any spelling of the
+        F8F6F4 formats (`formats.parse`); ValueError otherwise."""
+        key = str(text).strip().lower()
+        own = [f for f in self.formats if self.names[f].lower() == key]
+        return own[0] if own and not isinstance(text, bool) else formats.parse(text)
+
+    def registers(self, fmt: int) -> int:
+        """The 32-bit registers the hardware reads for `fmt` (the width of its register tuple)."""
+        return self.gprs or self.regs[fmt]
+
+    def ir_type(self, width: int, elem: str = "") -> str:
+        elem = elem or self.elem
+        return elem if self.scalar else f"<{width} x {elem}>"
 
     def shape_message(self, index: int) -> str:
         """The verifier's message for a source of the wrong shape at operand `index`."""
@@ -112,19 +149,51 @@ class Intrinsic:
     target: Target = AMDGPU
     # Mnemonic of the scaled form a build may rewrite this (unscaled) intrinsic into.
     scaled_mnemonic: str = ""
+    # The LLVM name (without the prefix) when `name` is one shape of it, e.g. a wave64 form:
+    # `name` is then the key that tells the shapes apart (files, cases, --intrinsic).
+    base: str = ""
+    family: str = ""  # mfma, smfmac, wmma, swmmac
+    features: str = ""  # llc and llvm-mc -mattr (e.g. +wavefrontsize64)
+    acc: str = ""  # IR type of the accumulator when it differs from the result
+    index_type: str = ""  # IR type of the sparsity index
+    # 32-bit registers of D, A, B, C per the ISA, for the shape check (empty: A and B only,
+    # from the sources' format tables).
+    gprs: tuple[int, ...] = ()
+    # Operand index -> (low, high): the values each immarg may take per the ISA.
+    ranges: tuple[tuple[int, int, int], ...] = ()
+    absent_cpu: str = ""  # a CPU of the target without this instruction (a clean failure expected)
+    cpu_mnemonics: tuple[tuple[str, str], ...] = ()  # (cpu, mnemonic) where the ISA names it otherwise
+    returns: bool = False  # the case's function returns the result (no pointer: LLVM 14 reads it)
 
     @property
     def triple(self) -> str:
         return self.target.triple
 
-    @property
-    def mnemonics(self) -> tuple[str, ...]:
-        """Every mnemonic a correct build may print for this intrinsic."""
-        return (self.mnemonic, self.scaled_mnemonic) if self.scaled_mnemonic else (self.mnemonic,)
+    def mnemonics(self, cpu: str) -> tuple[str, ...]:
+        """Every mnemonic a correct build may print for this intrinsic on `cpu`."""
+        own = dict(self.cpu_mnemonics).get(cpu, self.mnemonic)
+        return (own, self.scaled_mnemonic) if self.scaled_mnemonic else (own,)
 
     @property
     def symbol(self) -> str:
-        return "llvm.amdgcn." + self.name
+        return "llvm.amdgcn." + (self.base or self.name)
+
+    @property
+    def tuple_widths(self) -> dict[str, tuple[int, int]]:
+        """Role -> (operand position in the instruction, 32-bit registers) per the ISA: D, A, B,
+        and C where the instruction prints it (SMFMAC and SWMMAC tie C to D and print the index
+        there). Empty for entries whose widths the assembler alone judges (the F8F6F4 seed)."""
+        if not self.gprs:
+            return {}
+        d, a, b, c = self.gprs
+        out = {"D": (0, d), "A": (1, a), "B": (2, b)}
+        if INDEX not in self.operands:
+            out["C"] = (3, c)
+        return out
+
+    @property
+    def acc_type(self) -> str:
+        return self.acc or self.result
 
     @property
     def runtime_formats(self) -> bool:
@@ -288,14 +357,126 @@ INTRINSICS: tuple[Intrinsic, ...] = (
     ),
 )
 
+SEED_NAMES = frozenset(i.name for i in INTRINSICS)
+
+# ---- the rows of every other AMDGPU matrix intrinsic (amdgpu_rows), as entries ----------------
+
+# The AMDGPU CPUs rows name, CDNA (MFMA, SMFMAC) then RDNA (WMMA, SWMMAC), oldest first.
+CDNA = ("gfx908", "gfx90a", "gfx942", "gfx950")
+RDNA = ("gfx1100", "gfx1200", "gfx1250")
+_ROLE = {"A": SRC_A, "B": SRC_B, "C": ACC, "index": INDEX, "D": RESULT, "fmt_a": FMT_A, "fmt_b": FMT_B}
+WAVE64 = "+wavefrontsize64"
+
+
+def _row_source(ir_type: str, gprs: int) -> Source:
+    """A fixed-type source: one format, named after its element type, of the IR type's count."""
+    m = re.fullmatch(r"<(\d+) x (\w+)>", ir_type)
+    count, elem = (int(m.group(1)), m.group(2)) if m else (1, ir_type)
+    return Source(regs={0: count}, widths=(count,), verified=False, elem=elem, scalar=m is None, names=(elem,), gprs=gprs)
+
+
+def _row_operand(entry: str) -> Role | str:
+    """A row's operand entry as an entry of `Intrinsic.operands` (immargs at their lowest value)."""
+    if entry in _ROLE:
+        return _ROLE[entry]
+    if entry.startswith(IMMARG):
+        ty, _name, span = entry.removeprefix(IMMARG).split(" ")
+        return f"{IMMARG}{ty} {span.split('..')[0]}"
+    return f"{entry.split(' ')[0]} 0"
+
+
+WAVE32_ONLY = ("gfx1250",)  # CPUs without wave64 (llc 22 given +wavefrontsize64 there prints no code)
+
+
+def absent_cpu(family: str, cpus: tuple[str, ...], wave64: bool = False) -> str:
+    """A CPU without the instruction: the newest of its own line older than its first CPU, else
+    the first of its line after it, else the other line's newest (MFMA on RDNA, WMMA on CDNA);
+    for a wave64 form, one that has wave64."""
+    line, other = (CDNA, RDNA) if family in ("mfma", "smfmac") else (RDNA, CDNA)
+    skip = set(cpus) | (set(WAVE32_ONLY) if wave64 else set())
+    first = line.index(cpus[0]) if cpus[0] in line else 0
+    older = [c for c in line[:first] if c not in skip]
+    newer = [c for c in line[first:] if c not in skip]
+    return (older[-1:] or newer[:1] or [other[-1]])[0]
+
+
+def _row_entries(row: amdgpu_rows.Row) -> list[Intrinsic]:
+    """One entry per IR signature of a row (a wave64 form is its own): shapes that differ only
+    in mnemonic (gfx940's renames) are one entry with a mnemonic per CPU."""
+    forms: dict[tuple, list[amdgpu_rows.Shape]] = {}
+    for shape in row.shapes:
+        forms.setdefault((shape.result, shape.a, shape.b, shape.acc, shape.index, shape.wave64, shape.zero), []).append(shape)
+    every = tuple(c for c in CDNA + RDNA if any(c in sh.cpus for sh in row.shapes))
+    out = []
+    for shapes in forms.values():
+        first = shapes[0]
+        cpus = tuple(c for c in CDNA + RDNA if any(c in sh.cpus for sh in shapes))
+        tag = "" if len(forms) == 1 else f".{cpus[0]}" + ("w64" if first.wave64 else "")
+        ops = tuple(_row_operand(e) for e in row.operands)
+        out.append(
+            Intrinsic(
+                name=row.name + tag,
+                mnemonic=first.mnemonic,
+                cpus=cpus,
+                calling_convention="",  # a callable function: every result type returns in VGPRs
+                result=first.result,
+                operands=ops,
+                overload=tuple(_ROLE[r] for r in row.overload),
+                a=_row_source(first.a, first.regs[1]),
+                b=_row_source(first.b, first.regs[2]),
+                base=row.name if tag else "",
+                family=row.family,
+                features=WAVE64 if first.wave64 else "",
+                acc=first.acc,
+                index_type=first.index,
+                gprs=first.regs,
+                ranges=tuple((im.index, im.low, im.low if im.name in first.zero else im.high) for im in families.immargs(row)),
+                absent_cpu=absent_cpu(row.family, every, first.wave64),
+                returns=True,
+                cpu_mnemonics=tuple((c, sh.mnemonic) for sh in shapes for c in sh.cpus if sh.mnemonic != first.mnemonic),
+            )
+        )
+    return out
+
+
+ROW_INTRINSICS: tuple[Intrinsic, ...] = tuple(e for r in amdgpu_rows.ROWS if r.name not in SEED_NAMES for e in _row_entries(r))
+INTRINSICS = INTRINSICS + ROW_INTRINSICS
+
 BY_NAME: dict[str, Intrinsic] = {i.name: i for i in INTRINSICS}
 assert len(BY_NAME) == len(INTRINSICS), "duplicate catalog names"
 CPUS: tuple[str, ...] = tuple(sorted({cpu for i in INTRINSICS for cpu in i.cpus}))
 
 
-def lookup(name: str) -> Intrinsic:
-    """Find an entry by name, with or without the llvm.amdgcn. prefix."""
+BY_BASE: dict[str, tuple[Intrinsic, ...]] = {}
+for _entry in INTRINSICS:
+    BY_BASE[_entry.base or _entry.name] = BY_BASE.get(_entry.base or _entry.name, ()) + (_entry,)
+
+
+def lookup_all(name: str) -> tuple[Intrinsic, ...]:
+    """Every entry a name means, with or without the llvm.amdgcn. prefix: an entry's own name,
+    or an LLVM name with several forms (gfx11 and gfx12 WMMA, wave32 and wave64): all of them."""
     key = name.strip().removeprefix("llvm.amdgcn.")
     if key in BY_NAME:
-        return BY_NAME[key]
-    raise KeyError(f"unknown intrinsic {name!r}; known: {', '.join(BY_NAME)}")
+        return (BY_NAME[key],)
+    if key in BY_BASE:
+        return BY_BASE[key]
+    raise KeyError(unknown(name))
+
+
+def unknown(name: str) -> str:
+    """The message for a name no entry has: the closest names, and where the rest are listed."""
+    close = difflib.get_close_matches(name.strip().removeprefix("llvm.amdgcn."), list(BY_BASE), 3, 0.75)
+    hint = f"; did you mean {', '.join(close)}?" if close else ""
+    return f"unknown intrinsic {_quoted(name)}{hint} ({len(BY_BASE)} AMDGPU names: `harness coverage --json` lists them)"
+
+
+def _quoted(name: str, limit: int = 60) -> str:
+    text = repr(name)
+    return text if len(text) <= limit else text[: limit - 4] + "...'"
+
+
+def lookup(name: str, cpu: str | None = None) -> Intrinsic:
+    """The one entry a name means: of several forms, the wave32 one that runs on `cpu` (else the first)."""
+    found = lookup_all(name)
+    fits = [i for i in found if cpu is None or cpu in i.cpus]
+    return next((i for i in fits if not i.features), (fits or list(found))[0])

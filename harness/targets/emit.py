@@ -15,31 +15,39 @@ from harness.targets import catalog
 from harness.targets.catalog import Intrinsic, Role, Side
 
 _VECTOR = re.compile(r"<(\d+) x (\w+)>")
-_SCALAR_SUFFIX = {"float": "f32", "half": "f16", "double": "f64"}
+_SCALAR_SUFFIX = {"float": "f32", "half": "f16", "double": "f64", "bfloat": "bf16"}
 
 
 def mangle(ir_type: str) -> str:
-    """Overload suffix LLVM uses for a vector type: <8 x float> -> v8f32."""
+    """Overload suffix LLVM uses for a type: <8 x float> -> v8f32, i16 -> i16, float -> f32."""
     m = _VECTOR.fullmatch(ir_type)
-    if not m:
-        raise ValueError(f"cannot mangle {ir_type!r}")
-    return f"v{m.group(1)}{_SCALAR_SUFFIX.get(m.group(2), m.group(2))}"
+    if m:
+        return f"v{m.group(1)}{_SCALAR_SUFFIX.get(m.group(2), m.group(2))}"
+    if re.fullmatch(r"i\d+", ir_type) or ir_type in _SCALAR_SUFFIX:
+        return _SCALAR_SUFFIX.get(ir_type, ir_type)
+    raise ValueError(f"cannot mangle {ir_type!r}")
 
 
 def source_type(case: Case, side: Side) -> str:
     """Type of the source as the function receives it (the container)."""
-    return f"<{case.width(side)} x {case.elem(side)}>"
+    return case.intrinsic.source(side).ir_type(case.width(side), case.elem(side))
 
 
 def call_type(case: Case, side: Side) -> str:
     """Type of the source as the call receives it (after any IR narrowing)."""
-    return f"<{case.call_width(side)} x {case.elem(side)}>"
+    return case.intrinsic.source(side).ir_type(case.call_width(side), case.elem(side))
 
 
 def callee(case: Case) -> tuple[str, str]:
     """(mangled intrinsic name, declaration parameter list) for a case."""
     intr = case.intrinsic
-    types = {catalog.RESULT: intr.result, catalog.SRC_A: call_type(case, Side.A), catalog.SRC_B: call_type(case, Side.B)}
+    types = {
+        catalog.RESULT: intr.result,
+        catalog.SRC_A: call_type(case, Side.A),
+        catalog.SRC_B: call_type(case, Side.B),
+        catalog.ACC: intr.acc_type,
+        catalog.INDEX: intr.index_type,
+    }
     name = intr.symbol + "".join("." + mangle(types[role]) for role in intr.overload)
     params = ", ".join(operand(case, i)[0] for i in range(len(intr.operands)))
     return name, params
@@ -53,7 +61,9 @@ def operand(case: Case, index: int) -> tuple[str, str]:
         narrowed = case.call_width(side) != case.width(side)
         return call_type(case, side), f"%{side}.narrow" if narrowed else f"%{side}"
     if role == catalog.ACC:
-        return case.intrinsic.result, "%c"
+        return case.intrinsic.acc_type, "%c"
+    if role == catalog.INDEX:
+        return case.intrinsic.index_type, dict(case.args).get(index, "0")
     ty, value = ("i32", str(case.fmt(Role(role).side))) if role in catalog.FORMAT_ROLES else catalog.literal(role)
     return ty, dict(case.args).get(index, value)
 
@@ -83,18 +93,33 @@ def narrowing_lines(case: Case) -> list[str]:
     return lines
 
 
+def define(intr: Intrinsic, result: str) -> str:
+    """`define [calling convention] <result>`: no convention is LLVM's default (a callable
+    function, whose results live in VGPRs whatever their type)."""
+    return " ".join(w for w in ("define", intr.calling_convention, result) if w)
+
+
 def function_lines(case: Case, checks: Sequence[str] = ()) -> list[str]:
+    """One function around the case's call. Its result is stored through %out, or, for an entry
+    that `returns`, returned: IR with no pointer at all, which builds before opaque pointers
+    (LLVM 14) read too."""
     intr, fn = case.intrinsic, case.function
-    params = [f"{source_type(case, Side.A)} %a", f"{source_type(case, Side.B)} %b", f"{intr.result} %c", "ptr addrspace(1) %out"]
+    params = [f"{source_type(case, Side.A)} %a", f"{source_type(case, Side.B)} %b", f"{intr.acc_type} %c"]
+    params += [] if intr.returns else ["ptr addrspace(1) %out"]
     # A %name given for several operands (of one type: harness.specs.matrix checks) is one parameter.
     params += dict.fromkeys(f"{operand(case, i)[0]} {v}" for i, v in case.args if v.startswith("%"))
+    result = intr.result if intr.returns else "void"
+    tail = (
+        [f"  ret {intr.result} %r.{fn}"]
+        if intr.returns
+        else [f"  store {intr.result} %r.{fn}, ptr addrspace(1) %out", "  ret void"]
+    )
     return [
-        f"define {intr.calling_convention} void @{fn}({', '.join(params)}) {{",
+        f"{define(intr, result)} @{fn}({', '.join(params)}) {{",
         *checks,
         *narrowing_lines(case),
         f"  {call_text(case)}",
-        f"  store {intr.result} %r.{fn}, ptr addrspace(1) %out",
-        "  ret void",
+        *tail,
         "}",
     ]
 

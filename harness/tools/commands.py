@@ -266,20 +266,26 @@ def _command(cmd, text: str) -> Command:
 # ---- the commands the harness runs --------------------------------------------------------------
 
 
-def llc(triple: str, cpu: str, opt: int, selector: Selector, obj: bool = False) -> Command:
+def _mattr(features: str) -> tuple[str, ...]:
+    return (f"-mattr={features}",) if features else ()
+
+
+def llc(triple: str, cpu: str, opt: int, selector: Selector, obj: bool = False, features: str = "") -> Command:
     """llc for one selector (`-global-isel-abort=1` on GlobalISel: no silent fallback)."""
     filetype = ("-filetype=obj",) if obj else ()
-    return Command(("llc", f"-O{opt}", f"-mtriple={triple}", f"-mcpu={cpu}", *SELECTOR_FLAGS[selector], *filetype))
+    return Command(
+        ("llc", f"-O{opt}", f"-mtriple={triple}", f"-mcpu={cpu}", *_mattr(features), *SELECTOR_FLAGS[selector], *filetype)
+    )
 
 
-def llvm_mc(triple: str, cpu: str) -> Command:
-    """llvm-mc assembling llc's text; only its diagnostics matter."""
-    return Command(("llvm-mc", f"-triple={triple}", f"-mcpu={cpu}", "-filetype=obj", "-o", "/dev/null"))
+def llvm_mc(triple: str, cpu: str, features: str = "") -> Command:
+    """llvm-mc assembling llc's text (under the same -mattr); only its diagnostics matter."""
+    return Command(("llvm-mc", f"-triple={triple}", f"-mcpu={cpu}", *_mattr(features), "-filetype=obj", "-o", "/dev/null"))
 
 
-def opt(triple: str, cpu: str, pipeline: str, disable_verify: bool = False) -> Command:
+def opt(triple: str, cpu: str, pipeline: str, disable_verify: bool = False, features: str = "") -> Command:
     flag = ("-disable-verify",) if disable_verify else ()
-    return Command(("opt", f"-mtriple={triple}", f"-mcpu={cpu}", *flag, f"-passes={pipeline}"))
+    return Command(("opt", f"-mtriple={triple}", f"-mcpu={cpu}", *_mattr(features), *flag, f"-passes={pipeline}"))
 
 
 def with_args(command: Command, *extra: str, stdin: str | None = None, stdout: str | None = None) -> Command:

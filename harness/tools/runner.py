@@ -20,9 +20,9 @@ from dataclasses import dataclass
 from harness.checks import litgen
 from harness.errors import InputError
 from harness.specs.cases import Case, Group
-from harness.targets import emit
+from harness.targets import AMDGPU, emit
 from harness.targets.catalog import Side
-from harness.tools import toolchain
+from harness.tools import declared, toolchain
 from harness.tools import verdicts as V
 from harness.tools.commands import Selector
 from harness.tools.toolchain import ProbeDied, Toolchain, ToolRun
@@ -66,8 +66,9 @@ class Runner:
         One opt probe answers for every intrinsic the groups use.
         """
         usable = {g.intrinsic.name: g.intrinsic for g in groups if g.intrinsic.target.registered in self.tc.targets}
+        decls = emit.probe_declarations(usable.values())
         try:
-            known = self.tc.intrinsic_support(emit.probe_declarations(usable.values())) if usable else {}
+            known = declared.support(self.tc, AMDGPU, {k: (usable[k].symbol, d) for k, d in decls.items()}) if usable else {}
         except ProbeDied as died:
             code = V.TIMEOUT if died.run.timed_out else V.CRASH
             self.probe_died = Verdict(code, str(died), [died.run])
@@ -112,12 +113,7 @@ class Runner:
             raise InputError(
                 f"{gen.argv[0]} exited 0 but printed no code for {missing}: {V.first_error(gen.stdout) or 'no output'}"
             )
-        for c in cases:  # nor from code without the instruction the case is about
-            if V.instruction(printed[c.function], c.intrinsic.mnemonics) is None:
-                raise InputError(
-                    f"{gen.argv[0]} exited 0 but the code it printed for {c.function} has no "
-                    f"{' or '.join(c.intrinsic.mnemonics)}: no verdict comes from it"
-                )
+        shapes = {c.function: _shape(c, printed[c.function], gen) for c in cases}
         closing = litgen.mc_command(first)  # the target's assembler, reading llc's text on stdin
         mc = self.tc.run(closing.tool, list(closing.args), gen.stdout)
         if mc.returncode is not None and mc.returncode < 0:  # the assembler itself died
@@ -145,7 +141,10 @@ class Runner:
         out = {}
         for c in cases:
             tools = before + [gen, mc] + object_runs
-            verdict = Verdict(V.MC_REJECT, rejected[c.function], tools) if c.function in rejected else Verdict(V.PASS, "", tools)
+            if c.function in rejected:
+                verdict = Verdict(V.MC_REJECT, rejected[c.function], tools)
+            else:
+                verdict = Verdict(V.WRONG_SHAPE, shapes[c.function], tools) if shapes[c.function] else Verdict(V.PASS, "", tools)
             verdict.details = module_facts.of(c)
             mismatch = verdict.details.get("tuples", {})
             if verdict.verdict == V.MC_REJECT and mismatch.get("object") and mismatch["object"] != mismatch["text"]:
@@ -285,6 +284,24 @@ class Runner:
         return [Outcome(c, sel, decided[(_key(g, c), sel)]) for g in groups for c in g.cases for sel in g.selectors]
 
 
+def _shape(case: Case, body: list[str], gen: ToolRun) -> str:
+    """How llc's code for a case differs from its row: another matrix instruction, or register
+    tuples of other widths than the ISA's ("" when it is the row's). Code with no matrix
+    instruction at all makes no sense: no verdict comes from it."""
+    intr = case.intrinsic
+    wanted = intr.mnemonics(case.cpu)
+    found = V.instruction(body, wanted)
+    if found is None:
+        other = V.matrix_instruction(body, intr.target.matrix_mnemonics)
+        if other is None:
+            raise InputError(
+                f"{gen.argv[0]} exited 0 but the code it printed for {case.function} has no "
+                f"{' or '.join(wanted)}: no verdict comes from it"
+            )
+        return f"llc selected {other[0]}, not {' or '.join(wanted)}"
+    return V.shape_mismatch(found[1], intr.tuple_widths)
+
+
 class _ModuleFacts:
     """Structured facts about each compiled case, from one pass over each tool's output:
     register cost, source tuples in the text and in the object, the unscaled->scaled
@@ -300,12 +317,12 @@ class _ModuleFacts:
         intr, fn = case.intrinsic, case.function
         body = self.asm.get(fn, [])
         facts: dict = {"metrics": V.metrics(body, fn, self.symbols)}
-        tuples = {"text": V.source_tuples(body, intr.mnemonics)}
+        tuples = {"text": V.source_tuples(body, intr.mnemonics(case.cpu))}
         if self.objects is not None:
-            tuples["object"] = V.source_tuples(self.objects.get(fn, []), intr.mnemonics)
+            tuples["object"] = V.source_tuples(self.objects.get(fn, []), intr.mnemonics(case.cpu))
         facts["tuples"] = tuples
         if intr.scaled_mnemonic:
-            found = V.instruction(body, intr.mnemonics)
+            found = V.instruction(body, intr.mnemonics(case.cpu))
             facts["rewrite"] = (
                 f"rewritten to the scaled form {intr.scaled_mnemonic} (neutral scale)"
                 if found and found[0] == intr.scaled_mnemonic

@@ -21,6 +21,7 @@ class VerdictCode(StrEnum):
 
     PASS = "pass"
     MC_REJECT = "mc-reject"
+    WRONG_SHAPE = "wrong-shape"
     CANNOT_SELECT = "cannot-select"
     VERIFIER_REJECT = "verifier-reject"
     CRASH = "crash"
@@ -31,6 +32,7 @@ class VerdictCode(StrEnum):
 # The members under their module-level names (`verdicts.PASS`), as the harness spells them.
 PASS = VerdictCode.PASS
 MC_REJECT = VerdictCode.MC_REJECT
+WRONG_SHAPE = VerdictCode.WRONG_SHAPE
 CANNOT_SELECT = VerdictCode.CANNOT_SELECT
 VERIFIER_REJECT = VerdictCode.VERIFIER_REJECT
 CRASH = VerdictCode.CRASH
@@ -209,11 +211,42 @@ def instruction(body: list[str], mnemonics: tuple[str, ...]) -> tuple[str, list[
         text = line.split("//")[0].split(";")[0].strip()
         head, _, rest = text.partition(" ")
         if head in mnemonics:
-            operands = [o.strip() for o in rest.split(",")]
-            # The last operand carries any modifiers: "v[10:17] matrix_a_fmt:..."
+            # Commas inside brackets belong to a modifier (neg_lo:[0,0,1]); the last operand
+            # carries the modifiers after a space: "v[10:17] matrix_a_fmt:..."
+            operands = [o.strip() for o in re.split(r",(?![^\[]*\])", rest)]
             operands[-1] = operands[-1].split(" ")[0]
             return head, operands
     return None
+
+
+def matrix_instruction(body: list[str], prefixes: tuple[str, ...]) -> tuple[str, list[str]] | None:
+    """The first instruction in `body` whose mnemonic starts with one of `prefixes` (any
+    matrix instruction of the target, whatever the case asked for)."""
+    for line in body:
+        head = line.split(";")[0].strip().partition(" ")[0]
+        if head.startswith(prefixes):
+            return instruction([line], (head,))
+    return None
+
+
+def tuple_width(operand: str) -> int | None:
+    """32-bit registers an operand names: v[8:15] -> 8, a3 -> 1; None for anything else."""
+    m = re.fullmatch(r"[avs]\[(\d+):(\d+)\]", operand)
+    if m:
+        return int(m.group(2)) - int(m.group(1)) + 1
+    return 1 if re.fullmatch(r"[avs]\d+", operand) else None
+
+
+def shape_mismatch(operands: list[str], expected: dict[str, tuple[int, int]]) -> str:
+    """Where the operands' register widths differ from `expected` (role -> (position, registers)),
+    in words; "" when every one has its width."""
+    wrong = []
+    for role, (position, registers) in expected.items():
+        operand = operands[position] if position < len(operands) else ""
+        width = tuple_width(operand)
+        if width != registers:
+            wrong.append(f"{role} {operand or 'missing'} is {width or 'not'} register(s), the row's {registers}")
+    return "; ".join(wrong)
 
 
 def source_tuples(body: list[str], mnemonics: tuple[str, ...]) -> dict[str, str]:
