@@ -16,8 +16,8 @@ from harness import targets  # noqa: E402
 from harness.checks.litformat import KnownBugShTest  # noqa: E402
 from harness.errors import InputError  # noqa: E402
 from harness.nvptx import ptx as nvptx_ptx  # noqa: E402
-from harness.specs import known_bugs  # noqa: E402
-from harness.targets import catalog, emit  # noqa: E402
+from harness.specs import emit, known_bugs  # noqa: E402
+from harness.targets import catalog  # noqa: E402
 from harness.tools import declared, toolchain  # noqa: E402
 
 config.name = "matrix-lowering"

@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
 """Benchmark `harness run` on the full shipped matrix against the raw tools, in one run.
 
-(a) raw lower bound: the same grouped modules, written to disk beforehand, piped straight
-    through the tools with no harness: llvm-as for the verifier groups, `llc | llvm-mc` per
-    selector for the others, with the same number of parallel workers.
+(a) raw lower bound: the fewest tool processes that decide the same verdicts, their modules
+    written to disk beforehand and piped straight through the tools with no harness (see
+    raw_jobs), with the same number of parallel workers.
 (b) `harness run` as a user runs it (a fresh process: start-up, expansion, probes, verdicts).
 Prints the median of --repeat runs of each and the ratio b/a.
 """
@@ -24,32 +24,42 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from harness.checks import litgen  # noqa: E402
-from harness.specs import cases, matrix  # noqa: E402
-from harness.targets import emit  # noqa: E402
-from harness.tools import toolchain  # noqa: E402
+from harness.specs import cases, emit, matrix  # noqa: E402
+from harness.tools import runner, toolchain  # noqa: E402
 
 
 def raw_jobs(groups, tc, workdir: Path) -> list[str]:
-    """Shell pipelines over pre-written modules: the least tool work that decides every verdict.
-
-    Verifier groups: llvm-as. Others, per selector: [opt -S |] llc | llvm-mc, and for object
-    groups also llc -filetype=obj | llvm-objdump -d.
+    """Shell pipelines over pre-written modules: the least tool work that decides every verdict,
+    with the answers known beforehand. Per module the harness would build (runner.batches): the
+    calls the verifier rejects in one module through llvm-as; each call on a CPU without its
+    instruction alone through llc per selector (llc stops at the first); the rest per selector
+    through [opt -S |] llc | llvm-mc, and for object checks llc -filetype=obj | llvm-objdump -d.
     """
     tool = lambda command: shlex.join([tc.require(command.tool), *command.args])
     jobs = []
-    for g in groups:
-        path = workdir / g.filename
-        path.write_text(emit.module(g.cases).text)
-        if g.verifier_only:
+    for n, batch in enumerate(runner.batches(groups, os.cpu_count() or 1)):
+        members = [c for _, c in batch.members]
+        rejected = [c for c in members if c.rejection]
+        absent = [c for c in members if not c.rejection and c.cpu not in c.intrinsic.cpus]
+        rest = [c for c in members if not c.rejection and c.cpu in c.intrinsic.cpus]
+        if rejected:
+            path = workdir / f"{n}.verifier.ll"
+            path.write_text(emit.module(rejected).text)
             jobs.append(f"{tc.require('llvm-as')} -o /dev/null {path}")
+        for i, c in enumerate(absent):
+            path = workdir / f"{n}.absent.{i}.ll"
+            path.write_text(emit.module([c]).text)
+            jobs += [f"{tool(cases.llc_command(c, sel))} < {path}" for sel in batch.selectors]
+        if not rest:
             continue
-        head = f"{tool(litgen.opt_command(g, g.pipeline))} -S < {path} | " if g.pipeline != "none" else ""
+        first, path = rest[0], workdir / f"{n}.ll"
+        path.write_text(emit.module(rest).text)
+        head = f"{tool(cases.opt_command(first, first.pipeline))} -S < {path} | " if first.pipeline != "none" else ""
         source = "" if head else f" < {path}"
-        for sel in g.selectors:
-            jobs.append(f"{head}{tool(litgen.llc_command(g, sel))}{source} | {tool(litgen.mc_command(g))}")
-            if g.file_class == "object":
-                obj = tool(litgen.llc_command(g, sel, obj=True))
+        for sel in batch.selectors:
+            jobs.append(f"{head}{tool(cases.llc_command(first, sel))}{source} | {tool(cases.mc_command(first))}")
+            if first.check == "object":
+                obj = tool(cases.llc_command(first, sel, obj=True))
                 jobs.append(f"{head}{obj}{source} | {tc.require('llvm-objdump')} -d - > /dev/null")
     return jobs
 
@@ -97,7 +107,7 @@ def main() -> int:
             raw.append(time_raw(jobs, workers))
             full.append(time_harness(harness_args))
     a, b = statistics.median(raw), statistics.median(full)
-    print(f"{tc.describe()}; {n_cases} case-selector verdicts in {len(groups)} modules; {workers} workers")
+    print(f"{tc.describe()}; {n_cases} case-selector verdicts in {len(groups)} lit files; {workers} workers")
     print(f"(a) raw tools, {len(jobs)} pipelines:  {a:6.3f} s  (runs: {', '.join(f'{x:.3f}' for x in raw)})")
     print(f"(b) harness run:                 {b:6.3f} s  (runs: {', '.join(f'{x:.3f}' for x in full)})")
     print(f"ratio b/a: {b / a:.2f}")

@@ -163,7 +163,7 @@ MUTATIONS = (
     ),
     Mutation(
         "ir-line-owner-shifted",
-        "harness/targets/emit.py",
+        "harness/specs/emit.py",
         "            owner[len(lines) + offset + 1] = case.function\n",
         "            owner[len(lines) + offset + 2] = case.function\n",
         "7: IR line N is owned by the function of line N-1 (a parse error blamed on the line before)",

@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 
 from harness.checks import expand
-from harness.specs import cases, matrix
+from harness.specs import cases, emit, matrix
 from harness.specs.cases import Case
-from harness.targets import catalog, emit
+from harness.targets import catalog
 
 FP8, BF8, FP6, BF6, FP4 = 0, 1, 2, 3, 4
 W, M = "wmma.f32.16x16x128.f8f6f4", "mfma.scale.f32.16x16x128.f8f6f4"

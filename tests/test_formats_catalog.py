@@ -10,8 +10,9 @@ import re
 
 import pytest
 
+from harness.specs import emit
 from harness.specs.cases import Case
-from harness.targets import amdgpu_rows, catalog, emit, formats
+from harness.targets import amdgpu_rows, catalog, formats
 
 FP8, BF8, FP6, BF6, FP4 = 0, 1, 2, 3, 4
 WMMA_REGS = {FP8: 16, BF8: 16, FP6: 12, BF6: 12, FP4: 8}

@@ -1,4 +1,4 @@
-"""harness.tools.verdicts parsers on output the real tools print for modules from harness.targets.emit.
+"""harness.tools.verdicts parsers on output the real tools print for modules from harness.specs.emit.
 
 Expected values come from reading the tools' output with independent, local logic (comment
 lines llc prints, Folded Spill/Reload annotations, raw `v[x:y]` ranges), or from the facts the
@@ -13,8 +13,9 @@ import subprocess
 
 import pytest
 
+from harness.specs import emit
 from harness.specs.cases import Case
-from harness.targets import catalog, emit
+from harness.targets import catalog
 from harness.tools import verdicts as V
 
 FP8, BF8, FP6, BF6, FP4 = range(5)

@@ -16,9 +16,8 @@ import pytest
 
 from harness.errors import InputError
 from harness.nvptx import gemm, gemm_spec, mma
-from harness.specs import cases, matrix, spec
+from harness.specs import cases, emit, matrix, spec
 from harness.specs.cases import Case, widths_for
-from harness.targets import emit
 from harness.tools.runner import Runner
 
 MFMA = "mfma.scale.f32.16x16x128.f8f6f4"

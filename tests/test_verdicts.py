@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import pytest
 
+from harness.specs import emit
 from harness.specs.cases import Case
-from harness.targets import catalog, emit
+from harness.targets import catalog
 from harness.tools import verdicts as V
 
 FP8, BF8, FP6, BF6, FP4 = 0, 1, 2, 3, 4

@@ -8,30 +8,16 @@ from __future__ import annotations
 
 import dataclasses
 
-from harness.specs.cases import VERIFIER_CLASSES, Case, FileClass, Group
+from harness.specs.cases import VERIFIER_CLASSES, Case, FileClass, Group, llc_command, mc_command, opt_command
+from harness.specs.emit import callee, define, module, operand
 from harness.targets import catalog
 from harness.targets.catalog import Role, Side
-from harness.targets.emit import callee, define, module, operand
 from harness.tools import commands
 from harness.tools.commands import Selector
 
 SELECTOR_PREFIX = {Selector.SDAG: "SDAG", Selector.GISEL: "GISEL"}
 UNDERWIDE_MESSAGE = "invalid vector type for format"
 NONCONST_MESSAGE = "immarg operand has non-immediate parameter"
-
-
-def llc_command(where: Case | Group, selector: Selector, obj: bool = False) -> commands.Command:
-    """`where` is a Case or a Group: anything with intrinsic, cpu and opt."""
-    return commands.llc(where.intrinsic.triple, where.cpu, where.opt, selector, obj, where.intrinsic.features)
-
-
-def mc_command(where: Case | Group, text_file: str = "-") -> commands.Command:
-    """The assembler that closes llc's text for the intrinsic's target, reading `text_file`."""
-    return where.intrinsic.target.assembler(where.cpu, text_file, where.intrinsic.features)
-
-
-def opt_command(where: Case | Group, pipeline: str, disable_verify: bool = False) -> commands.Command:
-    return commands.opt(where.intrinsic.triple, where.cpu, pipeline, disable_verify, where.intrinsic.features)
 
 
 # ---- CHECK lines ------------------------------------------------------------------------------

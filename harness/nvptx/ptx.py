@@ -22,7 +22,7 @@ from pathlib import Path
 from harness import files
 from harness.errors import InputError
 from harness.nvptx.gemm import PTX, TRIPLE, GemmCase, Layout, kernel_ir
-from harness.tools import toolchain
+from harness.tools import commands, toolchain
 from harness.tools.commands import Command
 from harness.tools.verdicts import first_error
 
@@ -40,10 +40,7 @@ def llc_command(case: GemmCase) -> Command:
     return Command(("llc", f"-O{LLC_OPT}", f"-mtriple={TRIPLE}", f"-mcpu={case.cpu}"))
 
 
-def ptxas_command(cpu: str, ptx_file: str, features: str = "") -> Command:
-    """ptxas assembling one PTX file for `cpu` (PTX has no -mattr to pass on); only its
-    verdict and diagnostics matter."""
-    return Command(("ptxas", f"-arch={cpu}", "-o", "/dev/null", ptx_file))
+ptxas_command = commands.ptxas
 
 
 def find_ptxas(explicit: str | None = None) -> str:

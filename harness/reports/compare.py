@@ -32,7 +32,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from harness.checks import litgen
 from harness.errors import InputError
 from harness.reports import report
 from harness.specs import cases, selection
@@ -163,7 +162,7 @@ def _unknown_pipelines(runner: Runner, groups: list[cases.Group]) -> dict[str, s
         if g.pipeline == "none":
             continue
         if g.pipeline not in failed:
-            run = runner.tc.run("opt", [*litgen.opt_command(g.cases[0], g.pipeline).args, "-disable-output"], "")
+            run = runner.tc.run("opt", [*cases.opt_command(g.cases[0], g.pipeline).args, "-disable-output"], "")
             lines = [l.strip() for l in run.stderr.splitlines() if l.strip() and "not a recognized processor" not in l]
             failed[g.pipeline] = "" if run.ok else (lines or ["opt failed"])[0]
         if failed[g.pipeline]:

@@ -16,6 +16,7 @@ from enum import StrEnum
 from harness.specs.spec import Value
 from harness.targets import catalog
 from harness.targets.catalog import Intrinsic, Side
+from harness.tools import commands
 from harness.tools.commands import Selector
 
 SELECTORS: tuple[Selector, ...] = tuple(Selector)
@@ -223,6 +224,24 @@ class Planned:
     selectors: tuple[Selector, ...]
     origins: tuple[str, ...]
     snapshot: bool = False  # also pinned in the group's snapshot file
+
+
+# ---- the tools' command lines for a case or a group (the runner runs them, litgen writes them) --
+
+
+def llc_command(where: Case | Group, selector: Selector, obj: bool = False) -> commands.Command:
+    """`where` is a Case or a Group: anything with intrinsic, cpu and opt."""
+    intr = where.intrinsic
+    return intr.target.llc(where.cpu, where.opt, selector, obj, intr.features)
+
+
+def mc_command(where: Case | Group, text_file: str = "-") -> commands.Command:
+    """The assembler that closes llc's text for the intrinsic's target, reading `text_file`."""
+    return where.intrinsic.target.closing(where.cpu, text_file, where.intrinsic.features)
+
+
+def opt_command(where: Case | Group, pipeline: str, disable_verify: bool = False) -> commands.Command:
+    return where.intrinsic.target.opt(where.cpu, pipeline, disable_verify, where.intrinsic.features)
 
 
 def widths_for(policy: object, source: catalog.Source, fmt: int) -> list[int]:

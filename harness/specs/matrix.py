@@ -22,7 +22,7 @@ from harness.tools.commands import Selector
 MAX_WIDTH = 4096  # source vector elements; the legal widths are 4 to 32
 MAX_INT_BITS = (1 << 23) - 1  # LLVM's widest integer type
 MAX_CASES = 100_000  # a spec past this is a mistake more often than a plan; --max-cases raises it
-# Parameter names the emitted function already defines (harness.targets.emit): an `args` %name must differ.
+# Parameter names the emitted function already defines (harness.specs.emit): an `args` %name must differ.
 RESERVED_PARAMS = ("a", "b", "c", "out", "a.narrow", "b.narrow")
 
 

@@ -19,7 +19,6 @@ from harness.targets import catalog, formats
 from harness.targets.catalog import Side
 from harness.tools import commands
 from harness.tools.commands import Selector
-from harness.tools.toolchain import DEFAULT_TIMEOUT
 
 DEFAULT_CASES = Path(__file__).resolve().parents[2] / "cases"
 
@@ -84,7 +83,7 @@ def add_timeout(p: argparse.ArgumentParser, what: str = "each tool call") -> Non
     p.add_argument(
         "--timeout",
         type=seconds,
-        default=DEFAULT_TIMEOUT,
+        default=commands.DEFAULT_TIMEOUT,
         metavar="S",
         help=f"seconds allowed to {what} (default %(default)s)",
     )

@@ -20,7 +20,6 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from harness.nvptx.ptx import ptxas_command
 from harness.tools import commands
 from harness.tools.commands import Selector
 
@@ -75,6 +74,17 @@ class Target:
     def has_selector(self, selector: Selector) -> bool:
         return selector in self.selectors
 
+    # ---- the command lines of this target's tools: the runner runs them, litgen writes them --
+    def llc(self, cpu: str, opt: int, selector: Selector, obj: bool = False, features: str = "") -> commands.Command:
+        return commands.llc(self.triple, cpu, opt, selector, obj, features)
+
+    def opt(self, cpu: str, pipeline: str, disable_verify: bool = False, features: str = "") -> commands.Command:
+        return commands.opt(self.triple, cpu, pipeline, disable_verify, features)
+
+    def closing(self, cpu: str, text_file: str = "-", features: str = "") -> commands.Command:
+        """The assembler that closes llc's text (llvm-mc, ptxas), reading `text_file`."""
+        return self.assembler(cpu, text_file, features)
+
 
 def _llvm_mc(triple: str) -> Callable[[str, str, str], commands.Command]:
     def closing(cpu: str, path: str, features: str = "") -> commands.Command:
@@ -89,7 +99,7 @@ NVPTX = Target(
     registered="nvptx64",
     cpus=("sm_80", "sm_90", "sm_100a"),
     default_cpu="sm_90",
-    assembler=ptxas_command,
+    assembler=commands.ptxas,
     assembler_tool="ptxas",
     assembler_optional=True,
     feature="nvptx-registered-target",

@@ -18,6 +18,8 @@ from enum import StrEnum
 
 from harness.errors import InputError
 
+DEFAULT_TIMEOUT = 120.0  # seconds a tool may run, unless --timeout says otherwise
+
 
 class Selector(StrEnum):
     """llc's instruction selectors: SelectionDAG and GlobalISel."""
@@ -286,6 +288,12 @@ def llvm_mc(triple: str, cpu: str, features: str = "") -> Command:
 def opt(triple: str, cpu: str, pipeline: str, disable_verify: bool = False, features: str = "") -> Command:
     flag = ("-disable-verify",) if disable_verify else ()
     return Command(("opt", f"-mtriple={triple}", f"-mcpu={cpu}", *_mattr(features), *flag, f"-passes={pipeline}"))
+
+
+def ptxas(cpu: str, ptx_file: str, features: str = "") -> Command:
+    """ptxas assembling one PTX file for `cpu` (PTX has no -mattr to pass on); only its
+    verdict and diagnostics matter."""
+    return Command(("ptxas", f"-arch={cpu}", "-o", "/dev/null", ptx_file))
 
 
 def with_args(command: Command, *extra: str, stdin: str | None = None, stdout: str | None = None) -> Command:

@@ -52,8 +52,8 @@ def header_names(tc: Toolchain, target: Target) -> frozenset[str] | None:
 
     def read() -> frozenset[str] | None:
         path = header_path(tc, target)
-        if not path.is_file():
-            return None
+        if not path.exists():
+            return None  # (a directory or FIFO there is refused as it is read, never opened)
         data = files.read_input(path, HEADER_LIMIT, "intrinsic header")
         text = data.decode("utf-8", errors="replace")
         if target.intrinsic_prefix not in text:

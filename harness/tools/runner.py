@@ -14,13 +14,13 @@ import sys
 import threading
 import time
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 
-from harness.checks import litgen
 from harness.errors import InputError
-from harness.specs.cases import Case, Group
-from harness.targets import AMDGPU, emit
+from harness.specs import emit
+from harness.specs.cases import Case, Group, llc_command, mc_command, opt_command
+from harness.targets import AMDGPU
 from harness.targets.catalog import Side
 from harness.tools import declared, toolchain
 from harness.tools import verdicts as V
@@ -58,6 +58,9 @@ class Runner:
         self.progress = progress
         self.with_object = with_object  # also build the object, disassemble it, compare source tuples
         self.probe_died: Verdict | None = None  # the build-support probe crashed or hung: every case gets this
+        # One opt run per module and pipeline, whichever selector's task asks first.
+        self._opt_runs: dict[tuple, Future[ToolRun]] = {}
+        self._opt_lock = threading.Lock()
 
     # ---- support ----------------------------------------------------------------------------
     def unsupported(self, groups: list[Group]) -> dict[str, str]:
@@ -93,7 +96,7 @@ class Runner:
         module = emit.module(cases)
         text, before = module.text, []
         if first.pipeline != "none":
-            opt = self.tc.run("opt", [*litgen.opt_command(first, first.pipeline).args, "-S"], text)
+            opt = self._opt_once([*opt_command(first, first.pipeline).args, "-S"], text)
             if not opt.ok:
                 return self._tool_failed(cases, selector, opt, module)
             kept = V.split_functions(opt.stdout, {c.function for c in cases})
@@ -103,7 +106,7 @@ class Runner:
                     f"{opt.argv[0]} exited 0 but printed no IR for {lost[0]}: {V.first_error(opt.stdout) or 'no output'}"
                 )
             text, before = opt.stdout, [opt]
-        gen = self.tc.run("llc", list(litgen.llc_command(first, selector).args), text)
+        gen = self.tc.run("llc", list(llc_command(first, selector).args), text)
         if not gen.ok:
             return self._tool_failed(cases, selector, gen, module if not before else None)
         names = {c.function for c in cases}
@@ -114,7 +117,7 @@ class Runner:
                 f"{gen.argv[0]} exited 0 but printed no code for {missing}: {V.first_error(gen.stdout) or 'no output'}"
             )
         shapes = {c.function: _shape(c, printed[c.function], gen) for c in cases}
-        closing = litgen.mc_command(first)  # the target's assembler, reading llc's text on stdin
+        closing = mc_command(first)  # the target's assembler, reading llc's text on stdin
         mc = self.tc.run(closing.tool, list(closing.args), gen.stdout)
         if mc.returncode is not None and mc.returncode < 0:  # the assembler itself died
             if len(cases) > 1:
@@ -156,9 +159,24 @@ class Runner:
             out[c.function] = verdict
         return out
 
+    def _opt_once(self, args: list[str], text: str) -> ToolRun:
+        """opt on a module: the selectors' tasks of one module share its one run."""
+        key = (tuple(args), text)
+        with self._opt_lock:
+            pending = self._opt_runs.get(key)
+            mine = pending is None
+            if pending is None:
+                pending = self._opt_runs[key] = Future()
+        if mine:
+            try:
+                pending.set_result(self.tc.run("opt", args, text))
+            except BaseException as exc:
+                pending.set_exception(exc)
+        return pending.result()
+
     def _disassemble(self, first: Case, selector: Selector, text: str) -> list[ToolRun]:
         """llc -filetype=obj, then llvm-objdump -d on the object when llc made one."""
-        obj = self.tc.run("llc", list(litgen.llc_command(first, selector, obj=True).args), text, binary=True)
+        obj = self.tc.run("llc", list(llc_command(first, selector, obj=True).args), text, binary=True)
         return [obj, self.tc.run("llvm-objdump", ["-d", "-"], obj.data)] if obj.ok else [obj]
 
     def _compile_each(self, cases: list[Case], selector: Selector) -> dict[str, Verdict]:
@@ -210,7 +228,7 @@ class Runner:
 
     def check_pipeline(self, where: Case, pipeline: str) -> None:
         """A pipeline opt cannot parse is bad input, not a verdict: say so once, exit 2."""
-        run = self.tc.run("opt", [*litgen.opt_command(where, pipeline).args, "-disable-output"], "")
+        run = self.tc.run("opt", [*opt_command(where, pipeline).args, "-disable-output"], "")
         if not run.ok:
             from harness.specs.spec import quote
 
@@ -236,26 +254,20 @@ class Runner:
             todo = []
         for pipeline, g in {g.pipeline: g for g in todo if g.pipeline != "none"}.items():
             self.check_pipeline(g.cases[0], pipeline)
-        total = sum(len(g.selectors) for g in todo)
+        modules = batches(todo, self.jobs)
+        self._opt_runs.clear()
+        total = sum(len(m.selectors) for m in modules)
         done, finished = 0, threading.Condition()
         errors: list[BaseException] = []
 
-        def compile_one(
-            pool: ThreadPoolExecutor, g: Group, selectors: tuple[Selector, ...], rejected: dict[str, Verdict]
-        ) -> None:
-            # The verifier's answer does not depend on the selector: cases it rejected under the
-            # first selector are not compiled again under the next one.
+        def compile_one(m: Batch, sel: Selector) -> None:
+            # Each selector of a module is its own task: a module whose calls the verifier
+            # rejects costs each selector one quick failing llc, and the selectors run at once.
             nonlocal done
             try:
-                sel = selectors[0]
-                result = self.compile([c for c in g.cases if c.function not in rejected], sel)
-                result.update(rejected)
-                by_name = {c.function: c for c in g.cases}
+                result = self.compile([c for _, c in m.members], sel)
                 with finished:
-                    decided.update({(_key(g, by_name[fn]), sel): v for fn, v in result.items()})
-                if selectors[1:]:
-                    known = {fn: v for fn, v in result.items() if v.verdict == V.VERIFIER_REJECT}
-                    pool.submit(compile_one, pool, g, selectors[1:], known)
+                    decided.update({(_key(g, c), sel): result[c.function] for g, c in m.members})
             except BaseException as exc:  # surfaced in the main thread
                 errors.append(exc)
             with finished:
@@ -269,8 +281,9 @@ class Runner:
 
         pool = ThreadPoolExecutor(max_workers=self.jobs)
         try:
-            for g in todo:
-                pool.submit(compile_one, pool, g, g.selectors, {})
+            for m in modules:
+                for sel in m.selectors:
+                    pool.submit(compile_one, m, sel)
             with finished:
                 finished.wait_for(lambda: done >= total or errors)
         except BaseException:  # Ctrl-C, SIGTERM: end the tools running now and drop the queue
@@ -282,6 +295,47 @@ class Runner:
         if errors:
             raise errors[0]
         return [Outcome(c, sel, decided[(_key(g, c), sel)]) for g in groups for c in g.cases for sel in g.selectors]
+
+
+@dataclass
+class Batch:
+    """Cases of several groups (lit files) that one module can hold: the same target, CPU,
+    features, -O level, pipeline, check and selectors. One module per batch and selector is
+    the fewest tool runs that decide them; a failure that names a case still splits it off."""
+
+    selectors: tuple[Selector, ...]
+    members: list[tuple[Group, Case]]
+
+
+def batch_key(g: Group, c: Case) -> tuple:
+    intr = c.intrinsic
+    # A CPU without the instruction aborts llc at its first call: such cases share a module
+    # only with their own kind, so that each abort costs a small module, not a large one.
+    return (intr.target.name, c.cpu, intr.features, c.opt, c.pipeline, c.check, g.selectors, c.cpu in intr.cpus)
+
+
+MIN_SHARE = 16  # cases: a module is not split below this to keep every worker busy
+
+
+def batches(groups: list[Group], jobs: int = 1) -> list[Batch]:
+    """The groups' cases in as few modules as can hold them (function names are unique within
+    each module: a name seen twice under one key starts another module), each split into
+    shares of at most 1/`jobs` of all the cases, so that the workers finish together."""
+    out: dict[tuple, list[Batch]] = {}
+    names: dict[int, set[str]] = {}  # id(batch) -> its function names
+    for g in groups:
+        for c in g.cases:
+            chain = out.setdefault(batch_key(g, c), [])
+            batch = next((b for b in chain if c.function not in names[id(b)]), None)
+            if batch is None:
+                batch = Batch(g.selectors, [])
+                chain.append(batch)
+                names[id(batch)] = set()
+            batch.members.append((g, c))
+            names[id(batch)].add(c.function)
+    whole = [b for chain in out.values() for b in chain]
+    share = max(MIN_SHARE, -(-sum(len(b.members) for b in whole) // max(1, jobs)))
+    return [Batch(b.selectors, b.members[i : i + share]) for b in whole for i in range(0, len(b.members), share)]
 
 
 def _shape(case: Case, body: list[str], gen: ToolRun) -> str:

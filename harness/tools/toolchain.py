@@ -23,7 +23,7 @@ from harness import files
 from harness.errors import InputError
 from harness.tools import commands
 
-DEFAULT_TIMEOUT = 120.0
+DEFAULT_TIMEOUT = commands.DEFAULT_TIMEOUT
 
 
 @dataclass(frozen=True)

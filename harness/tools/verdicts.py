@@ -208,6 +208,8 @@ def function_body(text: str, fn: str) -> list[str]:
 def instruction(body: list[str], mnemonics: tuple[str, ...]) -> tuple[str, list[str]] | None:
     """(mnemonic, operands) of the first instruction in `body` whose mnemonic is one of these."""
     for line in body:
+        if not any(m in line for m in mnemonics):
+            continue
         text = line.split("//")[0].split(";")[0].strip()
         head, _, rest = text.partition(" ")
         if head in mnemonics:
@@ -262,9 +264,12 @@ def symbols(asm: str) -> dict[tuple[str, str], int]:
     return {(m.group(1), m.group(2)): int(m.group(3)) for m in re.finditer(r"^\s*\.set ([\w$]+)\.(\w+), (\d+)$", asm, re.M)}
 
 
+_INSTRUCTION_LINE = re.compile(r"^\s+[a-z_][a-z0-9_]*\b")
+
+
 def metrics(body: list[str], fn: str, syms: dict[tuple[str, str], int]) -> dict[str, int | None]:
     """Register and instruction cost of `fn` from its body in llc's text and the module symbols."""
-    instrs = [l.strip() for l in body if re.match(r"^\s+[a-z_][a-z0-9_]*\b", l)]
+    instrs = [l.strip() for l in body if _INSTRUCTION_LINE.match(l)]
 
     def scratch(kind: str, spill_word: str) -> int:
         # Flat-scratch ops, plus buffer ops that the spiller marks as spills/reloads.

@@ -6,6 +6,7 @@ prints the offending call, so that name is how a diagnostic is attributed back t
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -53,6 +54,7 @@ def callee(case: Case) -> tuple[str, str]:
     return name, params
 
 
+@functools.lru_cache(maxsize=1 << 18)
 def operand(case: Case, index: int) -> tuple[str, str]:
     """(type, value text) of call operand `index`."""
     role = case.intrinsic.operands[index]
@@ -156,16 +158,29 @@ class Module:
     line_owner: dict[int, str]
 
 
+@functools.lru_cache(maxsize=1 << 16)
+def _plain_function(case: Case) -> tuple[str, ...]:
+    """A case's function without CHECK lines: built once, as the runner builds a module again
+    after splitting cases off it."""
+    return tuple(function_lines(case))
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def _declaration(case: Case) -> tuple[str, ...]:
+    return tuple(declarations([case]))
+
+
 def module(cases: list[Case], header: Sequence[str] = (), checks: dict[str, list[str]] | None = None) -> Module:
     lines = list(header)
     owner: dict[int, str] = {}
     for case in cases:
         if lines:
             lines.append("")
-        body = function_lines(case, (checks or {}).get(case.function, []))
+        own = (checks or {}).get(case.function, [])
+        body = function_lines(case, own) if own else _plain_function(case)
         for offset in range(len(body)):
             owner[len(lines) + offset + 1] = case.function
         lines.extend(body)
     lines.append("")
-    lines.extend(declarations(cases))
+    lines.extend(dict.fromkeys(d for case in cases for d in _declaration(case)))
     return Module("\n".join(lines) + "\n", owner)

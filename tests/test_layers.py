@@ -1,0 +1,109 @@
+"""The package is layered: core -> targets -> specs -> tools -> checks and reports -> cli. No
+module imports one of a higher layer (imports for type checking only are not edges). The map
+below is the one README's layout table draws; a new module must be placed in it."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+HARNESS = Path(__file__).resolve().parent.parent / "harness"
+
+# Layer of each module, lowest first. A name stands for itself and the modules under it.
+LAYERS: tuple[tuple[str, ...], ...] = (
+    # core: errors, files, tool command lines, verdict codes and the parsers of tool output
+    ("harness", "harness.errors", "harness.files", "harness.tools", "harness.tools.commands", "harness.tools.verdicts"),
+    # targets: triples, CPUs, the intrinsic rows and catalog
+    ("harness.targets",),
+    # specs: what to test (specs, cases, their IR); the NVPTX tables and kernels
+    ("harness.specs", "harness.nvptx.mma", "harness.nvptx.gemm", "harness.nvptx.gemm_spec", "harness.nvptx"),
+    # tools: finding a build, running it, the cache, the runner
+    ("harness.tools.toolchain", "harness.tools.cache", "harness.tools.declared", "harness.tools.runner", "harness.nvptx.ptx"),
+    # checks and reports: lit files, CHECK lines, audits; tables, matrices, bisect, coverage
+    (
+        "harness.checks",
+        "harness.reports",
+        "harness.nvptx.mma_lit",
+        "harness.nvptx.gemm_lit",
+        "harness.nvptx.single",
+        "harness.nvptx.gpu_check",
+    ),
+    # the command line
+    ("harness.cli", "harness.parser", "harness.__main__", "harness.nvptx.cli"),
+)
+
+
+def layer_of(module: str) -> int:
+    """The layer of the longest name in LAYERS that is `module` or a package above it."""
+    best, found = -1, None
+    for level, names in enumerate(LAYERS):
+        for name in names:
+            if (module == name or module.startswith(name + ".")) and len(name) > best:
+                best, found = len(name), level
+    assert found is not None, f"{module} is in no layer: place it in LAYERS"
+    return found
+
+
+def module_name(path: Path) -> str:
+    parts = path.relative_to(HARNESS.parent).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def imports(path: Path) -> set[str]:
+    """The harness modules a file imports, not counting `if TYPE_CHECKING:` blocks."""
+    tree = ast.parse(path.read_text())
+    skipped = {
+        id(node)
+        for block in ast.walk(tree)
+        if isinstance(block, ast.If) and "TYPE_CHECKING" in ast.unparse(block.test)
+        for stmt in block.body
+        for node in ast.walk(stmt)
+    }
+    out: set[str] = set()
+    for node in ast.walk(tree):
+        if id(node) in skipped:
+            continue
+        if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("harness"):
+            # `from harness.targets import catalog` imports the module harness.targets.catalog.
+            for alias in node.names:
+                candidate = f"{node.module}.{alias.name}"
+                is_module = (HARNESS.parent / Path(*candidate.split("."))).with_suffix(".py").exists() or (
+                    HARNESS.parent / Path(*candidate.split("."))
+                ).is_dir()
+                out.add(candidate if is_module else node.module)
+        elif isinstance(node, ast.Import):
+            out.update(a.name for a in node.names if a.name.startswith("harness"))
+    return out
+
+
+def upward_edges() -> list[str]:
+    edges = []
+    for path in sorted(HARNESS.rglob("*.py")):
+        here = module_name(path)
+        for target in sorted(imports(path)):
+            if layer_of(target) > layer_of(here):
+                edges.append(f"{here} (layer {layer_of(here)}) imports {target} (layer {layer_of(target)})")
+    return edges
+
+
+def test_no_module_imports_a_higher_layer():
+    assert upward_edges() == []
+
+
+def test_every_module_has_a_layer():
+    for path in HARNESS.rglob("*.py"):
+        layer_of(module_name(path))  # raises for a module in no layer
+
+
+def test_the_walk_sees_an_upward_import(tmp_path, monkeypatch):
+    """The check itself can fail: a core module that imports the runner is reported."""
+    fake = tmp_path / "harness"
+    (fake / "tools").mkdir(parents=True)
+    (fake / "__init__.py").write_text("")
+    (fake / "tools" / "__init__.py").write_text("")
+    (fake / "tools" / "runner.py").write_text("")
+    (fake / "tools" / "commands.py").write_text(
+        "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from harness.cli import main\nfrom harness.tools import runner\n"
+    )
+    monkeypatch.setattr(__import__(__name__), "HARNESS", fake)
+    assert upward_edges() == ["harness.tools.commands (layer 0) imports harness.tools.runner (layer 3)"]
