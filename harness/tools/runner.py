@@ -36,6 +36,11 @@ class Outcome:
     verdict: Verdict
 
 
+# Cases left after a tool failure named one: above this many, they run on as two modules, so
+# that k failing cases cost about k·log(n) compiled functions, not k·n.
+SPLIT_AT = 16
+
+
 class Runner:
     """Runs groups of cases through the real tools and gives each (case, selector) its verdict.
 
@@ -140,7 +145,7 @@ class Runner:
         wants_object = self.with_object or first.check == "object"
         object_runs = self._disassemble(first, selector, text) if wants_object else []
         disassembly = object_runs[-1] if len(object_runs) == 2 else None
-        module_facts = _ModuleFacts(names, text if before else "", gen.stdout, disassembly)
+        module_facts = _ModuleFacts(names, text if before else "", gen.stdout, printed, disassembly)
         out = {}
         for c in cases:
             tools = before + [gen, mc] + object_runs
@@ -223,7 +228,12 @@ class Runner:
             if fn not in names:
                 return self._compile_each(cases, selector)
             out = {fn: Verdict(kind, reason, [gen])}
-        out.update(self.compile([c for c in cases if c.function not in out], selector))
+        rest = [c for c in cases if c.function not in out]
+        # The verifier names every bad call at once; a crash or a selection failure names one,
+        # and more may follow, each costing a run of what is left: then it runs as two modules.
+        crashed = all(v.verdict not in (V.VERIFIER_REJECT, V.UNSUPPORTED) for v in out.values())
+        for share in (rest[: len(rest) // 2], rest[len(rest) // 2 :]) if crashed and len(rest) > SPLIT_AT else (rest,):
+            out.update(self.compile(share, selector))
         return out
 
     def check_pipeline(self, where: Case, pipeline: str) -> None:
@@ -361,8 +371,8 @@ class _ModuleFacts:
     register cost, source tuples in the text and in the object, the unscaled->scaled
     rewrite, and what the opt pipeline made of each source."""
 
-    def __init__(self, names: set[str], ir: str, asm: str, disassembly: ToolRun | None):
-        self.asm = V.split_functions(asm, names)
+    def __init__(self, names: set[str], ir: str, asm: str, bodies: dict[str, list[str]], disassembly: ToolRun | None):
+        self.asm = bodies  # (llc's text, split per function)
         self.symbols = V.symbols(asm)
         self.ir = V.split_functions(ir, names) if ir else None
         self.objects = V.split_functions(disassembly.stdout, names) if disassembly is not None and disassembly.ok else None
@@ -371,12 +381,12 @@ class _ModuleFacts:
         intr, fn = case.intrinsic, case.function
         body = self.asm.get(fn, [])
         facts: dict = {"metrics": V.metrics(body, fn, self.symbols)}
-        tuples = {"text": V.source_tuples(body, intr.mnemonics(case.cpu))}
+        found = V.instruction(body, intr.mnemonics(case.cpu))
+        tuples = {"text": V.tuples_of(found)}
         if self.objects is not None:
             tuples["object"] = V.source_tuples(self.objects.get(fn, []), intr.mnemonics(case.cpu))
         facts["tuples"] = tuples
         if intr.scaled_mnemonic:
-            found = V.instruction(body, intr.mnemonics(case.cpu))
             facts["rewrite"] = (
                 f"rewritten to the scaled form {intr.scaled_mnemonic} (neutral scale)"
                 if found and found[0] == intr.scaled_mnemonic

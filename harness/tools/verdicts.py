@@ -178,13 +178,18 @@ def llc_failure(stderr: str) -> tuple[VerdictCode, str | None, str]:
 # ---- what llc's text and the disassembled object say about one function -------------------
 
 
+# First characters of lines that never start a function (instructions, directives, comments):
+# most lines, skipped without the pattern.
+_NO_START = frozenset(("", " ", "\t", ".", ";", "#", "/"))
+
+
 def split_functions(text: str, names: set[str]) -> dict[str, list[str]]:
     """Body lines of each function in `names`, in one pass over llc's text output, llvm-objdump
     -d output (`<fn>:` headers) or IR (`define ... @fn(`)."""
     bodies: dict[str, list[str]] = {}
     current: list[str] | None = None
     for line in text.splitlines():
-        m = _FUNCTION_START.match(line)
+        m = _FUNCTION_START.match(line) if line[:1] not in _NO_START else None
         name = next((g for g in m.groups() if g), None) if m else None
         if name in names:
             current = bodies.setdefault(name, [])
@@ -253,7 +258,11 @@ def shape_mismatch(operands: list[str], expected: dict[str, tuple[int, int]]) ->
 
 def source_tuples(body: list[str], mnemonics: tuple[str, ...]) -> dict[str, str]:
     """The A and B register tuples of the matrix instruction (its second and third operands)."""
-    found = instruction(body, mnemonics)
+    return tuples_of(instruction(body, mnemonics))
+
+
+def tuples_of(found: tuple[str, list[str]] | None) -> dict[str, str]:
+    """The A and B register tuples of an instruction `instruction` found."""
     if not found or len(found[1]) < 3:
         return {}
     return {"a": found[1][1], "b": found[1][2]}
