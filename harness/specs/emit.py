@@ -7,26 +7,14 @@ prints the offending call, so that name is how a diagnostic is attributed back t
 from __future__ import annotations
 
 import functools
-import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from harness.specs.cases import Case
-from harness.targets import catalog
+from harness.targets import catalog, families
 from harness.targets.catalog import Intrinsic, Role, Side
 
-_VECTOR = re.compile(r"<(\d+) x (\w+)>")
-_SCALAR_SUFFIX = {"float": "f32", "half": "f16", "double": "f64", "bfloat": "bf16"}
-
-
-def mangle(ir_type: str) -> str:
-    """Overload suffix LLVM uses for a type: <8 x float> -> v8f32, i16 -> i16, float -> f32."""
-    m = _VECTOR.fullmatch(ir_type)
-    if m:
-        return f"v{m.group(1)}{_SCALAR_SUFFIX.get(m.group(2), m.group(2))}"
-    if re.fullmatch(r"i\d+", ir_type) or ir_type in _SCALAR_SUFFIX:
-        return _SCALAR_SUFFIX.get(ir_type, ir_type)
-    raise ValueError(f"cannot mangle {ir_type!r}")
+mangle = families.mangle  # LLVM's overload suffix for a type: <8 x float> -> v8f32
 
 
 def source_type(case: Case, side: Side) -> str:

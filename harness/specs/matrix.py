@@ -71,13 +71,16 @@ def _intrinsics(v: Value) -> tuple[Intrinsic, ...]:
         raise v.error(catalog.unknown(text)) from None
 
 
-def _rule_key(key: str, v: Value) -> object:
-    """What an exclude rule's value matches, checked where it is written: the key `_case_keys`
-    gives a case that the value matches."""
-    value, problem = v.value, ""
+def _rule_keys(key: str, v: Value) -> tuple[object, ...]:
+    """What an exclude rule's value matches, checked where it is written: the keys `_case_keys`
+    gives the cases that the value matches (an intrinsic name or glob: each entry it means)."""
     if key == "intrinsic":
-        found = _intrinsics(v)
-        return found[0].name if len(found) == 1 else (found[0].base or str(v.value))
+        return tuple(i.name for i in _intrinsics(v))
+    return (_rule_key(key, v),)
+
+
+def _rule_key(key: str, v: Value) -> object:
+    value, problem = v.value, ""
     if key in ("fmt_a", "fmt_b"):
         return "all" if value == "all" else _format(v)
     if key in ("width_a", "width_b"):
@@ -106,7 +109,7 @@ def _rule_key(key: str, v: Value) -> object:
 def _case_keys(key: str, case: Case, selector: Selector) -> tuple:
     """The rule keys (see `_rule_key`) that match a case in one dimension."""
     if key == "intrinsic":
-        return (case.intrinsic.name, case.intrinsic.base)
+        return (case.intrinsic.name,)
     if key in ("fmt_a", "fmt_b"):
         return (case.fmt(Side(key[-1])), "all")
     if key in ("width_a", "width_b"):
@@ -127,7 +130,7 @@ class Excludes:
 
     def __init__(self, rules: list[dict[str, list[Value]]]):
         unique = dict.fromkeys(
-            tuple(sorted((key, frozenset(_rule_key(key, v) for v in values)) for key, values in rule.items())) for rule in rules
+            tuple(sorted((key, frozenset(k for v in values for k in _rule_keys(key, v))) for key, values in rule.items())) for rule in rules
         )
         self.everyone = frozenset(range(len(unique)))
         self.named: dict[str, set[int]] = {}  # dimension -> the rules that name it
