@@ -130,7 +130,8 @@ class Excludes:
 
     def __init__(self, rules: list[dict[str, list[Value]]]):
         unique = dict.fromkeys(
-            tuple(sorted((key, frozenset(k for v in values for k in _rule_keys(key, v))) for key, values in rule.items())) for rule in rules
+            tuple(sorted((key, frozenset(k for v in values for k in _rule_keys(key, v))) for key, values in rule.items()))
+            for rule in rules
         )
         self.everyone = frozenset(range(len(unique)))
         self.named: dict[str, set[int]] = {}  # dimension -> the rules that name it
