@@ -80,7 +80,10 @@ if targets.AMDGPU.registered in tc.targets:
     known_cpus = tc.cpus(targets.AMDGPU.registered)
     present = [i for i in catalog.INTRINSICS if known_cpus & {*i.cpus, i.absent_cpu}]
     decls = emit.probe_declarations(present)
-    support = declared.support(tc, targets.AMDGPU, {i.name: (i.symbol, decls[i.name]) for i in present})
+    try:  # the build's intrinsic header, then its opt: a broken one is a configuration error
+        support = declared.support(tc, targets.AMDGPU, {i.name: (i.symbol, decls[i.name]) for i in present})
+    except (InputError, toolchain.ProbeDied) as exc:
+        lit_config.fatal(f"cannot tell which AMDGPU intrinsics {tc.describe()} knows: {exc}")
     config.available_features.update(i.symbol for i in present if not support[i.name])
 
 # ptxas closes NVPTX's PTX where there is one: --param ptxas=PATH, else $PTXAS, else PATH, else the

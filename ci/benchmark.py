@@ -37,7 +37,7 @@ def raw_jobs(groups, tc, workdir: Path) -> list[str]:
     """
     tool = lambda command: shlex.join([tc.require(command.tool), *command.args])
     jobs = []
-    for n, batch in enumerate(runner.batches(groups, os.cpu_count() or 1)):
+    for n, batch in enumerate(runner.batches(groups)):
         members = [c for _, c in batch.members]
         rejected = [c for c in members if c.rejection]
         absent = [c for c in members if not c.rejection and c.cpu not in c.intrinsic.cpus]

@@ -151,7 +151,7 @@ def _run_selection(args) -> tuple[list[Planned], list]:
     nvptx_cases, _ = nvptx_single.select(args)
     amdgpu_names = [n for n in args.intrinsic or [] if nvptx_mma.lookup(n) is None]
     for name in amdgpu_names:
-        selection.lookup(name)  # a misspelt name is bad input, whatever else was asked for
+        selection.lookup_all(name)  # a misspelt name is bad input, whatever else was asked for
     if nvptx_cases and (args.metrics or args.object):
         raise InputError("--metrics and --object apply to AMDGPU cases; narrow the selection to them")
     if args.intrinsic and not amdgpu_names:

@@ -21,6 +21,8 @@ verdicts (per case and selector):
   pass             llc's text reassembles (llvm-mc for AMDGPU, ptxas -arch=<cpu> for NVPTX)
   mc-reject        llc succeeded but the assembler rejects its text (the over-wide tuple bug;
                    for NVPTX, ptxas rejecting it, e.g. an mma name with no such variant)
+  wrong-shape      the assembler accepts llc's text, but it is not the row's instruction or a
+                   register tuple is not as wide as the ISA says
   cannot-select    llc's selector gave up ("Cannot select", GlobalISel "unable to legalize")
   verifier-reject  the IR verifier rejects the call (e.g. a source narrower than its format)
   crash            a tool died for another reason
@@ -207,7 +209,7 @@ def build() -> argparse.ArgumentParser:
         action="append",
         default=[],
         metavar="N=V",
-        help="override call operand N (an index, or fmt_a/fmt_b) with V (an integer or %%name)",
+        help="override call operand N (an index, or fmt_a/fmt_b) with V (an integer, true/false for an i1, or %%name)",
     )
     p.add_argument(
         "--narrowing",

@@ -172,7 +172,7 @@ def test_every_dimension_lands_in_its_documented_file(classes_dir):
         (
             f"{WF}.nonconst.ll",
             [
-                "__arg2_var(",
+                "__arg2_var_fmt(",
                 "ptr addrspace(1) %out, i32 %fmt)",
                 "i32 %fmt, <16 x i32> %b",
                 "; CHECK: immarg operand has non-immediate parameter",

@@ -5,21 +5,21 @@
 ; REQUIRES: amdgpu-registered-target, cpu-gfx950, llvm.amdgcn.mfma.scale.f32.32x32x64.f8f6f4
 ; RUN: not llvm-as -disable-output %s 2>&1 | FileCheck %s
 
-define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_fp8_v8__b_fp8_v8__arg3_var(<8 x i32> %a, <8 x i32> %b, <16 x float> %c, ptr addrspace(1) %out, i32 %fmt) {
+define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_fp8_v8__b_fp8_v8__arg3_var_fmt(<8 x i32> %a, <8 x i32> %b, <16 x float> %c, ptr addrspace(1) %out, i32 %fmt) {
 ; CHECK: immarg operand has non-immediate parameter
 ; CHECK-NEXT: {{^}}i32 %fmt{{$}}
-; CHECK-NEXT: {{^  }}%r.mfma_scale_f32_32x32x64_f8f6f4__a_fp8_v8__b_fp8_v8__arg3_var = call {{.*}}
-  %r.mfma_scale_f32_32x32x64_f8f6f4__a_fp8_v8__b_fp8_v8__arg3_var = call <16 x float> @llvm.amdgcn.mfma.scale.f32.32x32x64.f8f6f4.v8i32.v8i32(<8 x i32> %a, <8 x i32> %b, <16 x float> %c, i32 %fmt, i32 0, i32 0, i32 0, i32 0, i32 0)
-  store <16 x float> %r.mfma_scale_f32_32x32x64_f8f6f4__a_fp8_v8__b_fp8_v8__arg3_var, ptr addrspace(1) %out
+; CHECK-NEXT: {{^  }}%r.mfma_scale_f32_32x32x64_f8f6f4__a_fp8_v8__b_fp8_v8__arg3_var_fmt = call {{.*}}
+  %r.mfma_scale_f32_32x32x64_f8f6f4__a_fp8_v8__b_fp8_v8__arg3_var_fmt = call <16 x float> @llvm.amdgcn.mfma.scale.f32.32x32x64.f8f6f4.v8i32.v8i32(<8 x i32> %a, <8 x i32> %b, <16 x float> %c, i32 %fmt, i32 0, i32 0, i32 0, i32 0, i32 0)
+  store <16 x float> %r.mfma_scale_f32_32x32x64_f8f6f4__a_fp8_v8__b_fp8_v8__arg3_var_fmt, ptr addrspace(1) %out
   ret void
 }
 
-define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_fp8_v8__b_fp8_v8__arg4_var(<8 x i32> %a, <8 x i32> %b, <16 x float> %c, ptr addrspace(1) %out, i32 %fmt) {
+define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_fp8_v8__b_fp8_v8__arg4_var_fmt(<8 x i32> %a, <8 x i32> %b, <16 x float> %c, ptr addrspace(1) %out, i32 %fmt) {
 ; CHECK: immarg operand has non-immediate parameter
 ; CHECK-NEXT: {{^}}i32 %fmt{{$}}
-; CHECK-NEXT: {{^  }}%r.mfma_scale_f32_32x32x64_f8f6f4__a_fp8_v8__b_fp8_v8__arg4_var = call {{.*}}
-  %r.mfma_scale_f32_32x32x64_f8f6f4__a_fp8_v8__b_fp8_v8__arg4_var = call <16 x float> @llvm.amdgcn.mfma.scale.f32.32x32x64.f8f6f4.v8i32.v8i32(<8 x i32> %a, <8 x i32> %b, <16 x float> %c, i32 0, i32 %fmt, i32 0, i32 0, i32 0, i32 0)
-  store <16 x float> %r.mfma_scale_f32_32x32x64_f8f6f4__a_fp8_v8__b_fp8_v8__arg4_var, ptr addrspace(1) %out
+; CHECK-NEXT: {{^  }}%r.mfma_scale_f32_32x32x64_f8f6f4__a_fp8_v8__b_fp8_v8__arg4_var_fmt = call {{.*}}
+  %r.mfma_scale_f32_32x32x64_f8f6f4__a_fp8_v8__b_fp8_v8__arg4_var_fmt = call <16 x float> @llvm.amdgcn.mfma.scale.f32.32x32x64.f8f6f4.v8i32.v8i32(<8 x i32> %a, <8 x i32> %b, <16 x float> %c, i32 0, i32 %fmt, i32 0, i32 0, i32 0, i32 0)
+  store <16 x float> %r.mfma_scale_f32_32x32x64_f8f6f4__a_fp8_v8__b_fp8_v8__arg4_var_fmt, ptr addrspace(1) %out
   ret void
 }
 

@@ -20,24 +20,24 @@ define <8 x float> @swmmac_f32_16x16x128_bf8_fp8__a_i32_v8__b_i32_v16(<8 x i32> 
   ret <8 x float> %r.swmmac_f32_16x16x128_bf8_fp8__a_i32_v8__b_i32_v16
 }
 
-define <8 x float> @swmmac_f32_16x16x128_bf8_fp8__a_i32_v8__b_i32_v16__arg4_1(<8 x i32> %a, <16 x i32> %b, <8 x float> %c) {
-; CHECK-LABEL: {{^}}swmmac_f32_16x16x128_bf8_fp8__a_i32_v8__b_i32_v16__arg4_1:
+define <8 x float> @swmmac_f32_16x16x128_bf8_fp8__a_i32_v8__b_i32_v16__arg4_true(<8 x i32> %a, <16 x i32> %b, <8 x float> %c) {
+; CHECK-LABEL: {{^}}swmmac_f32_16x16x128_bf8_fp8__a_i32_v8__b_i32_v16__arg4_true:
 ; CHECK: v_swmmac_f32_16x16x128_bf8_fp8 {{[asv]\[}}[[#D:]]:
 ; CHECK-SAME: [[#D+7]]{{\]}}, {{[asv]\[}}[[#A:]]:
 ; CHECK-SAME: [[#A+7]]{{\]}}, {{[asv]\[}}[[#B:]]:
 ; CHECK-SAME: [[#B+15]]{{\]}}
-  %r.swmmac_f32_16x16x128_bf8_fp8__a_i32_v8__b_i32_v16__arg4_1 = call <8 x float> @llvm.amdgcn.swmmac.f32.16x16x128.bf8.fp8.v8f32.v8i32.v16i32.i64(<8 x i32> %a, <16 x i32> %b, <8 x float> %c, i64 0, i1 1, i1 0)
-  ret <8 x float> %r.swmmac_f32_16x16x128_bf8_fp8__a_i32_v8__b_i32_v16__arg4_1
+  %r.swmmac_f32_16x16x128_bf8_fp8__a_i32_v8__b_i32_v16__arg4_true = call <8 x float> @llvm.amdgcn.swmmac.f32.16x16x128.bf8.fp8.v8f32.v8i32.v16i32.i64(<8 x i32> %a, <16 x i32> %b, <8 x float> %c, i64 0, i1 true, i1 0)
+  ret <8 x float> %r.swmmac_f32_16x16x128_bf8_fp8__a_i32_v8__b_i32_v16__arg4_true
 }
 
-define <8 x float> @swmmac_f32_16x16x128_bf8_fp8__a_i32_v8__b_i32_v16__arg5_1(<8 x i32> %a, <16 x i32> %b, <8 x float> %c) {
-; CHECK-LABEL: {{^}}swmmac_f32_16x16x128_bf8_fp8__a_i32_v8__b_i32_v16__arg5_1:
+define <8 x float> @swmmac_f32_16x16x128_bf8_fp8__a_i32_v8__b_i32_v16__arg5_true(<8 x i32> %a, <16 x i32> %b, <8 x float> %c) {
+; CHECK-LABEL: {{^}}swmmac_f32_16x16x128_bf8_fp8__a_i32_v8__b_i32_v16__arg5_true:
 ; CHECK: v_swmmac_f32_16x16x128_bf8_fp8 {{[asv]\[}}[[#D:]]:
 ; CHECK-SAME: [[#D+7]]{{\]}}, {{[asv]\[}}[[#A:]]:
 ; CHECK-SAME: [[#A+7]]{{\]}}, {{[asv]\[}}[[#B:]]:
 ; CHECK-SAME: [[#B+15]]{{\]}}
-  %r.swmmac_f32_16x16x128_bf8_fp8__a_i32_v8__b_i32_v16__arg5_1 = call <8 x float> @llvm.amdgcn.swmmac.f32.16x16x128.bf8.fp8.v8f32.v8i32.v16i32.i64(<8 x i32> %a, <16 x i32> %b, <8 x float> %c, i64 0, i1 0, i1 1)
-  ret <8 x float> %r.swmmac_f32_16x16x128_bf8_fp8__a_i32_v8__b_i32_v16__arg5_1
+  %r.swmmac_f32_16x16x128_bf8_fp8__a_i32_v8__b_i32_v16__arg5_true = call <8 x float> @llvm.amdgcn.swmmac.f32.16x16x128.bf8.fp8.v8f32.v8i32.v16i32.i64(<8 x i32> %a, <16 x i32> %b, <8 x float> %c, i64 0, i1 0, i1 true)
+  ret <8 x float> %r.swmmac_f32_16x16x128_bf8_fp8__a_i32_v8__b_i32_v16__arg5_true
 }
 
 declare <8 x float> @llvm.amdgcn.swmmac.f32.16x16x128.bf8.fp8.v8f32.v8i32.v16i32.i64(<8 x i32>, <16 x i32>, <8 x float>, i64, i1, i1)

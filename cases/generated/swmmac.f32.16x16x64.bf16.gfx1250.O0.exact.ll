@@ -20,44 +20,44 @@ define <8 x float> @swmmac_f32_16x16x64_bf16__a_bfloat_v16__b_bfloat_v32(<16 x b
   ret <8 x float> %r.swmmac_f32_16x16x64_bf16__a_bfloat_v16__b_bfloat_v32
 }
 
-define <8 x float> @swmmac_f32_16x16x64_bf16__a_bfloat_v16__b_bfloat_v32__arg0_1(<16 x bfloat> %a, <32 x bfloat> %b, <8 x float> %c) {
-; CHECK-LABEL: {{^}}swmmac_f32_16x16x64_bf16__a_bfloat_v16__b_bfloat_v32__arg0_1:
+define <8 x float> @swmmac_f32_16x16x64_bf16__a_bfloat_v16__b_bfloat_v32__arg0_true(<16 x bfloat> %a, <32 x bfloat> %b, <8 x float> %c) {
+; CHECK-LABEL: {{^}}swmmac_f32_16x16x64_bf16__a_bfloat_v16__b_bfloat_v32__arg0_true:
 ; CHECK: v_swmmac_f32_16x16x64_bf16 {{[asv]\[}}[[#D:]]:
 ; CHECK-SAME: [[#D+7]]{{\]}}, {{[asv]\[}}[[#A:]]:
 ; CHECK-SAME: [[#A+7]]{{\]}}, {{[asv]\[}}[[#B:]]:
 ; CHECK-SAME: [[#B+15]]{{\]}}
-  %r.swmmac_f32_16x16x64_bf16__a_bfloat_v16__b_bfloat_v32__arg0_1 = call <8 x float> @llvm.amdgcn.swmmac.f32.16x16x64.bf16.v8f32.v16bf16.v32bf16.i32(i1 1, <16 x bfloat> %a, i1 0, <32 x bfloat> %b, <8 x float> %c, i32 0, i1 0, i1 0)
-  ret <8 x float> %r.swmmac_f32_16x16x64_bf16__a_bfloat_v16__b_bfloat_v32__arg0_1
+  %r.swmmac_f32_16x16x64_bf16__a_bfloat_v16__b_bfloat_v32__arg0_true = call <8 x float> @llvm.amdgcn.swmmac.f32.16x16x64.bf16.v8f32.v16bf16.v32bf16.i32(i1 true, <16 x bfloat> %a, i1 0, <32 x bfloat> %b, <8 x float> %c, i32 0, i1 0, i1 0)
+  ret <8 x float> %r.swmmac_f32_16x16x64_bf16__a_bfloat_v16__b_bfloat_v32__arg0_true
 }
 
-define <8 x float> @swmmac_f32_16x16x64_bf16__a_bfloat_v16__b_bfloat_v32__arg2_1(<16 x bfloat> %a, <32 x bfloat> %b, <8 x float> %c) {
-; CHECK-LABEL: {{^}}swmmac_f32_16x16x64_bf16__a_bfloat_v16__b_bfloat_v32__arg2_1:
+define <8 x float> @swmmac_f32_16x16x64_bf16__a_bfloat_v16__b_bfloat_v32__arg2_true(<16 x bfloat> %a, <32 x bfloat> %b, <8 x float> %c) {
+; CHECK-LABEL: {{^}}swmmac_f32_16x16x64_bf16__a_bfloat_v16__b_bfloat_v32__arg2_true:
 ; CHECK: v_swmmac_f32_16x16x64_bf16 {{[asv]\[}}[[#D:]]:
 ; CHECK-SAME: [[#D+7]]{{\]}}, {{[asv]\[}}[[#A:]]:
 ; CHECK-SAME: [[#A+7]]{{\]}}, {{[asv]\[}}[[#B:]]:
 ; CHECK-SAME: [[#B+15]]{{\]}}
-  %r.swmmac_f32_16x16x64_bf16__a_bfloat_v16__b_bfloat_v32__arg2_1 = call <8 x float> @llvm.amdgcn.swmmac.f32.16x16x64.bf16.v8f32.v16bf16.v32bf16.i32(i1 0, <16 x bfloat> %a, i1 1, <32 x bfloat> %b, <8 x float> %c, i32 0, i1 0, i1 0)
-  ret <8 x float> %r.swmmac_f32_16x16x64_bf16__a_bfloat_v16__b_bfloat_v32__arg2_1
+  %r.swmmac_f32_16x16x64_bf16__a_bfloat_v16__b_bfloat_v32__arg2_true = call <8 x float> @llvm.amdgcn.swmmac.f32.16x16x64.bf16.v8f32.v16bf16.v32bf16.i32(i1 0, <16 x bfloat> %a, i1 true, <32 x bfloat> %b, <8 x float> %c, i32 0, i1 0, i1 0)
+  ret <8 x float> %r.swmmac_f32_16x16x64_bf16__a_bfloat_v16__b_bfloat_v32__arg2_true
 }
 
-define <8 x float> @swmmac_f32_16x16x64_bf16__a_bfloat_v16__b_bfloat_v32__arg6_1(<16 x bfloat> %a, <32 x bfloat> %b, <8 x float> %c) {
-; CHECK-LABEL: {{^}}swmmac_f32_16x16x64_bf16__a_bfloat_v16__b_bfloat_v32__arg6_1:
+define <8 x float> @swmmac_f32_16x16x64_bf16__a_bfloat_v16__b_bfloat_v32__arg6_true(<16 x bfloat> %a, <32 x bfloat> %b, <8 x float> %c) {
+; CHECK-LABEL: {{^}}swmmac_f32_16x16x64_bf16__a_bfloat_v16__b_bfloat_v32__arg6_true:
 ; CHECK: v_swmmac_f32_16x16x64_bf16 {{[asv]\[}}[[#D:]]:
 ; CHECK-SAME: [[#D+7]]{{\]}}, {{[asv]\[}}[[#A:]]:
 ; CHECK-SAME: [[#A+7]]{{\]}}, {{[asv]\[}}[[#B:]]:
 ; CHECK-SAME: [[#B+15]]{{\]}}
-  %r.swmmac_f32_16x16x64_bf16__a_bfloat_v16__b_bfloat_v32__arg6_1 = call <8 x float> @llvm.amdgcn.swmmac.f32.16x16x64.bf16.v8f32.v16bf16.v32bf16.i32(i1 0, <16 x bfloat> %a, i1 0, <32 x bfloat> %b, <8 x float> %c, i32 0, i1 1, i1 0)
-  ret <8 x float> %r.swmmac_f32_16x16x64_bf16__a_bfloat_v16__b_bfloat_v32__arg6_1
+  %r.swmmac_f32_16x16x64_bf16__a_bfloat_v16__b_bfloat_v32__arg6_true = call <8 x float> @llvm.amdgcn.swmmac.f32.16x16x64.bf16.v8f32.v16bf16.v32bf16.i32(i1 0, <16 x bfloat> %a, i1 0, <32 x bfloat> %b, <8 x float> %c, i32 0, i1 true, i1 0)
+  ret <8 x float> %r.swmmac_f32_16x16x64_bf16__a_bfloat_v16__b_bfloat_v32__arg6_true
 }
 
-define <8 x float> @swmmac_f32_16x16x64_bf16__a_bfloat_v16__b_bfloat_v32__arg7_1(<16 x bfloat> %a, <32 x bfloat> %b, <8 x float> %c) {
-; CHECK-LABEL: {{^}}swmmac_f32_16x16x64_bf16__a_bfloat_v16__b_bfloat_v32__arg7_1:
+define <8 x float> @swmmac_f32_16x16x64_bf16__a_bfloat_v16__b_bfloat_v32__arg7_true(<16 x bfloat> %a, <32 x bfloat> %b, <8 x float> %c) {
+; CHECK-LABEL: {{^}}swmmac_f32_16x16x64_bf16__a_bfloat_v16__b_bfloat_v32__arg7_true:
 ; CHECK: v_swmmac_f32_16x16x64_bf16 {{[asv]\[}}[[#D:]]:
 ; CHECK-SAME: [[#D+7]]{{\]}}, {{[asv]\[}}[[#A:]]:
 ; CHECK-SAME: [[#A+7]]{{\]}}, {{[asv]\[}}[[#B:]]:
 ; CHECK-SAME: [[#B+15]]{{\]}}
-  %r.swmmac_f32_16x16x64_bf16__a_bfloat_v16__b_bfloat_v32__arg7_1 = call <8 x float> @llvm.amdgcn.swmmac.f32.16x16x64.bf16.v8f32.v16bf16.v32bf16.i32(i1 0, <16 x bfloat> %a, i1 0, <32 x bfloat> %b, <8 x float> %c, i32 0, i1 0, i1 1)
-  ret <8 x float> %r.swmmac_f32_16x16x64_bf16__a_bfloat_v16__b_bfloat_v32__arg7_1
+  %r.swmmac_f32_16x16x64_bf16__a_bfloat_v16__b_bfloat_v32__arg7_true = call <8 x float> @llvm.amdgcn.swmmac.f32.16x16x64.bf16.v8f32.v16bf16.v32bf16.i32(i1 0, <16 x bfloat> %a, i1 0, <32 x bfloat> %b, <8 x float> %c, i32 0, i1 0, i1 true)
+  ret <8 x float> %r.swmmac_f32_16x16x64_bf16__a_bfloat_v16__b_bfloat_v32__arg7_true
 }
 
 declare <8 x float> @llvm.amdgcn.swmmac.f32.16x16x64.bf16.v8f32.v16bf16.v32bf16.i32(i1, <16 x bfloat>, i1, <32 x bfloat>, <8 x float>, i32, i1, i1)

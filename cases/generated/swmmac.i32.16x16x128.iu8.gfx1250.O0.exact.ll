@@ -20,54 +20,54 @@ define <8 x i32> @swmmac_i32_16x16x128_iu8__a_i32_v8__b_i32_v16(<8 x i32> %a, <1
   ret <8 x i32> %r.swmmac_i32_16x16x128_iu8__a_i32_v8__b_i32_v16
 }
 
-define <8 x i32> @swmmac_i32_16x16x128_iu8__a_i32_v8__b_i32_v16__arg0_1(<8 x i32> %a, <16 x i32> %b, <8 x i32> %c) {
-; CHECK-LABEL: {{^}}swmmac_i32_16x16x128_iu8__a_i32_v8__b_i32_v16__arg0_1:
+define <8 x i32> @swmmac_i32_16x16x128_iu8__a_i32_v8__b_i32_v16__arg0_true(<8 x i32> %a, <16 x i32> %b, <8 x i32> %c) {
+; CHECK-LABEL: {{^}}swmmac_i32_16x16x128_iu8__a_i32_v8__b_i32_v16__arg0_true:
 ; CHECK: v_swmmac_i32_16x16x128_iu8 {{[asv]\[}}[[#D:]]:
 ; CHECK-SAME: [[#D+7]]{{\]}}, {{[asv]\[}}[[#A:]]:
 ; CHECK-SAME: [[#A+7]]{{\]}}, {{[asv]\[}}[[#B:]]:
 ; CHECK-SAME: [[#B+15]]{{\]}}
-  %r.swmmac_i32_16x16x128_iu8__a_i32_v8__b_i32_v16__arg0_1 = call <8 x i32> @llvm.amdgcn.swmmac.i32.16x16x128.iu8.v8i32.v8i32.v16i32.i64(i1 1, <8 x i32> %a, i1 0, <16 x i32> %b, <8 x i32> %c, i64 0, i1 0, i1 0, i1 0)
-  ret <8 x i32> %r.swmmac_i32_16x16x128_iu8__a_i32_v8__b_i32_v16__arg0_1
+  %r.swmmac_i32_16x16x128_iu8__a_i32_v8__b_i32_v16__arg0_true = call <8 x i32> @llvm.amdgcn.swmmac.i32.16x16x128.iu8.v8i32.v8i32.v16i32.i64(i1 true, <8 x i32> %a, i1 0, <16 x i32> %b, <8 x i32> %c, i64 0, i1 0, i1 0, i1 0)
+  ret <8 x i32> %r.swmmac_i32_16x16x128_iu8__a_i32_v8__b_i32_v16__arg0_true
 }
 
-define <8 x i32> @swmmac_i32_16x16x128_iu8__a_i32_v8__b_i32_v16__arg2_1(<8 x i32> %a, <16 x i32> %b, <8 x i32> %c) {
-; CHECK-LABEL: {{^}}swmmac_i32_16x16x128_iu8__a_i32_v8__b_i32_v16__arg2_1:
+define <8 x i32> @swmmac_i32_16x16x128_iu8__a_i32_v8__b_i32_v16__arg2_true(<8 x i32> %a, <16 x i32> %b, <8 x i32> %c) {
+; CHECK-LABEL: {{^}}swmmac_i32_16x16x128_iu8__a_i32_v8__b_i32_v16__arg2_true:
 ; CHECK: v_swmmac_i32_16x16x128_iu8 {{[asv]\[}}[[#D:]]:
 ; CHECK-SAME: [[#D+7]]{{\]}}, {{[asv]\[}}[[#A:]]:
 ; CHECK-SAME: [[#A+7]]{{\]}}, {{[asv]\[}}[[#B:]]:
 ; CHECK-SAME: [[#B+15]]{{\]}}
-  %r.swmmac_i32_16x16x128_iu8__a_i32_v8__b_i32_v16__arg2_1 = call <8 x i32> @llvm.amdgcn.swmmac.i32.16x16x128.iu8.v8i32.v8i32.v16i32.i64(i1 0, <8 x i32> %a, i1 1, <16 x i32> %b, <8 x i32> %c, i64 0, i1 0, i1 0, i1 0)
-  ret <8 x i32> %r.swmmac_i32_16x16x128_iu8__a_i32_v8__b_i32_v16__arg2_1
+  %r.swmmac_i32_16x16x128_iu8__a_i32_v8__b_i32_v16__arg2_true = call <8 x i32> @llvm.amdgcn.swmmac.i32.16x16x128.iu8.v8i32.v8i32.v16i32.i64(i1 0, <8 x i32> %a, i1 true, <16 x i32> %b, <8 x i32> %c, i64 0, i1 0, i1 0, i1 0)
+  ret <8 x i32> %r.swmmac_i32_16x16x128_iu8__a_i32_v8__b_i32_v16__arg2_true
 }
 
-define <8 x i32> @swmmac_i32_16x16x128_iu8__a_i32_v8__b_i32_v16__arg6_1(<8 x i32> %a, <16 x i32> %b, <8 x i32> %c) {
-; CHECK-LABEL: {{^}}swmmac_i32_16x16x128_iu8__a_i32_v8__b_i32_v16__arg6_1:
+define <8 x i32> @swmmac_i32_16x16x128_iu8__a_i32_v8__b_i32_v16__arg6_true(<8 x i32> %a, <16 x i32> %b, <8 x i32> %c) {
+; CHECK-LABEL: {{^}}swmmac_i32_16x16x128_iu8__a_i32_v8__b_i32_v16__arg6_true:
 ; CHECK: v_swmmac_i32_16x16x128_iu8 {{[asv]\[}}[[#D:]]:
 ; CHECK-SAME: [[#D+7]]{{\]}}, {{[asv]\[}}[[#A:]]:
 ; CHECK-SAME: [[#A+7]]{{\]}}, {{[asv]\[}}[[#B:]]:
 ; CHECK-SAME: [[#B+15]]{{\]}}
-  %r.swmmac_i32_16x16x128_iu8__a_i32_v8__b_i32_v16__arg6_1 = call <8 x i32> @llvm.amdgcn.swmmac.i32.16x16x128.iu8.v8i32.v8i32.v16i32.i64(i1 0, <8 x i32> %a, i1 0, <16 x i32> %b, <8 x i32> %c, i64 0, i1 1, i1 0, i1 0)
-  ret <8 x i32> %r.swmmac_i32_16x16x128_iu8__a_i32_v8__b_i32_v16__arg6_1
+  %r.swmmac_i32_16x16x128_iu8__a_i32_v8__b_i32_v16__arg6_true = call <8 x i32> @llvm.amdgcn.swmmac.i32.16x16x128.iu8.v8i32.v8i32.v16i32.i64(i1 0, <8 x i32> %a, i1 0, <16 x i32> %b, <8 x i32> %c, i64 0, i1 true, i1 0, i1 0)
+  ret <8 x i32> %r.swmmac_i32_16x16x128_iu8__a_i32_v8__b_i32_v16__arg6_true
 }
 
-define <8 x i32> @swmmac_i32_16x16x128_iu8__a_i32_v8__b_i32_v16__arg7_1(<8 x i32> %a, <16 x i32> %b, <8 x i32> %c) {
-; CHECK-LABEL: {{^}}swmmac_i32_16x16x128_iu8__a_i32_v8__b_i32_v16__arg7_1:
+define <8 x i32> @swmmac_i32_16x16x128_iu8__a_i32_v8__b_i32_v16__arg7_true(<8 x i32> %a, <16 x i32> %b, <8 x i32> %c) {
+; CHECK-LABEL: {{^}}swmmac_i32_16x16x128_iu8__a_i32_v8__b_i32_v16__arg7_true:
 ; CHECK: v_swmmac_i32_16x16x128_iu8 {{[asv]\[}}[[#D:]]:
 ; CHECK-SAME: [[#D+7]]{{\]}}, {{[asv]\[}}[[#A:]]:
 ; CHECK-SAME: [[#A+7]]{{\]}}, {{[asv]\[}}[[#B:]]:
 ; CHECK-SAME: [[#B+15]]{{\]}}
-  %r.swmmac_i32_16x16x128_iu8__a_i32_v8__b_i32_v16__arg7_1 = call <8 x i32> @llvm.amdgcn.swmmac.i32.16x16x128.iu8.v8i32.v8i32.v16i32.i64(i1 0, <8 x i32> %a, i1 0, <16 x i32> %b, <8 x i32> %c, i64 0, i1 0, i1 1, i1 0)
-  ret <8 x i32> %r.swmmac_i32_16x16x128_iu8__a_i32_v8__b_i32_v16__arg7_1
+  %r.swmmac_i32_16x16x128_iu8__a_i32_v8__b_i32_v16__arg7_true = call <8 x i32> @llvm.amdgcn.swmmac.i32.16x16x128.iu8.v8i32.v8i32.v16i32.i64(i1 0, <8 x i32> %a, i1 0, <16 x i32> %b, <8 x i32> %c, i64 0, i1 0, i1 true, i1 0)
+  ret <8 x i32> %r.swmmac_i32_16x16x128_iu8__a_i32_v8__b_i32_v16__arg7_true
 }
 
-define <8 x i32> @swmmac_i32_16x16x128_iu8__a_i32_v8__b_i32_v16__arg8_1(<8 x i32> %a, <16 x i32> %b, <8 x i32> %c) {
-; CHECK-LABEL: {{^}}swmmac_i32_16x16x128_iu8__a_i32_v8__b_i32_v16__arg8_1:
+define <8 x i32> @swmmac_i32_16x16x128_iu8__a_i32_v8__b_i32_v16__arg8_true(<8 x i32> %a, <16 x i32> %b, <8 x i32> %c) {
+; CHECK-LABEL: {{^}}swmmac_i32_16x16x128_iu8__a_i32_v8__b_i32_v16__arg8_true:
 ; CHECK: v_swmmac_i32_16x16x128_iu8 {{[asv]\[}}[[#D:]]:
 ; CHECK-SAME: [[#D+7]]{{\]}}, {{[asv]\[}}[[#A:]]:
 ; CHECK-SAME: [[#A+7]]{{\]}}, {{[asv]\[}}[[#B:]]:
 ; CHECK-SAME: [[#B+15]]{{\]}}
-  %r.swmmac_i32_16x16x128_iu8__a_i32_v8__b_i32_v16__arg8_1 = call <8 x i32> @llvm.amdgcn.swmmac.i32.16x16x128.iu8.v8i32.v8i32.v16i32.i64(i1 0, <8 x i32> %a, i1 0, <16 x i32> %b, <8 x i32> %c, i64 0, i1 0, i1 0, i1 1)
-  ret <8 x i32> %r.swmmac_i32_16x16x128_iu8__a_i32_v8__b_i32_v16__arg8_1
+  %r.swmmac_i32_16x16x128_iu8__a_i32_v8__b_i32_v16__arg8_true = call <8 x i32> @llvm.amdgcn.swmmac.i32.16x16x128.iu8.v8i32.v8i32.v16i32.i64(i1 0, <8 x i32> %a, i1 0, <16 x i32> %b, <8 x i32> %c, i64 0, i1 0, i1 0, i1 true)
+  ret <8 x i32> %r.swmmac_i32_16x16x128_iu8__a_i32_v8__b_i32_v16__arg8_true
 }
 
 declare <8 x i32> @llvm.amdgcn.swmmac.i32.16x16x128.iu8.v8i32.v8i32.v16i32.i64(i1, <8 x i32>, i1, <16 x i32>, <8 x i32>, i64, i1, i1, i1)

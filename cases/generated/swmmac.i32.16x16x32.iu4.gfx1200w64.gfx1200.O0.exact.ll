@@ -18,28 +18,28 @@ define <4 x i32> @swmmac_i32_16x16x32_iu4_gfx1200w64__a_i32_v1__b_i32_v1(i32 %a,
   ret <4 x i32> %r.swmmac_i32_16x16x32_iu4_gfx1200w64__a_i32_v1__b_i32_v1
 }
 
-define <4 x i32> @swmmac_i32_16x16x32_iu4_gfx1200w64__a_i32_v1__b_i32_v1__arg0_1(i32 %a, i32 %b, <4 x i32> %c) {
-; CHECK-LABEL: {{^}}swmmac_i32_16x16x32_iu4_gfx1200w64__a_i32_v1__b_i32_v1__arg0_1:
+define <4 x i32> @swmmac_i32_16x16x32_iu4_gfx1200w64__a_i32_v1__b_i32_v1__arg0_true(i32 %a, i32 %b, <4 x i32> %c) {
+; CHECK-LABEL: {{^}}swmmac_i32_16x16x32_iu4_gfx1200w64__a_i32_v1__b_i32_v1__arg0_true:
 ; CHECK: v_swmmac_i32_16x16x32_iu4 {{[asv]\[}}[[#D:]]:
 ; CHECK-SAME: [[#D+3]]{{\]}}, {{[asv][0-9]+}}, {{[asv][0-9]+}}
-  %r.swmmac_i32_16x16x32_iu4_gfx1200w64__a_i32_v1__b_i32_v1__arg0_1 = call <4 x i32> @llvm.amdgcn.swmmac.i32.16x16x32.iu4.v4i32.i32.i32.i16(i1 1, i32 %a, i1 0, i32 %b, <4 x i32> %c, i16 0, i1 0)
-  ret <4 x i32> %r.swmmac_i32_16x16x32_iu4_gfx1200w64__a_i32_v1__b_i32_v1__arg0_1
+  %r.swmmac_i32_16x16x32_iu4_gfx1200w64__a_i32_v1__b_i32_v1__arg0_true = call <4 x i32> @llvm.amdgcn.swmmac.i32.16x16x32.iu4.v4i32.i32.i32.i16(i1 true, i32 %a, i1 0, i32 %b, <4 x i32> %c, i16 0, i1 0)
+  ret <4 x i32> %r.swmmac_i32_16x16x32_iu4_gfx1200w64__a_i32_v1__b_i32_v1__arg0_true
 }
 
-define <4 x i32> @swmmac_i32_16x16x32_iu4_gfx1200w64__a_i32_v1__b_i32_v1__arg2_1(i32 %a, i32 %b, <4 x i32> %c) {
-; CHECK-LABEL: {{^}}swmmac_i32_16x16x32_iu4_gfx1200w64__a_i32_v1__b_i32_v1__arg2_1:
+define <4 x i32> @swmmac_i32_16x16x32_iu4_gfx1200w64__a_i32_v1__b_i32_v1__arg2_true(i32 %a, i32 %b, <4 x i32> %c) {
+; CHECK-LABEL: {{^}}swmmac_i32_16x16x32_iu4_gfx1200w64__a_i32_v1__b_i32_v1__arg2_true:
 ; CHECK: v_swmmac_i32_16x16x32_iu4 {{[asv]\[}}[[#D:]]:
 ; CHECK-SAME: [[#D+3]]{{\]}}, {{[asv][0-9]+}}, {{[asv][0-9]+}}
-  %r.swmmac_i32_16x16x32_iu4_gfx1200w64__a_i32_v1__b_i32_v1__arg2_1 = call <4 x i32> @llvm.amdgcn.swmmac.i32.16x16x32.iu4.v4i32.i32.i32.i16(i1 0, i32 %a, i1 1, i32 %b, <4 x i32> %c, i16 0, i1 0)
-  ret <4 x i32> %r.swmmac_i32_16x16x32_iu4_gfx1200w64__a_i32_v1__b_i32_v1__arg2_1
+  %r.swmmac_i32_16x16x32_iu4_gfx1200w64__a_i32_v1__b_i32_v1__arg2_true = call <4 x i32> @llvm.amdgcn.swmmac.i32.16x16x32.iu4.v4i32.i32.i32.i16(i1 0, i32 %a, i1 true, i32 %b, <4 x i32> %c, i16 0, i1 0)
+  ret <4 x i32> %r.swmmac_i32_16x16x32_iu4_gfx1200w64__a_i32_v1__b_i32_v1__arg2_true
 }
 
-define <4 x i32> @swmmac_i32_16x16x32_iu4_gfx1200w64__a_i32_v1__b_i32_v1__arg6_1(i32 %a, i32 %b, <4 x i32> %c) {
-; CHECK-LABEL: {{^}}swmmac_i32_16x16x32_iu4_gfx1200w64__a_i32_v1__b_i32_v1__arg6_1:
+define <4 x i32> @swmmac_i32_16x16x32_iu4_gfx1200w64__a_i32_v1__b_i32_v1__arg6_true(i32 %a, i32 %b, <4 x i32> %c) {
+; CHECK-LABEL: {{^}}swmmac_i32_16x16x32_iu4_gfx1200w64__a_i32_v1__b_i32_v1__arg6_true:
 ; CHECK: v_swmmac_i32_16x16x32_iu4 {{[asv]\[}}[[#D:]]:
 ; CHECK-SAME: [[#D+3]]{{\]}}, {{[asv][0-9]+}}, {{[asv][0-9]+}}
-  %r.swmmac_i32_16x16x32_iu4_gfx1200w64__a_i32_v1__b_i32_v1__arg6_1 = call <4 x i32> @llvm.amdgcn.swmmac.i32.16x16x32.iu4.v4i32.i32.i32.i16(i1 0, i32 %a, i1 0, i32 %b, <4 x i32> %c, i16 0, i1 1)
-  ret <4 x i32> %r.swmmac_i32_16x16x32_iu4_gfx1200w64__a_i32_v1__b_i32_v1__arg6_1
+  %r.swmmac_i32_16x16x32_iu4_gfx1200w64__a_i32_v1__b_i32_v1__arg6_true = call <4 x i32> @llvm.amdgcn.swmmac.i32.16x16x32.iu4.v4i32.i32.i32.i16(i1 0, i32 %a, i1 0, i32 %b, <4 x i32> %c, i16 0, i1 true)
+  ret <4 x i32> %r.swmmac_i32_16x16x32_iu4_gfx1200w64__a_i32_v1__b_i32_v1__arg6_true
 }
 
 declare <4 x i32> @llvm.amdgcn.swmmac.i32.16x16x32.iu4.v4i32.i32.i32.i16(i1, i32, i1, i32, <4 x i32>, i16, i1)

@@ -5,11 +5,11 @@
 ; REQUIRES: amdgpu-registered-target, cpu-gfx1200, llvm.amdgcn.wmma.bf16.16x16x16.bf16
 ; RUN: not llvm-as -disable-output %s 2>&1 | FileCheck %s
 
-define <4 x i16> @wmma_bf16_16x16x16_bf16_gfx1200w64__a_i16_v4__b_i16_v4__arg3_1(<4 x i16> %a, <4 x i16> %b, <4 x i16> %c) {
-; CHECK: {{^  }}%r.wmma_bf16_16x16x16_bf16_gfx1200w64__a_i16_v4__b_i16_v4__arg3_1 = call {{.*}}
-; (operand 3, i1 1: outside the values the ISA encodes)
-  %r.wmma_bf16_16x16x16_bf16_gfx1200w64__a_i16_v4__b_i16_v4__arg3_1 = call <4 x i16> @llvm.amdgcn.wmma.bf16.16x16x16.bf16.v4i16.v4i16(<4 x i16> %a, <4 x i16> %b, <4 x i16> %c, i1 1)
-  ret <4 x i16> %r.wmma_bf16_16x16x16_bf16_gfx1200w64__a_i16_v4__b_i16_v4__arg3_1
+define <4 x i16> @wmma_bf16_16x16x16_bf16_gfx1200w64__a_i16_v4__b_i16_v4__arg3_true(<4 x i16> %a, <4 x i16> %b, <4 x i16> %c) {
+; CHECK: {{^  }}%r.wmma_bf16_16x16x16_bf16_gfx1200w64__a_i16_v4__b_i16_v4__arg3_true = call {{.*}}
+; (operand 3, i1 true: outside the values the ISA encodes)
+  %r.wmma_bf16_16x16x16_bf16_gfx1200w64__a_i16_v4__b_i16_v4__arg3_true = call <4 x i16> @llvm.amdgcn.wmma.bf16.16x16x16.bf16.v4i16.v4i16(<4 x i16> %a, <4 x i16> %b, <4 x i16> %c, i1 true)
+  ret <4 x i16> %r.wmma_bf16_16x16x16_bf16_gfx1200w64__a_i16_v4__b_i16_v4__arg3_true
 }
 
 declare <4 x i16> @llvm.amdgcn.wmma.bf16.16x16x16.bf16.v4i16.v4i16(<4 x i16>, <4 x i16>, <4 x i16>, i1)

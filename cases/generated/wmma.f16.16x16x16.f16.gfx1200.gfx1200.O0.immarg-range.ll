@@ -5,11 +5,11 @@
 ; REQUIRES: amdgpu-registered-target, cpu-gfx1200, llvm.amdgcn.wmma.f16.16x16x16.f16
 ; RUN: not llvm-as -disable-output %s 2>&1 | FileCheck %s
 
-define <8 x half> @wmma_f16_16x16x16_f16_gfx1200__a_half_v8__b_half_v8__arg3_1(<8 x half> %a, <8 x half> %b, <8 x half> %c) {
-; CHECK: {{^  }}%r.wmma_f16_16x16x16_f16_gfx1200__a_half_v8__b_half_v8__arg3_1 = call {{.*}}
-; (operand 3, i1 1: outside the values the ISA encodes)
-  %r.wmma_f16_16x16x16_f16_gfx1200__a_half_v8__b_half_v8__arg3_1 = call <8 x half> @llvm.amdgcn.wmma.f16.16x16x16.f16.v8f16.v8f16(<8 x half> %a, <8 x half> %b, <8 x half> %c, i1 1)
-  ret <8 x half> %r.wmma_f16_16x16x16_f16_gfx1200__a_half_v8__b_half_v8__arg3_1
+define <8 x half> @wmma_f16_16x16x16_f16_gfx1200__a_half_v8__b_half_v8__arg3_true(<8 x half> %a, <8 x half> %b, <8 x half> %c) {
+; CHECK: {{^  }}%r.wmma_f16_16x16x16_f16_gfx1200__a_half_v8__b_half_v8__arg3_true = call {{.*}}
+; (operand 3, i1 true: outside the values the ISA encodes)
+  %r.wmma_f16_16x16x16_f16_gfx1200__a_half_v8__b_half_v8__arg3_true = call <8 x half> @llvm.amdgcn.wmma.f16.16x16x16.f16.v8f16.v8f16(<8 x half> %a, <8 x half> %b, <8 x half> %c, i1 true)
+  ret <8 x half> %r.wmma_f16_16x16x16_f16_gfx1200__a_half_v8__b_half_v8__arg3_true
 }
 
 declare <8 x half> @llvm.amdgcn.wmma.f16.16x16x16.f16.v8f16.v8f16(<8 x half>, <8 x half>, <8 x half>, i1)

@@ -5,11 +5,11 @@
 ; REQUIRES: amdgpu-registered-target, cpu-gfx1200, llvm.amdgcn.wmma.f16.16x16x16.f16
 ; RUN: not llvm-as -disable-output %s 2>&1 | FileCheck %s
 
-define <4 x half> @wmma_f16_16x16x16_f16_gfx1200w64__a_half_v4__b_half_v4__arg3_1(<4 x half> %a, <4 x half> %b, <4 x half> %c) {
-; CHECK: {{^  }}%r.wmma_f16_16x16x16_f16_gfx1200w64__a_half_v4__b_half_v4__arg3_1 = call {{.*}}
-; (operand 3, i1 1: outside the values the ISA encodes)
-  %r.wmma_f16_16x16x16_f16_gfx1200w64__a_half_v4__b_half_v4__arg3_1 = call <4 x half> @llvm.amdgcn.wmma.f16.16x16x16.f16.v4f16.v4f16(<4 x half> %a, <4 x half> %b, <4 x half> %c, i1 1)
-  ret <4 x half> %r.wmma_f16_16x16x16_f16_gfx1200w64__a_half_v4__b_half_v4__arg3_1
+define <4 x half> @wmma_f16_16x16x16_f16_gfx1200w64__a_half_v4__b_half_v4__arg3_true(<4 x half> %a, <4 x half> %b, <4 x half> %c) {
+; CHECK: {{^  }}%r.wmma_f16_16x16x16_f16_gfx1200w64__a_half_v4__b_half_v4__arg3_true = call {{.*}}
+; (operand 3, i1 true: outside the values the ISA encodes)
+  %r.wmma_f16_16x16x16_f16_gfx1200w64__a_half_v4__b_half_v4__arg3_true = call <4 x half> @llvm.amdgcn.wmma.f16.16x16x16.f16.v4f16.v4f16(<4 x half> %a, <4 x half> %b, <4 x half> %c, i1 true)
+  ret <4 x half> %r.wmma_f16_16x16x16_f16_gfx1200w64__a_half_v4__b_half_v4__arg3_true
 }
 
 declare <4 x half> @llvm.amdgcn.wmma.f16.16x16x16.f16.v4f16.v4f16(<4 x half>, <4 x half>, <4 x half>, i1)

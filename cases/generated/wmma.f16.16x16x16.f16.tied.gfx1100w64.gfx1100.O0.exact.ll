@@ -21,15 +21,15 @@ define <8 x half> @wmma_f16_16x16x16_f16_tied_gfx1100w64__a_half_v16__b_half_v16
   ret <8 x half> %r.wmma_f16_16x16x16_f16_tied_gfx1100w64__a_half_v16__b_half_v16
 }
 
-define <8 x half> @wmma_f16_16x16x16_f16_tied_gfx1100w64__a_half_v16__b_half_v16__arg3_1(<16 x half> %a, <16 x half> %b, <8 x half> %c) {
-; CHECK-LABEL: {{^}}wmma_f16_16x16x16_f16_tied_gfx1100w64__a_half_v16__b_half_v16__arg3_1:
+define <8 x half> @wmma_f16_16x16x16_f16_tied_gfx1100w64__a_half_v16__b_half_v16__arg3_true(<16 x half> %a, <16 x half> %b, <8 x half> %c) {
+; CHECK-LABEL: {{^}}wmma_f16_16x16x16_f16_tied_gfx1100w64__a_half_v16__b_half_v16__arg3_true:
 ; CHECK: v_wmma_f16_16x16x16_f16 {{[asv]\[}}[[#D:]]:
 ; CHECK-SAME: [[#D+3]]{{\]}}, {{[asv]\[}}[[#A:]]:
 ; CHECK-SAME: [[#A+7]]{{\]}}, {{[asv]\[}}[[#B:]]:
 ; CHECK-SAME: [[#B+7]]{{\]}}, {{[asv]\[}}[[#C:]]:
 ; CHECK-SAME: [[#C+3]]{{\]}}
-  %r.wmma_f16_16x16x16_f16_tied_gfx1100w64__a_half_v16__b_half_v16__arg3_1 = call <8 x half> @llvm.amdgcn.wmma.f16.16x16x16.f16.tied.v8f16.v16f16(<16 x half> %a, <16 x half> %b, <8 x half> %c, i1 1)
-  ret <8 x half> %r.wmma_f16_16x16x16_f16_tied_gfx1100w64__a_half_v16__b_half_v16__arg3_1
+  %r.wmma_f16_16x16x16_f16_tied_gfx1100w64__a_half_v16__b_half_v16__arg3_true = call <8 x half> @llvm.amdgcn.wmma.f16.16x16x16.f16.tied.v8f16.v16f16(<16 x half> %a, <16 x half> %b, <8 x half> %c, i1 true)
+  ret <8 x half> %r.wmma_f16_16x16x16_f16_tied_gfx1100w64__a_half_v16__b_half_v16__arg3_true
 }
 
 declare <8 x half> @llvm.amdgcn.wmma.f16.16x16x16.f16.tied.v8f16.v16f16(<16 x half>, <16 x half>, <8 x half>, i1)

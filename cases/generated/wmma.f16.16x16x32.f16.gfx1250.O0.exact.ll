@@ -21,26 +21,26 @@ define <8 x half> @wmma_f16_16x16x32_f16__a_half_v16__b_half_v16(<16 x half> %a,
   ret <8 x half> %r.wmma_f16_16x16x32_f16__a_half_v16__b_half_v16
 }
 
-define <8 x half> @wmma_f16_16x16x32_f16__a_half_v16__b_half_v16__arg0_1(<16 x half> %a, <16 x half> %b, <8 x half> %c) {
-; CHECK-LABEL: {{^}}wmma_f16_16x16x32_f16__a_half_v16__b_half_v16__arg0_1:
+define <8 x half> @wmma_f16_16x16x32_f16__a_half_v16__b_half_v16__arg0_true(<16 x half> %a, <16 x half> %b, <8 x half> %c) {
+; CHECK-LABEL: {{^}}wmma_f16_16x16x32_f16__a_half_v16__b_half_v16__arg0_true:
 ; CHECK: v_wmma_f16_16x16x32_f16 {{[asv]\[}}[[#D:]]:
 ; CHECK-SAME: [[#D+3]]{{\]}}, {{[asv]\[}}[[#A:]]:
 ; CHECK-SAME: [[#A+7]]{{\]}}, {{[asv]\[}}[[#B:]]:
 ; CHECK-SAME: [[#B+7]]{{\]}}, {{[asv]\[}}[[#C:]]:
 ; CHECK-SAME: [[#C+3]]{{\]}}
-  %r.wmma_f16_16x16x32_f16__a_half_v16__b_half_v16__arg0_1 = call <8 x half> @llvm.amdgcn.wmma.f16.16x16x32.f16.v8f16.v16f16(i1 1, <16 x half> %a, i1 0, <16 x half> %b, i16 0, <8 x half> %c, i1 0, i1 0)
-  ret <8 x half> %r.wmma_f16_16x16x32_f16__a_half_v16__b_half_v16__arg0_1
+  %r.wmma_f16_16x16x32_f16__a_half_v16__b_half_v16__arg0_true = call <8 x half> @llvm.amdgcn.wmma.f16.16x16x32.f16.v8f16.v16f16(i1 true, <16 x half> %a, i1 0, <16 x half> %b, i16 0, <8 x half> %c, i1 0, i1 0)
+  ret <8 x half> %r.wmma_f16_16x16x32_f16__a_half_v16__b_half_v16__arg0_true
 }
 
-define <8 x half> @wmma_f16_16x16x32_f16__a_half_v16__b_half_v16__arg2_1(<16 x half> %a, <16 x half> %b, <8 x half> %c) {
-; CHECK-LABEL: {{^}}wmma_f16_16x16x32_f16__a_half_v16__b_half_v16__arg2_1:
+define <8 x half> @wmma_f16_16x16x32_f16__a_half_v16__b_half_v16__arg2_true(<16 x half> %a, <16 x half> %b, <8 x half> %c) {
+; CHECK-LABEL: {{^}}wmma_f16_16x16x32_f16__a_half_v16__b_half_v16__arg2_true:
 ; CHECK: v_wmma_f16_16x16x32_f16 {{[asv]\[}}[[#D:]]:
 ; CHECK-SAME: [[#D+3]]{{\]}}, {{[asv]\[}}[[#A:]]:
 ; CHECK-SAME: [[#A+7]]{{\]}}, {{[asv]\[}}[[#B:]]:
 ; CHECK-SAME: [[#B+7]]{{\]}}, {{[asv]\[}}[[#C:]]:
 ; CHECK-SAME: [[#C+3]]{{\]}}
-  %r.wmma_f16_16x16x32_f16__a_half_v16__b_half_v16__arg2_1 = call <8 x half> @llvm.amdgcn.wmma.f16.16x16x32.f16.v8f16.v16f16(i1 0, <16 x half> %a, i1 1, <16 x half> %b, i16 0, <8 x half> %c, i1 0, i1 0)
-  ret <8 x half> %r.wmma_f16_16x16x32_f16__a_half_v16__b_half_v16__arg2_1
+  %r.wmma_f16_16x16x32_f16__a_half_v16__b_half_v16__arg2_true = call <8 x half> @llvm.amdgcn.wmma.f16.16x16x32.f16.v8f16.v16f16(i1 0, <16 x half> %a, i1 true, <16 x half> %b, i16 0, <8 x half> %c, i1 0, i1 0)
+  ret <8 x half> %r.wmma_f16_16x16x32_f16__a_half_v16__b_half_v16__arg2_true
 }
 
 define <8 x half> @wmma_f16_16x16x32_f16__a_half_v16__b_half_v16__arg4_3(<16 x half> %a, <16 x half> %b, <8 x half> %c) {
@@ -54,26 +54,26 @@ define <8 x half> @wmma_f16_16x16x32_f16__a_half_v16__b_half_v16__arg4_3(<16 x h
   ret <8 x half> %r.wmma_f16_16x16x32_f16__a_half_v16__b_half_v16__arg4_3
 }
 
-define <8 x half> @wmma_f16_16x16x32_f16__a_half_v16__b_half_v16__arg6_1(<16 x half> %a, <16 x half> %b, <8 x half> %c) {
-; CHECK-LABEL: {{^}}wmma_f16_16x16x32_f16__a_half_v16__b_half_v16__arg6_1:
+define <8 x half> @wmma_f16_16x16x32_f16__a_half_v16__b_half_v16__arg6_true(<16 x half> %a, <16 x half> %b, <8 x half> %c) {
+; CHECK-LABEL: {{^}}wmma_f16_16x16x32_f16__a_half_v16__b_half_v16__arg6_true:
 ; CHECK: v_wmma_f16_16x16x32_f16 {{[asv]\[}}[[#D:]]:
 ; CHECK-SAME: [[#D+3]]{{\]}}, {{[asv]\[}}[[#A:]]:
 ; CHECK-SAME: [[#A+7]]{{\]}}, {{[asv]\[}}[[#B:]]:
 ; CHECK-SAME: [[#B+7]]{{\]}}, {{[asv]\[}}[[#C:]]:
 ; CHECK-SAME: [[#C+3]]{{\]}}
-  %r.wmma_f16_16x16x32_f16__a_half_v16__b_half_v16__arg6_1 = call <8 x half> @llvm.amdgcn.wmma.f16.16x16x32.f16.v8f16.v16f16(i1 0, <16 x half> %a, i1 0, <16 x half> %b, i16 0, <8 x half> %c, i1 1, i1 0)
-  ret <8 x half> %r.wmma_f16_16x16x32_f16__a_half_v16__b_half_v16__arg6_1
+  %r.wmma_f16_16x16x32_f16__a_half_v16__b_half_v16__arg6_true = call <8 x half> @llvm.amdgcn.wmma.f16.16x16x32.f16.v8f16.v16f16(i1 0, <16 x half> %a, i1 0, <16 x half> %b, i16 0, <8 x half> %c, i1 true, i1 0)
+  ret <8 x half> %r.wmma_f16_16x16x32_f16__a_half_v16__b_half_v16__arg6_true
 }
 
-define <8 x half> @wmma_f16_16x16x32_f16__a_half_v16__b_half_v16__arg7_1(<16 x half> %a, <16 x half> %b, <8 x half> %c) {
-; CHECK-LABEL: {{^}}wmma_f16_16x16x32_f16__a_half_v16__b_half_v16__arg7_1:
+define <8 x half> @wmma_f16_16x16x32_f16__a_half_v16__b_half_v16__arg7_true(<16 x half> %a, <16 x half> %b, <8 x half> %c) {
+; CHECK-LABEL: {{^}}wmma_f16_16x16x32_f16__a_half_v16__b_half_v16__arg7_true:
 ; CHECK: v_wmma_f16_16x16x32_f16 {{[asv]\[}}[[#D:]]:
 ; CHECK-SAME: [[#D+3]]{{\]}}, {{[asv]\[}}[[#A:]]:
 ; CHECK-SAME: [[#A+7]]{{\]}}, {{[asv]\[}}[[#B:]]:
 ; CHECK-SAME: [[#B+7]]{{\]}}, {{[asv]\[}}[[#C:]]:
 ; CHECK-SAME: [[#C+3]]{{\]}}
-  %r.wmma_f16_16x16x32_f16__a_half_v16__b_half_v16__arg7_1 = call <8 x half> @llvm.amdgcn.wmma.f16.16x16x32.f16.v8f16.v16f16(i1 0, <16 x half> %a, i1 0, <16 x half> %b, i16 0, <8 x half> %c, i1 0, i1 1)
-  ret <8 x half> %r.wmma_f16_16x16x32_f16__a_half_v16__b_half_v16__arg7_1
+  %r.wmma_f16_16x16x32_f16__a_half_v16__b_half_v16__arg7_true = call <8 x half> @llvm.amdgcn.wmma.f16.16x16x32.f16.v8f16.v16f16(i1 0, <16 x half> %a, i1 0, <16 x half> %b, i16 0, <8 x half> %c, i1 0, i1 true)
+  ret <8 x half> %r.wmma_f16_16x16x32_f16__a_half_v16__b_half_v16__arg7_true
 }
 
 declare <8 x half> @llvm.amdgcn.wmma.f16.16x16x32.f16.v8f16.v16f16(i1, <16 x half>, i1, <16 x half>, i16, <8 x half>, i1, i1)

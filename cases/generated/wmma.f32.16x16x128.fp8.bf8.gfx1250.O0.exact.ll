@@ -32,26 +32,26 @@ define <8 x float> @wmma_f32_16x16x128_fp8_bf8__a_i32_v16__b_i32_v16__arg2_3(<16
   ret <8 x float> %r.wmma_f32_16x16x128_fp8_bf8__a_i32_v16__b_i32_v16__arg2_3
 }
 
-define <8 x float> @wmma_f32_16x16x128_fp8_bf8__a_i32_v16__b_i32_v16__arg4_1(<16 x i32> %a, <16 x i32> %b, <8 x float> %c) {
-; CHECK-LABEL: {{^}}wmma_f32_16x16x128_fp8_bf8__a_i32_v16__b_i32_v16__arg4_1:
+define <8 x float> @wmma_f32_16x16x128_fp8_bf8__a_i32_v16__b_i32_v16__arg4_true(<16 x i32> %a, <16 x i32> %b, <8 x float> %c) {
+; CHECK-LABEL: {{^}}wmma_f32_16x16x128_fp8_bf8__a_i32_v16__b_i32_v16__arg4_true:
 ; CHECK: v_wmma_f32_16x16x128_fp8_bf8 {{[asv]\[}}[[#D:]]:
 ; CHECK-SAME: [[#D+7]]{{\]}}, {{[asv]\[}}[[#A:]]:
 ; CHECK-SAME: [[#A+15]]{{\]}}, {{[asv]\[}}[[#B:]]:
 ; CHECK-SAME: [[#B+15]]{{\]}}, {{[asv]\[}}[[#C:]]:
 ; CHECK-SAME: [[#C+7]]{{\]}}
-  %r.wmma_f32_16x16x128_fp8_bf8__a_i32_v16__b_i32_v16__arg4_1 = call <8 x float> @llvm.amdgcn.wmma.f32.16x16x128.fp8.bf8.v8f32.v16i32(<16 x i32> %a, <16 x i32> %b, i16 0, <8 x float> %c, i1 1, i1 0)
-  ret <8 x float> %r.wmma_f32_16x16x128_fp8_bf8__a_i32_v16__b_i32_v16__arg4_1
+  %r.wmma_f32_16x16x128_fp8_bf8__a_i32_v16__b_i32_v16__arg4_true = call <8 x float> @llvm.amdgcn.wmma.f32.16x16x128.fp8.bf8.v8f32.v16i32(<16 x i32> %a, <16 x i32> %b, i16 0, <8 x float> %c, i1 true, i1 0)
+  ret <8 x float> %r.wmma_f32_16x16x128_fp8_bf8__a_i32_v16__b_i32_v16__arg4_true
 }
 
-define <8 x float> @wmma_f32_16x16x128_fp8_bf8__a_i32_v16__b_i32_v16__arg5_1(<16 x i32> %a, <16 x i32> %b, <8 x float> %c) {
-; CHECK-LABEL: {{^}}wmma_f32_16x16x128_fp8_bf8__a_i32_v16__b_i32_v16__arg5_1:
+define <8 x float> @wmma_f32_16x16x128_fp8_bf8__a_i32_v16__b_i32_v16__arg5_true(<16 x i32> %a, <16 x i32> %b, <8 x float> %c) {
+; CHECK-LABEL: {{^}}wmma_f32_16x16x128_fp8_bf8__a_i32_v16__b_i32_v16__arg5_true:
 ; CHECK: v_wmma_f32_16x16x128_fp8_bf8 {{[asv]\[}}[[#D:]]:
 ; CHECK-SAME: [[#D+7]]{{\]}}, {{[asv]\[}}[[#A:]]:
 ; CHECK-SAME: [[#A+15]]{{\]}}, {{[asv]\[}}[[#B:]]:
 ; CHECK-SAME: [[#B+15]]{{\]}}, {{[asv]\[}}[[#C:]]:
 ; CHECK-SAME: [[#C+7]]{{\]}}
-  %r.wmma_f32_16x16x128_fp8_bf8__a_i32_v16__b_i32_v16__arg5_1 = call <8 x float> @llvm.amdgcn.wmma.f32.16x16x128.fp8.bf8.v8f32.v16i32(<16 x i32> %a, <16 x i32> %b, i16 0, <8 x float> %c, i1 0, i1 1)
-  ret <8 x float> %r.wmma_f32_16x16x128_fp8_bf8__a_i32_v16__b_i32_v16__arg5_1
+  %r.wmma_f32_16x16x128_fp8_bf8__a_i32_v16__b_i32_v16__arg5_true = call <8 x float> @llvm.amdgcn.wmma.f32.16x16x128.fp8.bf8.v8f32.v16i32(<16 x i32> %a, <16 x i32> %b, i16 0, <8 x float> %c, i1 0, i1 true)
+  ret <8 x float> %r.wmma_f32_16x16x128_fp8_bf8__a_i32_v16__b_i32_v16__arg5_true
 }
 
 declare <8 x float> @llvm.amdgcn.wmma.f32.16x16x128.fp8.bf8.v8f32.v16i32(<16 x i32>, <16 x i32>, i16, <8 x float>, i1, i1)

@@ -21,26 +21,26 @@ define <8 x float> @wmma_f32_16x16x32_bf16__a_bfloat_v16__b_bfloat_v16(<16 x bfl
   ret <8 x float> %r.wmma_f32_16x16x32_bf16__a_bfloat_v16__b_bfloat_v16
 }
 
-define <8 x float> @wmma_f32_16x16x32_bf16__a_bfloat_v16__b_bfloat_v16__arg0_1(<16 x bfloat> %a, <16 x bfloat> %b, <8 x float> %c) {
-; CHECK-LABEL: {{^}}wmma_f32_16x16x32_bf16__a_bfloat_v16__b_bfloat_v16__arg0_1:
+define <8 x float> @wmma_f32_16x16x32_bf16__a_bfloat_v16__b_bfloat_v16__arg0_true(<16 x bfloat> %a, <16 x bfloat> %b, <8 x float> %c) {
+; CHECK-LABEL: {{^}}wmma_f32_16x16x32_bf16__a_bfloat_v16__b_bfloat_v16__arg0_true:
 ; CHECK: v_wmma_f32_16x16x32_bf16 {{[asv]\[}}[[#D:]]:
 ; CHECK-SAME: [[#D+7]]{{\]}}, {{[asv]\[}}[[#A:]]:
 ; CHECK-SAME: [[#A+7]]{{\]}}, {{[asv]\[}}[[#B:]]:
 ; CHECK-SAME: [[#B+7]]{{\]}}, {{[asv]\[}}[[#C:]]:
 ; CHECK-SAME: [[#C+7]]{{\]}}
-  %r.wmma_f32_16x16x32_bf16__a_bfloat_v16__b_bfloat_v16__arg0_1 = call <8 x float> @llvm.amdgcn.wmma.f32.16x16x32.bf16.v8f32.v16bf16(i1 1, <16 x bfloat> %a, i1 0, <16 x bfloat> %b, i16 0, <8 x float> %c, i1 0, i1 0)
-  ret <8 x float> %r.wmma_f32_16x16x32_bf16__a_bfloat_v16__b_bfloat_v16__arg0_1
+  %r.wmma_f32_16x16x32_bf16__a_bfloat_v16__b_bfloat_v16__arg0_true = call <8 x float> @llvm.amdgcn.wmma.f32.16x16x32.bf16.v8f32.v16bf16(i1 true, <16 x bfloat> %a, i1 0, <16 x bfloat> %b, i16 0, <8 x float> %c, i1 0, i1 0)
+  ret <8 x float> %r.wmma_f32_16x16x32_bf16__a_bfloat_v16__b_bfloat_v16__arg0_true
 }
 
-define <8 x float> @wmma_f32_16x16x32_bf16__a_bfloat_v16__b_bfloat_v16__arg2_1(<16 x bfloat> %a, <16 x bfloat> %b, <8 x float> %c) {
-; CHECK-LABEL: {{^}}wmma_f32_16x16x32_bf16__a_bfloat_v16__b_bfloat_v16__arg2_1:
+define <8 x float> @wmma_f32_16x16x32_bf16__a_bfloat_v16__b_bfloat_v16__arg2_true(<16 x bfloat> %a, <16 x bfloat> %b, <8 x float> %c) {
+; CHECK-LABEL: {{^}}wmma_f32_16x16x32_bf16__a_bfloat_v16__b_bfloat_v16__arg2_true:
 ; CHECK: v_wmma_f32_16x16x32_bf16 {{[asv]\[}}[[#D:]]:
 ; CHECK-SAME: [[#D+7]]{{\]}}, {{[asv]\[}}[[#A:]]:
 ; CHECK-SAME: [[#A+7]]{{\]}}, {{[asv]\[}}[[#B:]]:
 ; CHECK-SAME: [[#B+7]]{{\]}}, {{[asv]\[}}[[#C:]]:
 ; CHECK-SAME: [[#C+7]]{{\]}}
-  %r.wmma_f32_16x16x32_bf16__a_bfloat_v16__b_bfloat_v16__arg2_1 = call <8 x float> @llvm.amdgcn.wmma.f32.16x16x32.bf16.v8f32.v16bf16(i1 0, <16 x bfloat> %a, i1 1, <16 x bfloat> %b, i16 0, <8 x float> %c, i1 0, i1 0)
-  ret <8 x float> %r.wmma_f32_16x16x32_bf16__a_bfloat_v16__b_bfloat_v16__arg2_1
+  %r.wmma_f32_16x16x32_bf16__a_bfloat_v16__b_bfloat_v16__arg2_true = call <8 x float> @llvm.amdgcn.wmma.f32.16x16x32.bf16.v8f32.v16bf16(i1 0, <16 x bfloat> %a, i1 true, <16 x bfloat> %b, i16 0, <8 x float> %c, i1 0, i1 0)
+  ret <8 x float> %r.wmma_f32_16x16x32_bf16__a_bfloat_v16__b_bfloat_v16__arg2_true
 }
 
 define <8 x float> @wmma_f32_16x16x32_bf16__a_bfloat_v16__b_bfloat_v16__arg4_3(<16 x bfloat> %a, <16 x bfloat> %b, <8 x float> %c) {
@@ -54,26 +54,26 @@ define <8 x float> @wmma_f32_16x16x32_bf16__a_bfloat_v16__b_bfloat_v16__arg4_3(<
   ret <8 x float> %r.wmma_f32_16x16x32_bf16__a_bfloat_v16__b_bfloat_v16__arg4_3
 }
 
-define <8 x float> @wmma_f32_16x16x32_bf16__a_bfloat_v16__b_bfloat_v16__arg6_1(<16 x bfloat> %a, <16 x bfloat> %b, <8 x float> %c) {
-; CHECK-LABEL: {{^}}wmma_f32_16x16x32_bf16__a_bfloat_v16__b_bfloat_v16__arg6_1:
+define <8 x float> @wmma_f32_16x16x32_bf16__a_bfloat_v16__b_bfloat_v16__arg6_true(<16 x bfloat> %a, <16 x bfloat> %b, <8 x float> %c) {
+; CHECK-LABEL: {{^}}wmma_f32_16x16x32_bf16__a_bfloat_v16__b_bfloat_v16__arg6_true:
 ; CHECK: v_wmma_f32_16x16x32_bf16 {{[asv]\[}}[[#D:]]:
 ; CHECK-SAME: [[#D+7]]{{\]}}, {{[asv]\[}}[[#A:]]:
 ; CHECK-SAME: [[#A+7]]{{\]}}, {{[asv]\[}}[[#B:]]:
 ; CHECK-SAME: [[#B+7]]{{\]}}, {{[asv]\[}}[[#C:]]:
 ; CHECK-SAME: [[#C+7]]{{\]}}
-  %r.wmma_f32_16x16x32_bf16__a_bfloat_v16__b_bfloat_v16__arg6_1 = call <8 x float> @llvm.amdgcn.wmma.f32.16x16x32.bf16.v8f32.v16bf16(i1 0, <16 x bfloat> %a, i1 0, <16 x bfloat> %b, i16 0, <8 x float> %c, i1 1, i1 0)
-  ret <8 x float> %r.wmma_f32_16x16x32_bf16__a_bfloat_v16__b_bfloat_v16__arg6_1
+  %r.wmma_f32_16x16x32_bf16__a_bfloat_v16__b_bfloat_v16__arg6_true = call <8 x float> @llvm.amdgcn.wmma.f32.16x16x32.bf16.v8f32.v16bf16(i1 0, <16 x bfloat> %a, i1 0, <16 x bfloat> %b, i16 0, <8 x float> %c, i1 true, i1 0)
+  ret <8 x float> %r.wmma_f32_16x16x32_bf16__a_bfloat_v16__b_bfloat_v16__arg6_true
 }
 
-define <8 x float> @wmma_f32_16x16x32_bf16__a_bfloat_v16__b_bfloat_v16__arg7_1(<16 x bfloat> %a, <16 x bfloat> %b, <8 x float> %c) {
-; CHECK-LABEL: {{^}}wmma_f32_16x16x32_bf16__a_bfloat_v16__b_bfloat_v16__arg7_1:
+define <8 x float> @wmma_f32_16x16x32_bf16__a_bfloat_v16__b_bfloat_v16__arg7_true(<16 x bfloat> %a, <16 x bfloat> %b, <8 x float> %c) {
+; CHECK-LABEL: {{^}}wmma_f32_16x16x32_bf16__a_bfloat_v16__b_bfloat_v16__arg7_true:
 ; CHECK: v_wmma_f32_16x16x32_bf16 {{[asv]\[}}[[#D:]]:
 ; CHECK-SAME: [[#D+7]]{{\]}}, {{[asv]\[}}[[#A:]]:
 ; CHECK-SAME: [[#A+7]]{{\]}}, {{[asv]\[}}[[#B:]]:
 ; CHECK-SAME: [[#B+7]]{{\]}}, {{[asv]\[}}[[#C:]]:
 ; CHECK-SAME: [[#C+7]]{{\]}}
-  %r.wmma_f32_16x16x32_bf16__a_bfloat_v16__b_bfloat_v16__arg7_1 = call <8 x float> @llvm.amdgcn.wmma.f32.16x16x32.bf16.v8f32.v16bf16(i1 0, <16 x bfloat> %a, i1 0, <16 x bfloat> %b, i16 0, <8 x float> %c, i1 0, i1 1)
-  ret <8 x float> %r.wmma_f32_16x16x32_bf16__a_bfloat_v16__b_bfloat_v16__arg7_1
+  %r.wmma_f32_16x16x32_bf16__a_bfloat_v16__b_bfloat_v16__arg7_true = call <8 x float> @llvm.amdgcn.wmma.f32.16x16x32.bf16.v8f32.v16bf16(i1 0, <16 x bfloat> %a, i1 0, <16 x bfloat> %b, i16 0, <8 x float> %c, i1 0, i1 true)
+  ret <8 x float> %r.wmma_f32_16x16x32_bf16__a_bfloat_v16__b_bfloat_v16__arg7_true
 }
 
 declare <8 x float> @llvm.amdgcn.wmma.f32.16x16x32.bf16.v8f32.v16bf16(i1, <16 x bfloat>, i1, <16 x bfloat>, i16, <8 x float>, i1, i1)

@@ -21,26 +21,26 @@ define <8 x float> @wmma_f32_16x16x4_f32__a_float_v2__b_float_v2(<2 x float> %a,
   ret <8 x float> %r.wmma_f32_16x16x4_f32__a_float_v2__b_float_v2
 }
 
-define <8 x float> @wmma_f32_16x16x4_f32__a_float_v2__b_float_v2__arg0_1(<2 x float> %a, <2 x float> %b, <8 x float> %c) {
-; CHECK-LABEL: {{^}}wmma_f32_16x16x4_f32__a_float_v2__b_float_v2__arg0_1:
+define <8 x float> @wmma_f32_16x16x4_f32__a_float_v2__b_float_v2__arg0_true(<2 x float> %a, <2 x float> %b, <8 x float> %c) {
+; CHECK-LABEL: {{^}}wmma_f32_16x16x4_f32__a_float_v2__b_float_v2__arg0_true:
 ; CHECK: v_wmma_f32_16x16x4_f32 {{[asv]\[}}[[#D:]]:
 ; CHECK-SAME: [[#D+7]]{{\]}}, {{[asv]\[}}[[#A:]]:
 ; CHECK-SAME: [[#A+1]]{{\]}}, {{[asv]\[}}[[#B:]]:
 ; CHECK-SAME: [[#B+1]]{{\]}}, {{[asv]\[}}[[#C:]]:
 ; CHECK-SAME: [[#C+7]]{{\]}}
-  %r.wmma_f32_16x16x4_f32__a_float_v2__b_float_v2__arg0_1 = call <8 x float> @llvm.amdgcn.wmma.f32.16x16x4.f32.v8f32.v2f32(i1 1, <2 x float> %a, i1 0, <2 x float> %b, i16 0, <8 x float> %c, i1 0, i1 0)
-  ret <8 x float> %r.wmma_f32_16x16x4_f32__a_float_v2__b_float_v2__arg0_1
+  %r.wmma_f32_16x16x4_f32__a_float_v2__b_float_v2__arg0_true = call <8 x float> @llvm.amdgcn.wmma.f32.16x16x4.f32.v8f32.v2f32(i1 true, <2 x float> %a, i1 0, <2 x float> %b, i16 0, <8 x float> %c, i1 0, i1 0)
+  ret <8 x float> %r.wmma_f32_16x16x4_f32__a_float_v2__b_float_v2__arg0_true
 }
 
-define <8 x float> @wmma_f32_16x16x4_f32__a_float_v2__b_float_v2__arg2_1(<2 x float> %a, <2 x float> %b, <8 x float> %c) {
-; CHECK-LABEL: {{^}}wmma_f32_16x16x4_f32__a_float_v2__b_float_v2__arg2_1:
+define <8 x float> @wmma_f32_16x16x4_f32__a_float_v2__b_float_v2__arg2_true(<2 x float> %a, <2 x float> %b, <8 x float> %c) {
+; CHECK-LABEL: {{^}}wmma_f32_16x16x4_f32__a_float_v2__b_float_v2__arg2_true:
 ; CHECK: v_wmma_f32_16x16x4_f32 {{[asv]\[}}[[#D:]]:
 ; CHECK-SAME: [[#D+7]]{{\]}}, {{[asv]\[}}[[#A:]]:
 ; CHECK-SAME: [[#A+1]]{{\]}}, {{[asv]\[}}[[#B:]]:
 ; CHECK-SAME: [[#B+1]]{{\]}}, {{[asv]\[}}[[#C:]]:
 ; CHECK-SAME: [[#C+7]]{{\]}}
-  %r.wmma_f32_16x16x4_f32__a_float_v2__b_float_v2__arg2_1 = call <8 x float> @llvm.amdgcn.wmma.f32.16x16x4.f32.v8f32.v2f32(i1 0, <2 x float> %a, i1 1, <2 x float> %b, i16 0, <8 x float> %c, i1 0, i1 0)
-  ret <8 x float> %r.wmma_f32_16x16x4_f32__a_float_v2__b_float_v2__arg2_1
+  %r.wmma_f32_16x16x4_f32__a_float_v2__b_float_v2__arg2_true = call <8 x float> @llvm.amdgcn.wmma.f32.16x16x4.f32.v8f32.v2f32(i1 0, <2 x float> %a, i1 true, <2 x float> %b, i16 0, <8 x float> %c, i1 0, i1 0)
+  ret <8 x float> %r.wmma_f32_16x16x4_f32__a_float_v2__b_float_v2__arg2_true
 }
 
 define <8 x float> @wmma_f32_16x16x4_f32__a_float_v2__b_float_v2__arg4_3(<2 x float> %a, <2 x float> %b, <8 x float> %c) {
@@ -54,26 +54,26 @@ define <8 x float> @wmma_f32_16x16x4_f32__a_float_v2__b_float_v2__arg4_3(<2 x fl
   ret <8 x float> %r.wmma_f32_16x16x4_f32__a_float_v2__b_float_v2__arg4_3
 }
 
-define <8 x float> @wmma_f32_16x16x4_f32__a_float_v2__b_float_v2__arg6_1(<2 x float> %a, <2 x float> %b, <8 x float> %c) {
-; CHECK-LABEL: {{^}}wmma_f32_16x16x4_f32__a_float_v2__b_float_v2__arg6_1:
+define <8 x float> @wmma_f32_16x16x4_f32__a_float_v2__b_float_v2__arg6_true(<2 x float> %a, <2 x float> %b, <8 x float> %c) {
+; CHECK-LABEL: {{^}}wmma_f32_16x16x4_f32__a_float_v2__b_float_v2__arg6_true:
 ; CHECK: v_wmma_f32_16x16x4_f32 {{[asv]\[}}[[#D:]]:
 ; CHECK-SAME: [[#D+7]]{{\]}}, {{[asv]\[}}[[#A:]]:
 ; CHECK-SAME: [[#A+1]]{{\]}}, {{[asv]\[}}[[#B:]]:
 ; CHECK-SAME: [[#B+1]]{{\]}}, {{[asv]\[}}[[#C:]]:
 ; CHECK-SAME: [[#C+7]]{{\]}}
-  %r.wmma_f32_16x16x4_f32__a_float_v2__b_float_v2__arg6_1 = call <8 x float> @llvm.amdgcn.wmma.f32.16x16x4.f32.v8f32.v2f32(i1 0, <2 x float> %a, i1 0, <2 x float> %b, i16 0, <8 x float> %c, i1 1, i1 0)
-  ret <8 x float> %r.wmma_f32_16x16x4_f32__a_float_v2__b_float_v2__arg6_1
+  %r.wmma_f32_16x16x4_f32__a_float_v2__b_float_v2__arg6_true = call <8 x float> @llvm.amdgcn.wmma.f32.16x16x4.f32.v8f32.v2f32(i1 0, <2 x float> %a, i1 0, <2 x float> %b, i16 0, <8 x float> %c, i1 true, i1 0)
+  ret <8 x float> %r.wmma_f32_16x16x4_f32__a_float_v2__b_float_v2__arg6_true
 }
 
-define <8 x float> @wmma_f32_16x16x4_f32__a_float_v2__b_float_v2__arg7_1(<2 x float> %a, <2 x float> %b, <8 x float> %c) {
-; CHECK-LABEL: {{^}}wmma_f32_16x16x4_f32__a_float_v2__b_float_v2__arg7_1:
+define <8 x float> @wmma_f32_16x16x4_f32__a_float_v2__b_float_v2__arg7_true(<2 x float> %a, <2 x float> %b, <8 x float> %c) {
+; CHECK-LABEL: {{^}}wmma_f32_16x16x4_f32__a_float_v2__b_float_v2__arg7_true:
 ; CHECK: v_wmma_f32_16x16x4_f32 {{[asv]\[}}[[#D:]]:
 ; CHECK-SAME: [[#D+7]]{{\]}}, {{[asv]\[}}[[#A:]]:
 ; CHECK-SAME: [[#A+1]]{{\]}}, {{[asv]\[}}[[#B:]]:
 ; CHECK-SAME: [[#B+1]]{{\]}}, {{[asv]\[}}[[#C:]]:
 ; CHECK-SAME: [[#C+7]]{{\]}}
-  %r.wmma_f32_16x16x4_f32__a_float_v2__b_float_v2__arg7_1 = call <8 x float> @llvm.amdgcn.wmma.f32.16x16x4.f32.v8f32.v2f32(i1 0, <2 x float> %a, i1 0, <2 x float> %b, i16 0, <8 x float> %c, i1 0, i1 1)
-  ret <8 x float> %r.wmma_f32_16x16x4_f32__a_float_v2__b_float_v2__arg7_1
+  %r.wmma_f32_16x16x4_f32__a_float_v2__b_float_v2__arg7_true = call <8 x float> @llvm.amdgcn.wmma.f32.16x16x4.f32.v8f32.v2f32(i1 0, <2 x float> %a, i1 0, <2 x float> %b, i16 0, <8 x float> %c, i1 0, i1 true)
+  ret <8 x float> %r.wmma_f32_16x16x4_f32__a_float_v2__b_float_v2__arg7_true
 }
 
 declare <8 x float> @llvm.amdgcn.wmma.f32.16x16x4.f32.v8f32.v2f32(i1, <2 x float>, i1, <2 x float>, i16, <8 x float>, i1, i1)

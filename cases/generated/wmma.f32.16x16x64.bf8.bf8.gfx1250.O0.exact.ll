@@ -32,26 +32,26 @@ define <8 x float> @wmma_f32_16x16x64_bf8_bf8__a_i32_v8__b_i32_v8__arg2_3(<8 x i
   ret <8 x float> %r.wmma_f32_16x16x64_bf8_bf8__a_i32_v8__b_i32_v8__arg2_3
 }
 
-define <8 x float> @wmma_f32_16x16x64_bf8_bf8__a_i32_v8__b_i32_v8__arg4_1(<8 x i32> %a, <8 x i32> %b, <8 x float> %c) {
-; CHECK-LABEL: {{^}}wmma_f32_16x16x64_bf8_bf8__a_i32_v8__b_i32_v8__arg4_1:
+define <8 x float> @wmma_f32_16x16x64_bf8_bf8__a_i32_v8__b_i32_v8__arg4_true(<8 x i32> %a, <8 x i32> %b, <8 x float> %c) {
+; CHECK-LABEL: {{^}}wmma_f32_16x16x64_bf8_bf8__a_i32_v8__b_i32_v8__arg4_true:
 ; CHECK: v_wmma_f32_16x16x64_bf8_bf8 {{[asv]\[}}[[#D:]]:
 ; CHECK-SAME: [[#D+7]]{{\]}}, {{[asv]\[}}[[#A:]]:
 ; CHECK-SAME: [[#A+7]]{{\]}}, {{[asv]\[}}[[#B:]]:
 ; CHECK-SAME: [[#B+7]]{{\]}}, {{[asv]\[}}[[#C:]]:
 ; CHECK-SAME: [[#C+7]]{{\]}}
-  %r.wmma_f32_16x16x64_bf8_bf8__a_i32_v8__b_i32_v8__arg4_1 = call <8 x float> @llvm.amdgcn.wmma.f32.16x16x64.bf8.bf8.v8f32.v8i32(<8 x i32> %a, <8 x i32> %b, i16 0, <8 x float> %c, i1 1, i1 0)
-  ret <8 x float> %r.wmma_f32_16x16x64_bf8_bf8__a_i32_v8__b_i32_v8__arg4_1
+  %r.wmma_f32_16x16x64_bf8_bf8__a_i32_v8__b_i32_v8__arg4_true = call <8 x float> @llvm.amdgcn.wmma.f32.16x16x64.bf8.bf8.v8f32.v8i32(<8 x i32> %a, <8 x i32> %b, i16 0, <8 x float> %c, i1 true, i1 0)
+  ret <8 x float> %r.wmma_f32_16x16x64_bf8_bf8__a_i32_v8__b_i32_v8__arg4_true
 }
 
-define <8 x float> @wmma_f32_16x16x64_bf8_bf8__a_i32_v8__b_i32_v8__arg5_1(<8 x i32> %a, <8 x i32> %b, <8 x float> %c) {
-; CHECK-LABEL: {{^}}wmma_f32_16x16x64_bf8_bf8__a_i32_v8__b_i32_v8__arg5_1:
+define <8 x float> @wmma_f32_16x16x64_bf8_bf8__a_i32_v8__b_i32_v8__arg5_true(<8 x i32> %a, <8 x i32> %b, <8 x float> %c) {
+; CHECK-LABEL: {{^}}wmma_f32_16x16x64_bf8_bf8__a_i32_v8__b_i32_v8__arg5_true:
 ; CHECK: v_wmma_f32_16x16x64_bf8_bf8 {{[asv]\[}}[[#D:]]:
 ; CHECK-SAME: [[#D+7]]{{\]}}, {{[asv]\[}}[[#A:]]:
 ; CHECK-SAME: [[#A+7]]{{\]}}, {{[asv]\[}}[[#B:]]:
 ; CHECK-SAME: [[#B+7]]{{\]}}, {{[asv]\[}}[[#C:]]:
 ; CHECK-SAME: [[#C+7]]{{\]}}
-  %r.wmma_f32_16x16x64_bf8_bf8__a_i32_v8__b_i32_v8__arg5_1 = call <8 x float> @llvm.amdgcn.wmma.f32.16x16x64.bf8.bf8.v8f32.v8i32(<8 x i32> %a, <8 x i32> %b, i16 0, <8 x float> %c, i1 0, i1 1)
-  ret <8 x float> %r.wmma_f32_16x16x64_bf8_bf8__a_i32_v8__b_i32_v8__arg5_1
+  %r.wmma_f32_16x16x64_bf8_bf8__a_i32_v8__b_i32_v8__arg5_true = call <8 x float> @llvm.amdgcn.wmma.f32.16x16x64.bf8.bf8.v8f32.v8i32(<8 x i32> %a, <8 x i32> %b, i16 0, <8 x float> %c, i1 0, i1 true)
+  ret <8 x float> %r.wmma_f32_16x16x64_bf8_bf8__a_i32_v8__b_i32_v8__arg5_true
 }
 
 declare <8 x float> @llvm.amdgcn.wmma.f32.16x16x64.bf8.bf8.v8f32.v8i32(<8 x i32>, <8 x i32>, i16, <8 x float>, i1, i1)

@@ -21,37 +21,37 @@ define <8 x i32> @wmma_i32_16x16x16_iu4_gfx1100__a_i32_v2__b_i32_v2(<2 x i32> %a
   ret <8 x i32> %r.wmma_i32_16x16x16_iu4_gfx1100__a_i32_v2__b_i32_v2
 }
 
-define <8 x i32> @wmma_i32_16x16x16_iu4_gfx1100__a_i32_v2__b_i32_v2__arg0_1(<2 x i32> %a, <2 x i32> %b, <8 x i32> %c) {
-; CHECK-LABEL: {{^}}wmma_i32_16x16x16_iu4_gfx1100__a_i32_v2__b_i32_v2__arg0_1:
+define <8 x i32> @wmma_i32_16x16x16_iu4_gfx1100__a_i32_v2__b_i32_v2__arg0_true(<2 x i32> %a, <2 x i32> %b, <8 x i32> %c) {
+; CHECK-LABEL: {{^}}wmma_i32_16x16x16_iu4_gfx1100__a_i32_v2__b_i32_v2__arg0_true:
 ; CHECK: v_wmma_i32_16x16x16_iu4 {{[asv]\[}}[[#D:]]:
 ; CHECK-SAME: [[#D+7]]{{\]}}, {{[asv]\[}}[[#A:]]:
 ; CHECK-SAME: [[#A+1]]{{\]}}, {{[asv]\[}}[[#B:]]:
 ; CHECK-SAME: [[#B+1]]{{\]}}, {{[asv]\[}}[[#C:]]:
 ; CHECK-SAME: [[#C+7]]{{\]}}
-  %r.wmma_i32_16x16x16_iu4_gfx1100__a_i32_v2__b_i32_v2__arg0_1 = call <8 x i32> @llvm.amdgcn.wmma.i32.16x16x16.iu4.v8i32.v2i32(i1 1, <2 x i32> %a, i1 0, <2 x i32> %b, <8 x i32> %c, i1 0)
-  ret <8 x i32> %r.wmma_i32_16x16x16_iu4_gfx1100__a_i32_v2__b_i32_v2__arg0_1
+  %r.wmma_i32_16x16x16_iu4_gfx1100__a_i32_v2__b_i32_v2__arg0_true = call <8 x i32> @llvm.amdgcn.wmma.i32.16x16x16.iu4.v8i32.v2i32(i1 true, <2 x i32> %a, i1 0, <2 x i32> %b, <8 x i32> %c, i1 0)
+  ret <8 x i32> %r.wmma_i32_16x16x16_iu4_gfx1100__a_i32_v2__b_i32_v2__arg0_true
 }
 
-define <8 x i32> @wmma_i32_16x16x16_iu4_gfx1100__a_i32_v2__b_i32_v2__arg2_1(<2 x i32> %a, <2 x i32> %b, <8 x i32> %c) {
-; CHECK-LABEL: {{^}}wmma_i32_16x16x16_iu4_gfx1100__a_i32_v2__b_i32_v2__arg2_1:
+define <8 x i32> @wmma_i32_16x16x16_iu4_gfx1100__a_i32_v2__b_i32_v2__arg2_true(<2 x i32> %a, <2 x i32> %b, <8 x i32> %c) {
+; CHECK-LABEL: {{^}}wmma_i32_16x16x16_iu4_gfx1100__a_i32_v2__b_i32_v2__arg2_true:
 ; CHECK: v_wmma_i32_16x16x16_iu4 {{[asv]\[}}[[#D:]]:
 ; CHECK-SAME: [[#D+7]]{{\]}}, {{[asv]\[}}[[#A:]]:
 ; CHECK-SAME: [[#A+1]]{{\]}}, {{[asv]\[}}[[#B:]]:
 ; CHECK-SAME: [[#B+1]]{{\]}}, {{[asv]\[}}[[#C:]]:
 ; CHECK-SAME: [[#C+7]]{{\]}}
-  %r.wmma_i32_16x16x16_iu4_gfx1100__a_i32_v2__b_i32_v2__arg2_1 = call <8 x i32> @llvm.amdgcn.wmma.i32.16x16x16.iu4.v8i32.v2i32(i1 0, <2 x i32> %a, i1 1, <2 x i32> %b, <8 x i32> %c, i1 0)
-  ret <8 x i32> %r.wmma_i32_16x16x16_iu4_gfx1100__a_i32_v2__b_i32_v2__arg2_1
+  %r.wmma_i32_16x16x16_iu4_gfx1100__a_i32_v2__b_i32_v2__arg2_true = call <8 x i32> @llvm.amdgcn.wmma.i32.16x16x16.iu4.v8i32.v2i32(i1 0, <2 x i32> %a, i1 true, <2 x i32> %b, <8 x i32> %c, i1 0)
+  ret <8 x i32> %r.wmma_i32_16x16x16_iu4_gfx1100__a_i32_v2__b_i32_v2__arg2_true
 }
 
-define <8 x i32> @wmma_i32_16x16x16_iu4_gfx1100__a_i32_v2__b_i32_v2__arg5_1(<2 x i32> %a, <2 x i32> %b, <8 x i32> %c) {
-; CHECK-LABEL: {{^}}wmma_i32_16x16x16_iu4_gfx1100__a_i32_v2__b_i32_v2__arg5_1:
+define <8 x i32> @wmma_i32_16x16x16_iu4_gfx1100__a_i32_v2__b_i32_v2__arg5_true(<2 x i32> %a, <2 x i32> %b, <8 x i32> %c) {
+; CHECK-LABEL: {{^}}wmma_i32_16x16x16_iu4_gfx1100__a_i32_v2__b_i32_v2__arg5_true:
 ; CHECK: v_wmma_i32_16x16x16_iu4 {{[asv]\[}}[[#D:]]:
 ; CHECK-SAME: [[#D+7]]{{\]}}, {{[asv]\[}}[[#A:]]:
 ; CHECK-SAME: [[#A+1]]{{\]}}, {{[asv]\[}}[[#B:]]:
 ; CHECK-SAME: [[#B+1]]{{\]}}, {{[asv]\[}}[[#C:]]:
 ; CHECK-SAME: [[#C+7]]{{\]}}
-  %r.wmma_i32_16x16x16_iu4_gfx1100__a_i32_v2__b_i32_v2__arg5_1 = call <8 x i32> @llvm.amdgcn.wmma.i32.16x16x16.iu4.v8i32.v2i32(i1 0, <2 x i32> %a, i1 0, <2 x i32> %b, <8 x i32> %c, i1 1)
-  ret <8 x i32> %r.wmma_i32_16x16x16_iu4_gfx1100__a_i32_v2__b_i32_v2__arg5_1
+  %r.wmma_i32_16x16x16_iu4_gfx1100__a_i32_v2__b_i32_v2__arg5_true = call <8 x i32> @llvm.amdgcn.wmma.i32.16x16x16.iu4.v8i32.v2i32(i1 0, <2 x i32> %a, i1 0, <2 x i32> %b, <8 x i32> %c, i1 true)
+  ret <8 x i32> %r.wmma_i32_16x16x16_iu4_gfx1100__a_i32_v2__b_i32_v2__arg5_true
 }
 
 declare <8 x i32> @llvm.amdgcn.wmma.i32.16x16x16.iu4.v8i32.v2i32(i1, <2 x i32>, i1, <2 x i32>, <8 x i32>, i1)

@@ -21,37 +21,37 @@ define <4 x i32> @wmma_i32_16x16x16_iu8_gfx1100w64__a_i32_v4__b_i32_v4(<4 x i32>
   ret <4 x i32> %r.wmma_i32_16x16x16_iu8_gfx1100w64__a_i32_v4__b_i32_v4
 }
 
-define <4 x i32> @wmma_i32_16x16x16_iu8_gfx1100w64__a_i32_v4__b_i32_v4__arg0_1(<4 x i32> %a, <4 x i32> %b, <4 x i32> %c) {
-; CHECK-LABEL: {{^}}wmma_i32_16x16x16_iu8_gfx1100w64__a_i32_v4__b_i32_v4__arg0_1:
+define <4 x i32> @wmma_i32_16x16x16_iu8_gfx1100w64__a_i32_v4__b_i32_v4__arg0_true(<4 x i32> %a, <4 x i32> %b, <4 x i32> %c) {
+; CHECK-LABEL: {{^}}wmma_i32_16x16x16_iu8_gfx1100w64__a_i32_v4__b_i32_v4__arg0_true:
 ; CHECK: v_wmma_i32_16x16x16_iu8 {{[asv]\[}}[[#D:]]:
 ; CHECK-SAME: [[#D+3]]{{\]}}, {{[asv]\[}}[[#A:]]:
 ; CHECK-SAME: [[#A+3]]{{\]}}, {{[asv]\[}}[[#B:]]:
 ; CHECK-SAME: [[#B+3]]{{\]}}, {{[asv]\[}}[[#C:]]:
 ; CHECK-SAME: [[#C+3]]{{\]}}
-  %r.wmma_i32_16x16x16_iu8_gfx1100w64__a_i32_v4__b_i32_v4__arg0_1 = call <4 x i32> @llvm.amdgcn.wmma.i32.16x16x16.iu8.v4i32.v4i32(i1 1, <4 x i32> %a, i1 0, <4 x i32> %b, <4 x i32> %c, i1 0)
-  ret <4 x i32> %r.wmma_i32_16x16x16_iu8_gfx1100w64__a_i32_v4__b_i32_v4__arg0_1
+  %r.wmma_i32_16x16x16_iu8_gfx1100w64__a_i32_v4__b_i32_v4__arg0_true = call <4 x i32> @llvm.amdgcn.wmma.i32.16x16x16.iu8.v4i32.v4i32(i1 true, <4 x i32> %a, i1 0, <4 x i32> %b, <4 x i32> %c, i1 0)
+  ret <4 x i32> %r.wmma_i32_16x16x16_iu8_gfx1100w64__a_i32_v4__b_i32_v4__arg0_true
 }
 
-define <4 x i32> @wmma_i32_16x16x16_iu8_gfx1100w64__a_i32_v4__b_i32_v4__arg2_1(<4 x i32> %a, <4 x i32> %b, <4 x i32> %c) {
-; CHECK-LABEL: {{^}}wmma_i32_16x16x16_iu8_gfx1100w64__a_i32_v4__b_i32_v4__arg2_1:
+define <4 x i32> @wmma_i32_16x16x16_iu8_gfx1100w64__a_i32_v4__b_i32_v4__arg2_true(<4 x i32> %a, <4 x i32> %b, <4 x i32> %c) {
+; CHECK-LABEL: {{^}}wmma_i32_16x16x16_iu8_gfx1100w64__a_i32_v4__b_i32_v4__arg2_true:
 ; CHECK: v_wmma_i32_16x16x16_iu8 {{[asv]\[}}[[#D:]]:
 ; CHECK-SAME: [[#D+3]]{{\]}}, {{[asv]\[}}[[#A:]]:
 ; CHECK-SAME: [[#A+3]]{{\]}}, {{[asv]\[}}[[#B:]]:
 ; CHECK-SAME: [[#B+3]]{{\]}}, {{[asv]\[}}[[#C:]]:
 ; CHECK-SAME: [[#C+3]]{{\]}}
-  %r.wmma_i32_16x16x16_iu8_gfx1100w64__a_i32_v4__b_i32_v4__arg2_1 = call <4 x i32> @llvm.amdgcn.wmma.i32.16x16x16.iu8.v4i32.v4i32(i1 0, <4 x i32> %a, i1 1, <4 x i32> %b, <4 x i32> %c, i1 0)
-  ret <4 x i32> %r.wmma_i32_16x16x16_iu8_gfx1100w64__a_i32_v4__b_i32_v4__arg2_1
+  %r.wmma_i32_16x16x16_iu8_gfx1100w64__a_i32_v4__b_i32_v4__arg2_true = call <4 x i32> @llvm.amdgcn.wmma.i32.16x16x16.iu8.v4i32.v4i32(i1 0, <4 x i32> %a, i1 true, <4 x i32> %b, <4 x i32> %c, i1 0)
+  ret <4 x i32> %r.wmma_i32_16x16x16_iu8_gfx1100w64__a_i32_v4__b_i32_v4__arg2_true
 }
 
-define <4 x i32> @wmma_i32_16x16x16_iu8_gfx1100w64__a_i32_v4__b_i32_v4__arg5_1(<4 x i32> %a, <4 x i32> %b, <4 x i32> %c) {
-; CHECK-LABEL: {{^}}wmma_i32_16x16x16_iu8_gfx1100w64__a_i32_v4__b_i32_v4__arg5_1:
+define <4 x i32> @wmma_i32_16x16x16_iu8_gfx1100w64__a_i32_v4__b_i32_v4__arg5_true(<4 x i32> %a, <4 x i32> %b, <4 x i32> %c) {
+; CHECK-LABEL: {{^}}wmma_i32_16x16x16_iu8_gfx1100w64__a_i32_v4__b_i32_v4__arg5_true:
 ; CHECK: v_wmma_i32_16x16x16_iu8 {{[asv]\[}}[[#D:]]:
 ; CHECK-SAME: [[#D+3]]{{\]}}, {{[asv]\[}}[[#A:]]:
 ; CHECK-SAME: [[#A+3]]{{\]}}, {{[asv]\[}}[[#B:]]:
 ; CHECK-SAME: [[#B+3]]{{\]}}, {{[asv]\[}}[[#C:]]:
 ; CHECK-SAME: [[#C+3]]{{\]}}
-  %r.wmma_i32_16x16x16_iu8_gfx1100w64__a_i32_v4__b_i32_v4__arg5_1 = call <4 x i32> @llvm.amdgcn.wmma.i32.16x16x16.iu8.v4i32.v4i32(i1 0, <4 x i32> %a, i1 0, <4 x i32> %b, <4 x i32> %c, i1 1)
-  ret <4 x i32> %r.wmma_i32_16x16x16_iu8_gfx1100w64__a_i32_v4__b_i32_v4__arg5_1
+  %r.wmma_i32_16x16x16_iu8_gfx1100w64__a_i32_v4__b_i32_v4__arg5_true = call <4 x i32> @llvm.amdgcn.wmma.i32.16x16x16.iu8.v4i32.v4i32(i1 0, <4 x i32> %a, i1 0, <4 x i32> %b, <4 x i32> %c, i1 true)
+  ret <4 x i32> %r.wmma_i32_16x16x16_iu8_gfx1100w64__a_i32_v4__b_i32_v4__arg5_true
 }
 
 declare <4 x i32> @llvm.amdgcn.wmma.i32.16x16x16.iu8.v4i32.v4i32(i1, <4 x i32>, i1, <4 x i32>, <4 x i32>, i1)

@@ -21,59 +21,59 @@ define <8 x i32> @wmma_i32_16x16x64_iu8__a_i32_v8__b_i32_v8(<8 x i32> %a, <8 x i
   ret <8 x i32> %r.wmma_i32_16x16x64_iu8__a_i32_v8__b_i32_v8
 }
 
-define <8 x i32> @wmma_i32_16x16x64_iu8__a_i32_v8__b_i32_v8__arg0_1(<8 x i32> %a, <8 x i32> %b, <8 x i32> %c) {
-; CHECK-LABEL: {{^}}wmma_i32_16x16x64_iu8__a_i32_v8__b_i32_v8__arg0_1:
+define <8 x i32> @wmma_i32_16x16x64_iu8__a_i32_v8__b_i32_v8__arg0_true(<8 x i32> %a, <8 x i32> %b, <8 x i32> %c) {
+; CHECK-LABEL: {{^}}wmma_i32_16x16x64_iu8__a_i32_v8__b_i32_v8__arg0_true:
 ; CHECK: v_wmma_i32_16x16x64_iu8 {{[asv]\[}}[[#D:]]:
 ; CHECK-SAME: [[#D+7]]{{\]}}, {{[asv]\[}}[[#A:]]:
 ; CHECK-SAME: [[#A+7]]{{\]}}, {{[asv]\[}}[[#B:]]:
 ; CHECK-SAME: [[#B+7]]{{\]}}, {{[asv]\[}}[[#C:]]:
 ; CHECK-SAME: [[#C+7]]{{\]}}
-  %r.wmma_i32_16x16x64_iu8__a_i32_v8__b_i32_v8__arg0_1 = call <8 x i32> @llvm.amdgcn.wmma.i32.16x16x64.iu8.v8i32.v8i32(i1 1, <8 x i32> %a, i1 0, <8 x i32> %b, <8 x i32> %c, i1 0, i1 0, i1 0)
-  ret <8 x i32> %r.wmma_i32_16x16x64_iu8__a_i32_v8__b_i32_v8__arg0_1
+  %r.wmma_i32_16x16x64_iu8__a_i32_v8__b_i32_v8__arg0_true = call <8 x i32> @llvm.amdgcn.wmma.i32.16x16x64.iu8.v8i32.v8i32(i1 true, <8 x i32> %a, i1 0, <8 x i32> %b, <8 x i32> %c, i1 0, i1 0, i1 0)
+  ret <8 x i32> %r.wmma_i32_16x16x64_iu8__a_i32_v8__b_i32_v8__arg0_true
 }
 
-define <8 x i32> @wmma_i32_16x16x64_iu8__a_i32_v8__b_i32_v8__arg2_1(<8 x i32> %a, <8 x i32> %b, <8 x i32> %c) {
-; CHECK-LABEL: {{^}}wmma_i32_16x16x64_iu8__a_i32_v8__b_i32_v8__arg2_1:
+define <8 x i32> @wmma_i32_16x16x64_iu8__a_i32_v8__b_i32_v8__arg2_true(<8 x i32> %a, <8 x i32> %b, <8 x i32> %c) {
+; CHECK-LABEL: {{^}}wmma_i32_16x16x64_iu8__a_i32_v8__b_i32_v8__arg2_true:
 ; CHECK: v_wmma_i32_16x16x64_iu8 {{[asv]\[}}[[#D:]]:
 ; CHECK-SAME: [[#D+7]]{{\]}}, {{[asv]\[}}[[#A:]]:
 ; CHECK-SAME: [[#A+7]]{{\]}}, {{[asv]\[}}[[#B:]]:
 ; CHECK-SAME: [[#B+7]]{{\]}}, {{[asv]\[}}[[#C:]]:
 ; CHECK-SAME: [[#C+7]]{{\]}}
-  %r.wmma_i32_16x16x64_iu8__a_i32_v8__b_i32_v8__arg2_1 = call <8 x i32> @llvm.amdgcn.wmma.i32.16x16x64.iu8.v8i32.v8i32(i1 0, <8 x i32> %a, i1 1, <8 x i32> %b, <8 x i32> %c, i1 0, i1 0, i1 0)
-  ret <8 x i32> %r.wmma_i32_16x16x64_iu8__a_i32_v8__b_i32_v8__arg2_1
+  %r.wmma_i32_16x16x64_iu8__a_i32_v8__b_i32_v8__arg2_true = call <8 x i32> @llvm.amdgcn.wmma.i32.16x16x64.iu8.v8i32.v8i32(i1 0, <8 x i32> %a, i1 true, <8 x i32> %b, <8 x i32> %c, i1 0, i1 0, i1 0)
+  ret <8 x i32> %r.wmma_i32_16x16x64_iu8__a_i32_v8__b_i32_v8__arg2_true
 }
 
-define <8 x i32> @wmma_i32_16x16x64_iu8__a_i32_v8__b_i32_v8__arg5_1(<8 x i32> %a, <8 x i32> %b, <8 x i32> %c) {
-; CHECK-LABEL: {{^}}wmma_i32_16x16x64_iu8__a_i32_v8__b_i32_v8__arg5_1:
+define <8 x i32> @wmma_i32_16x16x64_iu8__a_i32_v8__b_i32_v8__arg5_true(<8 x i32> %a, <8 x i32> %b, <8 x i32> %c) {
+; CHECK-LABEL: {{^}}wmma_i32_16x16x64_iu8__a_i32_v8__b_i32_v8__arg5_true:
 ; CHECK: v_wmma_i32_16x16x64_iu8 {{[asv]\[}}[[#D:]]:
 ; CHECK-SAME: [[#D+7]]{{\]}}, {{[asv]\[}}[[#A:]]:
 ; CHECK-SAME: [[#A+7]]{{\]}}, {{[asv]\[}}[[#B:]]:
 ; CHECK-SAME: [[#B+7]]{{\]}}, {{[asv]\[}}[[#C:]]:
 ; CHECK-SAME: [[#C+7]]{{\]}}
-  %r.wmma_i32_16x16x64_iu8__a_i32_v8__b_i32_v8__arg5_1 = call <8 x i32> @llvm.amdgcn.wmma.i32.16x16x64.iu8.v8i32.v8i32(i1 0, <8 x i32> %a, i1 0, <8 x i32> %b, <8 x i32> %c, i1 1, i1 0, i1 0)
-  ret <8 x i32> %r.wmma_i32_16x16x64_iu8__a_i32_v8__b_i32_v8__arg5_1
+  %r.wmma_i32_16x16x64_iu8__a_i32_v8__b_i32_v8__arg5_true = call <8 x i32> @llvm.amdgcn.wmma.i32.16x16x64.iu8.v8i32.v8i32(i1 0, <8 x i32> %a, i1 0, <8 x i32> %b, <8 x i32> %c, i1 true, i1 0, i1 0)
+  ret <8 x i32> %r.wmma_i32_16x16x64_iu8__a_i32_v8__b_i32_v8__arg5_true
 }
 
-define <8 x i32> @wmma_i32_16x16x64_iu8__a_i32_v8__b_i32_v8__arg6_1(<8 x i32> %a, <8 x i32> %b, <8 x i32> %c) {
-; CHECK-LABEL: {{^}}wmma_i32_16x16x64_iu8__a_i32_v8__b_i32_v8__arg6_1:
+define <8 x i32> @wmma_i32_16x16x64_iu8__a_i32_v8__b_i32_v8__arg6_true(<8 x i32> %a, <8 x i32> %b, <8 x i32> %c) {
+; CHECK-LABEL: {{^}}wmma_i32_16x16x64_iu8__a_i32_v8__b_i32_v8__arg6_true:
 ; CHECK: v_wmma_i32_16x16x64_iu8 {{[asv]\[}}[[#D:]]:
 ; CHECK-SAME: [[#D+7]]{{\]}}, {{[asv]\[}}[[#A:]]:
 ; CHECK-SAME: [[#A+7]]{{\]}}, {{[asv]\[}}[[#B:]]:
 ; CHECK-SAME: [[#B+7]]{{\]}}, {{[asv]\[}}[[#C:]]:
 ; CHECK-SAME: [[#C+7]]{{\]}}
-  %r.wmma_i32_16x16x64_iu8__a_i32_v8__b_i32_v8__arg6_1 = call <8 x i32> @llvm.amdgcn.wmma.i32.16x16x64.iu8.v8i32.v8i32(i1 0, <8 x i32> %a, i1 0, <8 x i32> %b, <8 x i32> %c, i1 0, i1 1, i1 0)
-  ret <8 x i32> %r.wmma_i32_16x16x64_iu8__a_i32_v8__b_i32_v8__arg6_1
+  %r.wmma_i32_16x16x64_iu8__a_i32_v8__b_i32_v8__arg6_true = call <8 x i32> @llvm.amdgcn.wmma.i32.16x16x64.iu8.v8i32.v8i32(i1 0, <8 x i32> %a, i1 0, <8 x i32> %b, <8 x i32> %c, i1 0, i1 true, i1 0)
+  ret <8 x i32> %r.wmma_i32_16x16x64_iu8__a_i32_v8__b_i32_v8__arg6_true
 }
 
-define <8 x i32> @wmma_i32_16x16x64_iu8__a_i32_v8__b_i32_v8__arg7_1(<8 x i32> %a, <8 x i32> %b, <8 x i32> %c) {
-; CHECK-LABEL: {{^}}wmma_i32_16x16x64_iu8__a_i32_v8__b_i32_v8__arg7_1:
+define <8 x i32> @wmma_i32_16x16x64_iu8__a_i32_v8__b_i32_v8__arg7_true(<8 x i32> %a, <8 x i32> %b, <8 x i32> %c) {
+; CHECK-LABEL: {{^}}wmma_i32_16x16x64_iu8__a_i32_v8__b_i32_v8__arg7_true:
 ; CHECK: v_wmma_i32_16x16x64_iu8 {{[asv]\[}}[[#D:]]:
 ; CHECK-SAME: [[#D+7]]{{\]}}, {{[asv]\[}}[[#A:]]:
 ; CHECK-SAME: [[#A+7]]{{\]}}, {{[asv]\[}}[[#B:]]:
 ; CHECK-SAME: [[#B+7]]{{\]}}, {{[asv]\[}}[[#C:]]:
 ; CHECK-SAME: [[#C+7]]{{\]}}
-  %r.wmma_i32_16x16x64_iu8__a_i32_v8__b_i32_v8__arg7_1 = call <8 x i32> @llvm.amdgcn.wmma.i32.16x16x64.iu8.v8i32.v8i32(i1 0, <8 x i32> %a, i1 0, <8 x i32> %b, <8 x i32> %c, i1 0, i1 0, i1 1)
-  ret <8 x i32> %r.wmma_i32_16x16x64_iu8__a_i32_v8__b_i32_v8__arg7_1
+  %r.wmma_i32_16x16x64_iu8__a_i32_v8__b_i32_v8__arg7_true = call <8 x i32> @llvm.amdgcn.wmma.i32.16x16x64.iu8.v8i32.v8i32(i1 0, <8 x i32> %a, i1 0, <8 x i32> %b, <8 x i32> %c, i1 0, i1 0, i1 true)
+  ret <8 x i32> %r.wmma_i32_16x16x64_iu8__a_i32_v8__b_i32_v8__arg7_true
 }
 
 declare <8 x i32> @llvm.amdgcn.wmma.i32.16x16x64.iu8.v8i32.v8i32(i1, <8 x i32>, i1, <8 x i32>, <8 x i32>, i1, i1, i1)

@@ -5,21 +5,21 @@
 ; REQUIRES: amdgpu-registered-target, cpu-gfx1250, llvm.amdgcn.wmma.scale.f32.16x16x128.f8f6f4
 ; RUN: not llvm-as -disable-output %s 2>&1 | FileCheck %s
 
-define amdgpu_ps void @wmma_scale_f32_16x16x128_f8f6f4__a_fp8_v16__b_fp8_v16__arg0_var(<16 x i32> %a, <16 x i32> %b, <8 x float> %c, ptr addrspace(1) %out, i32 %fmt) {
+define amdgpu_ps void @wmma_scale_f32_16x16x128_f8f6f4__a_fp8_v16__b_fp8_v16__arg0_var_fmt(<16 x i32> %a, <16 x i32> %b, <8 x float> %c, ptr addrspace(1) %out, i32 %fmt) {
 ; CHECK: immarg operand has non-immediate parameter
 ; CHECK-NEXT: {{^}}i32 %fmt{{$}}
-; CHECK-NEXT: {{^  }}%r.wmma_scale_f32_16x16x128_f8f6f4__a_fp8_v16__b_fp8_v16__arg0_var = call {{.*}}
-  %r.wmma_scale_f32_16x16x128_f8f6f4__a_fp8_v16__b_fp8_v16__arg0_var = call <8 x float> @llvm.amdgcn.wmma.scale.f32.16x16x128.f8f6f4.v8f32.v16i32.v16i32(i32 %fmt, <16 x i32> %a, i32 0, <16 x i32> %b, i16 0, <8 x float> %c, i32 0, i32 0, i32 0, i32 0, i32 0, i32 0, i1 false, i1 false)
-  store <8 x float> %r.wmma_scale_f32_16x16x128_f8f6f4__a_fp8_v16__b_fp8_v16__arg0_var, ptr addrspace(1) %out
+; CHECK-NEXT: {{^  }}%r.wmma_scale_f32_16x16x128_f8f6f4__a_fp8_v16__b_fp8_v16__arg0_var_fmt = call {{.*}}
+  %r.wmma_scale_f32_16x16x128_f8f6f4__a_fp8_v16__b_fp8_v16__arg0_var_fmt = call <8 x float> @llvm.amdgcn.wmma.scale.f32.16x16x128.f8f6f4.v8f32.v16i32.v16i32(i32 %fmt, <16 x i32> %a, i32 0, <16 x i32> %b, i16 0, <8 x float> %c, i32 0, i32 0, i32 0, i32 0, i32 0, i32 0, i1 false, i1 false)
+  store <8 x float> %r.wmma_scale_f32_16x16x128_f8f6f4__a_fp8_v16__b_fp8_v16__arg0_var_fmt, ptr addrspace(1) %out
   ret void
 }
 
-define amdgpu_ps void @wmma_scale_f32_16x16x128_f8f6f4__a_fp8_v16__b_fp8_v16__arg2_var(<16 x i32> %a, <16 x i32> %b, <8 x float> %c, ptr addrspace(1) %out, i32 %fmt) {
+define amdgpu_ps void @wmma_scale_f32_16x16x128_f8f6f4__a_fp8_v16__b_fp8_v16__arg2_var_fmt(<16 x i32> %a, <16 x i32> %b, <8 x float> %c, ptr addrspace(1) %out, i32 %fmt) {
 ; CHECK: immarg operand has non-immediate parameter
 ; CHECK-NEXT: {{^}}i32 %fmt{{$}}
-; CHECK-NEXT: {{^  }}%r.wmma_scale_f32_16x16x128_f8f6f4__a_fp8_v16__b_fp8_v16__arg2_var = call {{.*}}
-  %r.wmma_scale_f32_16x16x128_f8f6f4__a_fp8_v16__b_fp8_v16__arg2_var = call <8 x float> @llvm.amdgcn.wmma.scale.f32.16x16x128.f8f6f4.v8f32.v16i32.v16i32(i32 0, <16 x i32> %a, i32 %fmt, <16 x i32> %b, i16 0, <8 x float> %c, i32 0, i32 0, i32 0, i32 0, i32 0, i32 0, i1 false, i1 false)
-  store <8 x float> %r.wmma_scale_f32_16x16x128_f8f6f4__a_fp8_v16__b_fp8_v16__arg2_var, ptr addrspace(1) %out
+; CHECK-NEXT: {{^  }}%r.wmma_scale_f32_16x16x128_f8f6f4__a_fp8_v16__b_fp8_v16__arg2_var_fmt = call {{.*}}
+  %r.wmma_scale_f32_16x16x128_f8f6f4__a_fp8_v16__b_fp8_v16__arg2_var_fmt = call <8 x float> @llvm.amdgcn.wmma.scale.f32.16x16x128.f8f6f4.v8f32.v16i32.v16i32(i32 0, <16 x i32> %a, i32 %fmt, <16 x i32> %b, i16 0, <8 x float> %c, i32 0, i32 0, i32 0, i32 0, i32 0, i32 0, i1 false, i1 false)
+  store <8 x float> %r.wmma_scale_f32_16x16x128_f8f6f4__a_fp8_v16__b_fp8_v16__arg2_var_fmt, ptr addrspace(1) %out
   ret void
 }
 

@@ -26,6 +26,7 @@ from harness.tools import verdicts as V
 STYLE = {
     V.PASS: ("P", "#2e9d4a", "llc's text reassembles with llvm-mc"),
     V.MC_REJECT: ("M", "#d62728", "llc succeeded, llvm-mc rejects its text (the over-wide tuple bug)"),
+    V.WRONG_SHAPE: ("W", "#e377c2", "llvm-mc accepts the text, but it is not the row's instruction or register widths"),
     V.CANNOT_SELECT: ("S", "#ff7f0e", "llc's selector gave up"),
     V.VERIFIER_REJECT: ("V", "#5b7fa6", "the IR verifier rejects the call"),
     V.CRASH: ("C", "#8e44ad", "a tool died for another reason"),
@@ -63,9 +64,11 @@ def _counts_table(doc: dict) -> str:
         if len(builds) > 1
         else f'<p id="differ-count">{len(doc["cells"])} cells.</p>'
     )
+    reasons = "".join(f"<li>{e(line)}</li>" for line in report.unsupported_reasons(doc) if line)
+    why = f'<ul id="unsupported-reasons">{reasons}</ul>' if reasons else ""
     return (
         f'<table id="counts"><thead><tr><th scope="col">build</th>{head}<th scope="col">total</th></tr></thead>'
-        f"<tbody>{''.join(rows)}</tbody></table>{foot}"
+        f"<tbody>{''.join(rows)}</tbody></table>{foot}{why}"
     )
 
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from harness.specs.cases import CLASSES, SELECTORS, FileClass
-from harness.targets import formats
+from harness.targets import catalog, formats
 from harness.targets.catalog import Side
 from harness.tools.runner import Outcome
 from harness.tools.verdicts import ALL, VerdictCode
@@ -156,9 +156,24 @@ def matrix_counts(cells: list[dict], n: int) -> list[dict[VerdictCode, int]]:
     return out
 
 
+def unsupported_reasons(doc: dict) -> list[str]:
+    """Why cells are `unsupported`, once per build and reason (not once per cell)."""
+    lines = []
+    for i, build in enumerate(doc["builds"]):
+        reasons: dict[str, int] = {}
+        for c in doc["cells"]:
+            if (c.get("verdicts") or [None] * (i + 1))[i] == VerdictCode.UNSUPPORTED:
+                why = (c.get("details") or [""] * (i + 1))[i] or "no reason given"
+                reasons[why] = reasons.get(why, 0) + 1
+        lines += [f"unsupported on {build['id']}: {n} cell(s): {why}" for why, n in sorted(reasons.items())]
+    return ["", *lines] if lines else []
+
+
 def label(c: dict) -> str:
-    """A cell's case: its function, and what the name does not say (-O, pipeline, check)."""
-    extra = [f"-O{c['opt']}"] if c.get("opt") else []
+    """A cell's case: its function, and what the name does not say (a CPU other than the
+    intrinsic's first, -O, pipeline, check)."""
+    extra = [c["cpu"]] if c.get("cpu") and c["cpu"] != _first_cpu(c.get("intrinsic", "")) else []
+    extra += [f"-O{c['opt']}"] if c.get("opt") else []
     if c.get("pipeline", "none") != "none":
         extra.append(c["pipeline"])
     if c.get("class") in (FileClass.IR, FileClass.IR_MALFORMED, FileClass.OBJECT) or str(c.get("class", "")).startswith(
@@ -166,6 +181,13 @@ def label(c: dict) -> str:
     ):
         extra.append(c["class"])
     return c["function"] + (f" [{' '.join(extra)}]" if extra else "")
+
+
+def _first_cpu(name: str) -> str:
+    try:
+        return catalog.lookup(name).cpus[0]
+    except KeyError:  # (a cell of a target without a catalog entry: NVPTX)
+        return ""
 
 
 def cost_changes(c: dict, arrow: str = ">") -> list[str]:
@@ -223,7 +245,7 @@ def matrix_text(doc: dict, show_all: bool = False) -> str:
     rows = [["build", *used, "total"]] + [
         [i, *(str(t.get(v, 0)) for v in used), str(sum(t.values()))] for i, t in zip(ids, tally)
     ]
-    lines += ["", "verdict counts per build", *_table(rows, right=1)]
+    lines += ["", "verdict counts per build", *_table(rows, right=1), *unsupported_reasons(doc)]
     differ = sum(c["differs"] for c in cells)
     cost_only = sum(1 for c in cells if not c["differs"] and cost_changes(c))
     if len(builds) > 1:

@@ -146,7 +146,7 @@ class Case:
         """The first immarg given a value outside the range its row allows, or None."""
         given = dict(self.args)
         for index, low, high in self.intrinsic.ranges:
-            value = given.get(index, "")
+            value = {"false": "0", "true": "1"}.get(given.get(index, ""), given.get(index, ""))
             if re.fullmatch(r"-?[0-9]+", value) and not low <= int(value) <= high:
                 return index
         return None
@@ -192,8 +192,8 @@ class Case:
             source = self.intrinsic.source(side)
             parts.append(f"{side}_{source.name(self.fmt(side))}_v{self.width(side)}{elem}")
         parts += [
-            f"arg{i}_{'var' if v.startswith('%') else v.replace('-', 'm')}" for i, v in self.args
-        ]  # (-1: m1, a name character)
+            f"arg{i}_{'var_' + v[1:] if v.startswith('%') else v.replace('-', 'm')}" for i, v in self.args
+        ]  # (-1: m1, a name character; %f.x: var_f.x)
         if self.narrowing:
             parts.append("narrow_" + self.narrowing.replace(".", "_"))
         return "__".join(parts)

@@ -310,11 +310,12 @@ def expand_block(block: Block, limit: int = MAX_CASES, earlier: int = 0) -> list
     _check_cpus(chosen, block.dims.get("cpu", []))
     for iv, intrinsic in chosen:
         cpus = _cpus(intrinsic, block.dims.get("cpu", [Value(intrinsic.cpus[0], iv.path, iv.line, iv.col)]))
+        _check_fixed(block, intrinsic)
         fmts_a = _formats(block.dims.get("fmt_a"), intrinsic.a, Side.A, intrinsic.name)
         fmts_b = _formats(block.dims.get("fmt_b"), intrinsic.b, Side.B, intrinsic.name)
         arg_sets = [_resolve_args(intrinsic, alt) for alt in block.args] or [()]
         if immarg_values:
-            arg_sets = [s + extra for s in arg_sets for extra in immarg_sets(intrinsic, immarg_values)]
+            arg_sets = [s + extra for s in arg_sets for extra in immarg_sets(intrinsic, immarg_values) if not _overlap(s, extra)]
         shared = itertools.product(cpus, opts, pipelines, checks, elems_a, elems_b, narrowings, arg_sets)
         for (cpu, opt, pipe, check, ea, eb, narrow, args), fa, fb in itertools.product(shared, fmts_a, fmts_b):
             wa = _unique(w for p in policies_a for w in widths_for(p, intrinsic.a, fa))
@@ -333,6 +334,25 @@ def expand_block(block: Block, limit: int = MAX_CASES, earlier: int = 0) -> list
         if case.check == "diagnostic" and not case.rejection:
             raise block.error(f"check: diagnostic needs calls the verifier rejects; {case.function} is valid IR")
     return out
+
+
+def _check_fixed(block: Block, intrinsic: Intrinsic) -> None:
+    """A row's source has one type: another width or element type is refused where it is written
+    (the intrinsic is not overloaded there, so the module would declare it twice)."""
+    for side in Side:
+        source = intrinsic.source(side)
+        if not source.fixed:
+            continue
+        for v in block.dims.get(f"width_{side}", []):
+            if isinstance(v.value, int) and v.value != source.widths[0]:
+                raise v.error(
+                    f"{intrinsic.name}'s {side.upper()} is always {source.type_text()}; its width is {source.widths[0]}"
+                )
+        for v in block.dims.get(f"elem_{side}", []):
+            if v.value != source.elem:
+                raise v.error(
+                    f"{intrinsic.name}'s {side.upper()} is always {source.type_text()}; its element type is {source.elem}"
+                )
 
 
 CPU_WORDS = ("all", "absent")
@@ -374,11 +394,17 @@ def immarg_sets(intrinsic: Intrinsic, values: list[str]) -> list[tuple[tuple[int
     out: list[tuple[tuple[int, str], ...]] = []
     for index, low, high in intrinsic.ranges:
         bits = int(_literal_type(intrinsic, intrinsic.operands[index])[1:])
+        text = (lambda n: ("false", "true")[n]) if bits == 1 else str  # as `args` and --arg spell an i1
         if "high" in values and high != low:
-            out.append(((index, str(high)),))
+            out.append(((index, text(high)),))
         if "outside" in values and high + 1 < 2**bits:
-            out.append(((index, str(high + 1)),))
+            out.append(((index, text(high + 1)),))
     return out
+
+
+def _overlap(given: tuple[tuple[int, str], ...], extra: tuple[tuple[int, str], ...]) -> bool:
+    """Whether `immarg` would set an operand `args` already sets (that combination is left out)."""
+    return bool({i for i, _ in given} & {i for i, _ in extra})
 
 
 def _block_size(block: Block, *dims: list) -> int:

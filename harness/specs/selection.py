@@ -30,9 +30,13 @@ def add_case_flags(p: argparse.ArgumentParser, selector_default: Selector | None
         action="append",
         metavar="NAME",
         help="intrinsic name without llvm.amdgcn. (repeatable where many cases run), e.g. "
-        + ", ".join(list(catalog.BY_NAME)[:2]),
+        + ", ".join(list(catalog.BY_NAME)[:2])
+        + "; an LLVM name with several forms (gfx11/gfx12 types, wave64) means each (try: the one for --cpu), "
+        "a form's own name (wmma.f32.16x16x16.f16.gfx1100w64) one; run, matrix and bisect-run take globs (smfmac.*)",
     )
-    p.add_argument("--fmt-a", default=None, metavar="F", help=f"A format ({formats.spellings()})")
+    p.add_argument(
+        "--fmt-a", default=None, metavar="F", help=f"A format ({formats.spellings()}; a fixed-type row: its element type)"
+    )
     p.add_argument("--fmt-b", default=None, metavar="F", help="B format (same spellings)")
     p.add_argument("--width-a", default=None, metavar="N", help="A source width in i32, or exact, max (default exact)")
     p.add_argument("--width-b", default=None, metavar="N", help="B source width in i32, or exact, max (default exact)")
@@ -144,6 +148,11 @@ def lookup_all(name: str) -> tuple[catalog.Intrinsic, ...]:
     an unknown name is bad input that points at the names `--intrinsic` takes."""
     from harness.nvptx import mma as nvptx_mma  # (nvptx.mma imports this package's modules)
 
+    if is_glob(name):
+        found = tuple(i for i in catalog.INTRINSICS if fnmatch.fnmatchcase(i.name, name.strip()))
+        if not found:
+            raise InputError(f"no intrinsic matches {name!r} (`harness coverage --json` lists the names)")
+        return found
     try:
         return catalog.lookup_all(name)
     except KeyError:
@@ -151,10 +160,25 @@ def lookup_all(name: str) -> tuple[catalog.Intrinsic, ...]:
         raise InputError(f"{catalog.unknown(name)}; NVPTX: {nvptx}") from None
 
 
+def is_glob(name: str) -> bool:
+    return any(c in name for c in "*?")
+
+
 def lookup(name: str, cpu: str | None = None) -> catalog.Intrinsic:
-    """The one AMDGPU entry `name` means on `cpu` (see `catalog.lookup`)."""
-    lookup_all(name)
-    return catalog.lookup(name, cpu)
+    """The one AMDGPU entry `name` means on `cpu` (see `catalog.lookup`): of several forms, the
+    one that runs there (the CPU is then checked against it)."""
+    if is_glob(name):
+        raise InputError(f"one intrinsic, not a glob, is one case: {name!r} (run and matrix take globs)")
+    found = lookup_all(name)
+    fits = [i for i in found if cpu is None or cpu in i.cpus or cpu == i.absent_cpu]
+    if cpu is not None and not fits:
+        runs = sorted({c for i in found for c in i.cpus})
+        absent = sorted({i.absent_cpu for i in found} - set(runs))
+        raise InputError(
+            f"--cpu: {name} runs on {', '.join(runs)}, not {cpu}"
+            + (f" (its CPU without the instruction: {', '.join(absent)})" if absent else "")
+        )
+    return catalog.lookup(name, cpu) if any(cpu in i.cpus for i in found) else fits[0] if fits else found[0]
 
 
 def fmt(text: str | None, source: catalog.Source, flag: str) -> int:
@@ -181,6 +205,8 @@ def width(text: str | None, source: catalog.Source, fmt_value: int, flag: str) -
         raise InputError(f"{flag} must be an integer, exact or max; got {text!r}") from None
     if not 0 < value <= matrix.MAX_WIDTH:
         raise InputError(f"{flag} takes 1 to {matrix.MAX_WIDTH} elements (what the harness builds); got {value}")
+    if source.fixed and value != source.widths[0]:
+        raise InputError(f"{flag}: this source is always {source.type_text()}; its width is {source.widths[0]}")
     return value
 
 
@@ -234,8 +260,12 @@ def planned(args, direct_ok: bool = True) -> list[Planned]:
         pool = names or catalog.INTRINSICS
         if text is not None and all(_format_value(text, i.source(side)) is None for i in pool):
             raise InputError(f"--fmt-{side}: not a matrix format: {text!r} (accepted: {formats.spellings()})")
+    one = len(args.intrinsic or []) == 1 and not is_glob(args.intrinsic[0])
+    if one and direct_ok and len(names) > 1:  # an LLVM name with several forms: the one for --cpu
+        names = [lookup(args.intrinsic[0], getattr(args, "cpu", None))]
     direct = (
         direct_ok
+        and one
         and len(names) == 1
         and not getattr(args, "spec", None)
         and not getattr(args, "filter", None)

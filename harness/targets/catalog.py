@@ -97,6 +97,7 @@ class Source:
     scalar: bool = False  # the operand is one `elem`, not a vector (float, double, i64 sources)
     names: tuple[str, ...] = formats.SHORT  # format -> the name cases and files spell it with
     gprs: int = 0  # 32-bit registers per lane per the ISA (0: as many as `regs` of an i32 format)
+    fixed: bool = False  # the intrinsic takes exactly one type here (a row's source): no other width or element
 
     @property
     def formats(self) -> tuple[int, ...]:
@@ -110,11 +111,19 @@ class Source:
         F8F6F4 formats (`formats.parse`); ValueError otherwise."""
         key = str(text).strip().lower()
         own = [f for f in self.formats if self.names[f].lower() == key]
-        return own[0] if own and not isinstance(text, bool) else formats.parse(text)
+        if own and not isinstance(text, bool):
+            return own[0]
+        if self.names != formats.SHORT:  # a fixed type: only its own name
+            raise ValueError(f"not a format of this source: {text!r} (it takes {' '.join(self.names)})")
+        return formats.parse(text)
 
     def registers(self, fmt: int) -> int:
         """The 32-bit registers the hardware reads for `fmt` (the width of its register tuple)."""
         return self.gprs or self.regs[fmt]
+
+    def type_text(self) -> str:
+        """The IR type a fixed source always has."""
+        return self.ir_type(self.widths[0])
 
     def ir_type(self, width: int, elem: str = "") -> str:
         elem = elem or self.elem
@@ -372,7 +381,9 @@ def _row_source(ir_type: str, gprs: int) -> Source:
     """A fixed-type source: one format, named after its element type, of the IR type's count."""
     m = re.fullmatch(r"<(\d+) x (\w+)>", ir_type)
     count, elem = (int(m.group(1)), m.group(2)) if m else (1, ir_type)
-    return Source(regs={0: count}, widths=(count,), verified=False, elem=elem, scalar=m is None, names=(elem,), gprs=gprs)
+    return Source(
+        regs={0: count}, widths=(count,), verified=False, elem=elem, scalar=m is None, names=(elem,), gprs=gprs, fixed=True
+    )
 
 
 def _row_operand(entry: str) -> Role | str:
@@ -405,7 +416,8 @@ def _row_entries(row: amdgpu_rows.Row) -> list[Intrinsic]:
     in mnemonic (gfx940's renames) are one entry with a mnemonic per CPU."""
     forms: dict[tuple, list[amdgpu_rows.Shape]] = {}
     for shape in row.shapes:
-        forms.setdefault((shape.result, shape.a, shape.b, shape.acc, shape.index, shape.wave64, shape.zero), []).append(shape)
+        key = (shape.result, shape.a, shape.b, shape.acc, shape.index, shape.wave64, shape.zero, shape.regs)
+        forms.setdefault(key, []).append(shape)
     every = tuple(c for c in CDNA + RDNA if any(c in sh.cpus for sh in row.shapes))
     out = []
     for shapes in forms.values():

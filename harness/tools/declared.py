@@ -10,6 +10,7 @@ intrinsic we have no row for.
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -52,8 +53,8 @@ def header_names(tc: Toolchain, target: Target) -> frozenset[str] | None:
 
     def read() -> frozenset[str] | None:
         path = header_path(tc, target)
-        if not path.exists():
-            return None  # (a directory or FIFO there is refused as it is read, never opened)
+        if not os.path.lexists(path):
+            return None  # (a directory, FIFO or broken link there is refused as it is read, never opened)
         data = files.read_input(path, HEADER_LIMIT, "intrinsic header")
         text = data.decode("utf-8", errors="replace")
         if target.intrinsic_prefix not in text:

@@ -141,7 +141,11 @@ class Runner:
         if not mc.ok and (stray or not rejected):
             if len(cases) > 1:
                 return self._compile_each(cases, selector)
-            rejected = {first.function: V.first_error(mc.stderr) or "llvm-mc failed"}
+            if not mc.stderr.strip():  # a failure that says nothing is no verdict about LLVM
+                raise InputError(f"{mc.argv[0]} exited {mc.returncode} and printed nothing: no verdict comes from it")
+            if "LLVM ERROR" in mc.stderr:  # the assembler itself failed, not the text
+                return {first.function: Verdict(V.CRASH, V.first_error(mc.stderr), before + [gen, mc])}
+            rejected = {first.function: V.first_error(mc.stderr)}
         wants_object = self.with_object or first.check == "object"
         object_runs = self._disassemble(first, selector, text) if wants_object else []
         disassembly = object_runs[-1] if len(object_runs) == 2 else None
@@ -149,10 +153,13 @@ class Runner:
         out = {}
         for c in cases:
             tools = before + [gen, mc] + object_runs
-            if c.function in rejected:
+            shape = shapes[c.function]
+            if shape is not None and shape[0] == V.UNSUPPORTED:
+                verdict = Verdict(*shape, tools)
+            elif c.function in rejected:
                 verdict = Verdict(V.MC_REJECT, rejected[c.function], tools)
             else:
-                verdict = Verdict(V.WRONG_SHAPE, shapes[c.function], tools) if shapes[c.function] else Verdict(V.PASS, "", tools)
+                verdict = Verdict(*shape, tools) if shape else Verdict(V.PASS, "", tools)
             verdict.details = module_facts.of(c)
             mismatch = verdict.details.get("tuples", {})
             if verdict.verdict == V.MC_REJECT and mismatch.get("object") and mismatch["object"] != mismatch["text"]:
@@ -264,7 +271,7 @@ class Runner:
             todo = []
         for pipeline, g in {g.pipeline: g for g in todo if g.pipeline != "none"}.items():
             self.check_pipeline(g.cases[0], pipeline)
-        modules = batches(todo, self.jobs)
+        modules = batches(todo)
         self._opt_runs.clear()
         total = sum(len(m.selectors) for m in modules)
         done, finished = 0, threading.Condition()
@@ -324,13 +331,14 @@ def batch_key(g: Group, c: Case) -> tuple:
     return (intr.target.name, c.cpu, intr.features, c.opt, c.pipeline, c.check, g.selectors, c.cpu in intr.cpus)
 
 
-MIN_SHARE = 16  # cases: a module is not split below this to keep every worker busy
+SHARE = 256  # cases at most in one module: what a hang or a crash in it costs, whatever -j
 
 
-def batches(groups: list[Group], jobs: int = 1) -> list[Batch]:
+def batches(groups: list[Group]) -> list[Batch]:
     """The groups' cases in as few modules as can hold them (function names are unique within
-    each module: a name seen twice under one key starts another module), each split into
-    shares of at most 1/`jobs` of all the cases, so that the workers finish together."""
+    each module: a name seen twice under one key starts another module), in shares of at most
+    SHARE cases, so that workers share the work and a module that hangs takes a bounded number
+    of verdicts with it; the modules, and so the verdicts, do not depend on -j."""
     out: dict[tuple, list[Batch]] = {}
     names: dict[int, set[str]] = {}  # id(batch) -> its function names
     for g in groups:
@@ -344,26 +352,29 @@ def batches(groups: list[Group], jobs: int = 1) -> list[Batch]:
             batch.members.append((g, c))
             names[id(batch)].add(c.function)
     whole = [b for chain in out.values() for b in chain]
-    share = max(MIN_SHARE, -(-sum(len(b.members) for b in whole) // max(1, jobs)))
-    return [Batch(b.selectors, b.members[i : i + share]) for b in whole for i in range(0, len(b.members), share)]
+    return [Batch(b.selectors, b.members[i : i + SHARE]) for b in whole for i in range(0, len(b.members), SHARE)]
 
 
-def _shape(case: Case, body: list[str], gen: ToolRun) -> str:
-    """How llc's code for a case differs from its row: another matrix instruction, or register
-    tuples of other widths than the ISA's ("" when it is the row's). Code with no matrix
-    instruction at all makes no sense: no verdict comes from it."""
+def _shape(case: Case, body: list[str], gen: ToolRun) -> tuple[V.VerdictCode, str] | None:
+    """How llc's code for a case differs from its row (None: it is the row's instruction, as
+    wide as the ISA says): another matrix instruction or other widths (`wrong-shape`); a call of
+    the intrinsic as a plain function (a build that does not know it: `unsupported`). Code with
+    neither makes no sense: no verdict comes from it."""
     intr = case.intrinsic
     wanted = intr.mnemonics(case.cpu)
     found = V.instruction(body, wanted)
     if found is None:
         other = V.matrix_instruction(body, intr.target.matrix_mnemonics)
-        if other is None:
-            raise InputError(
-                f"{gen.argv[0]} exited 0 but the code it printed for {case.function} has no "
-                f"{' or '.join(wanted)}: no verdict comes from it"
-            )
-        return f"llc selected {other[0]}, not {' or '.join(wanted)}"
-    return V.shape_mismatch(found[1], intr.tuple_widths)
+        if other is not None:
+            return V.WRONG_SHAPE, f"llc selected {other[0]}, not {' or '.join(wanted)}"
+        if any(intr.symbol in line for line in body):
+            return V.UNSUPPORTED, f"this build compiles {intr.symbol} as a plain function call: it does not know it"
+        raise InputError(
+            f"{gen.argv[0]} exited 0 but the code it printed for {case.function} has no "
+            f"{' or '.join(wanted)}: no verdict comes from it"
+        )
+    mismatch = V.shape_mismatch(found[1], intr.tuple_widths)
+    return (V.WRONG_SHAPE, mismatch) if mismatch else None
 
 
 class _ModuleFacts:

@@ -347,7 +347,8 @@ def _discover_cached(explicit: str | None, env_bin: str | None, timeout: float) 
 
 def _checked(path: Path, how: str, timeout: float) -> Toolchain:
     if not path.is_dir():
-        raise InputError(f"LLVM bin directory {path} (from {how}) does not exist")
+        what = "is not a directory" if path.exists() else "does not exist"
+        raise InputError(f"LLVM bin directory {path} (from {how}) {what}")
     if not (path / "llc").exists():
         raise InputError(f"LLVM bin directory {path} (from {how}) has no llc")
     return Toolchain(path.resolve(), how, timeout)
