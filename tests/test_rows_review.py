@@ -1,0 +1,4 @@
+import harness
+def test_where():
+    print("HARNESS", harness.__file__)
+    assert 0
