@@ -55,7 +55,7 @@ def header_names(tc: Toolchain, target: Target) -> frozenset[str] | None:
         path = header_path(tc, target)
         if not os.path.lexists(path):
             return None  # (a directory, FIFO or broken link there is refused as it is read, never opened)
-        data = files.read_input(path, HEADER_LIMIT, "intrinsic header")
+        data = files.read_input(path, HEADER_LIMIT, "build's intrinsic header")
         text = data.decode("utf-8", errors="replace")
         if target.intrinsic_prefix not in text:
             raise InputError(f"{path} names no {target.intrinsic_prefix}* intrinsic: not an intrinsic header of this build")
