@@ -74,11 +74,6 @@ def declaration(row: Row, shape: Shape) -> str:
     return f"declare {shape.result} @{symbol(row, shape)}({params})"
 
 
-def full_names() -> tuple[str, ...]:
-    """Every row's full intrinsic name, sorted."""
-    return tuple(sorted(PREFIX + r.name for r in ROWS))
-
-
 def probe_declarations() -> dict[str, str]:
     """Full name -> a declaration of its first shape, to ask a build whether it knows it."""
     return {PREFIX + r.name: declaration(r, r.shapes[0]) for r in ROWS}
