@@ -154,11 +154,11 @@ MUTATIONS = (
         LIT_TESTS,
     ),
     Mutation(
-        "second-selector-reuses-all",
+        "batch-ignores-selectors",
         "harness/tools/runner.py",
-        "                    known = {fn: v for fn, v in result.items() if v.verdict == V.VERIFIER_REJECT}\n",
-        "                    known = dict(result)\n",
-        "6: the second selector (gisel) reuses every verdict of the first (sdag)",
+        "    return (intr.target.name, c.cpu, intr.features, c.opt, c.pipeline, c.check, g.selectors, c.cpu in intr.cpus)\n",
+        "    return (intr.target.name, c.cpu, intr.features, c.opt, c.pipeline, c.check, c.cpu in intr.cpus)\n",
+        "6: cases of files with other selectors share a module, and run under the first file's selectors",
         RUNNER_TESTS,
     ),
     Mutation(
