@@ -314,3 +314,45 @@ def test_args_and_immarg_high_never_set_one_operand_twice(cli, spec_dir):
         assert values[3] == "i32 5"
         for index, value in named.items():
             assert values[int(index)] == f"i32 {value}", (function, values)
+
+
+# ---- the rest of the review: exclude globs, a fixed source's formats, --llvm-bin, per-shape registers
+
+
+def test_an_exclude_glob_drops_every_entry_it_matches(cli, spec_dir):
+    """`exclude: {intrinsic: GLOB}` drops each entry the glob names, not just the first's forms."""
+    spec = 'matrix:\n  - intrinsic: ["wmma.f32.16x16x16.*", "wmma.i32.16x16x16.*"]\n    cpu: all\n    exclude: [{intrinsic: "wmma.f32.*"}]\n'
+    proc = _cli(cli, "expand", "--cases", spec_dir({"g.yaml": spec}), "--check")
+    assert proc.returncode == 1, proc.stderr  # files to write: only the iu4/iu8 ones
+    stale = [line.split("/")[-1] for line in proc.stdout.splitlines() if line.startswith("stale:")]
+    assert stale and all(name.startswith("wmma.i32.16x16x16.") for name in stale), stale
+
+
+def test_a_fixed_type_source_takes_only_its_own_type_name(cli):
+    """A half source is named half; the F8F6F4 spellings (fp8 is format 0) do not pick it."""
+    proc = _cli(cli, "try", "--intrinsic", "wmma.f32.16x16x16.f16", "--cpu", "gfx1100", "--fmt-a", "fp8")
+    _one_line_exit_2(proc, "--fmt-a", "half")
+    proc = _cli(cli, "run", "--spec", "amdgpu-families.yaml", "--intrinsic", F16_MFMA, "--fmt-a", "MATRIX_FMT_FP8")
+    _one_line_exit_2(proc, "--fmt-a")
+
+
+def test_an_llvm_bin_that_is_a_file_says_so(cli):
+    proc = _cli(cli, "coverage", "--llvm-bin", "/usr/lib/llvm-22/bin/llc")
+    _one_line_exit_2(proc, "is not a directory")
+
+
+def test_every_shape_of_a_row_keeps_its_own_registers(monkeypatch):
+    """Two shapes of one IR signature with different registers are two entries: the second
+    shape's registers are not dropped for the first's."""
+    import dataclasses
+
+    from harness.targets import amdgpu_rows, catalog
+
+    row = amdgpu_rows.BY_NAME[F16_MFMA]
+    first, second = row.shapes[0], row.shapes[1]
+    assert (first.result, first.a, first.b) == (second.result, second.a, second.b)  # one signature
+    wider = dataclasses.replace(second, regs=(second.regs[0], second.regs[1] + 1, *second.regs[2:]))
+    entries = catalog._row_entries(dataclasses.replace(row, shapes=(first, wider)))
+    assert len(entries) == 2
+    assert {e.gprs[1] for e in entries} == {first.regs[1], first.regs[1] + 1}
+    assert {c for e in entries if e.gprs[1] == first.regs[1] + 1 for c in e.cpus} == set(wider.cpus)
