@@ -14,8 +14,8 @@ import sys
 
 from harness.errors import InputError
 from harness.nvptx import mma
-from harness.specs import selection
-from harness.targets import AMDGPU, NVPTX, TARGETS, Target, families
+from harness.specs import emit, selection
+from harness.targets import AMDGPU, NVPTX, TARGETS, Target, catalog
 from harness.tools import declared, toolchain
 
 DESCRIPTION = """\
@@ -57,8 +57,10 @@ def add_parser(sub, formatter_class) -> argparse.ArgumentParser:
 
 def rows(target: Target) -> dict[str, str]:
     """Full name -> a declaration, for every row the harness has for `target`."""
-    if target is AMDGPU:
-        return families.probe_declarations()
+    if target is AMDGPU:  # one declaration per LLVM name (its first form), as the runner probes them
+        first = [forms[0] for forms in catalog.BY_BASE.values()]
+        decls = emit.probe_declarations(first)
+        return {i.symbol: decls[i.name] for i in first}
     if target is NVPTX:
         return {v.symbol: mma.declaration(v) for v in mma.VARIANTS if v.in_llvm}
     return {}
