@@ -15,7 +15,6 @@ sys.path.insert(0, ROOT)
 from harness import targets  # noqa: E402
 from harness.checks.litformat import KnownBugShTest  # noqa: E402
 from harness.errors import InputError  # noqa: E402
-from harness.nvptx import ptx as nvptx_ptx  # noqa: E402
 from harness.specs import emit, known_bugs  # noqa: E402
 from harness.targets import catalog  # noqa: E402
 from harness.tools import declared, toolchain  # noqa: E402
@@ -75,22 +74,24 @@ for target in targets.TARGETS.values():
     config.available_features.update(target.cpu_feature(c) for c in tc.cpus(target.registered))
     if target.ir_feature and target.reads_ir(tc):
         config.available_features.add(target.ir_feature)
-# The AMDGPU intrinsics the build knows, each a feature (one opt probe answers for all).
-if targets.AMDGPU.registered in tc.targets:
-    known_cpus = tc.cpus(targets.AMDGPU.registered)
-    present = [i for i in catalog.INTRINSICS if known_cpus & {*i.cpus, i.absent_cpu}]
+# The intrinsics the build knows, each a feature (one opt probe per target answers for all).
+for target in targets.TARGETS.values():
+    if target.registered not in tc.targets:
+        continue
+    known_cpus = tc.cpus(target.registered)
+    present = [i for i in catalog.INTRINSICS if i.target is target and known_cpus & {*i.cpus, i.absent_cpu}]
     decls = emit.probe_declarations(present)
     try:  # the build's intrinsic header, then its opt: a broken one is a configuration error
-        support = declared.support(tc, targets.AMDGPU, {i.name: (i.symbol, decls[i.name]) for i in present})
+        support = declared.support(tc, target, {i.name: (i.symbol, decls[i.name]) for i in present})
     except (InputError, toolchain.ProbeDied) as exc:
-        lit_config.fatal(f"cannot tell which AMDGPU intrinsics {tc.describe()} knows: {exc}")
+        lit_config.fatal(f"cannot tell which {target.name} intrinsics {tc.describe()} knows: {exc}")
     config.available_features.update(i.symbol for i in present if not support[i.name])
 
 # ptxas closes NVPTX's PTX where there is one: --param ptxas=PATH, else $PTXAS, else PATH, else the
 # CUDA install, else the pip wheel in the harness's environment. Without it the ptxas RUN lines
 # are skipped (`%if ptxas`), never failed.
 try:
-    ptxas = nvptx_ptx.find_ptxas(lit_config.params.get("ptxas"))
+    ptxas = toolchain.find_ptxas(lit_config.params.get("ptxas"))
 except InputError as exc:
     lit_config.fatal(str(exc))
 if ptxas:

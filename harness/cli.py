@@ -3,7 +3,6 @@ point; the flags and help texts are in parser.py, the other commands in their ow
 
 from __future__ import annotations
 
-import argparse
 import dataclasses
 import json
 import os
@@ -16,11 +15,9 @@ from harness.checks import audit, expand, snapshots
 from harness.errors import InputError
 from harness.nvptx import cli as nvptx_cli
 from harness.nvptx import gemm_spec
-from harness.nvptx import mma as nvptx_mma
-from harness.nvptx import single as nvptx_single
 from harness.reports import bisect, compare, coverage, merge, report
 from harness.specs import cases, matrix, selection
-from harness.specs.cases import Group, Planned
+from harness.specs.cases import Planned
 from harness.tools import cache, toolchain
 from harness.tools.commands import Selector
 from harness.tools.runner import Runner, StderrProgress
@@ -113,23 +110,17 @@ def cmd_audit(args) -> int:
 
 
 def cmd_run(args) -> int:
-    planned, nvptx_cases = _run_selection(args)
+    planned = _run_selection(args)
     pipelines = _metrics_pipelines(args.metrics) if args.metrics else None
     tc = _tc(args)
     print(f"# {tc.describe()}", file=sys.stderr)
     if pipelines:
         return _compare_pipelines(args, tc, planned, pipelines)
-    outcomes = (
-        Runner(tc, args.jobs, StderrProgress.for_output(args.json), with_object=args.object, cache=cache.from_args(args)).run(
-            cases.group(planned)
-        )
-        if planned
-        else []
-    )
-    nvptx = nvptx_single.run_nvptx(args) if nvptx_cases else []
+    runner = Runner(tc, args.jobs, StderrProgress.for_output(args.json), with_object=args.object, cache=cache.from_args(args))
+    outcomes = runner.run(cases.group(planned))
     if args.json:
         shard = f"{args.shard[0]}/{args.shard[1]}" if args.shard else None
-        records = [report.case_record(o) for o in outcomes] + [nvptx_single.record(o) for o in nvptx]
+        records = [report.case_record(o) for o in outcomes]
         doc = {
             "llvm": tc.version,
             "llvm_bin": str(tc.bin_dir or "PATH"),
@@ -139,35 +130,15 @@ def cmd_run(args) -> int:
         }
         print(json.dumps(doc, indent=1))
     else:
-        tables = ([report.table(outcomes, by=args.by)] if outcomes else []) + ([nvptx_single.table(nvptx)] if nvptx else [])
-        print("\n\n".join(tables))
+        print(report.table(outcomes, by=args.by))
     return 0
 
 
-def _run_selection(args) -> tuple[list[Planned], list]:
-    """The AMDGPU cases (from the specs' matrix blocks) and the NVPTX single-instruction cases
-    (from their `mma` sections) that `run`'s flags select: an --intrinsic is looked up in the
-    catalog of each target, and a selection is bad input only when it matches neither."""
-    nvptx_cases, _ = nvptx_single.select(args)
-    amdgpu_names = [n for n in args.intrinsic or [] if nvptx_mma.lookup(n) is None]
-    for name in amdgpu_names:
-        selection.lookup_all(name)  # a misspelt name is bad input, whatever else was asked for
-    if nvptx_cases and (args.metrics or args.object):
-        raise InputError("--metrics and --object apply to AMDGPU cases; narrow the selection to them")
-    if args.intrinsic and not amdgpu_names:
-        planned: list[Planned] = []
-    else:
-        try:
-            narrowed = argparse.Namespace(**{**vars(args), "intrinsic": amdgpu_names or None})
-            planned = selection.planned(narrowed, direct_ok=False)
-        except InputError:
-            if not nvptx_cases:
-                raise
-            planned = []
-    if not planned and not nvptx_cases:
-        raise InputError("the selection matches no case (check --intrinsic, -O, --selector, --filter and --spec)")
+def _run_selection(args) -> list[Planned]:
+    """The cases (from the specs' matrix blocks, every target alike) that `run`'s flags select."""
+    planned = selection.planned(args, direct_ok=False)
     gemm_spec.load_gemm(selection.spec_paths(args))  # every section of the specs is checked, as expand does
-    return planned, nvptx_cases
+    return planned
 
 
 def _metrics_pipelines(text: str) -> list[str]:
@@ -205,16 +176,10 @@ def _compare_pipelines(args, tc, planned: list[Planned], names: list[str]) -> in
 def cmd_try(args) -> int:
     if not args.intrinsic or len(args.intrinsic) != 1:
         raise InputError("try takes exactly one --intrinsic")
-    if args.keep is not None and nvptx_single.mma.lookup(args.intrinsic[0]) is not None:
-        raise InputError("--keep applies to AMDGPU cases (for NVPTX, --json lists every command)")
-    nvptx = nvptx_single.try_nvptx(args)  # None unless --intrinsic names an NVPTX mma
-    if nvptx is not None:
-        print(json.dumps(nvptx, indent=1) if args.json else nvptx_single.try_text(nvptx))
-        return 0
     intr = selection.lookup(args.intrinsic[0], args.cpu)
     case = selection.one_case(args, intr, {"args": matrix.resolve_arg_flags(intr, args.arg), "narrowing": args.narrowing})
     selector = Selector(args.selector)
-    group = Group(intr, case.cpu, case.opt, case.file_class, (selector,), (Planned(case, (selector,), ()),), case.pipeline)
+    group = cases.group([Planned(case, (selector,), ())])[0]
     tc = _tc(args)
     tc.keep_inputs = args.keep is not None
     outcome = Runner(tc, 1, with_object=args.object).run([group])[0]

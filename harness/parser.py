@@ -20,14 +20,15 @@ EPILOG = """\
 verdicts (per case and selector):
   pass             llc's text reassembles (llvm-mc for AMDGPU, ptxas -arch=<cpu> for NVPTX)
   mc-reject        llc succeeded but the assembler rejects its text (the over-wide tuple bug;
-                   for NVPTX, ptxas rejecting it, e.g. an mma name with no such variant)
+                   for NVPTX, ptxas rejecting it: the detail names the tool)
   wrong-shape      the assembler accepts llc's text, but it is not the row's instruction or a
                    register tuple is not as wide as the ISA says
   cannot-select    llc's selector gave up ("Cannot select", GlobalISel "unable to legalize")
   verifier-reject  the IR verifier rejects the call (e.g. a source narrower than its format)
   crash            a tool died for another reason
   timeout          a tool ran past --timeout
-  unsupported      this LLVM build lacks the target, CPU or intrinsic
+  unsupported      this LLVM build lacks the target, CPU, intrinsic or selector (GlobalISel
+                   on NVPTX), or no ptxas closes NVPTX's text
 
 LLVM build: --llvm-bin DIR, else $LLVM_BIN, else the newest /usr/lib/llvm-N/bin with AMDGPU,
 else llc on PATH.

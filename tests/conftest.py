@@ -68,15 +68,23 @@ def llvm14() -> Path:
 @pytest.fixture(scope="session")
 def nvptx_tc():
     """The LLVM build, when it compiles the NVPTX kernels (target, every CPU the cases use, and
-    the IR they are written in); else skip (fail under CI)."""
-    from harness import targets
+    the IR the gemm kernels are written in); else skip (fail under CI)."""
     from harness.errors import InputError
-    from harness.nvptx import single
+    from harness.targets import NVPTX
     from harness.tools import toolchain
 
     try:
         tc = toolchain.discover()
-        why = next((w for w in single.build_support(tc, targets.NVPTX, targets.NVPTX.cpus).values() if w), "")
+        lacks = sorted(set(NVPTX.cpus) - tc.cpus(NVPTX.registered))
+        why = (
+            f"this LLVM build has no {NVPTX.registered} target"
+            if NVPTX.registered not in tc.targets
+            else f"this LLVM build does not know {', '.join(lacks)}"
+            if lacks
+            else ""
+            if NVPTX.reads_ir(tc)
+            else "this LLVM build cannot read the gemm kernels' IR"
+        )
     except InputError as exc:
         why = str(exc)
     if why:
@@ -86,7 +94,7 @@ def nvptx_tc():
 
 @pytest.fixture(scope="session")
 def ptxas_path() -> str:
-    from harness.nvptx.ptx import find_ptxas
+    from harness.tools.toolchain import find_ptxas
 
     path = find_ptxas()
     if not path:

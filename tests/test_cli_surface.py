@@ -67,11 +67,15 @@ def test_keep_refuses_a_directory_that_holds_files_and_leaves_it_alone(cli, llvm
     assert [p.name for p in tmp_path.iterdir()] == ["mine.txt"]
 
 
-def test_keep_with_an_nvptx_case_is_refused_before_anything_runs(cli, tmp_path):
-    proc = cli("try", "--intrinsic", "mma.m16n8k16.row.col.f32.f32", "--keep", tmp_path / "k")
-    assert proc.returncode == 2
-    assert proc.stderr.strip() == "harness: error: --keep applies to AMDGPU cases (for NVPTX, --json lists every command)"
-    assert not (tmp_path / "k").exists()
+def test_keep_with_an_nvptx_case_replays_llc_and_ptxas(cli, nvptx_tc, ptxas_path, tmp_path):
+    proc = cli("try", "--intrinsic", "mma.m16n8k16.row.col.f32.f32", "--keep", tmp_path / "k", env={"PTXAS": ptxas_path})
+    assert proc.returncode == 0, proc.stderr
+    kept = tmp_path / "k"
+    assert sorted(p.name for p in kept.glob("*.in")) == ["01-llc.in", "02-ptxas.in"]
+    assert (kept / "02-ptxas.in").read_text() == (kept / "01-llc.out").read_text()  # ptxas read llc's text
+    replay = subprocess.run(["sh", str(kept / "replay.sh")], capture_output=True, text=True, timeout=120)
+    assert replay.returncode == 0, replay.stderr
+    assert (kept / "01-llc.replay.out").read_text() == (kept / "01-llc.out").read_text()
 
 
 def test_progress_off_a_terminal_is_one_line_per_quarter_once_a_run_is_slow(capsys):

@@ -12,7 +12,7 @@ import pytest
 
 from harness.specs import emit
 from harness.specs.cases import Case
-from harness.targets import amdgpu_rows, catalog, formats
+from harness.targets import amdgpu_rows, catalog, formats, nvptx_rows
 
 FP8, BF8, FP6, BF6, FP4 = 0, 1, 2, 3, 4
 WMMA_REGS = {FP8: 16, BF8: 16, FP6: 12, BF6: 12, FP4: 8}
@@ -119,8 +119,9 @@ def test_lookup_accepts_the_llvm_prefix_and_rejects_unknown_names():
     with pytest.raises(KeyError, match="unknown intrinsic"):
         catalog.lookup("wmma.f32.16x16x64.f8f6f4")
     assert set(WMMA_RT + MFMA_RT + F4) == catalog.SEED_NAMES
-    assert set(catalog.BY_BASE) == {r.name for r in amdgpu_rows.ROWS}  # one name per row of the table
-    assert catalog.CPUS == ("gfx1100", "gfx1200", "gfx1250", "gfx908", "gfx90a", "gfx942", "gfx950")
+    assert set(catalog.BY_BASE) == {r.name for r in amdgpu_rows.ROWS + nvptx_rows.ROWS}  # one name per row of the tables
+    assert catalog.lookup("llvm.nvvm.mma.m16n8k8.row.col.tf32") is catalog.lookup("mma.m16n8k8.row.col.tf32")
+    assert catalog.CPUS == ("gfx1100", "gfx1200", "gfx1250", "gfx908", "gfx90a", "gfx942", "gfx950", "sm_100a", "sm_80", "sm_90")
 
 
 @pytest.mark.parametrize("fmt", range(5))

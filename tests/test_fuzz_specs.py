@@ -31,7 +31,6 @@ from hypothesis import strategies as st
 from harness import cli
 from harness.errors import InputError
 from harness.nvptx import gemm_spec
-from harness.nvptx import mma as nvptx_mma
 from harness.specs import spec
 from harness.targets import catalog
 from harness.tools import toolchain
@@ -108,11 +107,14 @@ class Raw(str):
 
 
 HUGE = Raw("9" * 5000)  # past Python's 4,300-digit int()/str() limit
-AMDGPU = [i.name for i in catalog.INTRINSICS]
+NAMES = [i.name for i in catalog.INTRINSICS]  # every target's
 # Per key: (values the shipped specs use, values of the right shape that are wrong).
 REAL = {
-    "intrinsic": (AMDGPU, ["llvm.amdgcn.wmma.f32.16x16x128.f8f6f4", "wmma", "mma.m16n8k16.row.col.bf16", "*", "wmma\nx"]),
-    "cpu": (["gfx1250", "gfx950", "all", "absent"], ["gfx90a", "sm_80", "gfx", "", "gfx950\nx", "ALL"]),
+    "intrinsic": (
+        NAMES + ["llvm.nvvm.mma.m16n8k8.row.col.tf32"],
+        ["llvm.amdgcn.mma.m16n8k16.row.col.bf16", "wmma", "mma.m32*", "*", "wmma\nx"],
+    ),
+    "cpu": (["gfx1250", "gfx950", "sm_90", "all", "absent"], ["gfx90a", "sm_70", "gfx", "", "gfx950\nx", "ALL"]),
     "fmt_a": (["fp8", "bf8", "fp6", "bf6", "fp4", "all", 0, 4, "MATRIX_FMT_FP4", "FP8_E5M2"], [5, -1, "fp16", "ALL", 1.5]),
     "fmt_b": (["fp8", "bf8", "fp6", "bf6", "fp4", "all", 1, "FP4_E2M1"], [5, 9999, "e4m3"]),
     "width_a": (["exact", "max", "overwide", "underwide", 4, 5, 8, 10, 12, 16], [0, -3, 4097, 2**40, "wide", 2.5, HUGE]),
@@ -147,10 +149,6 @@ GEMM = {
     "transpose_a": ([True, False], [2, "maybe"]),
     "transpose_b": ([True, False], ["yes"]),
     "cpu": (["sm_80", "sm_90", "sm_100a"], ["sm_70", "sm_x", "gfx950", "sm_99999", "sm_90\nx"]),
-}
-MMA = {
-    "intrinsic": (["*", "mma.m16n8k16.*", "mma.m16n8k8.row.col.bf16", "reject.*"], ["nothing.*", "", "["]),
-    "cpu": (["sm_80", "sm_90", "sm_100a"], ["sm_70", "gfx950", "sm_90\nx", HUGE]),
 }
 TAGS = [
     "!!int ",
@@ -295,7 +293,6 @@ def documents(level: int) -> st.SearchStrategy:
         st.tuples(
             st.just(S("gemm")), section(block_of({k: value_of(v, level) for k, v in GEMM.items()}, ("shape", "dtype"), level))
         ),
-        st.tuples(st.just(S("mma")), section(block_of({k: value_of(v, level) for k, v in MMA.items()}, (), level))),
     )
     unique_top = st.lists(top, min_size=1, max_size=3, unique_by=lambda p: p[0].text).map(lambda p: M(tuple(p)))
     if level < 2:
@@ -534,8 +531,8 @@ def test_fuzzed_specs_through_the_real_cli(cli, text):
 def test_fuzz_vocabulary_is_the_real_one():
     """The strategies draw from the keys the loader takes (a renamed key would fuzz nothing)."""
     assert set(spec.BLOCK_KEYS) == set(_matrix_values(0))
-    assert {"matrix", "gemm", "mma", "description"} == set(spec.FILE_KEYS)
-    assert set(gemm_spec.KEYS) == set(GEMM) and set(nvptx_mma.SPEC_KEYS) == set(MMA)
+    assert {"matrix", "gemm", "description"} == set(spec.FILE_KEYS)
+    assert set(gemm_spec.KEYS) == set(GEMM)
 
 
 # --------------------------------------------------------------------------- found by the fuzzer
@@ -553,7 +550,7 @@ _pinned = settings(_settings(10), phases=[Phase.generate])  # no shrinking: the 
 @given(digits=huge_digits, key=st.sampled_from(["elem_a", "elem_b"]))
 def test_elem_type_with_huge_bit_count_is_one_located_error(digits, key):
     expand_property(
-        {"a.yaml": f"matrix:\n  - intrinsic: {AMDGPU[3]}\n    fmt_a: fp8\n    fmt_b: fp8\n    {key}: i{digits}\n".encode()}
+        {"a.yaml": f"matrix:\n  - intrinsic: {NAMES[3]}\n    fmt_a: fp8\n    fmt_b: fp8\n    {key}: i{digits}\n".encode()}
     )
 
 

@@ -16,16 +16,14 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     # targets: triples, CPUs, the intrinsic rows and catalog
     ("harness.targets",),
     # specs: what to test (specs, cases, their IR); the NVPTX tables and kernels
-    ("harness.specs", "harness.nvptx.mma", "harness.nvptx.gemm", "harness.nvptx.gemm_spec", "harness.nvptx"),
+    ("harness.specs", "harness.nvptx.gemm", "harness.nvptx.gemm_spec", "harness.nvptx"),
     # tools: finding a build, running it, the cache, the runner
     ("harness.tools.toolchain", "harness.tools.cache", "harness.tools.declared", "harness.tools.runner", "harness.nvptx.ptx"),
     # checks and reports: lit files, CHECK lines, audits; tables, matrices, bisect, coverage
     (
         "harness.checks",
         "harness.reports",
-        "harness.nvptx.mma_lit",
         "harness.nvptx.gemm_lit",
-        "harness.nvptx.single",
         "harness.nvptx.gpu_check",
     ),
     # the command line

@@ -137,10 +137,11 @@ def _available(bin_dir: Path, root: Path, files: list[str]) -> dict[str, bool]:
             out[feature] = (
                 "nvptx64" in targets and _tool(bin_dir, "llc", "-mtriple=nvptx64", "-o", "-", stdin=kernel).returncode == 0
             )
-        elif feature.startswith("llvm.amdgcn."):
+        elif feature.startswith(("llvm.amdgcn.", "llvm.nvvm.")):
             # The build's own intrinsic list (before opaque pointers' era, opt takes any llvm.*
             # declaration without a word), then its opt on the declaration the file makes.
-            header = bin_dir.parent / "include" / "llvm" / "IR" / "IntrinsicsAMDGPU.h"
+            own = "IntrinsicsAMDGPU.h" if feature.startswith("llvm.amdgcn.") else "IntrinsicsNVPTX.h"
+            header = bin_dir.parent / "include" / "llvm" / "IR" / own
             listed = not header.is_file() or re.search(rf"// {re.escape(feature)}(\s|$)", header.read_text(), re.M)
             run = _tool(bin_dir, "opt", "-S", "-o", "-", stdin=declaration(feature) + "\n")
             out[feature] = bool(listed) and run.returncode == 0 and "; Unknown intrinsic" not in run.stdout
@@ -227,7 +228,9 @@ def test_lit_on_llvm_19_judges_every_file_whose_cpu_and_intrinsic_it_knows(lit_e
     nvptx = {n for n in results if "nvptx-registered-target" in _requires(repo_root, n)}
     sm100 = {n for n in nvptx if "cpu-sm_100a" in _requires(repo_root, n)}
     assert nvptx and sm100 and sm100 < nvptx
-    assert {results[n] for n in nvptx - sm100} == {"PASS"} and {results[n] for n in sm100} == {"UNSUPPORTED"}
+    absent = {n for n in nvptx if n.endswith(".absent.ll")}  # llc aborts there: a known bug of 19.1.7
+    assert absent and {results[n] for n in absent} == {"XFAIL"}
+    assert {results[n] for n in nvptx - sm100 - absent} == {"PASS"} and {results[n] for n in sm100} == {"UNSUPPORTED"}
     judged = {n for n in results if n not in nvptx and results[n] != "UNSUPPORTED"}
     assert {n.split("/")[-1].split(".")[0] for n in judged} == {"mfma", "smfmac", "wmma", "swmmac"}
     assert {results[n] for n in judged} == {"PASS", "XFAIL"}
@@ -236,9 +239,10 @@ def test_lit_on_llvm_19_judges_every_file_whose_cpu_and_intrinsic_it_knows(lit_e
 
 
 def test_lit_on_llvm_14_judges_the_mfma_rows_of_gfx908_and_gfx90a(lit_exe, repo_root, llvm14):
-    """llvm-14 knows gfx908 and gfx90a and 27 MFMA intrinsics, and reads no opaque pointers: the
-    MFMA rows it declares get real verdicts on those CPUs (their kernels need no pointer);
-    everything else is UNSUPPORTED."""
+    """llvm-14 knows gfx908 and gfx90a and 27 MFMA intrinsics, sm_70 to sm_86, and reads no
+    opaque pointers: the MFMA rows it declares get real verdicts on those CPUs, and the NVPTX mma
+    rows on sm_80 and the absent SMs (their functions need no pointer); everything else is
+    UNSUPPORTED."""
     proc = _lit(lit_exe, "--param", f"llvm_bin={llvm14}", "cases/", cwd=repo_root)
     assert proc.returncode == 0, (proc.stdout + proc.stderr)[-4000:]
     results = _results(proc)
@@ -246,8 +250,15 @@ def test_lit_on_llvm_14_judges_the_mfma_rows_of_gfx908_and_gfx90a(lit_exe, repo_
     assert set(results) == set(_generated(repo_root))
     judged = {n for n, c in results.items() if c != "UNSUPPORTED"}
     assert judged and {results[n] for n in judged} == {"PASS", "XFAIL"}
-    assert all(n.split("/")[-1].startswith("mfma.") for n in judged)
-    assert {c for n in judged for c in _requires(repo_root, n) if c.startswith("cpu-")} == {"cpu-gfx908", "cpu-gfx90a"}
+    assert all(n.split("/")[-1].startswith(("mfma.", "mma.")) for n in judged)
+    assert any(n.split("/")[-1].startswith("mma.") for n in judged)  # the NVPTX rows: plain IR that 14 reads
+    assert {c for n in judged for c in _requires(repo_root, n) if c.startswith("cpu-")} == {
+        "cpu-gfx908",
+        "cpu-gfx90a",
+        "cpu-sm_70",
+        "cpu-sm_75",
+        "cpu-sm_80",
+    }
 
 
 def test_xfail_output_says_which_known_bug_and_why(llvm_22_1_8, lit_exe, repo_root):

@@ -510,9 +510,11 @@ def test_a_kernel_too_large_to_unroll_is_a_located_error(tmp_path, cli):
 
 
 def test_run_checks_the_gemm_sections_of_the_specs_it_reads(tmp_path, cli):
-    (tmp_path / "g.yaml").write_text('mma:\n  - intrinsic: "*"\ngemm:\n  - shape: 16x8x16\n    dtype: f16\n    beta: 2\n')
+    (tmp_path / "g.yaml").write_text(
+        'matrix:\n  - intrinsic: "mma.*"\n    cpu: sm_90\ngemm:\n  - shape: 16x8x16\n    dtype: f16\n    beta: 2\n'
+    )
     proc = cli("run", "--cases", tmp_path)
-    assert proc.returncode == 2 and f"{tmp_path / 'g.yaml'}:6:11: error: gemm mma.m16n8k* rejects beta = 2" in proc.stderr
+    assert proc.returncode == 2 and f"{tmp_path / 'g.yaml'}:7:11: error: gemm mma.m16n8k* rejects beta = 2" in proc.stderr
 
 
 def test_without_ptxas_a_kernel_is_never_called_a_plain_pass(tmp_path, cli, nvptx_tc):

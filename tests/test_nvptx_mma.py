@@ -1,6 +1,8 @@
-"""NVPTX single-instruction mma (harness.nvptx.mma, harness.nvptx.single, harness.targets): the
-table, the lit files through real lit, the runner's verdicts and register counts read from real
-PTX, every rejection with the tool's own message, and a planted wrong count that lit catches.
+"""NVPTX mma rows (harness.targets.nvptx_rows) through the one pipeline: the rows against the PTX
+ISA's fragment arithmetic and the build's own intrinsic list, the IR of fragment operands, PTX
+parsing (brace groups, ptxas' located errors, the verifier naming a declaration), module
+batching, and the runner's verdicts, `try`, and lit files from real llc and ptxas — plus a
+planted wrong register count that lit catches and a planted wrong instruction the runner names.
 
 Real tools only: tests that need llc with NVPTX or ptxas skip without them, unless $CI is set,
 where their absence fails.
@@ -8,7 +10,7 @@ where their absence fails.
 
 from __future__ import annotations
 
-import argparse
+import json
 import os
 import re
 import shutil
@@ -17,212 +19,201 @@ from pathlib import Path
 
 import pytest
 
-from harness.errors import InputError
-from harness.nvptx import mma, mma_lit, single
-from harness.targets import AMDGPU, NVPTX
+from harness.checks import litgen
+from harness.specs import cases, emit
+from harness.specs.cases import Case, FileClass, Planned
+from harness.targets import NVPTX, catalog, nvptx_rows
+from harness.tools import declared, runner, toolchain
 from harness.tools import verdicts as V
 
 K16_BF16 = "mma.m16n8k16.row.col.bf16"
-CPUS = ("sm_80", "sm_90", "sm_100a")
+K8_F16 = "mma.m16n8k8.row.col.f16.f16"
+BITS = {"f16": 16, "bf16": 16, "tf32": 32, "f32": 32}
+K = {"m16n8k16": 16, "m16n8k8": 8}
 
 
-@pytest.fixture(scope="module")
-def outcomes(nvptx_tc, ptxas_path):
-    return single.run(mma.cases(), nvptx_tc, ptxas_path)
+def _case(name: str, cpu: str = "sm_90", width_a: int | None = None, elem_a: str = "", opt: int = 0) -> Case:
+    intr = catalog.lookup(name)
+    return Case(intr, cpu, 0, 0, width_a or intr.a.regs[0], intr.b.regs[0], opt, elem_a=elem_a)
 
 
-def _by(outcomes, function, cpu="sm_90", opt=2, selector="sdag"):
-    return next(
-        o for o in outcomes if o.case.function == function and o.case.cpu == cpu and o.case.opt == opt and o.selector == selector
-    )
+# ---- the rows -------------------------------------------------------------------------------------
 
 
-# ---- the table -------------------------------------------------------------------------------------
+def test_registers_are_the_fragment_arithmetic_of_the_ptx_isa():
+    """Per lane: A holds 16·K/32 elements, B K·8/32, C and D 16·8/32, packed into 32-bit
+    registers. The rows list the counts; this derives them from the shape and the types."""
+    assert len(nvptx_rows.ROWS) == 7
+    for row in nvptx_rows.ROWS:
+        k = K[row.shape]
+        regs = lambda elements, ty: elements * BITS[ty] // 32
+        assert row.regs == (regs(4, row.d), regs(16 * k // 32, row.a), regs(k * 8 // 32, row.b), regs(4, row.c)), row
 
 
-def test_table_has_the_four_entries_with_their_register_counts():
-    got = {v.name: (v.mnemonic, v.registers, v.cpus) for v in mma.ENTRIES}
-    assert got == {
-        "mma.m16n8k16.row.col.f32.f32": (
-            "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32",
-            {"a": 4, "b": 2, "c": 4, "d": 4},
-            CPUS,
-        ),
-        "mma.m16n8k16.row.col.bf16": (
-            "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32",
-            {"a": 4, "b": 2, "c": 4, "d": 4},
-            CPUS,
-        ),
-        "mma.m16n8k8.row.col.f32.f32": (
-            "mma.sync.aligned.m16n8k8.row.col.f32.f16.f16.f32",
-            {"a": 2, "b": 1, "c": 4, "d": 4},
-            CPUS,
-        ),
-        "mma.m16n8k8.row.col.bf16": (
-            "mma.sync.aligned.m16n8k8.row.col.f32.bf16.bf16.f32",
-            {"a": 2, "b": 1, "c": 4, "d": 4},
-            CPUS,
-        ),
-    }
-    assert all(v.target is NVPTX for v in mma.ENTRIES)
-    f16 = mma.lookup("llvm.nvvm.mma.m16n8k16.row.col.f32.f32")
-    assert (f16.a.ir_type, f16.c.ir_type, f16.result) == ("<2 x half>", "float", "{float, float, float, float}")
-    assert mma.lookup(K16_BF16).a.ir_type == "i32"
+def test_rows_are_declared_by_llvm_22_under_their_names(llvm_22_1_8):
+    names = declared.header_names(llvm_22_1_8, NVPTX)
+    assert names is not None and {NVPTX.intrinsic_prefix + r.name for r in nvptx_rows.ROWS} <= names
 
 
-def test_no_variant_names_cover_the_seeds_rejections_and_are_unique():
-    why = {v.name: v.why_none for v in mma.NO_VARIANT}
-    assert why["mma.m16n8k16.row.col.bf16.f16"] == "mixed bf16×f16 inputs"
-    assert why["mma.m16n8k16.row.col.bf16.f16.f16"] == "f16 accumulate with bf16 inputs"
-    assert why["mma.m16n8k16.row.col.tf32"] == "tf32 at k16"
-    # LLVM's own variants outside the contract are neither entries nor rejections.
-    outside = {v.name for v in mma.VARIANTS if v.in_llvm and not v.in_contract}
-    assert outside == {"mma.m16n8k16.row.col.f16.f16", "mma.m16n8k8.row.col.f16.f16", "mma.m16n8k8.row.col.tf32"}
-    assert not outside & set(mma.BY_NAME)
-    names = [v.name for v in mma.VARIANTS]
-    assert len(names) == len(set(names)) == 16
-    functions = [s.function for s in mma.subjects()]
-    assert len(functions) == len(set(functions))
+def test_catalog_entries_of_the_rows():
+    k16, k8 = catalog.lookup(K16_BF16), catalog.lookup(K8_F16)
+    assert (k16.symbol, k16.cpus, k16.absent_cpu, k16.target) == ("llvm.nvvm." + K16_BF16, NVPTX.cpus, "sm_75", NVPTX)
+    assert k16.mnemonics("sm_90") == ("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32",)
+    assert k16.tuple_widths == {"D": (0, 4), "A": (1, 4), "B": (2, 2), "C": (3, 4)}
+    # f16 at k8 came with sm_75: its absent SM is sm_70; f16 accumulate is two <2 x half> registers.
+    assert (k8.absent_cpu, k8.result, k8.acc_type) == ("sm_70", "{<2 x half>, <2 x half>}", "<2 x half>")
+    assert catalog.lookup("llvm.nvvm." + K8_F16) is k8
 
 
-def test_targets_are_data():
-    assert NVPTX.assembler("sm_90", "x.ptx").argv == ("ptxas", "-arch=sm_90", "-o", "/dev/null", "x.ptx")
-    assert AMDGPU.assembler("gfx950", "x.s").argv == (
-        "llvm-mc",
-        "-triple=amdgcn",
-        "-mcpu=gfx950",
-        "-filetype=obj",
-        "-o",
-        "/dev/null",
-        "x.s",
-    )
-    assert NVPTX.selectors == ("sdag",) and not NVPTX.has_selector("gisel") and AMDGPU.has_selector("gisel")
-    assert NVPTX.requires("sm_100a") == "nvptx-registered-target, cpu-sm_100a, nvptx-ptx-kernel"
+def test_fragment_operands_are_one_per_register():
+    text = emit.module([_case(K8_F16)]).text
+    fn = "mma_m16n8k8_row_col_f16_f16__a_f16_v2__b_f16_v1"
+    assert f"define {{<2 x half>, <2 x half>}} @{fn}(<2 x half> %a0, <2 x half> %a1, <2 x half> %b0, <2 x half> %c0" in text
+    assert "@llvm.nvvm.mma.m16n8k8.row.col.f16.f16(<2 x half> %a0, <2 x half> %a1, <2 x half> %b0, " in text
+    assert "declare {<2 x half>, <2 x half>} @llvm.nvvm.mma.m16n8k8.row.col.f16.f16(<2 x half>, <2 x half>, " in text
+    short, retyped = _case(K16_BF16, width_a=1), _case(K16_BF16, elem_a="float")
+    assert (short.file_class, retyped.file_class) == (FileClass.ILLEGAL, FileClass.ILLEGAL)
+    assert (short.signature, retyped.signature, _case(K16_BF16).signature) == (".a1xi32", ".a4xfloat", "")
+    assert emit.callee(short)[1] == "i32, i32, i32, float, float, float, float"
 
 
-def test_ir_is_deterministic_and_loads_each_fragment():
-    text = mma.kernel_ir(mma.lookup("mma.m16n8k8.row.col.bf16"))
-    assert text == mma.kernel_ir(mma.lookup("mma.m16n8k8.row.col.bf16"))
-    assert "define ptx_kernel void @mma_m16n8k8_row_col_bf16(ptr addrspace(1) %p)" in text
-    call = re.search(r"call \{float, float, float, float\} @llvm\.nvvm\.mma\.m16n8k8\.row\.col\.bf16\((.*)\)", text)
-    assert call.group(1) == "i32 %a0, i32 %a1, i32 %b0, float %c0, float %c1, float %c2, float %c3"
-    assert text.count("store float") == 4
+def test_cases_declaring_an_intrinsic_differently_never_share_a_module():
+    planned = [Planned(c, ("sdag",), ()) for c in (_case(K16_BF16), _case(K16_BF16, width_a=1), _case(K16_BF16, elem_a="float"))]
+    groups = cases.group(planned)
+    assert len({g.filename for g in groups}) == 3
+    modules = runner.batches(groups)
+    assert sorted(len(m.members) for m in modules) == [1, 1, 1]
+    for m in modules:  # each module is valid IR as far as declarations go
+        assert len(emit.declarations([c for _, c in m.members])) == 1
 
 
-def test_registers_are_read_from_each_brace_group():
-    multi = (
-        "\tmma.sync.aligned.m16n8k8.row.col.f32.bf16.bf16.f32\n\t\t{%r8, %r9, %r10, %r11},\n\t\t{%r1, %r2},\n"
-        "\t\t{%r3},\n\t\t{%r4, %r5, %r6, %r7};\n"
-    )
-    one = "mma.sync.aligned.m16n8k8.row.col.f32.bf16.bf16.f32 {%f1, %f2, %f3, %f4}, {%r1, %r2}, {%r3}, {%f5, %f6, %f7, %f8};"
-    assert single.registers(multi) == single.registers(one) == {"a": 2, "b": 1, "c": 4, "d": 4}
-    assert single.registers("ret;") == {}
+# ---- PTX as the runner reads it ----------------------------------------------------------------
+
+PTX = """\
+.visible .func  (.param .align 4 .b8 func_retval0[16]) k(
+\t.param .b32 k_param_0
+)
+{
+\tmma.sync.aligned.m16n8k8.row.col.f32.bf16.bf16.f32
+\t\t{%r8, %r9, %r10, %r11},
+\t\t{%r1, %r2},
+\t\t{%r3},
+\t\t{%r4, %r5, %r6, %r7};
+$L__BB0_1:
+\tret;
+}
+"""
+
+
+def test_brace_groups_functions_and_located_ptxas_errors():
+    body = V.split_functions(PTX, {"k"})["k"]
+    assert body[-1] == "}" and "\tret;" in body  # a block label does not end the function
+    found = V.instruction(body, ("mma.sync.aligned.m16n8k8.row.col.f32.bf16.bf16.f32",))
+    assert [V.tuple_width(o) for o in found[1]] == [4, 2, 1, 4]
+    assert V.shape_mismatch(found[1], {"A": (1, 4)}) == "A {%r1, %r2} is 2 register(s), the row's 4"
+    owners = V.asm_owners(PTX, {"k"})
+    assert owners[5] == "k" and owners[12] == "k" and 13 not in owners
+    err = "ptxas <text>, line 5; error   : Feature '.bf16' requires .target sm_80 or higher\nptxas fatal   : aborted"
+    assert V.located_errors(err) == [(5, 0, "Feature '.bf16' requires .target sm_80 or higher")]
+    assert V.mc_rejections(err, PTX, {"k"})[0] == {"k": "Feature '.bf16' requires .target sm_80 or higher: " + found[0]}
+    assert V.fatal(err) and not V.fatal("a fatality: none")
+
+
+def test_the_verifier_naming_a_declaration_on_old_and_new_builds():
+    new = "Intrinsic has incorrect argument type!\nptr @llvm.nvvm.mma.m16n8k16.row.col.bf16\nllc: error: x"
+    old = "Intrinsic has incorrect argument type!\n{ float } (i32, float)* @llvm.nvvm.mma.m16n8k16.row.col.bf16\n"
+    for text in (new, old):
+        assert list(V.declaration_diagnostics(text)) == ["llvm.nvvm.mma.m16n8k16.row.col.bf16"]
+    assert V.declaration_diagnostics("ptr @x\nptr @y") == {}
 
 
 # ---- the real tools ------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("name", [v.name for v in mma.ENTRIES])
-def test_every_entry_passes_with_its_registers_read_from_real_ptx(outcomes, name):
-    entry = mma.lookup(name)
-    mine = [o for o in outcomes if o.case.subject is entry]
-    assert len(mine) == 3 * 2 * 2
-    for o in mine:
-        if o.selector == "gisel":
-            assert o.verdict.verdict == V.UNSUPPORTED
-            assert o.verdict.detail.endswith("error: target does not support generation of this file type")
-            continue
-        assert (o.verdict.verdict, o.verdict.detail) == (V.PASS, ""), (o.case, o.verdict.detail)
-        assert o.verdict.details["registers"] == entry.registers
-        assert o.verdict.details["instruction"].startswith(entry.mnemonic + " {")
-        assert [os.path.basename(t.argv[0]) for t in o.verdict.tools] == ["llc", "ptxas"]
-
-
-def test_verifier_rejections_carry_the_verifier_message(outcomes):
-    for rejection in mma.VERIFIER:
-        for o in (o for o in outcomes if o.case.subject is rejection):
-            assert o.verdict.verdict == V.VERIFIER_REJECT, (rejection.kind, o.selector)
-            assert o.verdict.detail == ("Intrinsic has incorrect argument type!\nptr @llvm.nvvm.mma.m16n8k16.row.col.bf16")
-            assert o.verdict.details["verifier"]["message"] == mma.VERIFIER_MESSAGE
-
-
-def test_no_variant_names_are_extern_calls_that_ptxas_rejects(outcomes):
-    for variant in mma.NO_VARIANT:
-        for o in (o for o in outcomes if o.case.subject is variant):
-            if o.selector == "gisel":
-                assert o.verdict.verdict == V.UNSUPPORTED
-                continue
-            assert o.verdict.verdict == V.MC_REJECT, variant.name
-            assert re.fullmatch(
-                r"ptxas <ptx>, line \d+; fatal   : Parsing error near '\.nvvm': syntax error", o.verdict.detail
-            ), o.verdict.detail
-            assert o.verdict.details["registers"] == {}
-
-
-def test_counts_per_intrinsic_cpu_and_selector(outcomes):
-    counts = single.counts(outcomes)
-    for cpu in CPUS:
-        assert counts[K16_BF16, cpu, "sdag"][V.PASS] == 2
-        assert counts[K16_BF16, cpu, "sdag"][V.VERIFIER_REJECT] == 4  # two verifier cases at -O0 and -O2
-        assert counts["mma.m16n8k8.row.col.f32.f32", cpu, "gisel"][V.UNSUPPORTED] == 2
-        assert counts["mma.m16n8k16.row.col.tf32", cpu, "sdag"][V.MC_REJECT] == 2
-    totals = {v: sum(r[v] for r in counts.values()) for v in V.ALL}
-    assert totals == {**dict.fromkeys(V.ALL, 0), V.PASS: 24, V.MC_REJECT: 54, V.VERIFIER_REJECT: 24, V.UNSUPPORTED: 78}
-    assert "mma.m16n8k8.row.col.bf16" in single.table(outcomes)
-
-
-def _args(**kw):
-    base = {
-        "intrinsic": None,
-        "cpu": None,
-        "selector": None,
-        "opt": None,
-        "fmt_a": None,
-        "fmt_b": None,
-        "width_a": None,
-        "width_b": None,
-        "pipeline": None,
-        "arg": [],
-        "narrowing": "",
-        "spec": None,
-        "filter": None,
-        "shard": None,
-        "jobs": None,
-        "llvm_bin": None,
-        "timeout": 120.0,
-    }
-    return argparse.Namespace(**{**base, **kw})
-
-
-def test_try_gives_the_register_counts(nvptx_tc, ptxas_path):
-    rec = single.try_nvptx(_args(intrinsic=[K16_BF16], cpu="sm_90", selector="sdag"))
-    assert (rec["verdict"], rec["registers"], rec["cpu"], rec["intrinsic"]) == (
-        V.PASS,
-        {"a": 4, "b": 2, "c": 4, "d": 4},
-        "sm_90",
-        K16_BF16,
+@pytest.fixture(scope="module")
+def records(nvptx_tc, ptxas_path):
+    proc = subprocess.run(
+        [os.sys.executable, "-m", "harness", "run", "--spec", "nvptx-mma.yaml", "--json"],
+        cwd=Path(__file__).resolve().parent.parent,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        env={**os.environ, "PTXAS": ptxas_path},
+        check=False,
     )
-    assert rec["tools"][1]["argv"][1:3] == ["-arch=sm_90", "-o"]
-    rec = single.try_nvptx(_args(intrinsic=["llvm.nvvm.mma.m16n8k8.row.col.f32.f32"], selector="sdag", opt=2))
-    assert (rec["verdict"], rec["registers"], rec["cpu"]) == (V.PASS, {"a": 2, "b": 1, "c": 4, "d": 4}, "sm_90")
-    assert single.try_nvptx(_args(intrinsic=["wmma.f32.16x16x128.f8f6f4"])) is None
-    with pytest.raises(InputError, match="--fmt-a does not apply"):
-        single.try_nvptx(_args(intrinsic=[K16_BF16], fmt_a="fp4"))
-    with pytest.raises(InputError, match="runs on sm_80, sm_90, sm_100a, not gfx950"):
-        single.try_nvptx(_args(intrinsic=[K16_BF16], cpu="gfx950"))
+    assert proc.returncode == 0, proc.stderr
+    return json.loads(proc.stdout)["cases"]
 
 
-def test_run_selection_flags():
-    chosen, sels = single.select(_args(intrinsic=["mma.m16n8k8.row.col.bf16"], opt=2, selector="gisel"))
-    assert [(c.function, c.cpu, c.opt) for c in chosen] == [("mma_m16n8k8_row_col_bf16", cpu, 2) for cpu in CPUS]
-    assert sels == ("gisel",)
-    chosen, _ = single.select(_args(filter=["reject_*"]))
-    assert {c.file_class for c in chosen} == {"verifier"} and len(chosen) == 2 * 3 * 2
-    assert single.select(_args(fmt_a="fp4"))[0] == []
-    assert single.select(_args(intrinsic=["wmma.f32.16x16x128.f8f6f4"]))[0] == []
-    shards = [single.select(_args(shard=(k, 3)))[0] for k in (1, 2, 3)]
-    key = lambda c: (c.function, c.cpu, c.opt)
-    assert all(shards) and sorted(key(c) for shard in shards for c in shard) == sorted(map(key, mma.cases()))
+def test_every_row_passes_on_every_sm_with_ptxas_closing_it(records):
+    exact = [r for r in records if r["class"] == "exact" and r["selector"] == "sdag"]
+    assert len(exact) == 7 * 3 * 2
+    assert {(r["verdict"], r["detail"]) for r in exact} == {(V.PASS, "")}
+    for r in exact:
+        row = catalog.lookup(r["intrinsic"])
+        assert V.tuple_width(r["tuples"]["text"]["a"]) == row.gprs[1] and V.tuple_width(r["tuples"]["text"]["b"]) == row.gprs[2]
+
+
+def test_globalisel_is_unsupported_with_llcs_own_message(records):
+    gisel = [r for r in records if r["selector"] == "gisel" and r["class"] != "illegal"]
+    assert gisel and {(r["verdict"], r["detail"]) for r in gisel} == {
+        (V.UNSUPPORTED, "llc: error: target does not support generation of this file type")
+    }
+
+
+def test_an_sm_without_the_instruction_cannot_select_it(records):
+    absent = [r for r in records if r["class"] == "absent" and r["selector"] == "sdag"]
+    assert {r["cpu"] for r in absent} == {"sm_70", "sm_75"} and len(absent) == 7
+    assert {r["verdict"] for r in absent} == {V.CANNOT_SELECT}
+    assert all("Cannot select: intrinsic %llvm.nvvm.mma." in r["detail"] for r in absent)
+
+
+def test_a_wrong_signature_is_a_verifier_reject_naming_the_declaration(records):
+    illegal = [r for r in records if r["class"] == "illegal"]
+    assert len(illegal) == 2 * 2 * 2  # two rows, one register short and another type, both selectors
+    for r in illegal:
+        assert r["verdict"] == V.VERIFIER_REJECT
+        assert r["detail"].endswith(f"ptr @llvm.nvvm.{r['intrinsic']}")
+        assert r["verifier"]["message"] in litgen.FRAGMENT_MESSAGES
+
+
+def test_try_names_both_tools_and_the_register_groups(nvptx_tc, ptxas_path, cli):
+    proc = cli("try", "--intrinsic", "llvm.nvvm." + K16_BF16, "--cpu", "sm_80", "--json", env={"PTXAS": ptxas_path})
+    rec = json.loads(proc.stdout)
+    assert (rec["verdict"], rec["cpu"], rec["target"] if "target" in rec else "nvptx") == (V.PASS, "sm_80", "nvptx")
+    assert [os.path.basename(t["argv"][0]) for t in rec["tools"]] == ["llc", "ptxas"]
+    assert rec["tools"][1]["argv"][1:] == ["-arch=sm_80", "-o", "/dev/null", "/dev/stdin"]
+    assert rec["tuples"]["text"] == {"a": "{%r1, %r2, %r3, %r4}", "b": "{%r5, %r6}"}
+
+
+def test_without_ptxas_the_verdict_says_nothing_closed_the_text(nvptx_tc, monkeypatch):
+    # Fault injection: the one lookup of ptxas finds none.
+    monkeypatch.setitem(toolchain.EXTERNAL, "ptxas", lambda explicit=None: "")
+    groups = cases.group([Planned(_case(K16_BF16), ("sdag",), ())])
+    [outcome] = runner.Runner(nvptx_tc, 1).run(groups)
+    assert outcome.verdict.verdict == V.UNSUPPORTED
+    assert outcome.verdict.detail.startswith("no ptxas to close llc's text")
+    assert outcome.verdict.details["tuples"]["text"]["a"] == "{%r1, %r2, %r3, %r4}"
+
+
+def test_ptx_holding_another_instruction_is_wrong_shape(nvptx_tc, ptxas_path, tmp_path, cli):
+    # Fault injection: an llc whose PTX carries the f16 instruction where the call is bf16 (the
+    # registers are alike, so ptxas takes it: only the shape check can tell).
+    fake = tmp_path / "bin"
+    fake.mkdir()
+    for tool in ("opt", "llvm-mc", "llvm-as", "llvm-objdump", "FileCheck"):
+        (fake / tool).symlink_to(nvptx_tc.bin_dir / tool)
+    (fake / "llc").write_text(
+        f'#!/bin/sh\nout=$({nvptx_tc.bin_dir / "llc"} "$@") || exit $?\n'
+        "printf '%s\\n' \"$out\" | sed 's/f32.bf16.bf16.f32/f32.f16.f16.f32/'\n"
+    )
+    (fake / "llc").chmod(0o755)
+    proc = cli("try", "--llvm-bin", fake, "--intrinsic", K16_BF16, "--cpu", "sm_90", "--json", env={"PTXAS": ptxas_path})
+    rec = json.loads(proc.stdout)
+    assert rec["verdict"] == V.WRONG_SHAPE, proc.stdout + proc.stderr
+    assert rec["detail"] == (
+        "llc selected mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32, not mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32"
+    )
 
 
 # ---- lit -----------------------------------------------------------------------------------------
@@ -234,13 +225,13 @@ def suite(tmp_path, repo_root) -> Path:
     (root / "cases" / "generated").mkdir(parents=True)
     shutil.copy(repo_root / "lit.cfg.py", root / "lit.cfg.py")
     shutil.copytree(repo_root / "harness", root / "harness", ignore=shutil.ignore_patterns("__pycache__"))
-    shutil.copy(repo_root / "cases" / "nvptx-mma.yaml", root / "cases" / "nvptx-mma.yaml")
+    shutil.copy(repo_root / "cases" / "known-bugs.yaml", root / "cases" / "known-bugs.yaml")
     return root
 
 
 def _lit(lit_exe, root: Path, ptxas: str) -> dict[str, str]:
     proc = subprocess.run(
-        [lit_exe, "-v", "--param", f"ptxas={ptxas}", str(root / "cases" / "generated")],
+        [lit_exe, "-v", "--param", f"ptxas={ptxas}", "--param", "known_bugs=off", str(root / "cases" / "generated")],
         check=False,
         capture_output=True,
         text=True,
@@ -253,65 +244,25 @@ def _lit(lit_exe, root: Path, ptxas: str) -> dict[str, str]:
     }
 
 
-def test_mma_sections_choose_subjects_and_cpus_and_none_means_no_files(tmp_path):
-    (tmp_path / "a.yaml").write_text(
-        "mma:\n  - intrinsic: [mma.m16n8k8.row.col.f32.f32, mma.m16n8k8.row.col.bf16]\n    cpu: sm_90\n"
+def _file(case: Case) -> tuple[str, str]:
+    group = cases.group([Planned(case, tuple(cases.SELECTORS), ("nvptx-mma.yaml",))])[0]
+    return group.filename, litgen.lit_file(group)
+
+
+def test_lit_files_pass_through_real_lit_and_a_wrong_count_fails(nvptx_tc, ptxas_path, lit_exe, suite):
+    files = dict(map(_file, (_case(K16_BF16, opt=2), _case(K8_F16, "sm_80"), _case(K16_BF16, "sm_80", width_a=1))))
+    text = files["mma.m16n8k16.row.col.bf16.sm_90.O2.exact.ll"]
+    assert "; RUN: %if ptxas %{ ptxas -arch=sm_90 -o /dev/null %t.sdag.s %}" in text
+    assert "; CHECK-NEXT: {%{{[a-z]+[0-9]+}}, %{{[a-z]+[0-9]+}}},{{$}}" in text  # B: two registers
+    assert "| FileCheck --check-prefix=NOSEL %s" in text
+    # Mutation: the same file expecting B with three registers must fail.
+    planted = text.replace(
+        "; CHECK-NEXT: {%{{[a-z]+[0-9]+}}, %{{[a-z]+[0-9]+}}},",
+        "; CHECK-NEXT: {%{{[a-z]+[0-9]+}}, %{{[a-z]+[0-9]+}}, %{{[a-z]+[0-9]+}}},",
     )
-    chosen = mma.spec_cases(tmp_path)
-    assert {(c.subject.name, c.cpu) for c in chosen} == {
-        ("mma.m16n8k8.row.col.f32.f32", "sm_90"),
-        ("mma.m16n8k8.row.col.bf16", "sm_90"),
-    }
-    assert sorted(mma_lit.mma_lit_files(tmp_path)) == [
-        "nvptx.mma.m16n8k8.row.col.bf16.sm_90.ll",
-        "nvptx.mma.m16n8k8.row.col.f32.f32.sm_90.ll",
-    ]
-    (tmp_path / "a.yaml").write_text("matrix:\n  - intrinsic: wmma.f32.32x16x128.f4\n")
-    assert mma_lit.mma_lit_files(tmp_path) == {}
-    (tmp_path / "a.yaml").write_text("mma:\n  - intrinsic: 'mma.m32*'\n")
-    with pytest.raises(InputError, match=r"a.yaml:2:16: error: mma: no single-instruction subject matches"):
-        mma.spec_cases(tmp_path)
-
-
-def test_lit_files_pass_through_real_lit(nvptx_tc, ptxas_path, lit_exe, suite):
-    files = mma_lit.mma_lit_files(suite / "cases")
-    assert len(files) == (4 + 9 + 2) * 3
-    for name, text in files.items():
-        assert name.startswith("nvptx.mma.") and text.startswith("; NOTE: Do not autogenerate.")
-        (suite / "cases" / "generated" / name).write_text(text)
-    text = files["nvptx.mma.m16n8k16.row.col.bf16.sm_90.ll"]
-    assert "; RUN: %if ptxas %{ ptxas -arch=sm_90 -o /dev/null %t.sdag.O2.ptx %}" in text
-    assert "; CHECK-NEXT: {%{{[a-z]+[0-9]+}}, %{{[a-z]+[0-9]+}}, %{{[a-z]+[0-9]+}}, %{{[a-z]+[0-9]+}}},{{$}}" in text
-    assert "| FileCheck --check-prefix=GISEL %s" in text
-    verifier = files["nvptx.mma.reject.a-type.m16n8k16.row.col.bf16.sm_80.ll"]
-    assert "; RUN: not llvm-as -disable-output %s 2>&1 | FileCheck --check-prefix=VERIFY %s" in verifier
-    assert _lit(lit_exe, suite, ptxas_path) == dict.fromkeys(files, "PASS")
-
-
-def test_a_wrong_register_count_fails_lit(nvptx_tc, ptxas_path, lit_exe, suite):
-    """Mutation: the same file expecting A 3 (k16) or B 2 (k8) registers must fail."""
-    k16, k8 = mma.lookup(K16_BF16), mma.lookup("mma.m16n8k8.row.col.f32.f32")
-    planted = {
-        "k16_a3.ll": mma_lit.lit_file(k16, "sm_90", {**k16.registers, "a": 3}),
-        "k8_b2.ll": mma_lit.lit_file(k8, "sm_80", {**k8.registers, "b": 2}),
-        "right.ll": mma_lit.lit_file(k8, "sm_80"),
-    }
-    for name, text in planted.items():
-        (suite / "cases" / "generated" / name).write_text(text)
-    assert _lit(lit_exe, suite, ptxas_path) == {"k16_a3.ll": "FAIL", "k8_b2.ll": "FAIL", "right.ll": "PASS"}
-
-
-def test_ptx_holding_another_instruction_gives_no_verdict(nvptx_tc, tmp_path, cli):
-    # Fault injection: an llc whose PTX carries the k8 instruction where the call is k16.
-    fake = tmp_path / "bin"
-    fake.mkdir()
-    for tool in ("opt", "llvm-mc", "llvm-as", "llvm-objdump", "FileCheck"):
-        (fake / tool).symlink_to(nvptx_tc.bin_dir / tool)
-    (fake / "llc").write_text(
-        f'#!/bin/sh\nout=$({nvptx_tc.bin_dir / "llc"} "$@") || exit $?\n'
-        "printf '%s\\n' \"$out\" | sed 's/mma.sync.aligned.m16n8k16/mma.sync.aligned.m16n8k8/'\n"
-    )
-    (fake / "llc").chmod(0o755)
-    proc = cli("try", "--llvm-bin", fake, "--intrinsic", "mma.m16n8k16.row.col.bf16", "--cpu", "sm_90")
-    assert proc.returncode == 2 and "where mma.m16n8k16.row.col.bf16 is one" in proc.stderr, proc.stdout + proc.stderr
-    assert "Traceback" not in proc.stderr
+    assert planted != text
+    files["planted.ll"] = planted
+    for name, body in files.items():
+        (suite / "cases" / "generated" / name).write_text(body)
+    expected = {**dict.fromkeys(files, "PASS"), "planted.ll": "FAIL"}
+    assert _lit(lit_exe, suite, ptxas_path) == expected

@@ -15,7 +15,7 @@ from pathlib import Path
 from harness import files
 from harness.checks import litgen, snapshots
 from harness.errors import InputError
-from harness.nvptx import gemm_lit, mma_lit
+from harness.nvptx import gemm_lit
 from harness.specs import cases, matrix
 
 GENERATED = "generated"
@@ -32,7 +32,6 @@ def render(cases_dir: Path, max_cases: int = matrix.MAX_CASES) -> dict[str, str]
     out = {g.filename: litgen.lit_file(g) for g in groups}
     out.update({SNAPSHOT_PREFIX + g.filename: litgen.snapshot_file(g, snapshots.UNRECORDED) for g in groups if g.snapshot_cases})
     out.update(gemm_lit.gemm_lit_files(cases_dir))  # NVPTX tiled gemm kernels (`gemm:` sections)
-    out.update(mma_lit.mma_lit_files(cases_dir))  # NVPTX single-instruction mma (`mma:` sections)
     return out
 
 

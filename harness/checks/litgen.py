@@ -18,6 +18,9 @@ from harness.tools.commands import Selector
 SELECTOR_PREFIX = {Selector.SDAG: "SDAG", Selector.GISEL: "GISEL"}
 UNDERWIDE_MESSAGE = "invalid vector type for format"
 NONCONST_MESSAGE = "immarg operand has non-immediate parameter"
+# What the verifier says of a call whose operands are not the intrinsic's signature (too few
+# operands of a register type it also takes read as a missing vararg).
+FRAGMENT_MESSAGES = ("Intrinsic has incorrect argument type!", "Callsite was not defined with variable arguments!")
 
 
 # ---- CHECK lines ------------------------------------------------------------------------------
@@ -32,7 +35,7 @@ def asm_checks(case: Case) -> list[str]:
     mods = [case.intrinsic.source(s).printed(case.fmt(s)) for s in Side]
     tail = "".join(" " + m for m in mods if m)
     return [
-        f"; CHECK-LABEL: {{{{^}}}}{case.function}:",
+        _label(case),
         f"; CHECK: {_mnemonic_pattern(case)} {{{{([^:]|[0-9]:)*}}}}{tail}{{{{$}}}}",
     ]
 
@@ -43,7 +46,9 @@ def shape_checks(case: Case) -> list[str]:
     FileCheck's numeric expressions, in the next CHECK-SAME (a variable cannot be used in the
     directive that defines it). Modifiers after the operands are free."""
     operands = sorted(case.intrinsic.tuple_widths.items(), key=lambda item: item[1][0])
-    lines = [f"; CHECK-LABEL: {{{{^}}}}{case.function}:"]
+    if case.intrinsic.target.brace_groups:
+        return group_checks(case, [registers for _, (_, registers) in operands])
+    lines = [_label(case)]
     text = f"; CHECK: {_mnemonic_pattern(case)} "
     for i, (role, (_, registers)) in enumerate(operands):
         end = ", " if i + 1 < len(operands) else ""
@@ -54,6 +59,23 @@ def shape_checks(case: Case) -> list[str]:
         text = f"; CHECK-SAME: [[#{role}+{registers - 1}]]{{{{\\]}}}}{end}"
     lines.append(text)
     return lines
+
+
+_REGISTER = "%{{[a-z]+[0-9]+}}"  # a PTX register of any class (%r, %f, %hh, %rd: builds differ)
+
+
+def group_checks(case: Case, counts: list[int]) -> list[str]:
+    """Label, the opcode alone on its line, then one brace group per operand on a line of its
+    own (PTX's mma), each with exactly its count of registers, whatever their names."""
+    lines = [_label(case), f"; CHECK: {_mnemonic_pattern(case)}{{{{$}}}}"]
+    for i, count in enumerate(counts):
+        end = "," if i + 1 < len(counts) else ";"
+        lines.append(f"; CHECK-NEXT: {{{', '.join([_REGISTER] * count)}}}{end}{{{{$}}}}")
+    return lines
+
+
+def _label(case: Case) -> str:
+    return "; CHECK-LABEL: " + case.intrinsic.target.label.format(fn=case.function)
 
 
 def _mnemonic_pattern(case: Case) -> str:
@@ -83,6 +105,11 @@ def verifier_checks(case: Case) -> list[str]:
     """
     rule, intr = case.rejection, case.intrinsic
     call = f"; CHECK-NEXT: {{{{^  }}}}%r.{case.function} = call {{{{.*}}}}"
+    if intr.fragments:
+        # The intrinsic is not overloaded: a call of another signature declares it wrongly, and
+        # the verifier names the declaration (`ptr @...`; typed pointers before LLVM 15).
+        messages = "|".join(FRAGMENT_MESSAGES)
+        return [f"; CHECK: {{{{{messages}}}}}", f"; CHECK-NEXT: {{{{.*}}}} @{callee(case)[0]}{{{{$}}}}"]
     if rule == "immarg-range":
         # No LLVM build names this rule yet: the contract is that the verifier rejects the
         # call (its message, then the call), not which words it uses.
@@ -160,6 +187,9 @@ def _absent_runs(group: Group) -> list[str]:
     """llc must fail, cleanly (`not` fails on a crash), with a selection or support message."""
     runs = []
     for sel in group.selectors:
+        if not group.intrinsic.target.has_selector(sel):
+            runs.append(_no_selector_run(group, sel))
+            continue
         llc = commands.with_args(llc_command(group, sel), "-o", "/dev/null", stdin="%s")
         failing = commands.Command(("not", *llc.argv), stdin=llc.stdin, stderr_to_stdout=True)
         runs.append(_run(failing, commands.Command(("FileCheck", "--check-prefix=ABSENT", "%s"))))
@@ -178,14 +208,18 @@ def _header(group: Group) -> list[str]:
         "; change the spec and run `harness expand` instead.",
         f"; {intr.symbol} on {group.cpu}{pipeline}: {len(group.members)} {group.file_class} case(s).",
         *([f"; Snapshot layer (exact llc output on one build): snapshots/{group.filename}"] if group.snapshot_cases else []),
-        f"; REQUIRES: amdgpu-registered-target, cpu-{group.cpu}, {intr.symbol}{_extra_requirements(group)}",
+        f"; REQUIRES: {intr.target.feature}, cpu-{group.cpu}, {intr.symbol}{_extra_requirements(group)}",
     ]
 
 
 def _extra_requirements(group: Group) -> str:
     # Tuple widths in object files are checked with FileCheck's numeric expressions, which
     # only LLVM's own FileCheck has.
-    shapes = group.intrinsic.tuple_widths and group.file_class not in (FileClass.ABSENT, *VERIFIER_CLASSES)
+    shapes = (
+        group.intrinsic.tuple_widths
+        and not group.intrinsic.target.brace_groups
+        and group.file_class not in (FileClass.ABSENT, *VERIFIER_CLASSES)
+    )
     return ", llvm-filecheck" if group.file_class == FileClass.OBJECT or shapes else ""
 
 
@@ -206,12 +240,35 @@ def _codegen_runs(group: Group) -> list[str]:
     per selector, and no RUN line has the `llc ... | FileCheck` shape that CHECK-line updaters
     rewrite (so they never replace the semantic checks with a snapshot)."""
     runs = []
+    target = group.intrinsic.target
     for sel in group.selectors:
+        if not target.has_selector(sel):
+            runs.append(_no_selector_run(group, sel))
+            continue
         asm = f"%t.{sel}.s"
         runs.append(_run(*_llc_input(group, llc_command(group, sel), asm)))
         runs.append(_run(commands.Command(("FileCheck", f"--input-file={asm}", "%s"))))
-        runs.append(_run(mc_command(group, asm)))
+        closing = commands.Pipeline((mc_command(group, asm),)).text()
+        # An assembler from outside LLVM (ptxas) may be absent: lit then skips the line.
+        runs.append(f"; RUN: %if {target.assembler_tool} %{{ {closing} %}}" if target.assembler_optional else f"; RUN: {closing}")
     return runs
+
+
+NO_SELECTOR_PREFIX = "NOSEL"
+
+
+def _no_selector_run(group: Group, sel: Selector) -> str:
+    """llc has no `sel` for the target: it must say so (its own message), not crash."""
+    llc = commands.with_args(llc_command(group, sel), "-o", "/dev/null", stdin="%s")
+    failing = commands.Command(("not", *llc.argv), stdin=llc.stdin, stderr_to_stdout=True)
+    return _run(failing, commands.Command(("FileCheck", f"--check-prefix={NO_SELECTOR_PREFIX}", "%s")))
+
+
+def _no_selector_check(group: Group) -> list[str]:
+    target = group.intrinsic.target
+    if all(target.has_selector(s) for s in group.selectors) or group.verifier_only:
+        return []
+    return [f"; {NO_SELECTOR_PREFIX}: error: {target.no_selector_message}"]
 
 
 def _object_runs(group: Group) -> list[str]:
@@ -267,7 +324,7 @@ def lit_file(group: Group) -> str:
     else:
         header.extend(_codegen_runs(group))
         checks = {c.function: shape_checks(c) if c.intrinsic.tuple_widths else asm_checks(c) for c in group.cases}
-    return module(group.cases, header, checks).text
+    return module(group.cases, header + _no_selector_check(group), checks).text
 
 
 # ---- the snapshot layer -----------------------------------------------------------------------

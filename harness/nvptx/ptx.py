@@ -11,9 +11,7 @@ from __future__ import annotations
 import json
 import os
 import re
-import shutil
 import signal
-import site
 import zlib
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -30,7 +28,6 @@ MANIFEST = "manifest.json"
 MANIFEST_FORMAT = 1
 LLC_OPT = 2
 DEFAULT_SEED = 20240611
-_CUDA_PTXAS = Path("/usr/local/cuda/bin/ptxas")
 # An mma instruction in llc's PTX: its mnemonic, first on the line.
 _MMA = re.compile(r"^\s*(mma\.sync\.aligned\.[\w.]+)\s", re.MULTILINE)
 
@@ -43,21 +40,7 @@ def llc_command(case: GemmCase) -> Command:
 ptxas_command = commands.ptxas
 
 
-def find_ptxas(explicit: str | None = None) -> str:
-    """ptxas: --ptxas, else $PTXAS, else PATH, else /usr/local/cuda/bin; "" when there is none."""
-    chosen = explicit or os.environ.get("PTXAS")
-    if chosen:
-        if not (os.path.isfile(chosen) and os.access(chosen, os.X_OK)):
-            raise InputError(f"ptxas {chosen!r} (from {'--ptxas' if explicit else '$PTXAS'}) is not an executable file")
-        return chosen
-    found = shutil.which("ptxas")
-    if found:
-        return found
-    if _CUDA_PTXAS.is_file():
-        return str(_CUDA_PTXAS)
-    # The pip wheel nvidia-cuda-nvcc (ci/setup.sh installs it where no ptxas is found).
-    wheel = [Path(p) / "nvidia" / cu / "bin" / "ptxas" for p in site.getsitepackages() for cu in ("cu13", "cu12", "cuda_nvcc")]
-    return next((str(w) for w in wheel if w.is_file() and os.access(w, os.X_OK)), "")
+find_ptxas = toolchain.find_ptxas
 
 
 def signal_name(returncode: int) -> str:

@@ -13,9 +13,8 @@ import json
 import sys
 
 from harness.errors import InputError
-from harness.nvptx import mma
 from harness.specs import emit, selection
-from harness.targets import AMDGPU, NVPTX, TARGETS, Target, catalog
+from harness.targets import TARGETS, Target, catalog
 from harness.tools import declared, toolchain
 
 DESCRIPTION = """\
@@ -57,13 +56,10 @@ def add_parser(sub, formatter_class) -> argparse.ArgumentParser:
 
 def rows(target: Target) -> dict[str, str]:
     """Full name -> a declaration, for every row the harness has for `target`."""
-    if target is AMDGPU:  # one declaration per LLVM name (its first form), as the runner probes them
-        first = [forms[0] for forms in catalog.BY_BASE.values()]
-        decls = emit.probe_declarations(first)
-        return {i.symbol: decls[i.name] for i in first}
-    if target is NVPTX:
-        return {v.symbol: mma.declaration(v) for v in mma.VARIANTS if v.in_llvm}
-    return {}
+    # One declaration per LLVM name (its first form), as the runner probes them.
+    first = [forms[0] for forms in catalog.BY_BASE.values() if forms[0].target is target]
+    decls = emit.probe_declarations(first)
+    return {i.symbol: decls[i.name] for i in first}
 
 
 def target_record(tc: toolchain.Toolchain, target: Target) -> dict:

@@ -181,6 +181,21 @@ class Case:
         wider = (FileClass.OVERWIDE, FileClass.UNDERWIDE_UNVERIFIED)
         return next((c for c in wider if c.split("-")[0] in sides), FileClass.EXACT)
 
+    @property
+    def signature(self) -> str:
+        """How the intrinsic's declaration differs from its own where the mangled name cannot
+        say so (a source the name does not carry, of another width or element type), e.g.
+        `.a1xi32`; "" otherwise. Cases with different ones cannot share a module."""
+        intr, parts = self.intrinsic, []
+        for side in Side:
+            source = intr.source(side)
+            if side.src in intr.overload:
+                continue
+            width, elem = self.call_width(side), self.elem(side)
+            if (width, elem) != (source.regs[self.fmt(side)], source.elem):
+                parts.append(f".{side}{width}x{elem}".replace(" ", "").replace("<", "").replace(">", ""))
+        return "".join(parts)
+
     @functools.cached_property
     def function(self) -> str:
         """IR function name: intrinsic, then each source's format and width, then variations."""
@@ -271,6 +286,7 @@ class Group:
     selectors: tuple[Selector, ...]
     members: tuple[Planned, ...]
     pipeline: str = "none"
+    signature: str = ""  # the members' Case.signature
 
     @property
     def cases(self) -> list[Case]:
@@ -280,7 +296,7 @@ class Group:
     def filename(self) -> str:
         sel = "" if self.selectors == SELECTORS else "." + ".".join(self.selectors)
         pipe = "" if self.pipeline == "none" else "." + pipeline_slug(self.pipeline)
-        return f"{self.intrinsic.name}.{self.cpu}.O{self.opt}{pipe}.{self.file_class}{sel}.ll"
+        return f"{self.intrinsic.name}.{self.cpu}.O{self.opt}{pipe}.{self.file_class}{self.signature}{sel}.ll"
 
     @property
     def snapshot_cases(self) -> list[Case]:
@@ -312,11 +328,13 @@ def group(planned: list[Planned]) -> list[Group]:
     buckets: dict[tuple, list[Planned]] = {}
     for p in planned:
         c = p.case
-        key = (c.intrinsic.name, c.cpu, c.opt, c.pipeline, CLASSES.index(c.file_class), p.selectors)
+        key = (c.intrinsic.name, c.cpu, c.opt, c.pipeline, CLASSES.index(c.file_class), p.selectors, c.signature)
         buckets.setdefault(key, []).append(p)
     groups = []
     for key in sorted(buckets):
         members = tuple(buckets[key])
         first = members[0].case
-        groups.append(Group(first.intrinsic, first.cpu, first.opt, first.file_class, key[5], members, first.pipeline))
+        groups.append(
+            Group(first.intrinsic, first.cpu, first.opt, first.file_class, key[5], members, first.pipeline, first.signature)
+        )
     return groups

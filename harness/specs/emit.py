@@ -7,6 +7,7 @@ prints the offending call, so that name is how a diagnostic is attributed back t
 from __future__ import annotations
 
 import functools
+import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
@@ -27,6 +28,7 @@ def call_type(case: Case, side: Side) -> str:
     return case.intrinsic.source(side).ir_type(case.call_width(side), case.elem(side))
 
 
+@functools.lru_cache(maxsize=1 << 16)
 def callee(case: Case) -> tuple[str, str]:
     """(mangled intrinsic name, declaration parameter list) for a case."""
     intr = case.intrinsic
@@ -38,8 +40,27 @@ def callee(case: Case) -> tuple[str, str]:
         catalog.INDEX: intr.index_type,
     }
     name = intr.symbol + "".join("." + mangle(types[role]) for role in intr.overload)
-    params = ", ".join(operand(case, i)[0] for i in range(len(intr.operands)))
+    params = ", ".join(ty for ty, _ in call_operands(case))
     return name, params
+
+
+def call_operands(case: Case) -> tuple[tuple[str, str], ...]:
+    """(type, value text) of every operand the call passes: one per entry of the intrinsic's
+    operands, or, for an intrinsic of `fragments`, one per register of each source and of the
+    accumulator (`%a0`, `%a1`, ...)."""
+    intr = case.intrinsic
+    if not intr.fragments:
+        return tuple(operand(case, i) for i in range(len(intr.operands)))
+    out: list[tuple[str, str]] = []
+    for i, role in enumerate(intr.operands):
+        if role in catalog.SOURCE_ROLES:
+            side = Role(role).side
+            out += [(case.elem(side), f"%{side}{n}") for n in range(case.call_width(side))]
+        elif role == catalog.ACC:
+            out += [(intr.acc_type, f"%c{n}") for n in range(intr.gprs[3])]
+        else:
+            out.append(operand(case, i))
+    return tuple(out)
 
 
 @functools.lru_cache(maxsize=1 << 18)
@@ -60,7 +81,7 @@ def operand(case: Case, index: int) -> tuple[str, str]:
 
 def call_text(case: Case) -> str:
     name, _ = callee(case)
-    args = ", ".join(" ".join(operand(case, i)) for i in range(len(case.intrinsic.operands)))
+    args = ", ".join(" ".join(o) for o in call_operands(case))
     return f"%r.{case.function} = call {case.intrinsic.result} @{name}({args})"
 
 
@@ -94,7 +115,10 @@ def function_lines(case: Case, checks: Sequence[str] = ()) -> list[str]:
     that `returns`, returned: IR with no pointer at all, which builds before opaque pointers
     (LLVM 14) read too."""
     intr, fn = case.intrinsic, case.function
-    params = [f"{source_type(case, Side.A)} %a", f"{source_type(case, Side.B)} %b", f"{intr.acc_type} %c"]
+    if intr.fragments:  # a parameter per register
+        params = [f"{ty} {value}" for ty, value in call_operands(case) if re.fullmatch(r"%[abc][0-9]+", value)]
+    else:
+        params = [f"{source_type(case, Side.A)} %a", f"{source_type(case, Side.B)} %b", f"{intr.acc_type} %c"]
     params += [] if intr.returns else ["ptr addrspace(1) %out"]
     # A %name given for several operands (of one type: harness.specs.matrix checks) is one parameter.
     params += dict.fromkeys(f"{operand(case, i)[0]} {v}" for i, v in case.args if v.startswith("%"))

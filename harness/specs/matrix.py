@@ -53,6 +53,8 @@ def _format(v: Value, source: catalog.Source | None = None) -> int:
     try:
         return source.parse(v.value) if source is not None else formats.parse(v.value)
     except ValueError:
+        if source is not None and source.names != formats.SHORT:  # a fixed type: its one name
+            raise v.error(f"not a format of this source: {quote(v.value)} (it takes {' '.join(source.names)})") from None
         raise v.error(f"not a matrix format: {quote(v.value)} (accepted: {formats.spellings()})") from None
 
 
@@ -207,7 +209,8 @@ def _resolve_args(intrinsic: Intrinsic, pairs: list[tuple[Value, Value]]) -> tup
         elif isinstance(key.value, str) and key.value in intrinsic.operands:
             index = intrinsic.arg_index(key.value)
         else:
-            raise key.error(f"args: {intrinsic.name} has no operand {quote(key.value)} (use an index or fmt_a/fmt_b)")
+            names = " or fmt_a/fmt_b" if intrinsic.runtime_formats else ""
+            raise key.error(f"args: {intrinsic.name} has no operand {quote(key.value)} (use an index{names})")
         if not 0 <= index < len(intrinsic.operands):
             raise key.error(f"args: {intrinsic.name} has operands 0..{len(intrinsic.operands) - 1}")
         role = intrinsic.operands[index]
@@ -311,6 +314,7 @@ def expand_block(block: Block, limit: int = MAX_CASES, earlier: int = 0) -> list
     for iv, intrinsic in chosen:
         cpus = _cpus(intrinsic, block.dims.get("cpu", [Value(intrinsic.cpus[0], iv.path, iv.line, iv.col)]))
         _check_fixed(block, intrinsic)
+        _check_target(block, intrinsic)
         fmts_a = _formats(block.dims.get("fmt_a"), intrinsic.a, Side.A, intrinsic.name)
         fmts_b = _formats(block.dims.get("fmt_b"), intrinsic.b, Side.B, intrinsic.name)
         arg_sets = [_resolve_args(intrinsic, alt) for alt in block.args] or [()]
@@ -353,6 +357,20 @@ def _check_fixed(block: Block, intrinsic: Intrinsic) -> None:
                 raise v.error(
                     f"{intrinsic.name}'s {side.upper()} is always {source.type_text()}; its element type is {source.elem}"
                 )
+
+
+def _check_target(block: Block, intrinsic: Intrinsic) -> None:
+    """What an intrinsic's target cannot do is refused where a spec asks for it: object files
+    where llc writes none (NVPTX), and for fragment operands (one per register, not a vector)
+    IR narrowing and the checks that read vector sources (ir, diagnostic)."""
+    for v in block.dims.get("check", []):
+        if v.value == "object" and not intrinsic.target.objects:
+            raise v.error(f"check: llc writes no object files for {intrinsic.target.name} ({intrinsic.name})")
+        if v.value in ("ir", "diagnostic") and intrinsic.fragments:
+            raise v.error(f"check: {v.value} reads vector sources; {intrinsic.name} takes one operand per register")
+    for v in block.dims.get("narrowing", []):
+        if v.value != "none" and intrinsic.fragments:
+            raise v.error(f"narrowing: {intrinsic.name} takes one operand per register, no vector to narrow")
 
 
 CPU_WORDS = ("all", "absent")

@@ -144,10 +144,8 @@ def _shard(text: str) -> tuple[int, int]:
 
 
 def lookup_all(name: str) -> tuple[catalog.Intrinsic, ...]:
-    """Every AMDGPU catalog entry `name` means (an LLVM name with several forms means each);
-    an unknown name is bad input that points at the names `--intrinsic` takes."""
-    from harness.nvptx import mma as nvptx_mma  # (nvptx.mma imports this package's modules)
-
+    """Every catalog entry `name` means (an LLVM name with several forms means each); an
+    unknown name is bad input that points at the names `--intrinsic` takes."""
     if is_glob(name):
         found = tuple(i for i in catalog.INTRINSICS if fnmatch.fnmatchcase(i.name, name.strip()))
         if not found:
@@ -156,8 +154,7 @@ def lookup_all(name: str) -> tuple[catalog.Intrinsic, ...]:
     try:
         return catalog.lookup_all(name)
     except KeyError:
-        nvptx = ", ".join(v.name for v in nvptx_mma.ENTRIES)
-        raise InputError(f"{catalog.unknown(name)}; NVPTX: {nvptx}") from None
+        raise InputError(catalog.unknown(name)) from None
 
 
 def is_glob(name: str) -> bool:
@@ -165,7 +162,7 @@ def is_glob(name: str) -> bool:
 
 
 def lookup(name: str, cpu: str | None = None) -> catalog.Intrinsic:
-    """The one AMDGPU entry `name` means on `cpu` (see `catalog.lookup`): of several forms, the
+    """The one entry `name` means on `cpu` (see `catalog.lookup`): of several forms, the
     one that runs there (the CPU is then checked against it)."""
     if is_glob(name):
         raise InputError(f"one intrinsic, not a glob, is one case: {name!r} (run and matrix take globs)")
@@ -218,6 +215,8 @@ def one_case(args, intrinsic: catalog.Intrinsic, extra: dict | None = None) -> C
         raise InputError(f"--cpu: {intrinsic.name} runs on {', '.join(intrinsic.cpus)}{absent}, not {cpu}")
     fa = fmt(args.fmt_a, intrinsic.a, "--fmt-a")
     fb = fmt(args.fmt_b, intrinsic.b, "--fmt-b")
+    if intrinsic.fragments and (extra or {}).get("narrowing"):
+        raise InputError(f"--narrowing: {intrinsic.name} takes one operand per register, no vector to narrow")
     return Case(
         intrinsic,
         cpu,
@@ -317,7 +316,7 @@ def _format_value(text: str, source: catalog.Source) -> int | None:
 
 
 class Shardable(Protocol):
-    """What decides a case's shard (an AMDGPU Case or an NVPTX MmaCase)."""
+    """What decides a case's shard (a Case or a GemmCase)."""
 
     @property
     def function(self) -> str: ...

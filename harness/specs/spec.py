@@ -40,7 +40,7 @@ DIMENSIONS = (
 OPTIONS = ("split_selectors", "snapshot")  # block settings that are not case dimensions
 # `immarg: [high, outside]`: cases with each immarg of a row at its highest value, one past it.
 BLOCK_KEYS = DIMENSIONS + OPTIONS + ("args", "exclude", "immarg")
-FILE_KEYS = ("description", "matrix", "gemm", "mma")
+FILE_KEYS = ("description", "matrix", "gemm")
 QUOTE_LIMIT = 60  # characters of a value a message shows
 MAX_DIGITS = 1000  # an integer longer than this is out of range for every spec value
 # Tags the loader reads (YAML's own: str, int, bool, seq, map, ...); any other tag
@@ -243,10 +243,10 @@ def located_blocks(path: str, node: yaml.Node, keys: tuple[str, ...], what: str)
 
 def parse_spec(text: str, path: str) -> list[Block]:
     """Parse one spec file's text into blocks; raise InputError with a location on any fault.
-    A file with a `gemm` or `mma` section and no `matrix` has no matrix blocks."""
+    A file with a `gemm` section and no `matrix` has no matrix blocks."""
     top, root = sections(text, path)
     if "matrix" not in top:
-        if "gemm" in top or "mma" in top:  # NVPTX sections, read by harness.nvptx
+        if "gemm" in top:  # NVPTX tiled gemm, read by harness.nvptx
             return []
         raise InputError("spec has no 'matrix' list", *_mark(path, root))
     matrix = top["matrix"]

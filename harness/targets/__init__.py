@@ -10,9 +10,6 @@ target lacks is still run (llc's own message is the evidence); when llc fails wi
 Verdict names stay one set (harness.tools.verdicts.ALL): `mc-reject` means "the assembler that closes
 llc's text rejected it" — llvm-mc for AMDGPU, ptxas for NVPTX — so tables, merges and matrices
 need no new column. The assembler's name is in the verdict's detail and its tool record.
-
-The AMDGPU catalog (harness/targets/catalog.py) does not use this yet; `AMDGPU` below is the entry it
-moves onto (see `Intrinsic.triple` and litgen's llvm-mc commands for what it replaces).
 """
 
 from __future__ import annotations
@@ -47,6 +44,12 @@ class Target:
     intrinsic_prefix: str = ""
     matrix_families: tuple[str, ...] = ()
     matrix_mnemonics: tuple[str, ...] = ()  # how every matrix instruction's mnemonic starts
+    stdin_name: str = "-"  # the file name under which the assembler reads llc's text on stdin
+    objects: bool = True  # llc writes object files for this target (-filetype=obj)
+    # How llc's text starts a function (a FileCheck pattern, {fn} its name), and whether the
+    # matrix instruction prints each operand as a brace group on a line of its own (PTX).
+    label: str = "{{{{^}}}}{fn}:"
+    brace_groups: bool = False
 
     def family(self, name: str) -> str:
         """The matrix family of a full intrinsic name, or "" when it is not a matrix intrinsic."""
@@ -112,6 +115,10 @@ NVPTX = Target(
     intrinsic_prefix="llvm.nvvm.",
     matrix_families=("mma.sp", "mma.block.scale", "mma"),
     matrix_mnemonics=("mma.",),
+    stdin_name="/dev/stdin",  # ptxas reads files only; /dev/stdin takes a pipe
+    objects=False,  # llc: "target does not support generation of this file type"
+    label="{{{{[ )]}}}}{fn}(",
+    brace_groups=True,
 )
 
 AMDGPU = Target(

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import TypedDict
 
-from harness.targets import AMDGPU, Target, amdgpu_rows, families, formats
+from harness.targets import AMDGPU, NVPTX, Target, amdgpu_rows, families, formats, nvptx_rows
 
 
 class Side(StrEnum):
@@ -173,6 +173,10 @@ class Intrinsic:
     absent_cpu: str = ""  # a CPU of the target without this instruction (a clean failure expected)
     cpu_mnemonics: tuple[tuple[str, str], ...] = ()  # (cpu, mnemonic) where the ISA names it otherwise
     returns: bool = False  # the case's function returns the result (no pointer: LLVM 14 reads it)
+    # Each source and the accumulator travel as one operand per 32-bit register (NVPTX
+    # fragments): a source's `elem` and `acc` are one register's IR type, `gprs` the counts,
+    # and `result` the struct of D's registers.
+    fragments: bool = False
 
     @property
     def triple(self) -> str:
@@ -185,7 +189,7 @@ class Intrinsic:
 
     @property
     def symbol(self) -> str:
-        return "llvm.amdgcn." + (self.base or self.name)
+        return self.target.intrinsic_prefix + (self.base or self.name)
 
     @property
     def tuple_widths(self) -> dict[str, tuple[int, int]]:
@@ -452,7 +456,49 @@ def _row_entries(row: amdgpu_rows.Row) -> list[Intrinsic]:
 
 
 ROW_INTRINSICS: tuple[Intrinsic, ...] = tuple(e for r in amdgpu_rows.ROWS if r.name not in SEED_NAMES for e in _row_entries(r))
-INTRINSICS = INTRINSICS + ROW_INTRINSICS
+
+
+def _fragment(ir_register: str, count: int, name: str) -> Source:
+    """An NVPTX fragment: `count` operands of one register's IR type, which the verifier checks
+    exactly (the intrinsics are not overloaded)."""
+    return Source(regs={0: count}, widths=(count,), elem=ir_register, names=(name,), gprs=count)
+
+
+def _nvptx_entry(row: nvptx_rows.Row) -> Intrinsic:
+    d, a, b, c = row.regs
+    first = nvptx_rows.SM_ORDER.index(row.min_sm)
+    older = nvptx_rows.SM_ORDER[:first]
+    reg = nvptx_rows.IR_REGISTER
+    return Intrinsic(
+        name=row.name,
+        mnemonic=row.mnemonic,
+        cpus=tuple(c for c in NVPTX.cpus if c not in older),
+        calling_convention="",
+        result="{" + ", ".join([reg[row.d]] * d) + "}",
+        operands=(SRC_A, SRC_B, ACC),
+        overload=(),
+        a=_fragment(reg[row.a], a, row.a),
+        b=_fragment(reg[row.b], b, row.b),
+        target=NVPTX,
+        family=row.family,
+        acc=reg[row.c],
+        gprs=row.regs,
+        absent_cpu=older[-1],
+        returns=True,
+        fragments=True,
+    )
+
+
+NVPTX_INTRINSICS: tuple[Intrinsic, ...] = tuple(_nvptx_entry(r) for r in nvptx_rows.ROWS)
+INTRINSICS = INTRINSICS + ROW_INTRINSICS + NVPTX_INTRINSICS
+PREFIXES = tuple(t.intrinsic_prefix for t in (AMDGPU, NVPTX))
+
+
+def _bare(name: str) -> str:
+    """A name without its target's prefix (llvm.amdgcn., llvm.nvvm.)."""
+    name = name.strip()
+    return next((name.removeprefix(p) for p in PREFIXES if name.startswith(p)), name)
+
 
 BY_NAME: dict[str, Intrinsic] = {i.name: i for i in INTRINSICS}
 assert len(BY_NAME) == len(INTRINSICS), "duplicate catalog names"
@@ -465,9 +511,10 @@ for _entry in INTRINSICS:
 
 
 def lookup_all(name: str) -> tuple[Intrinsic, ...]:
-    """Every entry a name means, with or without the llvm.amdgcn. prefix: an entry's own name,
-    or an LLVM name with several forms (gfx11 and gfx12 WMMA, wave32 and wave64): all of them."""
-    key = name.strip().removeprefix("llvm.amdgcn.")
+    """Every entry a name means, with or without its prefix (llvm.amdgcn., llvm.nvvm.): an
+    entry's own name, or an LLVM name with several forms (gfx11 and gfx12 WMMA, wave32 and
+    wave64): all of them."""
+    key = _bare(name)
     if key in BY_NAME:
         return (BY_NAME[key],)
     if key in BY_BASE:
@@ -477,9 +524,9 @@ def lookup_all(name: str) -> tuple[Intrinsic, ...]:
 
 def unknown(name: str) -> str:
     """The message for a name no entry has: the closest names, and where the rest are listed."""
-    close = difflib.get_close_matches(name.strip().removeprefix("llvm.amdgcn."), list(BY_BASE), 3, 0.75)
+    close = difflib.get_close_matches(_bare(name), list(BY_BASE), 3, 0.75)
     hint = f"; did you mean {', '.join(close)}?" if close else ""
-    return f"unknown intrinsic {_quoted(name)}{hint} ({len(BY_BASE)} AMDGPU names: `harness coverage --json` lists them)"
+    return f"unknown intrinsic {_quoted(name)}{hint} ({len(BY_BASE)} names: `harness coverage --json` lists them)"
 
 
 def _quoted(name: str, limit: int = 60) -> str:

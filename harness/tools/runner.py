@@ -20,7 +20,6 @@ from dataclasses import dataclass
 from harness.errors import InputError
 from harness.specs import emit
 from harness.specs.cases import Case, Group, llc_command, mc_command, opt_command
-from harness.targets import AMDGPU
 from harness.targets.catalog import Side
 from harness.tools import declared, toolchain
 from harness.tools import verdicts as V
@@ -71,16 +70,18 @@ class Runner:
     def unsupported(self, groups: list[Group]) -> dict[str, str]:
         """Group file name -> why this build cannot run it at all ("" when it can).
 
-        One opt probe answers for every intrinsic the groups use.
+        One opt probe per target answers for every intrinsic the groups use.
         """
-        usable = {g.intrinsic.name: g.intrinsic for g in groups if g.intrinsic.target.registered in self.tc.targets}
-        decls = emit.probe_declarations(usable.values())
-        try:
-            known = declared.support(self.tc, AMDGPU, {k: (usable[k].symbol, d) for k, d in decls.items()}) if usable else {}
-        except ProbeDied as died:
-            code = V.TIMEOUT if died.run.timed_out else V.CRASH
-            self.probe_died = Verdict(code, str(died), [died.run])
-            known = dict.fromkeys(usable, "")
+        known: dict[str, str] = {}
+        for target in {g.intrinsic.target for g in groups if g.intrinsic.target.registered in self.tc.targets}:
+            usable = {g.intrinsic.name: g.intrinsic for g in groups if g.intrinsic.target == target}
+            decls = emit.probe_declarations(usable.values())
+            try:
+                known.update(declared.support(self.tc, target, {k: (usable[k].symbol, d) for k, d in decls.items()}))
+            except ProbeDied as died:
+                code = V.TIMEOUT if died.run.timed_out else V.CRASH
+                self.probe_died = Verdict(code, str(died), [died.run])
+                known.update(dict.fromkeys(usable, ""))
         out = {}
         for g in groups:
             intr = g.intrinsic
@@ -122,20 +123,27 @@ class Runner:
                 f"{gen.argv[0]} exited 0 but printed no code for {missing}: {V.first_error(gen.stdout) or 'no output'}"
             )
         shapes = {c.function: _shape(c, printed[c.function], gen) for c in cases}
-        closing = mc_command(first)  # the target's assembler, reading llc's text on stdin
+        target = first.intrinsic.target
+        if not self.tc.tool(target.assembler_tool):
+            # Without the assembler nothing closes the text: the verdict says so, with llc's facts.
+            why = f"no {target.assembler_tool} to close llc's text (set ${target.assembler_tool.upper()} or put it on PATH)"
+            facts = _ModuleFacts(names, "", gen.stdout, printed, None)
+            return {c.function: Verdict(V.UNSUPPORTED, why, before + [gen], facts.of(c)) for c in cases}
+        closing = mc_command(first, target.stdin_name)  # the target's assembler, reading llc's text on stdin
         mc = self.tc.run(closing.tool, list(closing.args), gen.stdout)
+        tool = target.assembler_tool
         if mc.returncode is not None and mc.returncode < 0:  # the assembler itself died
             if len(cases) > 1:
                 return self._compile_each(cases, selector)
-            return {first.function: Verdict(V.CRASH, f"llvm-mc killed by signal {-mc.returncode}", before + [gen, mc])}
+            return {first.function: Verdict(V.CRASH, f"{tool} killed by signal {-mc.returncode}", before + [gen, mc])}
         if mc.timed_out:  # the whole module's time ran out: no retry per case (time stays bounded)
             return {
                 c.function: Verdict(
-                    V.TIMEOUT, f"llvm-mc ran past {self.tc.timeout:g} s on the module of {len(cases)} case(s)", before + [gen, mc]
+                    V.TIMEOUT, f"{tool} ran past {self.tc.timeout:g} s on the module of {len(cases)} case(s)", before + [gen, mc]
                 )
                 for c in cases
             }
-        if mc.ok and V.located_errors(mc.stderr):  # errors with success: no verdict comes from that
+        if mc.ok and (V.located_errors(mc.stderr) or V.fatal(mc.stderr)):  # errors with success: no verdict from that
             raise InputError(f"{mc.argv[0]} exited 0 but printed errors: {V.first_error(mc.stderr)}")
         rejected, stray = V.mc_rejections(mc.stderr, gen.stdout, names)
         if not mc.ok and (stray or not rejected):
@@ -145,8 +153,10 @@ class Runner:
                 raise InputError(f"{mc.argv[0]} exited {mc.returncode} and printed nothing: no verdict comes from it")
             if "LLVM ERROR" in mc.stderr:  # the assembler itself failed, not the text
                 return {first.function: Verdict(V.CRASH, V.first_error(mc.stderr), before + [gen, mc])}
-            rejected = {first.function: V.first_error(mc.stderr)}
-        wants_object = self.with_object or first.check == "object"
+            rejected = {
+                first.function: f"{tool}: {V.first_error(mc.stderr)}" if tool not in mc.stderr else V.first_error(mc.stderr)
+            }
+        wants_object = (self.with_object or first.check == "object") and target.objects
         object_runs = self._disassemble(first, selector, text) if wants_object else []
         disassembly = object_runs[-1] if len(object_runs) == 2 else None
         module_facts = _ModuleFacts(names, text if before else "", gen.stdout, printed, disassembly)
@@ -214,11 +224,25 @@ class Runner:
                 )
                 for c in cases
             }
+        target = cases[0].intrinsic.target
+        if not target.has_selector(selector) and target.no_selector_message and target.no_selector_message in gen.stderr:
+            # llc has no such selector for this target: its own message, for every case.
+            return {c.function: Verdict(V.UNSUPPORTED, V.first_error(gen.stderr), [gen]) for c in cases}
         out = {
             fn: Verdict(V.VERIFIER_REJECT, text, [gen], {"verifier": diagnostic_facts(names[fn], text)})
             for fn, text in V.verifier_diagnostics(gen.stderr).items()
             if fn in names
         }
+        for symbol, text in V.declaration_diagnostics(gen.stderr).items():
+            # A signature the intrinsic does not have: every call of that declaration is rejected.
+            facts = {"message": text.splitlines()[0], "printed": [{"value": text.splitlines()[1], "args": []}]}
+            out.update(
+                {
+                    c.function: Verdict(V.VERIFIER_REJECT, text, [gen], {"verifier": facts})
+                    for c in cases
+                    if emit.callee(c)[0] == symbol
+                }
+            )
         if not out and module is not None:
             # The build cannot read the IR it was given (e.g. an intrinsic signature it does not have).
             for line, _, message in V.located_errors(gen.stderr):
@@ -336,21 +360,29 @@ SHARE = 256  # cases at most in one module: what a hang or a crash in it costs, 
 
 def batches(groups: list[Group]) -> list[Batch]:
     """The groups' cases in as few modules as can hold them (function names are unique within
-    each module: a name seen twice under one key starts another module), in shares of at most
+    each module, and an intrinsic has one declaration in it: a name seen twice, or an intrinsic
+    declared with another signature, under one key starts another module), in shares of at most
     SHARE cases, so that workers share the work and a module that hangs takes a bounded number
     of verdicts with it; the modules, and so the verdicts, do not depend on -j."""
     out: dict[tuple, list[Batch]] = {}
     names: dict[int, set[str]] = {}  # id(batch) -> its function names
+    declared: dict[int, dict[str, str]] = {}  # id(batch) -> intrinsic -> its parameters there
+
+    def fits(b: Batch, c: Case, callee: tuple[str, str]) -> bool:
+        return c.function not in names[id(b)] and declared[id(b)].get(callee[0], callee[1]) == callee[1]
+
     for g in groups:
         for c in g.cases:
             chain = out.setdefault(batch_key(g, c), [])
-            batch = next((b for b in chain if c.function not in names[id(b)]), None)
+            callee = emit.callee(c)
+            batch = next((b for b in chain if fits(b, c, callee)), None)
             if batch is None:
                 batch = Batch(g.selectors, [])
                 chain.append(batch)
-                names[id(batch)] = set()
+                names[id(batch)], declared[id(batch)] = set(), {}
             batch.members.append((g, c))
             names[id(batch)].add(c.function)
+            declared[id(batch)].setdefault(*callee)
     whole = [b for chain in out.values() for b in chain]
     return [Batch(b.selectors, b.members[i : i + SHARE]) for b in whole for i in range(0, len(b.members), SHARE)]
 

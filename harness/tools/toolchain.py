@@ -2,6 +2,8 @@
 
 Discovery order: an explicit directory (--llvm-bin / --param llvm_bin=), then $LLVM_BIN, then
 the newest /usr/lib/llvm-N/bin whose llc has the AMDGPU target, then whatever llc is on PATH.
+Every tool comes from that build, but for the assembler outside LLVM that closes NVPTX's text:
+ptxas (`find_ptxas`). `Toolchain.tool` is the one lookup for both.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ import os
 import re
 import shutil
 import signal
+import site
 import subprocess
 import tempfile
 import threading
@@ -194,6 +197,31 @@ def _kill_group(proc: subprocess.Popen) -> None:
         pass
 
 
+_CUDA_PTXAS = Path("/usr/local/cuda/bin/ptxas")
+
+
+def find_ptxas(explicit: str | None = None) -> str:
+    """ptxas: `explicit` (--ptxas, --param ptxas=), else $PTXAS, else PATH, else
+    /usr/local/cuda/bin, else the pip wheel nvidia-cuda-nvcc; "" when there is none."""
+    chosen = explicit or os.environ.get("PTXAS")
+    if chosen:
+        if not (os.path.isfile(chosen) and os.access(chosen, os.X_OK)):
+            raise InputError(f"ptxas {chosen!r} (from {'--ptxas' if explicit else '$PTXAS'}) is not an executable file")
+        return chosen
+    found = shutil.which("ptxas")
+    if found:
+        return found
+    if _CUDA_PTXAS.is_file():
+        return str(_CUDA_PTXAS)
+    # The pip wheel nvidia-cuda-nvcc (ci/setup.sh installs it where no ptxas is found).
+    wheel = [Path(p) / "nvidia" / cu / "bin" / "ptxas" for p in site.getsitepackages() for cu in ("cu13", "cu12", "cuda_nvcc")]
+    return next((str(w) for w in wheel if w.is_file() and os.access(w, os.X_OK)), "")
+
+
+# Tools from outside the LLVM build, each with its own lookup.
+EXTERNAL = {"ptxas": find_ptxas}
+
+
 @dataclass
 class Toolchain:
     bin_dir: Path | None  # None: tools come from PATH
@@ -203,6 +231,9 @@ class Toolchain:
     _cache: dict = field(default_factory=dict, repr=False)
 
     def tool(self, name: str) -> str:
+        """The path of a tool ("" when there is none): the build's own, or an EXTERNAL one."""
+        if name in EXTERNAL:
+            return EXTERNAL[name](None)
         if self.bin_dir is not None:
             path = self.bin_dir / name
             return str(path) if path.is_file() and os.access(path, os.X_OK) else ""
@@ -210,6 +241,8 @@ class Toolchain:
 
     def require(self, name: str) -> str:
         path = self.tool(name)
+        if not path and name in EXTERNAL:
+            raise InputError(f"no {name} found (set ${name.upper()} or put it on PATH)")
         if not path:
             where = self.bin_dir or "PATH"
             raise InputError(f"no {name} in {where} (LLVM build chosen by {self.how})")

@@ -62,9 +62,16 @@ _VALUE = re.compile(r"^(i\d+|<\d+ x [\w ]+>|half|bfloat|float|double|ptr)( |$)")
 _LOCATED_ERROR = re.compile(r"(?:^|:\s)(?:<stdin>|[^:\s]+):(\d+):(\d+): error: (.*)$")
 # A line that says error or fatal as a word (ptxas: `ptxas fatal   :`), not inside a path.
 _ERROR_WORD = re.compile(r"\b(?:error|fatal)\s*:", re.I)
+# ptxas: `ptxas /tmp/x.ptx, line 37; error   : Feature '.bf16' requires .target sm_80 or higher`.
+_PTXAS_ERROR = re.compile(r"^ptxas .*, line (\d+); (?:error|fatal)\s*: (.*)$")
 _LABEL = re.compile(r"^([A-Za-z_.$][\w.$]*):")
-# Where a function starts: an llc label, an llvm-objdump header, or an IR definition.
-_FUNCTION_START = re.compile(r"^(?:([A-Za-z_$][\w.$]*):|[0-9a-f]+ <([\w.$]+)>:|define [^@]*@([\w.$]+)\()")
+# Where a function starts: an llc label, an llvm-objdump header, an IR definition, or a PTX
+# function (`.visible .func (.param ...) name(`, `.visible .entry name(`).
+_FUNCTION_START = re.compile(
+    r"^(?:([A-Za-z_$][\w.$]*):|[0-9a-f]+ <([\w.$]+)>:|define [^@]*@([\w.$]+)\("
+    r"|(?:\.(?:visible|weak)\s+)?\.(?:func|entry)\s+(?:\([^)]*\)\s*)?([\w$]+)\()"
+)
+_PTX_FUNCTION = (".visible", ".weak", ".func", ".entry")
 
 
 def first_error(text: str) -> str:
@@ -73,6 +80,11 @@ def first_error(text: str) -> str:
     lines = [line.strip() for line in text.splitlines() if line.strip()]
     errors = [line for line in lines if _ERROR_WORD.search(line)]
     return (errors or lines or [""])[0]
+
+
+def fatal(text: str) -> bool:
+    """Whether a tool's output says `fatal` as a word (ptxas: `ptxas fatal   : ...`)."""
+    return any(re.search(r"\bfatal\s*:", line, re.I) for line in text.splitlines())
 
 
 def verifier_diagnostics(stderr: str) -> dict[str, str]:
@@ -100,6 +112,23 @@ def verifier_diagnostics(stderr: str) -> dict[str, str]:
     return found
 
 
+# A declaration the verifier names after its message: `ptr @llvm.nvvm...` (typed pointers
+# before LLVM 15: `{ float, ... } (i32, ...)* @llvm.nvvm...`).
+_DECLARATION = re.compile(r"^(?:ptr|.*\)\*) @([-\w.$]+)$")
+
+
+def declaration_diagnostics(stderr: str) -> dict[str, str]:
+    """Intrinsic -> the verifier's diagnostic, for each declaration the verifier rejected (a
+    signature the intrinsic does not have: every call of it is rejected with it)."""
+    lines = stderr.splitlines()
+    found: dict[str, str] = {}
+    for i, line in enumerate(lines):
+        m = _DECLARATION.match(line)
+        if m and i > 0 and not _DECLARATION.match(lines[i - 1]):
+            found.setdefault(m.group(1), f"{lines[i - 1]}\n{line}")
+    return found
+
+
 def diagnostic_parts(diagnostic: str) -> dict:
     """Split a verifier diagnostic into its message, the call, and the values printed with it."""
     lines = diagnostic.splitlines()
@@ -116,6 +145,8 @@ def located_errors(stderr: str) -> list[tuple[int, int, str]]:
         m = _LOCATED_ERROR.search(line.strip())
         if m:
             out.append((int(m.group(1)), int(m.group(2)), m.group(3)))
+        elif m := _PTXAS_ERROR.match(line.strip()):
+            out.append((int(m.group(1)), 0, m.group(2).strip()))
     return out
 
 
@@ -124,10 +155,13 @@ def asm_owners(asm: str, functions: set[str]) -> dict[int, str]:
     owner: dict[int, str] = {}
     current = ""
     for number, line in enumerate(asm.splitlines(), 1):
-        m = _LABEL.match(line)
-        if m and m.group(1) in functions:
-            current = m.group(1)
-        elif line.startswith(".Lfunc_end"):
+        m = _LABEL.match(line) or (_FUNCTION_START.match(line) if line.startswith(_PTX_FUNCTION) else None)
+        name = next((g for g in m.groups() if g), None) if m else None
+        if name in functions:
+            current = name or ""
+        elif line.startswith((".Lfunc_end", "}")):
+            if current and line.startswith("}"):
+                owner[number] = current
             current = ""  # what follows (config sections, metadata) belongs to no function
         if current:
             owner[number] = current
@@ -180,7 +214,8 @@ def llc_failure(stderr: str) -> tuple[VerdictCode, str | None, str]:
 
 # First characters of lines that never start a function (instructions, directives, comments):
 # most lines, skipped without the pattern.
-_NO_START = frozenset(("", " ", "\t", ".", ";", "#", "/"))
+# (`$L__BB0_1:` is a block label in PTX.)
+_NO_START = frozenset(("", " ", "\t", ".", ";", "#", "/", "$"))
 
 
 def split_functions(text: str, names: set[str]) -> dict[str, list[str]]:
@@ -189,7 +224,7 @@ def split_functions(text: str, names: set[str]) -> dict[str, list[str]]:
     bodies: dict[str, list[str]] = {}
     current: list[str] | None = None
     for line in text.splitlines():
-        m = _FUNCTION_START.match(line) if line[:1] not in _NO_START else None
+        m = _FUNCTION_START.match(line) if line[:1] not in _NO_START or line.startswith(_PTX_FUNCTION) else None
         name = next((g for g in m.groups() if g), None) if m else None
         if name in names:
             current = bodies.setdefault(name, [])
@@ -211,18 +246,30 @@ def function_body(text: str, fn: str) -> list[str]:
 
 
 def instruction(body: list[str], mnemonics: tuple[str, ...]) -> tuple[str, list[str]] | None:
-    """(mnemonic, operands) of the first instruction in `body` whose mnemonic is one of these."""
-    for line in body:
+    """(mnemonic, operands) of the first instruction in `body` whose mnemonic is one of these.
+    An instruction whose operands start on the next line (PTX's mma: one brace group per line)
+    runs on to its `;`."""
+    for i, line in enumerate(body):
         if not any(m in line for m in mnemonics):
             continue
         text = line.split("//")[0].split(";")[0].strip()
-        head, _, rest = text.partition(" ")
-        if head in mnemonics:
-            # Commas inside brackets belong to a modifier (neg_lo:[0,0,1]); the last operand
-            # carries the modifiers after a space: "v[10:17] matrix_a_fmt:..."
-            operands = [o.strip() for o in re.split(r",(?![^\[]*\])", rest)]
-            operands[-1] = operands[-1].split(" ")[0]
-            return head, operands
+        head, _, rest = text.replace("\t", " ").partition(" ")
+        if head not in mnemonics:
+            continue
+        if not rest.strip() and ";" not in line:
+            following = []
+            for more in body[i + 1 :]:
+                following.append(more.split("//")[0])
+                if ";" in more:
+                    break
+            rest = " ".join(following).split(";")[0]
+            # Commas inside braces separate the registers of one group.
+            return head, [o.strip() for o in re.split(r",(?![^{]*})", rest) if o.strip()]
+        # Commas inside brackets belong to a modifier (neg_lo:[0,0,1]); the last operand
+        # carries the modifiers after a space: "v[10:17] matrix_a_fmt:..."
+        operands = [o.strip() for o in re.split(r",(?![^\[]*\])", rest)]
+        operands[-1] = operands[-1].split(" ")[0]
+        return head, operands
     return None
 
 
@@ -237,10 +284,14 @@ def matrix_instruction(body: list[str], prefixes: tuple[str, ...]) -> tuple[str,
 
 
 def tuple_width(operand: str) -> int | None:
-    """32-bit registers an operand names: v[8:15] -> 8, a3 -> 1; None for anything else."""
+    """32-bit registers an operand names: v[8:15] -> 8, a3 -> 1, a PTX group {%r1, %r2} -> 2;
+    None for anything else."""
     m = re.fullmatch(r"[avs]\[(\d+):(\d+)\]", operand)
     if m:
         return int(m.group(2)) - int(m.group(1)) + 1
+    m = re.fullmatch(r"\{\s*(%\w+(?:\s*,\s*%\w+)*)\s*\}", operand)
+    if m:
+        return len(m.group(1).split(","))
     return 1 if re.fullmatch(r"[avs]\d+", operand) else None
 
 
