@@ -11,16 +11,15 @@ CHECK-line regeneration would keep pinning it.
 from __future__ import annotations
 
 import re
-import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from harness import files
 from harness.checks import check_lines
 from harness.errors import InputError
-from harness.tools import commands
+from harness.tools import commands, toolchain
 from harness.tools import verdicts as V
-from harness.tools.toolchain import Toolchain, ToolRun, run_tool
+from harness.tools.toolchain import Toolchain, ToolRun
 
 _DEFINE = re.compile(r'^define\b[^@]*@("[^"]+"|[\w.$-]+)\(', re.M)
 # A definition line: its name, and what follows the parameter list (attribute groups, inline attributes).
@@ -302,10 +301,8 @@ def _llc_input(before: tuple[commands.Command, ...], llc: commands.Command, subs
     for cmd in before:
         cmd = cmd.substitute(subst)
         stdin = read_test(Path(cmd.stdin)) if cmd.stdin is not None else data
-        if tc.tool(cmd.tool):
+        if tc.tool(cmd.tool) and (cmd.tool in TEXT_TOOLS or cmd.tool not in toolchain.EXTERNAL):
             run = tc.run(cmd.tool, [*_text_output(cmd.args), "-S"] if cmd.tool == "opt" else list(cmd.args), stdin)
-        elif cmd.tool in TEXT_TOOLS and shutil.which(cmd.tool):
-            run = run_tool([shutil.which(cmd.tool) or cmd.tool, *cmd.args], stdin, tc.timeout)
         else:
             return (
                 "",

@@ -218,8 +218,20 @@ def find_ptxas(explicit: str | None = None) -> str:
     return next((str(w) for w in wheel if w.is_file() and os.access(w, os.X_OK)), "")
 
 
-# Tools from outside the LLVM build, each with its own lookup.
-EXTERNAL = {"ptxas": find_ptxas}
+# Tools from outside the LLVM build, each with its own lookup: the assembler that closes NVPTX's
+# text, and the text tools RUN lines may put before llc.
+EXTERNAL = {"ptxas": find_ptxas, "sed": lambda: shutil.which("sed") or "", "cat": lambda: shutil.which("cat") or ""}
+
+
+def tool_path(name: str, bin_dir: Path | None) -> str:
+    """The one lookup of a tool ("" when there is none): an EXTERNAL one by its own rule, else
+    the build's own in `bin_dir` (PATH when None) — never another build's."""
+    if name in EXTERNAL:
+        return EXTERNAL[name]()
+    if bin_dir is not None:
+        path = bin_dir / name
+        return str(path) if path.is_file() and os.access(path, os.X_OK) else ""
+    return shutil.which(name) or ""
 
 
 @dataclass
@@ -232,12 +244,7 @@ class Toolchain:
 
     def tool(self, name: str) -> str:
         """The path of a tool ("" when there is none): the build's own, or an EXTERNAL one."""
-        if name in EXTERNAL:
-            return EXTERNAL[name](None)
-        if self.bin_dir is not None:
-            path = self.bin_dir / name
-            return str(path) if path.is_file() and os.access(path, os.X_OK) else ""
-        return shutil.which(name) or ""
+        return tool_path(name, self.bin_dir)
 
     def require(self, name: str) -> str:
         path = self.tool(name)

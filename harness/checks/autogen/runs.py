@@ -15,12 +15,11 @@ from __future__ import annotations
 
 import os
 import re
-import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
 from harness.errors import InputError
-from harness.tools import commands
+from harness.tools import commands, toolchain
 from harness.tools.toolchain import run_tool
 
 _PREFIXES = re.compile(r"--?check-prefix(?:es)?[= ](\S+)")
@@ -209,13 +208,10 @@ def _apply(word: str, subst) -> str:
 
 
 def _find_tool(name: str, llc: str) -> str:
-    """A preprocessing tool: beside llc (the same LLVM build) first, then on PATH."""
+    """A preprocessing tool: the one lookup (`toolchain.tool_path`), in llc's own build."""
     if "/" in name:
         return name
-    beside = Path(llc).parent / name
-    if beside.is_file() and os.access(beside, os.X_OK):
-        return str(beside)
-    return shutil.which(name) or name
+    return toolchain.tool_path(name, Path(llc).parent) or name
 
 
 def _output_file(args: list[str]) -> str:
