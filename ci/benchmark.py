@@ -57,7 +57,8 @@ def raw_jobs(groups, tc, workdir: Path) -> list[str]:
         head = f"{tool(cases.opt_command(first, first.pipeline))} -S < {path} | " if first.pipeline != "none" else ""
         source = "" if head else f" < {path}"
         for sel in batch.selectors:
-            jobs.append(f"{head}{tool(cases.llc_command(first, sel))}{source} | {tool(cases.mc_command(first))}")
+            closing = cases.mc_command(first, first.intrinsic.target.stdin_name)
+            jobs.append(f"{head}{tool(cases.llc_command(first, sel))}{source} | {tool(closing)}")
             if first.check == "object":
                 obj = tool(cases.llc_command(first, sel, obj=True))
                 jobs.append(f"{head}{obj}{source} | {tc.require('llvm-objdump')} -d - > /dev/null")
