@@ -9,6 +9,7 @@ import os
 import signal
 import sys
 import threading
+from collections.abc import Callable
 
 from harness import files, parser
 from harness.checks import audit, expand, snapshots
@@ -18,6 +19,7 @@ from harness.nvptx import gemm_spec
 from harness.reports import bisect, compare, coverage, merge, report
 from harness.specs import cases, matrix, selection
 from harness.specs.cases import Planned
+from harness.targets import TARGETS
 from harness.tools import cache, toolchain
 from harness.tools.commands import Selector
 from harness.tools.runner import Runner, StderrProgress
@@ -109,14 +111,47 @@ def cmd_audit(args) -> int:
     return 0 if all(a.clean for a in audits) else 1
 
 
+def _probing(args) -> Callable[[], toolchain.Toolchain]:
+    """Find the build and ask it its version and CPUs in the background while the specs are
+    read and expanded; the returned call waits and gives the toolchain (or raises what finding
+    it raised, after any error of the selection itself). With a cache the probes go through
+    the cache's toolchain instead, so nothing is asked ahead."""
+    if cache.from_args(args) is not None:
+        return lambda: _tc(args)
+    box: dict = {}
+
+    def probe() -> None:
+        try:
+            tc = _tc(args)
+            for target in TARGETS.values():
+                if target.registered in tc.targets:
+                    tc.cpus(target.registered)
+            box["tc"] = tc
+        except BaseException as exc:  # surfaced when the toolchain is asked for
+            box["error"] = exc
+
+    worker = threading.Thread(target=probe, daemon=True)
+    worker.start()
+
+    def result() -> toolchain.Toolchain:
+        worker.join()
+        if "error" in box:
+            raise box["error"]
+        return box["tc"]
+
+    return result
+
+
 def cmd_run(args) -> int:
+    probed = _probing(args)
     planned = _run_selection(args)
     pipelines = _metrics_pipelines(args.metrics) if args.metrics else None
-    tc = _tc(args)
+    tc = probed()
     print(f"# {tc.describe()}", file=sys.stderr)
     if pipelines:
         return _compare_pipelines(args, tc, planned, pipelines)
-    runner = Runner(tc, args.jobs, StderrProgress.for_output(args.json), with_object=args.object, cache=cache.from_args(args))
+    progress = StderrProgress.for_output(args.json)
+    runner = Runner(tc, args.jobs, progress, with_object=args.object, cache=cache.from_args(args), facts=args.json)
     outcomes = runner.run(cases.group(planned))
     if args.json:
         shard = f"{args.shard[0]}/{args.shard[1]}" if args.shard else None

@@ -120,7 +120,7 @@ def _step(args, planned) -> int:
     build = f"LLVM {version} ({_digest(tc.require('llc'))}) at {tc.bin_dir}"
     if missing:
         return _decide(SKIP, f"{build} lacks {', '.join(missing)}", invert)
-    outcomes = Runner(tc, args.jobs).run(cases.group(planned))
+    outcomes = Runner(tc, args.jobs, facts=False).run(cases.group(planned))
     want = V.VerdictCode(args.want)
     counts: dict[V.VerdictCode, int] = {}
     for o in outcomes:

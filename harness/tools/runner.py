@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 from harness.errors import InputError
 from harness.specs import emit
-from harness.specs.cases import Case, Group, llc_command, mc_command, opt_command
+from harness.specs.cases import VERIFIER_CLASSES, Case, FileClass, Group, llc_command, mc_command, opt_command
 from harness.targets.catalog import Side
 from harness.tools import declared, toolchain
 from harness.tools import verdicts as V
@@ -55,12 +55,16 @@ class Runner:
         progress: Callable[[int, int], None] | None = None,
         with_object: bool = False,
         cache=None,
+        facts: bool = True,
     ):
         # cache: a harness.tools.cache.Cache; every tool run (probes included) then goes through it.
         self.tc = cache.wrap(toolchain) if cache is not None else toolchain
         self.jobs = jobs or os.cpu_count() or 1
         self.progress = progress
         self.with_object = with_object  # also build the object, disassemble it, compare source tuples
+        # Structured facts per verdict (metrics, tuples, rewrite, ir, verifier): only what reads
+        # `Verdict.details` wants them (--json, try, matrix); a verdict table does not.
+        self.facts = facts
         self.probe_died: Verdict | None = None  # the build-support probe crashed or hung: every case gets this
         # One opt run per module and pipeline, whichever selector's task asks first.
         self._opt_runs: dict[tuple, Future[ToolRun]] = {}
@@ -116,21 +120,29 @@ class Runner:
         if not gen.ok:
             return self._tool_failed(cases, selector, gen, module if not before else None)
         names = {c.function for c in cases}
-        printed = V.split_functions(gen.stdout, names)
-        if set(printed) != names:  # llc said it succeeded but did not print the code: no verdict
-            missing = sorted(names - set(printed))[0]
-            raise InputError(
-                f"{gen.argv[0]} exited 0 but printed no code for {missing}: {V.first_error(gen.stdout) or 'no output'}"
-            )
-        shapes = {c.function: _shape(c, printed[c.function], gen) for c in cases}
         target = first.intrinsic.target
-        if not self.tc.tool(target.assembler_tool):
+        closing = mc_command(first, target.stdin_name)  # the target's assembler, reading llc's text on stdin
+        # The assembler starts at once; llc's text is read for each case's shape meanwhile.
+        assembled: Future[ToolRun | None] = Future()
+        if self.tc.tool(target.assembler_tool):
+            threading.Thread(target=_settle, args=(assembled, self.tc.run, closing.tool, list(closing.args), gen.stdout)).start()
+        else:
+            assembled.set_result(None)
+        try:
+            printed = V.split_functions(gen.stdout, names)
+            if set(printed) != names:  # llc said it succeeded but did not print the code: no verdict
+                missing = sorted(names - set(printed))[0]
+                raise InputError(
+                    f"{gen.argv[0]} exited 0 but printed no code for {missing}: {V.first_error(gen.stdout) or 'no output'}"
+                )
+            shapes = {c.function: _shape(c, printed[c.function], gen) for c in cases}
+        finally:
+            mc = assembled.result()  # (never left running: an error above waits for it first)
+        if mc is None:
             # Without the assembler nothing closes the text: the verdict says so, with llc's facts.
             why = f"no {target.assembler_tool} to close llc's text (set ${target.assembler_tool.upper()} or put it on PATH)"
-            facts = _ModuleFacts(names, "", gen.stdout, printed, None)
-            return {c.function: Verdict(V.UNSUPPORTED, why, before + [gen], facts.of(c)) for c in cases}
-        closing = mc_command(first, target.stdin_name)  # the target's assembler, reading llc's text on stdin
-        mc = self.tc.run(closing.tool, list(closing.args), gen.stdout)
+            facts = _ModuleFacts(names, "", gen.stdout, printed, None) if self.facts else None
+            return {c.function: Verdict(V.UNSUPPORTED, why, before + [gen], facts.of(c) if facts else {}) for c in cases}
         tool = target.assembler_tool
         if mc.returncode is not None and mc.returncode < 0:  # the assembler itself died
             if len(cases) > 1:
@@ -159,7 +171,9 @@ class Runner:
         wants_object = (self.with_object or first.check == "object") and target.objects
         object_runs = self._disassemble(first, selector, text) if wants_object else []
         disassembly = object_runs[-1] if len(object_runs) == 2 else None
-        module_facts = _ModuleFacts(names, text if before else "", gen.stdout, printed, disassembly)
+        module_facts = (
+            _ModuleFacts(names, text if before else "", gen.stdout, printed, disassembly) if self.facts or wants_object else None
+        )
         out = {}
         for c in cases:
             tools = before + [gen, mc] + object_runs
@@ -170,6 +184,9 @@ class Runner:
                 verdict = Verdict(V.MC_REJECT, rejected[c.function], tools)
             else:
                 verdict = Verdict(*shape, tools) if shape else Verdict(V.PASS, "", tools)
+            if module_facts is None:
+                out[c.function] = verdict
+                continue
             verdict.details = module_facts.of(c)
             mismatch = verdict.details.get("tuples", {})
             if verdict.verdict == V.MC_REJECT and mismatch.get("object") and mismatch["object"] != mismatch["text"]:
@@ -229,7 +246,7 @@ class Runner:
             # llc has no such selector for this target: its own message, for every case.
             return {c.function: Verdict(V.UNSUPPORTED, V.first_error(gen.stderr), [gen]) for c in cases}
         out = {
-            fn: Verdict(V.VERIFIER_REJECT, text, [gen], {"verifier": diagnostic_facts(names[fn], text)})
+            fn: Verdict(V.VERIFIER_REJECT, text, [gen], {"verifier": diagnostic_facts(names[fn], text)} if self.facts else {})
             for fn, text in V.verifier_diagnostics(gen.stderr).items()
             if fn in names
         }
@@ -322,7 +339,9 @@ class Runner:
 
         pool = ThreadPoolExecutor(max_workers=self.jobs)
         try:
-            for m in modules:
+            # Longest first: modules the verifier should reject stop at the verifier and go
+            # last, filling in behind the modules that are compiled and assembled.
+            for m in sorted(modules, key=lambda m: -len(m.members) * (1 if _compiled(m) else 0.1)):
                 for sel in m.selectors:
                     pool.submit(compile_one, m, sel)
             with finished:
@@ -348,11 +367,31 @@ class Batch:
     members: list[tuple[Group, Case]]
 
 
+def _rejected(g: Group) -> bool:
+    """Whether a group's cases are expected to stop at the verifier."""
+    return g.file_class in VERIFIER_CLASSES or g.file_class == FileClass.IR_MALFORMED
+
+
+def _compiled(m: Batch) -> bool:
+    """Whether a batch's cases are expected to reach code generation."""
+    return not _rejected(m.members[0][0])
+
+
+def _settle(future: Future, call: Callable, *args) -> None:
+    try:
+        future.set_result(call(*args))
+    except BaseException as exc:
+        future.set_exception(exc)
+
+
 def batch_key(g: Group, c: Case) -> tuple:
     intr = c.intrinsic
     # A CPU without the instruction aborts llc at its first call: such cases share a module
     # only with their own kind, so that each abort costs a small module, not a large one.
-    return (intr.target.name, c.cpu, intr.features, c.opt, c.pipeline, c.check, g.selectors, c.cpu in intr.cpus)
+    # Calls the verifier should reject share a module only with each other: llc stops at the
+    # verifier, naming every bad call at once, and the valid calls are compiled once, not first
+    # read by a failing llc and then emitted and compiled again.
+    return (intr.target.name, c.cpu, intr.features, c.opt, c.pipeline, c.check, g.selectors, c.cpu in intr.cpus, _rejected(g))
 
 
 SHARE = 256  # cases at most in one module: what a hang or a crash in it costs, whatever -j
