@@ -100,7 +100,9 @@ def check_attribution(family: str, name: str, message: str) -> None:
 
 def test_exact_generated_files_pass(audit):
     # The F8F6F4 seed's exact files (the rows' exact files include GlobalISel's known crashes).
-    files = sorted(p for p in GEN.glob("*.O0.exact.ll") if ".f8f6f4." in p.name or ".f4." in p.name)
+    files = sorted(
+        p for p in GEN.glob("*.O0.exact.ll") if (".f8f6f4." in p.name or ".f4." in p.name) and not p.name.startswith("mma.")
+    )
     assert len(files) == 8
     proc, out = audit(*files)
     assert proc.returncode == 0, proc.stdout[-3000:]

@@ -28,31 +28,165 @@ from harness.tools import verdicts as V
 
 K16_BF16 = "mma.m16n8k16.row.col.bf16"
 K8_F16 = "mma.m16n8k8.row.col.f16.f16"
-BITS = {"f16": 16, "bf16": 16, "tf32": 32, "f32": 32}
-K = {"m16n8k16": 16, "m16n8k8": 8}
+ROWS = nvptx_rows.ROWS
+# What the table must hold: the 144 dense llvm.nvvm.mma.* of LLVM 22.1.8, as entries (163: a row
+# whose -mattr differs between its SMs is one entry per -mattr), and their cases in
+# nvptx-mma.yaml (SelectionDAG: every SM a row runs on at -O0 and -O2; one absent SM per row
+# but the twelve m8n8k4 f16 ones, whose sm_70 is the oldest SM with mma).
+N_ROWS, N_ENTRIES, N_EXACT, N_ABSENT = 144, 163, 1184, 132
 
 
 def _case(name: str, cpu: str = "sm_90", width_a: int | None = None, elem_a: str = "", opt: int = 0) -> Case:
-    intr = catalog.lookup(name)
+    intr = catalog.lookup(name, cpu)
     return Case(intr, cpu, 0, 0, width_a or intr.a.regs[0], intr.b.regs[0], opt, elem_a=elem_a)
 
 
 # ---- the rows -------------------------------------------------------------------------------------
 
+# Bits one element occupies in a fragment register (PTX ISA "Matrix Data-types"); the FP6/FP4 types
+# of .kind::f8f6f4 sit in 8-bit containers ("four .b32 registers, with each register containing four
+# .e4m3 / .e5m2 / .e3m2 / .e2m3 / .e2m1 elements", Matrix Fragments for mma.m16n8k32).
+ELEMENT_BITS = {
+    "f64": 64, "f32": 32, "s32": 32, "tf32": 32, "f16": 16, "bf16": 16, "s8": 8, "u8": 8,
+    "e4m3": 8, "e5m2": 8, "e3m2": 8, "e2m3": 8, "e2m1": 8, "s4": 4, "u4": 4, "b1": 1,
+}  # fmt: skip
+
+
+def _derived(row: nvptx_rows.Row) -> tuple[int, int, int, int]:
+    """(D, A, B, C) registers per lane from the shape alone: per MMA a lane holds M*K/32 elements
+    of A, K*N/32 of B and M*N/32 of C and D; a warp's m8n8k4 with .f16 does four MMAs ("A warp
+    executing mma.sync.m8n8k4 instruction computes 4 matrix multiply and accumulate operations").
+    Types up to 32 bits pack into 32-bit registers; f64 takes one register per element."""
+    m, n, k = map(int, re.fullmatch(r"m(\d+)n(\d+)k(\d+)", row.shape).groups())
+    per_warp = 4 if (row.shape, row.a) == ("m8n8k4", "f16") else 1
+
+    def regs(elements: int, ty: str) -> int:
+        elements *= per_warp
+        return elements if ty == "f64" else elements * ELEMENT_BITS[ty] // 32
+
+    return regs(m * n // 32, row.d), regs(m * k // 32, row.a), regs(k * n // 32, row.b), regs(m * n // 32, row.c)
+
 
 def test_registers_are_the_fragment_arithmetic_of_the_ptx_isa():
-    """Per lane: A holds 16·K/32 elements, B K·8/32, C and D 16·8/32, packed into 32-bit
-    registers. The rows list the counts; this derives them from the shape and the types."""
-    assert len(nvptx_rows.ROWS) == 7
-    for row in nvptx_rows.ROWS:
-        k = K[row.shape]
-        regs = lambda elements, ty: elements * BITS[ty] // 32
-        assert row.regs == (regs(4, row.d), regs(16 * k // 32, row.a), regs(k * 8 // 32, row.b), regs(4, row.c)), row
+    assert len(ROWS) == N_ROWS
+    for row in ROWS:
+        assert row.regs == _derived(row), row
 
 
-def test_rows_are_declared_by_llvm_22_under_their_names(llvm_22_1_8):
+def test_the_rows_are_exactly_the_dense_mma_intrinsics_llvm_22_declares(llvm_22_1_8):
     names = declared.header_names(llvm_22_1_8, NVPTX)
-    assert names is not None and {NVPTX.intrinsic_prefix + r.name for r in nvptx_rows.ROWS} <= names
+    assert names is not None
+    dense = {n for n in names if NVPTX.family(n) == "mma"}  # not mma.sp.*, not mma.block.scale.*
+    assert len(dense) == N_ROWS
+    assert {NVPTX.intrinsic_prefix + r.name for r in ROWS} == dense
+
+
+# The PTX ISA's syntax for dense mma.sync (PTX ISA 9.0, "mma" Syntax), one pattern per form, each
+# placeholder the ISA's own set. A mnemonic must be one of these strings.
+_ISA_SYNTAX = [
+    r"mma\.sync\.aligned\.m8n8k4\.(row|col)\.(row|col)\.(f16|f32)\.f16\.f16\.(f16|f32)",
+    r"mma\.sync\.aligned\.(m16n8k8|m16n8k16)\.row\.col\.(f16|f32)\.f16\.f16\.(f16|f32)",
+    r"mma\.sync\.aligned\.m16n8k4\.row\.col\.f32\.tf32\.tf32\.f32",
+    r"mma\.sync\.aligned\.m16n8k8\.row\.col\.f32\.(bf16|tf32)\.(bf16|tf32)\.f32",
+    r"mma\.sync\.aligned\.m16n8k16\.row\.col\.f32\.bf16\.bf16\.f32",
+    r"mma\.sync\.aligned\.(m16n8k16|m16n8k32)\.row\.col\.(f16|f32)\.(e4m3|e5m2)\.(e4m3|e5m2)\.(f16|f32)",
+    r"mma\.sync\.aligned\.m16n8k32\.row\.col\.kind::f8f6f4\.(f16|f32)(\.(e4m3|e5m2|e3m2|e2m3|e2m1)){2}\.(f16|f32)",
+    r"mma\.sync\.aligned\.(m8n8k4|m16n8k4|m16n8k8|m16n8k16)\.row\.col\.f64\.f64\.f64\.f64",
+    r"mma\.sync\.aligned\.(m8n8k16|m16n8k16|m16n8k32)\.row\.col(\.satfinite)?\.s32\.(u8|s8)\.(u8|s8)\.s32",
+    r"mma\.sync\.aligned\.(m8n8k32|m16n8k32|m16n8k64)\.row\.col(\.satfinite)?\.s32\.(u4|s4)\.(u4|s4)\.s32",
+    r"mma\.sync\.aligned\.(m8n8k128|m16n8k128|m16n8k256)\.row\.col\.s32\.b1\.b1\.s32\.(xor|and)\.popc",
+]
+
+
+def test_every_mnemonic_is_ptx_isa_syntax_and_names_follow_llvm():
+    for row in ROWS:
+        assert sum(bool(re.fullmatch(p, row.mnemonic)) for p in _ISA_SYNTAX) >= 1, row.mnemonic
+    assert len({r.mnemonic for r in ROWS}) == N_ROWS
+    # The ISA's own examples, and the names LLVM gives them (MMA_SIGNATURE).
+    assert {(r.name, r.mnemonic) for r in ROWS} >= {
+        ("mma.m8n8k4.row.col.f32.f16", "mma.sync.aligned.m8n8k4.row.col.f32.f16.f16.f16"),
+        ("mma.m8n8k4.col.row.f32.f32", "mma.sync.aligned.m8n8k4.col.row.f32.f16.f16.f32"),
+        ("mma.m16n8k32.row.col.satfinite.s8.u8", "mma.sync.aligned.m16n8k32.row.col.satfinite.s32.s8.u8.s32"),
+        ("mma.xor.popc.m16n8k128.row.col.b1", "mma.sync.aligned.m16n8k128.row.col.s32.b1.b1.s32.xor.popc"),
+        ("mma.and.popc.m8n8k128.row.col.b1", "mma.sync.aligned.m8n8k128.row.col.s32.b1.b1.s32.and.popc"),
+        (
+            "mma.m16n8k32.row.col.kind.f8f6f4.f32.e2m1.e3m2.f32",
+            "mma.sync.aligned.m16n8k32.row.col.kind::f8f6f4.f32.e2m1.e3m2.f32",
+        ),
+        ("mma.m16n8k16.row.col.f16.e4m3.e5m2.f16", "mma.sync.aligned.m16n8k16.row.col.f16.e4m3.e5m2.f16"),
+        ("mma.m16n8k8.row.col.f64", "mma.sync.aligned.m16n8k8.row.col.f64.f64.f64.f64"),
+        ("mma.m16n8k64.row.col.u4.s4", "mma.sync.aligned.m16n8k64.row.col.s32.u4.s4.s32"),
+    }
+
+
+def _isa_notes(row: nvptx_rows.Row) -> tuple[str, int]:
+    """(oldest SM, oldest PTX ISA version x10) from the ISA's "Target ISA Notes" and "PTX ISA Notes"
+    for mma, read again here: the newest of every note that applies to the row."""
+    notes = [("sm_70", 64)]  # mma: sm_70, PTX 6.4
+    a, shape = row.a, row.shape
+    if a == "f16":
+        notes.append({"m8n8k4": ("sm_70", 64), "m16n8k8": ("sm_75", 65), "m16n8k16": ("sm_80", 70)}[shape])
+    if a in ("bf16", "tf32"):
+        notes.append(("sm_80", 70))
+    if a == "f64":
+        notes.append(("sm_80", 70) if shape == "m8n8k4" else ("sm_90", 78))
+    if a in nvptx_rows.I8 + nvptx_rows.I4:
+        notes.append(("sm_75", 65) if shape in ("m8n8k16", "m8n8k32") else ("sm_80", 70))
+    if a == "b1":
+        notes.append(("sm_75", 70) if shape == "m8n8k128" else ("sm_80", 70))
+        if row.b1op == "and":  # .and in single-bit mma: sm_80, PTX 7.1
+            notes.append(("sm_80", 71))
+    if {a, row.b} & {"e4m3", "e5m2"}:  # .e4m3/.e5m2: sm_89, PTX 8.4
+        notes.append(("sm_89", 84))
+        if shape == "m16n8k16" or row.d == "f16":  # .m16n8k16 and .f16 dtype/ctype with FP8: PTX 8.7
+            notes.append(("sm_89", 87))
+    if row.kind or {a, row.b} & {"e3m2", "e2m3", "e2m1"}:  # .kind, .e3m2/.e2m3/.e2m1: sm_120a, PTX 8.7
+        notes.append(("sm_120a", 87))
+    return max(notes, key=lambda n: nvptx_rows.SM_ORDER.index(n[0]))[0], max(n[1] for n in notes)
+
+
+def test_min_sm_and_ptx_are_the_isa_notes():
+    for row in ROWS:
+        assert (row.min_sm, row.min_ptx) == _isa_notes(row), row.name
+
+
+def test_where_a_row_runs_and_its_absent_sm():
+    """A baseline feature of sm_X is on every later target, `a` or not; an `a` target's own
+    features (.kind::f8f6f4, FP6/FP4 of sm_120a) are on that target alone."""
+    by = {r.name: r for r in ROWS}
+    f64 = by["mma.m16n8k16.row.col.f64"]
+    assert [c for c in NVPTX.cpus if f64.runs_on(c)] == ["sm_90", "sm_90a", "sm_100a", "sm_120a"] and f64.absent_sm == "sm_89"
+    kind = by["mma.m16n8k32.row.col.kind.f8f6f4.f32.e4m3.e4m3.f32"]
+    assert [c for c in NVPTX.cpus if kind.runs_on(c)] == ["sm_120a"] and kind.absent_sm == "sm_100a"
+    assert by["mma.m16n8k32.row.col.f32.e4m3.e4m3.f32"].absent_sm == "sm_80"
+    assert by["mma.m8n8k4.row.row.f16.f16"].absent_sm == ""  # sm_70 is the oldest SM with mma
+    assert NVPTX.cpus == ("sm_80", "sm_89", "sm_90", "sm_90a", "sm_100a", "sm_120a")
+
+
+def test_entries_split_a_row_by_the_ptx_version_llc_needs_on_each_sm():
+    """llc 22 writes each SM's own PTX version unless -mattr=+ptxNN says more, and refuses one
+    below the SM's own: a row newer than that default on some SMs is one entry per -mattr."""
+    entries = catalog.NVPTX_INTRINSICS
+    assert len(entries) == N_ENTRIES and {e.target for e in entries} == {NVPTX}
+    for row in ROWS:
+        forms = catalog.lookup_all(row.name)
+        cpus = [c for f in forms for c in f.cpus]
+        assert cpus == [c for c in NVPTX.cpus if row.runs_on(c)], row.name
+        for form in forms:
+            assert {row.ptx_feature(c) for c in form.cpus} == {form.features}, form.name
+            assert (form.base or form.name) == row.name and form.mnemonic == row.mnemonic and form.gprs == row.regs
+        assert [f.absent_cpu for f in forms] == [row.absent_sm] + [""] * (len(forms) - 1)
+    k89, k100 = catalog.lookup_all("mma.m16n8k32.row.col.f32.e4m3.e5m2.f32")
+    assert (k89.name, k89.cpus, k89.features) == (
+        "mma.m16n8k32.row.col.f32.e4m3.e5m2.f32.sm_89",
+        ("sm_89", "sm_90", "sm_90a"),
+        "+ptx84",
+    )
+    assert (k100.cpus, k100.features) == (("sm_100a", "sm_120a"), "")
+    assert catalog.lookup("mma.m16n8k32.row.col.f32.e4m3.e5m2.f32", "sm_90") is k89
+    and80, and89 = catalog.lookup_all("mma.and.popc.m8n8k128.row.col.b1")
+    assert (and80.cpus, and80.features, and80.absent_cpu, and89.features) == (("sm_80",), "+ptx71", "sm_75", "")
+    assert {len(catalog.lookup_all(r.name)) for r in ROWS if r.min_ptx <= 70 or r.min_sm == "sm_90"} == {1}
 
 
 def test_catalog_entries_of_the_rows():
@@ -63,6 +197,18 @@ def test_catalog_entries_of_the_rows():
     # f16 at k8 came with sm_75: its absent SM is sm_70; f16 accumulate is two <2 x half> registers.
     assert (k8.absent_cpu, k8.result, k8.acc_type) == ("sm_70", "{<2 x half>, <2 x half>}", "<2 x half>")
     assert catalog.lookup("llvm.nvvm." + K8_F16) is k8
+    # One IR type per register: f64 as double, integers and FP8/FP6/FP4 packed into i32.
+    f64, s8 = catalog.lookup("mma.m8n8k4.row.col.f64"), catalog.lookup("mma.m16n8k32.row.col.satfinite.u8.s8")
+    assert (f64.result, f64.a.elem, f64.acc_type, f64.a.regs[0]) == ("{double, double}", "double", "double", 1)
+    assert (s8.result, s8.a.elem, s8.b.elem, s8.a.regs[0], s8.b.regs[0]) == ("{i32, i32, i32, i32}", "i32", "i32", 4, 2)
+    kind = catalog.lookup("mma.m16n8k32.row.col.kind.f8f6f4.f16.e2m1.e2m3.f16")
+    assert (kind.cpus, kind.absent_cpu, kind.features, kind.result, kind.a.elem) == (
+        ("sm_120a",),
+        "sm_100a",
+        "",
+        "{<2 x half>, <2 x half>}",
+        "i32",
+    )
 
 
 def test_fragment_operands_are_one_per_register():
@@ -147,8 +293,10 @@ def records(nvptx_tc, ptxas_path):
 
 def test_every_row_passes_on_every_sm_with_ptxas_closing_it(records):
     exact = [r for r in records if r["class"] == "exact" and r["selector"] == "sdag"]
-    assert len(exact) == 7 * 3 * 2
+    assert len(exact) == N_EXACT == sum(2 * len(e.cpus) for e in catalog.NVPTX_INTRINSICS)
     assert {(r["verdict"], r["detail"]) for r in exact} == {(V.PASS, "")}
+    ran = {(catalog.lookup(r["intrinsic"]).base or r["intrinsic"], r["cpu"]) for r in exact}
+    assert ran == {(row.name, c) for row in ROWS for c in NVPTX.cpus if row.runs_on(c)}
     for r in exact:
         row = catalog.lookup(r["intrinsic"])
         assert V.tuple_width(r["tuples"]["text"]["a"]) == row.gprs[1] and V.tuple_width(r["tuples"]["text"]["b"]) == row.gprs[2]
@@ -163,7 +311,11 @@ def test_globalisel_is_unsupported_with_llcs_own_message(records):
 
 def test_an_sm_without_the_instruction_cannot_select_it(records):
     absent = [r for r in records if r["class"] == "absent" and r["selector"] == "sdag"]
-    assert {r["cpu"] for r in absent} == {"sm_70", "sm_75"} and len(absent) == 7
+    assert len(absent) == N_ABSENT == sum(1 for row in ROWS if row.absent_sm)
+    assert {(catalog.lookup(r["intrinsic"]).base or r["intrinsic"], r["cpu"]) for r in absent} == {
+        (row.name, row.absent_sm) for row in ROWS if row.absent_sm
+    }
+    assert {r["cpu"] for r in absent} == {"sm_70", "sm_75", "sm_80", "sm_89", "sm_100a"}
     assert {r["verdict"] for r in absent} == {V.CANNOT_SELECT}
     assert all("Cannot select: intrinsic %llvm.nvvm.mma." in r["detail"] for r in absent)
 
@@ -266,3 +418,79 @@ def test_lit_files_pass_through_real_lit_and_a_wrong_count_fails(nvptx_tc, ptxas
         (suite / "cases" / "generated" / name).write_text(body)
     expected = {**dict.fromkeys(files, "PASS"), "planted.ll": "FAIL"}
     assert _lit(lit_exe, suite, ptxas_path) == expected
+
+
+# ---- what a hostile review found ----------------------------------------------------------------
+
+
+def test_brace_groups_on_the_mnemonics_own_line():
+    line = "\tmma.sync.aligned.m16n8k8.row.col.f16.f16.f16.f16 {%r6, %r7}, {%r1, %r2}, {%r3}, {%r4, %r5};"
+    found = V.instruction([line], ("mma.sync.aligned.m16n8k8.row.col.f16.f16.f16.f16",))
+    assert [V.tuple_width(o) for o in found[1]] == [2, 2, 1, 2]
+
+
+def _fake_ptxas(tmp_path: Path, body: str) -> str:
+    path = tmp_path / "ptxas"
+    path.write_text("#!/bin/sh\ncat > /dev/null\n" + body)
+    path.chmod(0o755)
+    return str(path)
+
+
+def test_a_ptxas_that_cannot_judge_the_text_gives_no_mc_reject(nvptx_tc, tmp_path, monkeypatch):
+    # Fault injection: a ptxas of a CUDA without the SM (its message names no line), and one
+    # that rejects the header's .version (a line outside every function).
+    groups = cases.group([Planned(_case(K16_BF16), ("sdag",), ())])
+    for body, words in (
+        ("echo \"ptxas fatal   : Value 'sm_90' is not defined for option 'gpu-name'\" >&2\nexit 255\n", "is not defined"),
+        ('echo "ptxas /dev/stdin, line 5; fatal   : Unsupported .version 8.6" >&2\nexit 255\n', "Unsupported .version"),
+    ):
+        monkeypatch.setitem(toolchain.EXTERNAL, "ptxas", lambda body=body: _fake_ptxas(tmp_path, body))
+        [outcome] = runner.Runner(nvptx_tc, 1).run(groups)
+        assert outcome.verdict.verdict == V.UNSUPPORTED and outcome.verdict.detail.startswith("ptxas cannot judge this text: ")
+        assert words in outcome.verdict.detail
+
+
+def test_a_ptxas_rejection_inside_a_function_names_ptxas(nvptx_tc, tmp_path, monkeypatch):
+    groups = cases.group([Planned(_case(K16_BF16), ("sdag",), ())])
+    line = 'echo "ptxas /dev/stdin, line $(grep -n mma.sync /dev/stdin | cut -d: -f1); error   : Bad" >&2\nexit 255\n'
+    path = tmp_path / "ptxas"
+    path.write_text("#!/bin/sh\n" + line)
+    path.chmod(0o755)
+    monkeypatch.setitem(toolchain.EXTERNAL, "ptxas", lambda: str(path))
+    [outcome] = runner.Runner(nvptx_tc, 1).run(groups)
+    assert outcome.verdict.verdict == V.MC_REJECT
+    assert outcome.verdict.detail.startswith("ptxas: Bad: mma.sync.aligned.m16n8k16"), outcome.verdict.detail
+
+
+def test_report_merges_nvptx_records_whose_register_classes_are_null(nvptx_tc, ptxas_path, cli, tmp_path):
+    run = cli("run", "--spec", "nvptx-mma.yaml", "--filter", "mma_m16n8k8_row_col_tf32*", "--json", env={"PTXAS": ptxas_path})
+    assert run.returncode == 0, run.stderr
+    (tmp_path / "r.json").write_text(run.stdout)
+    assert json.loads(run.stdout)["cases"][0]["metrics"]["vgpr"] is None
+    proc = cli("report", tmp_path / "r.json")
+    assert proc.returncode == 0 and "mma.m16n8k8.row.col.tf32" in proc.stdout, proc.stderr
+
+
+def test_bisect_run_votes_on_an_nvptx_row_under_its_own_selectors(nvptx_tc, ptxas_path, cli):
+    proc = cli("bisect-run", "--llvm-bin", nvptx_tc.bin_dir, "--intrinsic", K16_BF16, env={"PTXAS": ptxas_path})
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip().endswith("1 pass: every case is pass")
+
+
+def test_an_amdgpu_build_without_llvm_mc_is_bad_input_not_unsupported(llvm, cli, tmp_path):
+    fake = tmp_path / "bin"
+    fake.mkdir()
+    for tool in ("llc", "opt", "llvm-as", "llvm-objdump", "FileCheck"):
+        (fake / tool).symlink_to(llvm.bin_dir / tool)
+    proc = cli("try", "--llvm-bin", fake, "--intrinsic", "wmma.f32.16x16x128.f8f6f4", "--fmt-a", "fp8", "--fmt-b", "fp8")
+    assert proc.returncode == 2 and f"no llvm-mc in {fake}" in proc.stderr, proc.stdout + proc.stderr
+
+
+def test_snapshot_on_an_nvptx_row_is_refused_where_the_spec_says_it(tmp_path, cli):
+    (tmp_path / "s.yaml").write_text(f"matrix:\n  - intrinsic: {K16_BF16}\n    selector: sdag\n    snapshot: true\n")
+    proc = cli("expand", "--cases", tmp_path)
+    assert proc.returncode == 2
+    assert (
+        proc.stderr.strip()
+        == f"harness: {tmp_path / 's.yaml'}:4:15: error: snapshot: update-checks keeps AMDGPU output only, not {K16_BF16}'s"
+    )

@@ -464,32 +464,46 @@ def _fragment(ir_register: str, count: int, name: str) -> Source:
     return Source(regs={0: count}, widths=(count,), elem=ir_register, names=(name,), gprs=count)
 
 
-def _nvptx_entry(row: nvptx_rows.Row) -> Intrinsic:
+def _nvptx_entries(row: nvptx_rows.Row) -> list[Intrinsic]:
+    """One entry per llc command line a row needs: the SMs it runs on (of NVPTX.cpus) grouped by
+    their -mattr (`+ptxNN` where the row is newer than llc's default PTX version for the SM). A
+    row with one group is one entry under its own name; with several, each entry is tagged with
+    its first SM (`...b1.sm_80`, `...b1.sm_89`) and has the row's name as `base`, as AMDGPU's
+    per-CPU forms. The first entry carries the row's absent SM (llc must fail there)."""
     d, a, b, c = row.regs
-    first = nvptx_rows.SM_ORDER.index(row.min_sm)
-    older = nvptx_rows.SM_ORDER[:first]
     reg = nvptx_rows.IR_REGISTER
-    return Intrinsic(
-        name=row.name,
-        mnemonic=row.mnemonic,
-        cpus=tuple(c for c in NVPTX.cpus if c not in older),
-        calling_convention="",
-        result="{" + ", ".join([reg[row.d]] * d) + "}",
-        operands=(SRC_A, SRC_B, ACC),
-        overload=(),
-        a=_fragment(reg[row.a], a, row.a),
-        b=_fragment(reg[row.b], b, row.b),
-        target=NVPTX,
-        family=row.family,
-        acc=reg[row.c],
-        gprs=row.regs,
-        absent_cpu=older[-1],
-        returns=True,
-        fragments=True,
-    )
+    groups: dict[str, list[str]] = {}
+    for cpu in (c for c in NVPTX.cpus if row.runs_on(c)):
+        groups.setdefault(row.ptx_feature(cpu), []).append(cpu)
+    out = []
+    for i, (features, cpus) in enumerate(groups.items()):
+        tag = f".{cpus[0]}" if len(groups) > 1 else ""
+        out.append(
+            Intrinsic(
+                name=row.name + tag,
+                mnemonic=row.mnemonic,
+                cpus=tuple(cpus),
+                calling_convention="",
+                result="{" + ", ".join([reg[row.d]] * d) + "}",
+                operands=(SRC_A, SRC_B, ACC),
+                overload=(),
+                a=_fragment(reg[row.a], a, row.a),
+                b=_fragment(reg[row.b], b, row.b),
+                target=NVPTX,
+                base=row.name if tag else "",
+                family=row.family,
+                features=features,
+                acc=reg[row.c],
+                gprs=row.regs,
+                absent_cpu=row.absent_sm if i == 0 else "",
+                returns=True,
+                fragments=True,
+            )
+        )
+    return out
 
 
-NVPTX_INTRINSICS: tuple[Intrinsic, ...] = tuple(_nvptx_entry(r) for r in nvptx_rows.ROWS)
+NVPTX_INTRINSICS: tuple[Intrinsic, ...] = tuple(e for r in nvptx_rows.ROWS for e in _nvptx_entries(r))
 INTRINSICS = INTRINSICS + ROW_INTRINSICS + NVPTX_INTRINSICS
 PREFIXES = tuple(t.intrinsic_prefix for t in (AMDGPU, NVPTX))
 

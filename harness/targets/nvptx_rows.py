@@ -1,63 +1,290 @@
 """The NVPTX `llvm.nvvm.mma.*` intrinsics the harness knows, one explicit row each, in the
-style of LLVM's NVPTX `wmma.py` (`make_mma_ops([shapes], [types])`): support is membership in
-this list, never a predicate.
+style of LLVM's NVPTX `wmma.py` (`make_mma_ops([geoms], [types_a], [types_b], [types_c],
+[types_d])`): support is membership in this list, never a predicate, and never read off llc.
 
-Each row is what the PTX ISA says about one `mma.sync.aligned` variant: its shape, the element
-types of A, B, C and D, the oldest SM that has it, and per operand its fragment: how many
-32-bit registers each lane holds (the ISA's "Matrix Fragments for mma.m16n8kK" tables) and the
-IR type of one register as the intrinsic takes it (`IntrinsicsNVVM.td`: f16 pairs as
-`<2 x half>`, bf16 pairs and tf32 as `i32`, f32 as `float`). The intrinsic's name follows
-LLVM's MMA_SIGNATURE rule: f16 inputs are named by D and C, other inputs by A.
+Each row is what the PTX ISA says about one dense `mma.sync.aligned` variant (section
+"Warp-level matrix multiply-accumulate instructions: mma"): its shape, the A/B layouts, the PTX
+types of A, B, C and D, `.satfinite`, the single-bit operation (`.xor.popc`, `.and.popc`),
+`.kind::f8f6f4`, the oldest SM that has it ("Target ISA Notes"), the oldest PTX ISA version that
+has it ("PTX ISA Notes"), and per operand how many registers each lane holds (the ISA's "Matrix
+Fragments for mma.mMnNkK" tables, transcribed in FRAGMENT_REGS). The intrinsic's name and the
+instruction's mnemonic are computed from that data by LLVM's rules (`IntrinsicsNVVM.td`
+MMA_SIGNATURE, `wmma.py` `gen_mma_tests`) and by the ISA's syntax, not written by hand.
+
+The rows are every dense `llvm.nvvm.mma.*` LLVM 22.1.8 declares (144); a test compares the set
+with the build's IntrinsicsNVPTX.h.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from itertools import product
 
-# IR type of one 32-bit fragment register, per PTX element type.
-IR_REGISTER = {"f16": "<2 x half>", "bf16": "i32", "tf32": "i32", "f32": "float"}
-# SMs in order; a row runs on every SM the harness tests from its oldest on.
+# IR type of one fragment register per PTX type (IntrinsicsNVVM.td, wmma.py MMAType.llvm_type):
+# f16 pairs as <2 x half>, f32 and f64 as themselves, everything else packed into an i32.
+IR_REGISTER = {
+    "f16": "<2 x half>",
+    "f32": "float",
+    "f64": "double",
+    "s32": "i32",
+    "bf16": "i32",
+    "tf32": "i32",
+    "s8": "i32",
+    "u8": "i32",
+    "s4": "i32",
+    "u4": "i32",
+    "b1": "i32",
+    "e4m3": "i32",
+    "e5m2": "i32",
+    "e3m2": "i32",
+    "e2m3": "i32",
+    "e2m1": "i32",
+}
+
+# Every SM a row may name, oldest first. An `a` target adds arch-specific features to its
+# family's baseline: the PTX ISA lists those features for that target alone (sm_90a's are not on
+# sm_100a, sm_100a's not on sm_120a), while a baseline feature of sm_X is on every target from
+# sm_X on, `a` or not. So a row whose oldest SM is an `a` target runs there only; any other row
+# runs on every SM from its oldest on.
 SM_ORDER = ("sm_70", "sm_75", "sm_80", "sm_89", "sm_90", "sm_90a", "sm_100a", "sm_120a")
+
+# The PTX ISA version llc 22.1.8 writes for each SM without -mattr (the version that introduced
+# the target: `llc -mcpu=<sm>` prints `.version`). A row newer than that needs -mattr=+ptxNN
+# there; llc 22 refuses a +ptxNN older than the SM's own ("PTX version 8.4 does not support
+# target 'sm_100a'"), so a row's -mattr is per SM.
+LLC_DEFAULT_PTX = {"sm_70": 60, "sm_75": 63, "sm_80": 70, "sm_89": 78, "sm_90": 78, "sm_90a": 80, "sm_100a": 86, "sm_120a": 87}
+
+F8 = ["e4m3", "e5m2"]
+F8F6F4 = ["e4m3", "e5m2", "e3m2", "e2m3", "e2m1"]
+I8 = ["s8", "u8"]
+I4 = ["s4", "u4"]
+LAYOUTS = ("row", "col")
+
+# Registers per lane of each fragment, from the PTX ISA's "Matrix Fragments for mma.mMnNkK"
+# tables: (shape, operand, PTX type) -> registers, operand "a", "b", or "cd" (C and D share one
+# layout, "Accumulators (C or D)"). f64 is one .f64 register per element; every other type is
+# packed into 32-bit registers (.f16x2, .b32; the e3m2/e2m3/e2m1 of .kind::f8f6f4 sit four to a
+# .b32 like e4m3). mma.m8n8k4 with .f16 holds four 8x8x4 products per warp ("A warp executing
+# mma.sync.m8n8k4 instruction computes 4 matrix multiply and accumulate operations").
+FRAGMENT_REGS: dict[tuple[str, str, str], int] = {
+    # .m8n8k4
+    ("m8n8k4", "a", "f16"): 2,
+    ("m8n8k4", "b", "f16"): 2,
+    ("m8n8k4", "cd", "f16"): 4,
+    ("m8n8k4", "cd", "f32"): 8,
+    ("m8n8k4", "a", "f64"): 1,
+    ("m8n8k4", "b", "f64"): 1,
+    ("m8n8k4", "cd", "f64"): 2,
+    # .m16n8k4
+    ("m16n8k4", "a", "tf32"): 2,
+    ("m16n8k4", "b", "tf32"): 1,
+    ("m16n8k4", "cd", "f32"): 4,
+    ("m16n8k4", "a", "f64"): 2,
+    ("m16n8k4", "b", "f64"): 1,
+    ("m16n8k4", "cd", "f64"): 4,
+    # .m16n8k8
+    ("m16n8k8", "a", "f16"): 2,
+    ("m16n8k8", "b", "f16"): 1,
+    ("m16n8k8", "a", "bf16"): 2,
+    ("m16n8k8", "b", "bf16"): 1,
+    ("m16n8k8", "a", "tf32"): 4,
+    ("m16n8k8", "b", "tf32"): 2,
+    ("m16n8k8", "a", "f64"): 4,
+    ("m16n8k8", "b", "f64"): 2,
+    ("m16n8k8", "cd", "f16"): 2,
+    ("m16n8k8", "cd", "f32"): 4,
+    ("m16n8k8", "cd", "f64"): 4,
+    # .m16n8k16
+    ("m16n8k16", "a", "f16"): 4,
+    ("m16n8k16", "b", "f16"): 2,
+    ("m16n8k16", "a", "bf16"): 4,
+    ("m16n8k16", "b", "bf16"): 2,
+    ("m16n8k16", "a", "f64"): 8,
+    ("m16n8k16", "b", "f64"): 4,
+    ("m16n8k16", "a", "s8"): 2,
+    ("m16n8k16", "a", "u8"): 2,
+    ("m16n8k16", "b", "s8"): 1,
+    ("m16n8k16", "b", "u8"): 1,
+    ("m16n8k16", "a", "e4m3"): 2,
+    ("m16n8k16", "a", "e5m2"): 2,
+    ("m16n8k16", "b", "e4m3"): 1,
+    ("m16n8k16", "b", "e5m2"): 1,
+    ("m16n8k16", "cd", "f16"): 2,
+    ("m16n8k16", "cd", "f32"): 4,
+    ("m16n8k16", "cd", "f64"): 4,
+    ("m16n8k16", "cd", "s32"): 4,
+    # .m8n8k16, .m8n8k32, .m8n8k128
+    ("m8n8k16", "a", "s8"): 1,
+    ("m8n8k16", "a", "u8"): 1,
+    ("m8n8k16", "b", "s8"): 1,
+    ("m8n8k16", "b", "u8"): 1,
+    ("m8n8k16", "cd", "s32"): 2,
+    ("m8n8k32", "a", "s4"): 1,
+    ("m8n8k32", "a", "u4"): 1,
+    ("m8n8k32", "b", "s4"): 1,
+    ("m8n8k32", "b", "u4"): 1,
+    ("m8n8k32", "cd", "s32"): 2,
+    ("m8n8k128", "a", "b1"): 1,
+    ("m8n8k128", "b", "b1"): 1,
+    ("m8n8k128", "cd", "s32"): 2,
+    # .m16n8k32
+    ("m16n8k32", "a", "s8"): 4,
+    ("m16n8k32", "a", "u8"): 4,
+    ("m16n8k32", "b", "s8"): 2,
+    ("m16n8k32", "b", "u8"): 2,
+    ("m16n8k32", "a", "s4"): 2,
+    ("m16n8k32", "a", "u4"): 2,
+    ("m16n8k32", "b", "s4"): 1,
+    ("m16n8k32", "b", "u4"): 1,
+    **{("m16n8k32", "a", t): 4 for t in F8F6F4},
+    **{("m16n8k32", "b", t): 2 for t in F8F6F4},
+    ("m16n8k32", "cd", "s32"): 4,
+    ("m16n8k32", "cd", "f16"): 2,
+    ("m16n8k32", "cd", "f32"): 4,
+    # .m16n8k64, .m16n8k128, .m16n8k256
+    ("m16n8k64", "a", "s4"): 4,
+    ("m16n8k64", "a", "u4"): 4,
+    ("m16n8k64", "b", "s4"): 2,
+    ("m16n8k64", "b", "u4"): 2,
+    ("m16n8k64", "cd", "s32"): 4,
+    ("m16n8k128", "a", "b1"): 2,
+    ("m16n8k128", "b", "b1"): 1,
+    ("m16n8k128", "cd", "s32"): 4,
+    ("m16n8k256", "a", "b1"): 4,
+    ("m16n8k256", "b", "b1"): 2,
+    ("m16n8k256", "cd", "s32"): 4,
+}
 
 
 @dataclass(frozen=True)
 class Row:
     shape: str  # m16n8k16
-    a: str  # PTX element types of A, B, C, D
+    a: str  # PTX types of A, B, C, D
     b: str
     c: str
     d: str
-    regs: tuple[int, int, int, int]  # 32-bit registers per lane of D, A, B, C (PTX ISA fragment tables)
-    min_sm: str  # the oldest SM with the instruction (PTX ISA "Target ISA notes")
+    regs: tuple[int, int, int, int]  # registers per lane of D, A, B, C (PTX ISA fragment tables)
+    min_sm: str  # the oldest SM with the instruction (PTX ISA "Target ISA Notes")
+    min_ptx: int  # the oldest PTX ISA version with it, times ten (PTX ISA "PTX ISA Notes")
+    layouts: tuple[str, str] = ("row", "col")  # A and B layouts
+    satfinite: bool = False
+    b1op: str = ""  # "xor" or "and" (single-bit rows: `.xor.popc`, `.and.popc`)
+    kind: str = ""  # "f8f6f4" (`.kind::f8f6f4`)
+
+    @property
+    def signature(self) -> str:
+        """LLVM's MMA_SIGNATURE: FP8/F8F6F4 inputs by D, A, B and C; f16 inputs by D and C;
+        others by A and B, or by A alone when B is the same."""
+        if self.a in F8F6F4:
+            return f"{self.d}.{self.a}.{self.b}.{self.c}"
+        if self.a == "f16":
+            return f"{self.d}.{self.c}"
+        return self.a if self.a == self.b else f"{self.a}.{self.b}"
 
     @property
     def name(self) -> str:
-        """The intrinsic's name without `llvm.nvvm.`."""
-        ids = [self.d, self.c] if self.a == "f16" else [self.a] if self.a == self.b else [self.a, self.b]
-        return f"mma.{self.shape}.row.col.{'.'.join(ids)}"
+        """The intrinsic's name without `llvm.nvvm.`: mma[.<op>.popc].<shape>.<a>.<b>
+        [.kind.<kind>][.satfinite].<signature>."""
+        parts = ["mma", *([self.b1op, "popc"] if self.b1op else []), self.shape, *self.layouts]
+        parts += ["kind", self.kind] if self.kind else []
+        parts += ["satfinite"] if self.satfinite else []
+        return ".".join([*parts, self.signature])
 
     @property
     def mnemonic(self) -> str:
-        return f"mma.sync.aligned.{self.shape}.row.col.{self.d}.{self.a}.{self.b}.{self.c}"
+        """The PTX ISA's spelling: mma.sync.aligned.<shape>.<a>.<b>[.kind::<kind>][.satfinite]
+        .<d>.<a>.<b>.<c>[.<op>.popc]."""
+        parts = ["mma.sync.aligned", self.shape, *self.layouts]
+        parts += [f"kind::{self.kind}"] if self.kind else []
+        parts += ["satfinite"] if self.satfinite else []
+        parts += [self.d, self.a, self.b, self.c]
+        parts += [self.b1op, "popc"] if self.b1op else []
+        return ".".join(parts)
 
     @property
     def family(self) -> str:
         return "mma"
 
+    def runs_on(self, sm: str) -> bool:
+        """Whether `sm` has the instruction: an `a` minimum names that target alone, any other
+        minimum every SM from it on (SM_ORDER)."""
+        if self.min_sm.endswith("a"):
+            return sm == self.min_sm
+        return SM_ORDER.index(sm) >= SM_ORDER.index(self.min_sm)
 
-def make_mma_ops(shape: str, inputs: list[str], accumulators: list[str], regs: dict, min_sm: str) -> list[Row]:
-    """A row per input type (A and B alike) and accumulator type (C and D alike) listed;
-    `regs[(input, acc)]` is (D, A, B, C) registers."""
-    return [Row(shape, i, i, acc, acc, regs[(i, acc)], min_sm) for i in inputs for acc in accumulators if (i, acc) in regs]
+    @property
+    def absent_sm(self) -> str:
+        """The newest SM older than the row's (none for sm_70, the oldest with mma)."""
+        first = SM_ORDER.index(self.min_sm)
+        return SM_ORDER[first - 1] if first else ""
 
+    def ptx_feature(self, sm: str) -> str:
+        """llc's -mattr for this row on `sm`: `+ptxNN` when the row is newer than llc's default
+        PTX version for the SM, else none."""
+        return f"+ptx{self.min_ptx}" if self.min_ptx > LLC_DEFAULT_PTX[sm] else ""
+
+
+def make_mma_ops(
+    geoms: list[str],
+    types_a: list[str],
+    types_b: list[str],
+    types_c: list[str],
+    types_d: list[str],
+    *,
+    sm: str,
+    ptx: int,
+    layouts: tuple[tuple[str, str], ...] = (LAYOUTS,),
+    satfinite: tuple[bool, ...] = (False,),
+    b1ops: tuple[str, ...] = ("",),
+    kind: str = "",
+) -> list[Row]:
+    """A row per geometry, A type, C type, B type (A's when `types_b` is empty) and D type (C's
+    when `types_d` is empty), as wmma.py's make_mma_ops, times the layouts, `.satfinite` or not
+    and single-bit operations listed. The registers come from FRAGMENT_REGS."""
+    rows = []
+    for geom, ta, tc in product(geoms, types_a, types_c):
+        for tb, td in product(types_b or [ta], types_d or [tc]):
+            frag = FRAGMENT_REGS
+            regs = (frag[(geom, "cd", td)], frag[(geom, "a", ta)], frag[(geom, "b", tb)], frag[(geom, "cd", tc)])
+            for layout, satf, op in product(layouts, satfinite, b1ops):
+                rows.append(Row(geom, ta, tb, tc, td, regs, sm, ptx, layout, satf, op, kind))
+    return rows
+
+
+ALL_LAYOUTS = tuple(product(LAYOUTS, LAYOUTS))
+BOTH = (False, True)  # with and without .satfinite
 
 ROWS: tuple[Row, ...] = (
-    # m16n8k16: A 16x16, B 16x8, C/D 16x8 per warp; f16 and bf16 pack two elements per register.
-    *make_mma_ops("m16n8k16", ["f16"], ["f16", "f32"], {("f16", "f16"): (2, 4, 2, 2), ("f16", "f32"): (4, 4, 2, 4)}, "sm_80"),
-    *make_mma_ops("m16n8k16", ["bf16"], ["f32"], {("bf16", "f32"): (4, 4, 2, 4)}, "sm_80"),
-    # m16n8k8: half the K; f16 at k8 came with sm_75 (Turing), bf16 and tf32 with sm_80.
-    *make_mma_ops("m16n8k8", ["f16"], ["f16", "f32"], {("f16", "f16"): (2, 2, 1, 2), ("f16", "f32"): (4, 2, 1, 4)}, "sm_75"),
-    *make_mma_ops("m16n8k8", ["bf16", "tf32"], ["f32"], {("bf16", "f32"): (4, 2, 1, 4), ("tf32", "f32"): (4, 4, 2, 4)}, "sm_80"),
+    # f16 inputs, named by D and C. m16n8k16 (sm_80, PTX 7.0) and m16n8k8 (sm_75, PTX 6.5) have
+    # D = C; m8n8k4 (sm_70, PTX 6.4) takes any A/B layout and C f16 or f32, D f32 whenever C is.
+    *make_mma_ops(["m16n8k16"], ["f16"], [], ["f16", "f32"], [], sm="sm_80", ptx=70),
+    *make_mma_ops(["m16n8k8"], ["f16"], [], ["f16", "f32"], [], sm="sm_75", ptx=65),
+    *make_mma_ops(["m8n8k4"], ["f16"], [], ["f16"], ["f16", "f32"], sm="sm_70", ptx=64, layouts=ALL_LAYOUTS),
+    *make_mma_ops(["m8n8k4"], ["f16"], [], ["f32"], ["f32"], sm="sm_70", ptx=64, layouts=ALL_LAYOUTS),
+    # Alternate floating point: bf16 and tf32 accumulate in f32 (sm_80, PTX 7.0).
+    *make_mma_ops(["m16n8k8", "m16n8k16"], ["bf16"], [], ["f32"], [], sm="sm_80", ptx=70),
+    *make_mma_ops(["m16n8k4", "m16n8k8"], ["tf32"], [], ["f32"], [], sm="sm_80", ptx=70),
+    # Double precision: m8n8k4 from sm_80 (PTX 7.0), the m16n8 shapes from sm_90 (PTX 7.8).
+    *make_mma_ops(["m8n8k4"], ["f64"], [], ["f64"], [], sm="sm_80", ptx=70),
+    *make_mma_ops(["m16n8k4", "m16n8k8", "m16n8k16"], ["f64"], [], ["f64"], [], sm="sm_90", ptx=78),
+    # FP8 (sm_89): m16n8k32 with f32 accumulate from PTX 8.4; f16 accumulate and m16n8k16 from 8.7.
+    *make_mma_ops(["m16n8k32"], F8, F8, ["f32"], [], sm="sm_89", ptx=84),
+    *make_mma_ops(["m16n8k32"], F8, F8, ["f16"], [], sm="sm_89", ptx=87),
+    *make_mma_ops(["m16n8k16"], F8, F8, ["f16", "f32"], [], sm="sm_89", ptx=87),
+    # .kind::f8f6f4 with FP8, FP6 and FP4 inputs: sm_120a only, PTX 8.7.
+    *make_mma_ops(["m16n8k32"], F8F6F4, F8F6F4, ["f16", "f32"], [], sm="sm_120a", ptx=87, kind="f8f6f4"),
+    # Integers, with and without .satfinite: m8n8k16/m8n8k32 from sm_75 (PTX 6.5), the m16n8 shapes
+    # from sm_80 (PTX 7.0).
+    *make_mma_ops(["m8n8k16"], I8, I8, ["s32"], [], sm="sm_75", ptx=65, satfinite=BOTH),
+    *make_mma_ops(["m16n8k16", "m16n8k32"], I8, I8, ["s32"], [], sm="sm_80", ptx=70, satfinite=BOTH),
+    *make_mma_ops(["m8n8k32"], I4, I4, ["s32"], [], sm="sm_75", ptx=65, satfinite=BOTH),
+    *make_mma_ops(["m16n8k32", "m16n8k64"], I4, I4, ["s32"], [], sm="sm_80", ptx=70, satfinite=BOTH),
+    # Single bit: .xor.popc at m8n8k128 from sm_75, at m16n8k128/k256 from sm_80 (PTX 7.0);
+    # .and.popc from sm_80 and PTX 7.1.
+    *make_mma_ops(["m8n8k128"], ["b1"], [], ["s32"], [], sm="sm_75", ptx=70, b1ops=("xor",)),
+    *make_mma_ops(["m16n8k128", "m16n8k256"], ["b1"], [], ["s32"], [], sm="sm_80", ptx=70, b1ops=("xor",)),
+    *make_mma_ops(["m8n8k128", "m16n8k128", "m16n8k256"], ["b1"], [], ["s32"], [], sm="sm_80", ptx=71, b1ops=("and",)),
 )
 
 assert len({r.name for r in ROWS}) == len(ROWS), "duplicate NVPTX row names"
+assert all(r.min_sm in SM_ORDER for r in ROWS)
