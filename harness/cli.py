@@ -144,7 +144,17 @@ def _probing(args) -> Callable[[], toolchain.Toolchain]:
 
 def cmd_run(args) -> int:
     probed = _probing(args)
-    planned = _run_selection(args)
+    try:
+        planned = _run_selection(args)
+    except BaseException:
+        toolchain.stop_all()  # the probe's tools end with the command, never outlive it
+        try:
+            probed()
+        except BaseException:  # (what the stopped probe raised says nothing)
+            pass
+        finally:
+            toolchain.resume()
+        raise
     pipelines = _metrics_pipelines(args.metrics) if args.metrics else None
     tc = probed()
     print(f"# {tc.describe()}", file=sys.stderr)

@@ -11,6 +11,7 @@ The exit status is the vote git bisect reads:
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import subprocess
 import sys
 from pathlib import Path
@@ -18,6 +19,7 @@ from pathlib import Path
 from harness import files
 from harness.errors import InputError
 from harness.specs import cases, selection
+from harness.specs.cases import Planned
 from harness.tools import toolchain
 from harness.tools import verdicts as V
 from harness.tools.runner import Runner
@@ -80,9 +82,12 @@ def main(args) -> int:
     try:
         if args.llvm_bin is not None and not args.llvm_bin.strip():
             raise InputError("--llvm-bin is empty (an unset variable?); every commit would test the same build")
-        planned = selection.planned(args)  # bad flags abort before anything is built
+        planned = _own_selectors(selection.planned(args))  # bad flags abort before anything is built
         if not planned:
             raise InputError("the selection holds no case (is --shard K/N larger than the selection?)")
+        for target in {p.case.intrinsic.target for p in planned if p.case.intrinsic.target.assembler_optional}:
+            if not toolchain.tool_path(target.assembler_tool, None):  # not the build's: no commit has it
+                raise InputError(f"no {target.assembler_tool} to close {target.name} cases: no commit could be judged")
     except InputError as exc:
         print(f"harness bisect-run: {exc}", file=sys.stderr)
         return USAGE
@@ -96,6 +101,17 @@ def main(args) -> int:
     except Exception as exc:  # the harness's own failure must not vote
         print(f"harness bisect-run: internal error: {type(exc).__name__}: {exc}", file=sys.stderr)
         return OWN_FAILURE
+
+
+def _own_selectors(planned: list[Planned]) -> list[Planned]:
+    """Each case under the selectors its target has: llc's `unsupported` for a selector the
+    target lacks (GlobalISel on NVPTX) is the same at every commit, and would make each skip."""
+    out = []
+    for p in planned:
+        own = tuple(s for s in p.selectors if p.case.intrinsic.target.has_selector(s))
+        if own:
+            out.append(dataclasses.replace(p, selectors=own))
+    return out
 
 
 def _step(args, planned) -> int:

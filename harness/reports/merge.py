@@ -127,12 +127,15 @@ def _check_shard(shard, path) -> None:
 
 
 def _metrics_ok(metrics) -> bool:
-    """None, or a dict of finite numbers (int, or float neither NaN nor infinite) within METRIC_LIMIT."""
+    """None, or a dict of finite numbers (int, or float neither NaN nor infinite) within METRIC_LIMIT
+    or null (a register class the target does not have: NVPTX has no VGPRs)."""
     if metrics is None:
         return True
     if not isinstance(metrics, dict):
         return False
     for v in metrics.values():
+        if v is None:
+            continue
         if type(v) is int:
             if abs(v) > METRIC_LIMIT:
                 return False

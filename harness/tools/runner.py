@@ -124,6 +124,8 @@ class Runner:
         closing = mc_command(first, target.stdin_name)  # the target's assembler, reading llc's text on stdin
         # The assembler starts at once; llc's text is read for each case's shape meanwhile.
         assembled: Future[ToolRun | None] = Future()
+        if not target.assembler_optional:
+            self.tc.require(target.assembler_tool)  # a build without llvm-mc cannot judge: bad input, exit 2
         if self.tc.tool(target.assembler_tool):
             threading.Thread(target=_settle, args=(assembled, self.tc.run, closing.tool, list(closing.args), gen.stdout)).start()
         else:
@@ -158,6 +160,8 @@ class Runner:
         if mc.ok and (V.located_errors(mc.stderr) or V.fatal(mc.stderr)):  # errors with success: no verdict from that
             raise InputError(f"{mc.argv[0]} exited 0 but printed errors: {V.first_error(mc.stderr)}")
         rejected, stray = V.mc_rejections(mc.stderr, gen.stdout, names)
+        if target.assembler_optional:  # the detail names an assembler from outside LLVM
+            rejected = {fn: f"{tool}: {d}" for fn, d in rejected.items()}
         if not mc.ok and (stray or not rejected):
             if len(cases) > 1:
                 return self._compile_each(cases, selector)
@@ -165,9 +169,12 @@ class Runner:
                 raise InputError(f"{mc.argv[0]} exited {mc.returncode} and printed nothing: no verdict comes from it")
             if "LLVM ERROR" in mc.stderr:  # the assembler itself failed, not the text
                 return {first.function: Verdict(V.CRASH, V.first_error(mc.stderr), before + [gen, mc])}
-            rejected = {
-                first.function: f"{tool}: {V.first_error(mc.stderr)}" if tool not in mc.stderr else V.first_error(mc.stderr)
-            }
+            if target.assembler_optional and not rejected:
+                # An assembler from outside LLVM that names no line of the function (an SM or
+                # PTX version it does not know) says nothing about llc's code: it cannot judge.
+                why = f"{tool} cannot judge this text: {V.first_error(mc.stderr)}"
+                return {first.function: Verdict(V.UNSUPPORTED, why, before + [gen, mc])}
+            rejected = {first.function: (f"{tool}: " if target.assembler_optional else "") + V.first_error(mc.stderr)}
         wants_object = (self.with_object or first.check == "object") and target.objects
         object_runs = self._disassemble(first, selector, text) if wants_object else []
         disassembly = object_runs[-1] if len(object_runs) == 2 else None

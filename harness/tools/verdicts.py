@@ -265,6 +265,8 @@ def instruction(body: list[str], mnemonics: tuple[str, ...]) -> tuple[str, list[
             rest = " ".join(following).split(";")[0]
             # Commas inside braces separate the registers of one group.
             return head, [o.strip() for o in re.split(r",(?![^{]*})", rest) if o.strip()]
+        if rest.lstrip().startswith("{"):  # PTX brace groups on one line
+            return head, [o.strip() for o in re.split(r",(?![^{]*})", rest) if o.strip()]
         # Commas inside brackets belong to a modifier (neg_lo:[0,0,1]); the last operand
         # carries the modifiers after a space: "v[10:17] matrix_a_fmt:..."
         operands = [o.strip() for o in re.split(r",(?![^\[]*\])", rest)]
