@@ -81,8 +81,8 @@ MUTATIONS = (
     Mutation(
         "mc-owner-map-shifted",
         "harness/tools/verdicts.py",
-        "    for number, line in enumerate(asm.splitlines(), 1):\n",
-        "    for number, line in enumerate(asm.splitlines(), 2):\n",
+        '    current, opened, number, pos = "", 0, 1, 0\n',
+        '    current, opened, number, pos = "", 0, 2, 0\n',
         "1: asm_owners numbers lines from 2, so line N gets the owner of line N-1",
         VERDICT_TESTS,
     ),

@@ -20,7 +20,7 @@ from harness.reports import bisect, compare, coverage, merge, report
 from harness.specs import cases, matrix, selection
 from harness.specs.cases import Planned
 from harness.targets import TARGETS
-from harness.tools import cache, toolchain
+from harness.tools import cache, declared, toolchain
 from harness.tools.commands import Selector
 from harness.tools.runner import Runner, StderrProgress
 
@@ -111,6 +111,14 @@ def cmd_audit(args) -> int:
     return 0 if all(a.clean for a in audits) else 1
 
 
+def _quietly(call: Callable, *args) -> None:
+    """call(*args) in a thread of its own: what it raises is raised again where it is asked."""
+    try:
+        call(*args)
+    except BaseException:
+        pass
+
+
 def _probing(args) -> Callable[[], toolchain.Toolchain]:
     """Find the build and ask it its version and CPUs in the background while the specs are
     read and expanded; the returned call waits and gives the toolchain (or raises what finding
@@ -123,9 +131,15 @@ def _probing(args) -> Callable[[], toolchain.Toolchain]:
     def probe() -> None:
         try:
             tc = _tc(args)
+            # The version and each target's CPUs at once (a target the build lacks: no CPUs).
+            asks = [threading.Thread(target=_quietly, args=(tc.cpus, t.registered), daemon=True) for t in TARGETS.values()]
+            for ask in asks:
+                ask.start()
+            tc.targets  # noqa: B018 (asks the version)
+            for ask in asks:
+                ask.join()
             for target in TARGETS.values():
-                if target.registered in tc.targets:
-                    tc.cpus(target.registered)
+                tc.cpus(target.registered)  # (re-raises what a probe thread could only print)
             box["tc"] = tc
         except BaseException as exc:  # surfaced when the toolchain is asked for
             box["error"] = exc
@@ -160,8 +174,12 @@ def cmd_run(args) -> int:
     print(f"# {tc.describe()}", file=sys.stderr)
     if pipelines:
         return _compare_pipelines(args, tc, planned, pipelines)
+    store = cache.from_args(args)
+    if store is None:  # the build is asked what it supports while the cases are grouped
+        intrinsics = list({p.case.intrinsic: None for p in planned})
+        threading.Thread(target=_quietly, args=(declared.support_of, tc, intrinsics), daemon=True).start()
     progress = StderrProgress.for_output(args.json)
-    runner = Runner(tc, args.jobs, progress, with_object=args.object, cache=cache.from_args(args), facts=args.json)
+    runner = Runner(tc, args.jobs, progress, with_object=args.object, cache=store, facts=args.json)
     outcomes = runner.run(cases.group(planned))
     if args.json:
         shard = f"{args.shard[0]}/{args.shard[1]}" if args.shard else None

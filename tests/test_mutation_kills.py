@@ -64,7 +64,7 @@ def test_asm_owners_is_exactly_each_functions_label_up_to_its_func_end(llvm, too
     asm = _llc(tool, emit.module(cases).text, "-O0", "-global-isel=0")
     expected = _owned_ranges(asm, names)
     assert set(expected.values()) == names
-    assert V.asm_owners(asm, names) == expected
+    assert V.asm_owners(asm, names).as_dict() == expected
 
 
 # A shader that returns the product ends with the matrix instruction itself (no store, no
@@ -126,7 +126,7 @@ def test_mc_error_in_a_function_outside_the_set_is_not_charged_to_the_one_before
     found, stray = V.mc_rejections(stderr, asm, {ours.function})
     assert found == {}
     assert len(stray) == 1 and stray[0].startswith(f"{TUPLE_FP4}: {ISA} v[")
-    assert V.asm_owners(asm, {ours.function}) == _owned_ranges(asm, {ours.function})
+    assert V.asm_owners(asm, {ours.function}).as_dict() == _owned_ranges(asm, {ours.function})
 
 
 # ---- 3. a tool that runs out of time gives `timeout`, whichever tool it is --------------------

@@ -88,11 +88,6 @@ def _leftovers(out_dir: Path) -> list[str]:
     return found + ([SNAPSHOT_PREFIX + p.name for p in snaps.glob(".*.tmp") if p.is_file()] if snaps.is_dir() else [])
 
 
-def differences(cases_dir: Path, rendered: dict[str, str]) -> list[str]:
-    """Names of generated files that are missing, different, or no longer produced."""
-    return list(stale(cases_dir, rendered))
-
-
 def write(cases_dir: Path, rendered: dict[str, str], regenerate: Regenerate | None = None) -> list[str]:
     """Bring cases/generated in line with `rendered`; each file is written whole or not at all.
 
@@ -107,7 +102,7 @@ def write(cases_dir: Path, rendered: dict[str, str], regenerate: Regenerate | No
             (out_dir / snapshots.DIRECTORY).mkdir(exist_ok=True)
     except OSError as exc:
         raise InputError(f"cannot create the directory: {exc.strerror}", str(exc.filename)) from None
-    touched = differences(cases_dir, rendered)
+    touched = list(stale(cases_dir, rendered))
     final = {name: rendered[name] for name in touched if name in rendered}
     try:
         if regenerate is not None:

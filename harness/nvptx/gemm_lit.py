@@ -19,7 +19,6 @@ from harness.nvptx.ptx import llc_command, ptxas_command
 from harness.tools import commands
 
 PREFIX = "nvptx."  # generated file names start so: nvptx.gemm_16x8x16_f16_beta0_nn_sm_90.ll
-FEATURES = ("nvptx-registered-target", "ptxas")  # plus cpu-<cpu> per file
 
 
 def _run(*pipeline: commands.Command) -> str:

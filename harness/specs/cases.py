@@ -15,7 +15,7 @@ from enum import StrEnum
 
 from harness.specs.spec import Value
 from harness.targets import catalog
-from harness.targets.catalog import Intrinsic, Side
+from harness.targets.catalog import SIDES, Intrinsic, Side
 from harness.tools import commands
 from harness.tools.commands import Selector
 
@@ -158,7 +158,7 @@ class Case:
             return "nonconst"
         if self.outside_operand is not None:
             return "immarg-range"
-        sides = {self.side_class(s) for s in Side if self.intrinsic.source(s).verified}
+        sides = {self.side_class(s) for s in SIDES if self.intrinsic.source(s).verified}
         return next((r for r in REJECTIONS if r in sides), "")
 
     @property
@@ -167,7 +167,7 @@ class Case:
             return FileClass.ABSENT
         if self.check == "diagnostic":
             # One file per rejected side: each attribution is its own expected outcome.
-            side = next((s for s in Side if self.side_class(s) == self.rejection), None)
+            side = next((s for s in SIDES if self.side_class(s) == self.rejection), None)
             return FileClass(f"diagnostic-{side}") if side else FileClass.DIAGNOSTIC_NONE
         if self.check == "ir":
             return FileClass.IR_MALFORMED if self.rejection else FileClass.IR
@@ -187,7 +187,7 @@ class Case:
         say so (a source the name does not carry, of another width or element type), e.g.
         `.a1xi32`; "" otherwise. Cases with different ones cannot share a module."""
         intr, parts = self.intrinsic, []
-        for side in Side:
+        for side in SIDES:
             source = intr.source(side)
             if side.src in intr.overload:
                 continue
@@ -201,7 +201,7 @@ class Case:
         """IR function name: intrinsic, then each source's format and width, then variations."""
         base = self.intrinsic.name.replace(".", "_")
         parts = [base]
-        for side in Side:
+        for side in SIDES:
             own = self.elem_a if side == Side.A else self.elem_b
             elem = "x" + own if own else ""
             source = self.intrinsic.source(side)

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from harness.specs.cases import Case
 from harness.targets import catalog, families
-from harness.targets.catalog import Intrinsic, Role, Side
+from harness.targets.catalog import SIDES, Intrinsic, Role, Side
 
 mangle = families.mangle  # LLVM's overload suffix for a type: <8 x float> -> v8f32
 
@@ -28,9 +28,21 @@ def call_type(case: Case, side: Side) -> str:
     return case.intrinsic.source(side).ir_type(case.call_width(side), case.elem(side))
 
 
-@functools.lru_cache(maxsize=1 << 16)
 def callee(case: Case) -> tuple[str, str]:
-    """(mangled intrinsic name, declaration parameter list) for a case."""
+    """(mangled intrinsic name, declaration parameter list) for a case. Both depend only on the
+    intrinsic and on each source's width and element type as the call passes it (immargs and
+    other values do not change a type): cases that agree there share one answer."""
+    key = (case.intrinsic, case.call_width(Side.A), case.call_width(Side.B), case.elem(Side.A), case.elem(Side.B))
+    found = _CALLEES.get(key)
+    if found is None:
+        found = _CALLEES[key] = _callee(case)
+    return found
+
+
+_CALLEES: dict[tuple, tuple[str, str]] = {}
+
+
+def _callee(case: Case) -> tuple[str, str]:
     intr = case.intrinsic
     types = {
         catalog.RESULT: intr.result,
@@ -50,7 +62,7 @@ def call_operands(case: Case) -> tuple[tuple[str, str], ...]:
     accumulator (`%a0`, `%a1`, ...)."""
     intr = case.intrinsic
     if not intr.fragments:
-        return tuple(operand(case, i) for i in range(len(intr.operands)))
+        return operands(case)
     out: list[tuple[str, str]] = []
     for i, role in enumerate(intr.operands):
         if role in catalog.SOURCE_ROLES:
@@ -63,20 +75,32 @@ def call_operands(case: Case) -> tuple[tuple[str, str], ...]:
     return tuple(out)
 
 
-@functools.lru_cache(maxsize=1 << 18)
+@functools.lru_cache(maxsize=1 << 16)
+def operands(case: Case) -> tuple[tuple[str, str], ...]:
+    """(type, value text) of each entry of the intrinsic's operands."""
+    given = dict(case.args)
+    return tuple(_operand(case, i, role, given) for i, role in enumerate(case.intrinsic.operands))
+
+
 def operand(case: Case, index: int) -> tuple[str, str]:
     """(type, value text) of call operand `index`."""
-    role = case.intrinsic.operands[index]
-    if role in catalog.SOURCE_ROLES:
-        side = Role(role).side
+    return operands(case)[index]
+
+
+def _operand(case: Case, index: int, role: Role | str, given: dict[int, str]) -> tuple[str, str]:
+    if role == catalog.SRC_A or role == catalog.SRC_B:
+        side = Side.A if role == catalog.SRC_A else Side.B
         narrowed = case.call_width(side) != case.width(side)
         return call_type(case, side), f"%{side}.narrow" if narrowed else f"%{side}"
     if role == catalog.ACC:
         return case.intrinsic.acc_type, "%c"
     if role == catalog.INDEX:
-        return case.intrinsic.index_type, dict(case.args).get(index, "0")
-    ty, value = ("i32", str(case.fmt(Role(role).side))) if role in catalog.FORMAT_ROLES else catalog.literal(role)
-    return ty, dict(case.args).get(index, value)
+        return case.intrinsic.index_type, given.get(index, "0")
+    if role == catalog.FMT_A or role == catalog.FMT_B:
+        ty, value = "i32", str(case.fmt(Side.A if role == catalog.FMT_A else Side.B))
+    else:
+        ty, value = catalog.literal(role)
+    return ty, given.get(index, value)
 
 
 def call_text(case: Case) -> str:
@@ -88,7 +112,7 @@ def call_text(case: Case) -> str:
 def narrowing_lines(case: Case) -> list[str]:
     """IR that narrows each over-wide source to the exact width, in the case's representation."""
     lines = []
-    for side in Side:
+    for side in SIDES:
         wide, narrow = source_type(case, side), call_type(case, side)
         if wide == narrow:
             continue
@@ -144,7 +168,7 @@ def declarations(cases: list[Case]) -> list[str]:
         name, params = callee(case)
         seen.setdefault(name, f"declare {case.intrinsic.result} @{name}({params})")
         if case.narrowing == "vector.extract":
-            for side in Side:
+            for side in SIDES:
                 wide, narrow = source_type(case, side), call_type(case, side)
                 if wide != narrow:
                     ext = f"llvm.vector.extract.{mangle(narrow)}.{mangle(wide)}"

@@ -33,6 +33,10 @@ class Side(StrEnum):
         return Role.FMT_A if self is Side.A else Role.FMT_B
 
 
+# Both sources in order, as a tuple: iterating the enum itself costs a generator per loop.
+SIDES = (Side.A, Side.B)
+
+
 class Role(StrEnum):
     """Operand roles inside `Intrinsic.operands` (any other entry is a neutral literal
     "<type> <value>", prefixed "immarg " where the intrinsic requires a constant there), and

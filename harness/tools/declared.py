@@ -12,14 +12,16 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
 from harness import files
 from harness.errors import InputError
+from harness.specs import emit
 from harness.targets import Target
-from harness.tools.toolchain import Toolchain
+from harness.targets.catalog import Intrinsic
+from harness.tools.toolchain import ProbeDied, Toolchain
 
 HEADER_LIMIT = 64 << 20  # bytes: LLVM 22's largest intrinsic header is about 1 MB
 
@@ -77,6 +79,23 @@ def support(tc: Toolchain, target: Target, wanted: Mapping[str, tuple[str, str]]
     rest = {k: d for k, (_, d) in wanted.items() if k not in out}
     out.update(tc.intrinsic_support(rest) if rest else {})
     return out
+
+
+def support_of(tc: Toolchain, intrinsics: Iterable[Intrinsic]) -> tuple[dict[str, str], ProbeDied | None]:
+    """Intrinsic name -> "" when the build knows it as the catalog declares it, else why not,
+    for `intrinsics` of every target the build has: one opt probe per target. A probe that
+    died answers "" for its target's names and is returned (its cases get its verdict)."""
+    known: dict[str, str] = {}
+    died = None
+    for target in {i.target for i in intrinsics if i.target.registered in tc.targets}:
+        usable = {i.name: i for i in intrinsics if i.target == target}
+        decls = emit.probe_declarations(usable.values())
+        try:
+            known.update(support(tc, target, {k: (usable[k].symbol, d) for k, d in decls.items()}))
+        except ProbeDied as exc:
+            died = exc
+            known.update(dict.fromkeys(usable, ""))
+    return known, died
 
 
 def declared(tc: Toolchain, target: Target, declarations: Mapping[str, str]) -> Declared:

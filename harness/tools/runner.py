@@ -8,6 +8,7 @@ retried one case per module, so a verdict is always one case's own.
 
 from __future__ import annotations
 
+import functools
 import os
 import stat
 import sys
@@ -24,7 +25,7 @@ from harness.targets.catalog import Side
 from harness.tools import declared, toolchain
 from harness.tools import verdicts as V
 from harness.tools.commands import Selector
-from harness.tools.toolchain import ProbeDied, Toolchain, ToolRun
+from harness.tools.toolchain import Toolchain, ToolRun
 from harness.tools.verdicts import Verdict
 
 
@@ -76,16 +77,10 @@ class Runner:
 
         One opt probe per target answers for every intrinsic the groups use.
         """
-        known: dict[str, str] = {}
-        for target in {g.intrinsic.target for g in groups if g.intrinsic.target.registered in self.tc.targets}:
-            usable = {g.intrinsic.name: g.intrinsic for g in groups if g.intrinsic.target == target}
-            decls = emit.probe_declarations(usable.values())
-            try:
-                known.update(declared.support(self.tc, target, {k: (usable[k].symbol, d) for k, d in decls.items()}))
-            except ProbeDied as died:
-                code = V.TIMEOUT if died.run.timed_out else V.CRASH
-                self.probe_died = Verdict(code, str(died), [died.run])
-                known.update(dict.fromkeys(usable, ""))
+        known, died = declared.support_of(self.tc, [g.intrinsic for g in groups])
+        if died is not None:
+            code = V.TIMEOUT if died.run.timed_out else V.CRASH
+            self.probe_died = Verdict(code, str(died), [died.run])
         out = {}
         for g in groups:
             intr = g.intrinsic
@@ -98,12 +93,13 @@ class Runner:
         return out
 
     # ---- code generation --------------------------------------------------------------------
-    def compile(self, cases: list[Case], selector: Selector) -> dict[str, Verdict]:
-        """Verdict per function: [opt pipeline] -> llc (this selector) -> llvm-mc on its text."""
+    def compile(self, cases: list[Case], selector: Selector, module: emit.Module | None = None) -> dict[str, Verdict]:
+        """Verdict per function: [opt pipeline] -> llc (this selector) -> llvm-mc on its text.
+        `module`: the cases' module when the caller has emitted it already."""
         if not cases:
             return {}
         first = cases[0]
-        module = emit.module(cases)
+        module = module or emit.module(cases)
         text, before = module.text, []
         if first.pipeline != "none":
             opt = self._opt_once([*opt_command(first, first.pipeline).args, "-S"], text)
@@ -205,6 +201,37 @@ class Runner:
             out[c.function] = verdict
         return out
 
+    def _verifier_verdicts(self, cases: list[Case], gen: ToolRun) -> dict[str, Verdict]:
+        """`verifier-reject` for each case whose call the IR verifier names in a tool's stderr."""
+        names = {c.function: c for c in cases}
+        out = {
+            fn: Verdict(V.VERIFIER_REJECT, text, [gen], {"verifier": diagnostic_facts(names[fn], text)} if self.facts else {})
+            for fn, text in V.verifier_diagnostics(gen.stderr).items()
+            if fn in names
+        }
+        for symbol, text in V.declaration_diagnostics(gen.stderr).items():
+            # A signature the intrinsic does not have: every call of that declaration is rejected.
+            facts = {"message": text.splitlines()[0], "printed": [{"value": text.splitlines()[1], "args": []}]}
+            out.update(
+                {
+                    c.function: Verdict(V.VERIFIER_REJECT, text, [gen], {"verifier": facts})
+                    for c in cases
+                    if emit.callee(c)[0] == symbol
+                }
+            )
+        return out
+
+    def verify(self, cases: list[Case], module: emit.Module) -> dict[str, Verdict]:
+        """The calls the IR verifier rejects, from one llvm-as run on their module: the same
+        verifier llc runs first, whatever the selector, so its verdicts hold for every selector.
+        Cases it does not name (and every case, without llvm-as) are left to `compile`."""
+        if not cases or not self.tc.tool("llvm-as"):
+            return {}
+        run = self.tc.run("llvm-as", ["-disable-output"], module.text)
+        if run.ok or run.timed_out or (run.returncode or 0) < 0:
+            return {}
+        return self._verifier_verdicts(cases, run)
+
     def _opt_once(self, args: list[str], text: str) -> ToolRun:
         """opt on a module: the selectors' tasks of one module share its one run."""
         key = (tuple(args), text)
@@ -252,21 +279,7 @@ class Runner:
         if not target.has_selector(selector) and target.no_selector_message and target.no_selector_message in gen.stderr:
             # llc has no such selector for this target: its own message, for every case.
             return {c.function: Verdict(V.UNSUPPORTED, V.first_error(gen.stderr), [gen]) for c in cases}
-        out = {
-            fn: Verdict(V.VERIFIER_REJECT, text, [gen], {"verifier": diagnostic_facts(names[fn], text)} if self.facts else {})
-            for fn, text in V.verifier_diagnostics(gen.stderr).items()
-            if fn in names
-        }
-        for symbol, text in V.declaration_diagnostics(gen.stderr).items():
-            # A signature the intrinsic does not have: every call of that declaration is rejected.
-            facts = {"message": text.splitlines()[0], "printed": [{"value": text.splitlines()[1], "args": []}]}
-            out.update(
-                {
-                    c.function: Verdict(V.VERIFIER_REJECT, text, [gen], {"verifier": facts})
-                    for c in cases
-                    if emit.callee(c)[0] == symbol
-                }
-            )
+        out = self._verifier_verdicts(cases, gen)
         if not out and module is not None:
             # The build cannot read the IR it was given (e.g. an intrinsic signature it does not have).
             for line, _, message in V.located_errors(gen.stderr):
@@ -305,7 +318,12 @@ class Runner:
     def run(self, groups: list[Group]) -> list[Outcome]:
         decided: dict[tuple[str, Selector], Verdict] = {}  # (group file:function, selector) -> verdict
         todo: list[Group] = []
-        reasons = self.unsupported(groups)
+        # The build is asked what it supports while the modules are planned: the plan for
+        # every group stands when the build supports them all.
+        asked: Future[dict[str, str]] = Future()
+        threading.Thread(target=_settle, args=(asked, self.unsupported, groups), daemon=True).start()
+        whole_plan = batches(groups)
+        reasons = asked.result()
         for g in groups:
             why = reasons[g.filename]
             if why:
@@ -319,24 +337,31 @@ class Runner:
             todo = []
         for pipeline, g in {g.pipeline: g for g in todo if g.pipeline != "none"}.items():
             self.check_pipeline(g.cases[0], pipeline)
-        modules = batches(todo)
+        modules = whole_plan if len(todo) == len(groups) else batches(todo)
         self._opt_runs.clear()
         total = sum(len(m.selectors) for m in modules)
         done, finished = 0, threading.Condition()
         errors: list[BaseException] = []
 
-        def compile_one(m: Batch, sel: Selector) -> None:
-            # Each selector of a module is its own task: a module whose calls the verifier
-            # rejects costs each selector one quick failing llc, and the selectors run at once.
+        def compile_one(m: Batch, sels: tuple[Selector, ...]) -> None:
+            # A compiled module is one task per selector, and the selectors run at once. A
+            # module the verifier should reject is one task: one llvm-as run decides every
+            # selector of the calls it names; the rest are compiled per selector.
             nonlocal done
             try:
-                result = self.compile([c for _, c in m.members], sel)
-                with finished:
-                    decided.update({(_key(g, c), sel): result[c.function] for g, c in m.members})
+                members, module = m.cases, m.module
+                result = {} if _compiled(m) else self.verify(members, module)
+                for sel in sels:
+                    # (a selector the target lacks is llc's to refuse, before any verifier)
+                    known = result if members[0].intrinsic.target.has_selector(sel) else {}
+                    rest = [c for c in members if c.function not in known]
+                    each = {**known, **self.compile(rest, sel, module if len(rest) == len(members) else None)}
+                    with finished:
+                        decided.update({(_key(g, c), sel): each[c.function] for g, c in m.members})
             except BaseException as exc:  # surfaced in the main thread
                 errors.append(exc)
             with finished:
-                done += 1
+                done += len(sels)
                 finished.notify_all()
                 if self.progress:
                     try:
@@ -349,8 +374,8 @@ class Runner:
             # Longest first: modules the verifier should reject stop at the verifier and go
             # last, filling in behind the modules that are compiled and assembled.
             for m in sorted(modules, key=lambda m: -len(m.members) * (1 if _compiled(m) else 0.1)):
-                for sel in m.selectors:
-                    pool.submit(compile_one, m, sel)
+                for sels in [(sel,) for sel in m.selectors] if _compiled(m) else [m.selectors]:
+                    pool.submit(compile_one, m, sels)
             with finished:
                 finished.wait_for(lambda: done >= total or errors)
         except BaseException:  # Ctrl-C, SIGTERM: end the tools running now and drop the queue
@@ -372,6 +397,15 @@ class Batch:
 
     selectors: tuple[Selector, ...]
     members: list[tuple[Group, Case]]
+
+    @property
+    def cases(self) -> list[Case]:
+        return [c for _, c in self.members]
+
+    @functools.cached_property
+    def module(self) -> emit.Module:
+        """The members' module, emitted once for all the selectors' tasks."""
+        return emit.module(self.cases)
 
 
 def _rejected(g: Group) -> bool:

@@ -197,6 +197,8 @@ def _kill_group(proc: subprocess.Popen) -> None:
         pass
 
 
+_MEMO_LOCK = threading.Lock()
+
 _CUDA_PTXAS = Path("/usr/local/cuda/bin/ptxas")
 
 
@@ -259,8 +261,14 @@ class Toolchain:
         return run_tool([self.require(name), *args], stdin, self.timeout, binary, self.keep_inputs)
 
     def _memo(self, key, compute):
-        if key not in self._cache:
-            self._cache[key] = compute()
+        """compute() once per key, whichever thread asks first (the others wait for it)."""
+        if key in self._cache:
+            return self._cache[key]
+        with _MEMO_LOCK:
+            lock = self._cache.setdefault(("lock", key), threading.Lock())
+        with lock:
+            if key not in self._cache:
+                self._cache[key] = compute()
         return self._cache[key]
 
     @property
@@ -289,9 +297,10 @@ class Toolchain:
 
     def cpus(self, triple: str) -> frozenset[str]:
         def compute():
+            # (asked before the version is known, so that both probes run at once)
+            run = self.run("llc", [f"-mtriple={triple}", "-mcpu=help"])
             if triple not in self.targets:
                 return frozenset()
-            run = self.run("llc", [f"-mtriple={triple}", "-mcpu=help"])
             text = (run.stdout + run.stderr).split("Available features", 1)[0]
             return frozenset(m.group(1) for m in re.finditer(r"^\s+(\S+)\s+- Select the", text, re.M))
 
@@ -351,12 +360,13 @@ def _symbol(declaration: str) -> str:
     return m.group(1) if m else ""
 
 
-def _has_amdgpu(llc: Path) -> bool:
+def _amdgpu_version_text(llc: Path) -> str:
+    """`llc --version` when that build has the AMDGPU target, else ""."""
     try:
-        out = subprocess.run([str(llc), "--version"], capture_output=True, text=True, timeout=15).stdout
+        run = subprocess.run([str(llc), "--version"], capture_output=True, text=True, timeout=15, env=TOOL_ENV)
     except (OSError, subprocess.TimeoutExpired):
-        return False
-    return re.search(r"^\s+amdgcn\s+-", out, re.M) is not None
+        return ""
+    return run.stdout if run.returncode == 0 and re.search(r"^\s+amdgcn\s+-", run.stdout, re.M) else ""
 
 
 def _system_llvm_dirs() -> list[Path]:
@@ -374,8 +384,11 @@ def _discover_cached(explicit: str | None, env_bin: str | None, timeout: float) 
     if env_bin:
         return _checked(Path(env_bin), "$LLVM_BIN", timeout)
     for candidate in _system_llvm_dirs():
-        if (candidate / "llc").exists() and _has_amdgpu(candidate / "llc"):
-            return Toolchain(candidate, "newest /usr/lib/llvm-N with AMDGPU", timeout)
+        version = _amdgpu_version_text(candidate / "llc") if (candidate / "llc").exists() else ""
+        if version:
+            tc = Toolchain(candidate, "newest /usr/lib/llvm-N with AMDGPU", timeout)
+            tc._cache["version"] = version  # (what version_text would ask again)
+            return tc
     found = shutil.which("llc")
     if found:
         # Every tool from llc's own directory: tools of different builds never mix.

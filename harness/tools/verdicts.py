@@ -6,6 +6,8 @@ captured from the tools.
 
 from __future__ import annotations
 
+import bisect
+import functools
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -150,31 +152,70 @@ def located_errors(stderr: str) -> list[tuple[int, int, str]]:
     return out
 
 
-def asm_owners(asm: str, functions: set[str]) -> dict[int, str]:
-    """1-based assembly line -> the function whose body it is in (labels of `functions`)."""
-    owner: dict[int, str] = {}
-    current = ""
-    for number, line in enumerate(asm.splitlines(), 1):
+# Lines that can open or close a function in llc's text: labels, PTX function headers, ends.
+# Every other line only continues what it is in, so a pass visits these alone.
+# (Matched with the newline before them, over the text behind a newline: a literal first
+# character lets the regex engine skip ahead, where `^` would try every position.)
+_OWNER_BOUNDARY = re.compile(r"\n((?:[A-Za-z_.$][\w.$]*:|\.Lfunc_end|\}|\.(?:visible|weak|func|entry))[^\n]*)")
+
+
+class LineOwners:
+    """1-based line of llc's text -> the function whose body holds it (`get`, None outside)."""
+
+    def __init__(self, spans: list[tuple[int, int, str]]):
+        self._spans = spans  # (first line, last line, function), in order
+        self._starts = [first for first, _, _ in spans]
+
+    def get(self, line: int) -> str | None:
+        i = bisect.bisect_right(self._starts, line) - 1
+        return self._spans[i][2] if i >= 0 and line <= self._spans[i][1] else None
+
+    def __getitem__(self, line: int) -> str:
+        found = self.get(line)
+        if found is None:
+            raise KeyError(line)
+        return found
+
+    def __contains__(self, line: object) -> bool:
+        return isinstance(line, int) and self.get(line) is not None
+
+    def as_dict(self) -> dict[int, str]:
+        return {n: fn for first, last, fn in self._spans for n in range(first, last + 1)}
+
+
+def asm_owners(asm: str, functions: set[str]) -> LineOwners:
+    """Which function of `functions` owns each line of llc's text: from its label to its
+    `.Lfunc_end` (or through a PTX function's closing `}`); what follows belongs to none."""
+    spans: list[tuple[int, int, str]] = []
+    current, opened, number, pos = "", 0, 1, 0
+    for b in _OWNER_BOUNDARY.finditer("\n" + asm):  # (b.start() is where its line starts in asm)
+        number += asm.count("\n", pos, b.start())
+        pos, line = b.start(), b.group(1)
         m = _LABEL.match(line) or (_FUNCTION_START.match(line) if line.startswith(_PTX_FUNCTION) else None)
         name = next((g for g in m.groups() if g), None) if m else None
         if name in functions:
-            current = name or ""
+            if current:
+                spans.append((opened, number - 1, current))
+            current, opened = name or "", number
         elif line.startswith((".Lfunc_end", "}")):
-            if current and line.startswith("}"):
-                owner[number] = current
+            if current:
+                spans.append((opened, number if line.startswith("}") else number - 1, current))
             current = ""  # what follows (config sections, metadata) belongs to no function
-        if current:
-            owner[number] = current
-    return owner
+    if current:
+        spans.append((opened, asm.count("\n") + (not asm.endswith("\n")), current))
+    return LineOwners(spans)
 
 
 def mc_rejections(stderr: str, asm: str, functions: set[str]) -> tuple[dict[str, str], list[str]]:
     """Function -> first llvm-mc error in its body; plus errors no function owns."""
+    errors = located_errors(stderr)
+    if not errors:  # (most modules: the text needs no map of its lines)
+        return {}, []
     owners = asm_owners(asm, functions)
     asm_lines = asm.splitlines()
     found: dict[str, str] = {}
     stray: list[str] = []
-    for line, _col, message in located_errors(stderr):
+    for line, _col, message in errors:
         fn = owners.get(line)
         text = asm_lines[line - 1].strip() if 0 < line <= len(asm_lines) else ""
         detail = f"{message}: {text}" if text else message
@@ -218,39 +259,52 @@ def llc_failure(stderr: str) -> tuple[VerdictCode, str | None, str]:
 _NO_START = frozenset(("", " ", "\t", ".", ";", "#", "/", "$"))
 
 
+# Lines that can open or close a function in split_functions' inputs: anything that does not
+# start like an instruction, directive or comment (_NO_START), a PTX function header, an end.
+# (Matched behind a newline, as _OWNER_BOUNDARY.)
+_SPLIT_BOUNDARY = re.compile(r"\n((?:[^\s.;#/$]|\.(?:visible|weak|func|entry|Lfunc_end))[^\n]*)")
+
+
 def split_functions(text: str, names: set[str]) -> dict[str, list[str]]:
     """Body lines of each function in `names`, in one pass over llc's text output, llvm-objdump
     -d output (`<fn>:` headers) or IR (`define ... @fn(`)."""
     bodies: dict[str, list[str]] = {}
     current: list[str] | None = None
-    for line in text.splitlines():
+    pos = 0
+    for b in _SPLIT_BOUNDARY.finditer("\n" + text):  # (b.start() is where its line starts in text)
+        if current is not None:  # the lines between boundaries continue the body they are in
+            current.extend(text[pos : b.start()].splitlines())
+        pos, line = b.end(), b.group(1)
         m = _FUNCTION_START.match(line) if line[:1] not in _NO_START or line.startswith(_PTX_FUNCTION) else None
         name = next((g for g in m.groups() if g), None) if m else None
         if name in names:
             current = bodies.setdefault(name, [])
             if line.startswith("define "):
                 current.append(line)
-            continue
-        if current is not None and (line.startswith((".Lfunc_end", "}")) or (m and name)):
+        elif current is not None and (line.startswith((".Lfunc_end", "}")) or (m and name)):
             if line.startswith("}"):
                 current.append(line)
             current = None
-            continue
-        if current is not None:
+        elif current is not None:
             current.append(line)
+    if current is not None:
+        current.extend(text[pos:].splitlines())
     return bodies
 
 
-def function_body(text: str, fn: str) -> list[str]:
-    return split_functions(text, {fn}).get(fn, [])
+@functools.lru_cache(maxsize=1 << 12)
+def _any_of(words: tuple[str, ...]) -> re.Pattern[str]:
+    """A pattern that finds any of `words` inside a line."""
+    return re.compile("|".join(map(re.escape, words)))
 
 
 def instruction(body: list[str], mnemonics: tuple[str, ...]) -> tuple[str, list[str]] | None:
     """(mnemonic, operands) of the first instruction in `body` whose mnemonic is one of these.
     An instruction whose operands start on the next line (PTX's mma: one brace group per line)
     runs on to its `;`."""
+    mentions = _any_of(mnemonics).search
     for i, line in enumerate(body):
-        if not any(m in line for m in mnemonics):
+        if not mentions(line):
             continue
         text = line.split("//")[0].split(";")[0].strip()
         head, _, rest = text.replace("\t", " ").partition(" ")
