@@ -204,7 +204,6 @@ def build() -> argparse.ArgumentParser:
         "Example: harness try --intrinsic wmma.f32.16x16x128.f8f6f4 --fmt-a fp4 --fmt-b fp8 --width-a 16",
     )
     selection.add_case_flags(p, selector_default=Selector.SDAG)
-    p.add_argument("--cpu", default=None, help="default: the intrinsic's CPU")
     p.add_argument(
         "--arg",
         action="append",

@@ -218,3 +218,15 @@ def test_a_tool_that_cannot_be_run_is_missing(llvm_22_1_8, tmp_path):
 def test_bisect_step_tells_usage_errors_from_builds_it_cannot_configure(llvm_22_1_8):
     assert step(llvm_22_1_8.bin_dir, "--bogus-flag").returncode == 129
     assert step(llvm_22_1_8.bin_dir, "--filter", "no-such-test-anywhere").returncode == 129
+
+
+def test_cpu_picks_where_the_one_case_runs_and_narrows_the_specs(llvm_22_1_8, ptxas_path):
+    """FP8 mma arrived with sm_89: on sm_80 llc cannot select it, on its own CPU it passes."""
+    fp8 = ["--llvm-bin", llvm_22_1_8.bin_dir, "--intrinsic", "mma.m16n8k32.row.col.f32.e4m3.e4m3.f32", "--want", "cannot-select"]
+    assert bisect_run(*fp8, "--cpu", "sm_80").returncode == 0
+    assert bisect_run(*fp8).returncode == 1  # (sm_89, the row's first CPU)
+    spec = ["--spec", "nvptx-mma.yaml", "--intrinsic", "mma.m16n8k32.row.col.f32.e4m3.*"]
+    assert bisect_run(*fp8[:2], *spec, "--cpu", "sm_80", "--want", "cannot-select").returncode == 0
+    assert bisect_run(*fp8[:2], *spec, "--cpu", "sm_89").returncode == 0
+    nothing = bisect_run(*fp8[:2], *spec, "--cpu", "gfx950")
+    assert nothing.returncode == 129 and "--cpu" in nothing.stderr, nothing.stderr

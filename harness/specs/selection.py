@@ -48,6 +48,13 @@ def add_case_flags(p: argparse.ArgumentParser, selector_default: Selector | None
     )
     p.add_argument("-O", dest="opt", type=int, choices=cases.OPT_LEVELS, default=None, help="llc -O level (default 0)")
     p.add_argument(
+        "--cpu",
+        default=None,
+        help="the CPU (an AMDGPU gfx name, an NVPTX sm_NN); default: the intrinsic's first"
+        if selector_default
+        else "only cases on this CPU (an AMDGPU gfx name, an NVPTX sm_NN); one case named by the other flags runs there",
+    )
+    p.add_argument(
         "--pipeline",
         default=None,
         type=pass_pipeline,
@@ -282,7 +289,7 @@ def planned(args, direct_ok: bool = True) -> list[Planned]:
         chosen = [p for p in chosen if p.selectors]
         if not chosen:
             raise InputError(
-                "the selection matches no case (check --intrinsic, --fmt-a/-b, --width-a/-b, -O, "
+                "the selection matches no case (check --intrinsic, --fmt-a/-b, --width-a/-b, --cpu, -O, "
                 "--pipeline, --filter and --spec against `harness run`)"
             )
     shard = getattr(args, "shard", None)
@@ -300,6 +307,8 @@ def _wanted(p: Planned, args, intrinsics: set[str]) -> bool:
         if text is not None and width(text, c.intrinsic.source(side), c.fmt(side), f"--width-{side}") != c.width(side):
             return False
     if args.opt is not None and c.opt != args.opt:
+        return False
+    if getattr(args, "cpu", None) is not None and c.cpu != args.cpu:
         return False
     if args.pipeline is not None and c.pipeline != args.pipeline:
         return False
