@@ -71,6 +71,10 @@ def test_metrics_text_table_has_a_row_per_case_and_a_summary_per_intrinsic(llvm_
     wide = next(line.split() for line in lines if line.startswith(W_WIDE))
     assert wide[1:4] == ["sdag", "mc-reject", "pass"]
     assert f"{W}: 2 case-selectors; pass none 1, instcombine 2;" in proc.stdout
+    # One column per metric, named by the metric; a cell is one number or none's>instcombine's.
+    assert lines[0].split()[6:] == ["vgpr", "agpr", "sgpr", "scratch_loads", "scratch_stores", "instructions"]
+    assert all(re.fullmatch(r"\d+|(\d+|n/a)>(\d+|n/a)", cell) for cell in wide[4:]), wide
+    assert "register cost: one number where none and instcombine agree, else none's>instcombine's" in proc.stdout
 
 
 def test_by_class_rows_are_file_classes_with_pipeline_and_level(llvm_22_1_8, cli, two_specs):

@@ -73,11 +73,13 @@ METRICS = ("vgpr", "agpr", "sgpr", "scratch_loads", "scratch_stores", "instructi
 def metrics_table(pairs: list[tuple[Outcome, Outcome]], names: list[str]) -> str:
     """Per case and selector: verdict and register cost under two pipelines, side by side,
     then per intrinsic how many cases each pipeline passes and their mean VGPR count."""
-    rows = [["function", "sel", f"verdict {names[0]}", f"verdict {names[1]}", *(f"{m} {names[0]}>{names[1]}" for m in METRICS)]]
+    rows = [["function", "sel", f"verdict {names[0]}", f"verdict {names[1]}", *METRICS]]
     summary: dict[str, list] = {}
     for a, b in pairs:
         ma, mb = a.verdict.details.get("metrics") or {}, b.verdict.details.get("metrics") or {}
-        cell = lambda m, ma=ma, mb=mb: f"{ma.get(m, '-')}>{mb.get(m, '-')}" if ma.get(m) != mb.get(m) else str(ma.get(m, "-"))
+        cell = lambda m, ma=ma, mb=mb: (
+            f"{ma.get(m, 'n/a')}>{mb.get(m, 'n/a')}" if ma.get(m) != mb.get(m) else str(ma.get(m, "n/a"))
+        )
         rows.append([a.case.function, a.selector, a.verdict.verdict, b.verdict.verdict, *map(cell, METRICS)])
         s = summary.setdefault(a.case.intrinsic.name, [0, 0, 0, [], []])
         s[0] += 1
@@ -88,7 +90,8 @@ def metrics_table(pairs: list[tuple[Outcome, Outcome]], names: list[str]) -> str
             s[4].append(mb["vgpr"])
     widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
     lines = ["  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip() for r in rows]
-    lines.append("")
+    lines += ["", f"register cost: one number where {names[0]} and {names[1]} agree, else {names[0]}'s>{names[1]}'s; "
+              "n/a where that pipeline's code has none (llc failed)"]  # fmt: skip
     for name, (n, pa, pb, va, vb) in sorted(summary.items()):
         mean = lambda v: f"{sum(v) / len(v):.1f}" if v else "-"
         lines.append(
