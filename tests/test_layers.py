@@ -25,9 +25,13 @@ LAYERS: tuple[tuple[str, ...], ...] = (
         "harness.reports",
         "harness.nvptx.gemm_lit",
         "harness.nvptx.gpu_check",
+        "harness.nvptx.tiles",
+        "harness.nvptx.tile_check",
+        "harness.nvptx.second",
+        "harness.nvptx.second_check",
     ),
     # the command line
-    ("harness.cli", "harness.parser", "harness.__main__", "harness.nvptx.cli"),
+    ("harness.cli", "harness.parser", "harness.__main__", "harness.nvptx.cli", "harness.nvptx.tile_cli"),
 )
 
 

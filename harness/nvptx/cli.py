@@ -1,5 +1,6 @@
 """Commands `harness gemm-ptx` (the gemm spec -> PTX files, mma counts, ptxas, manifest) and
-`harness gpu-check` (those kernels' numerics on a CUDA GPU).
+`harness gpu-check` (those kernels' numerics on a CUDA GPU); `tile-ptx` and `tile-check` (one
+kernel per dense mma row) come from tile_cli and are added here.
 
 Register in harness/parser.py: `nvptx_cli.add_parser(sub, fmt)` in `build()` and
 `COMMANDS.update(nvptx_cli.COMMANDS)`; each command returns its exit status and raises
@@ -15,7 +16,7 @@ import sys
 from pathlib import Path
 
 from harness.errors import InputError
-from harness.nvptx import gemm, gemm_spec, gpu_check, ptx
+from harness.nvptx import gemm, gemm_spec, gpu_check, ptx, tile_cli
 from harness.specs import selection
 from harness.tools import toolchain
 
@@ -90,6 +91,7 @@ def add_parser(sub, formatter_class) -> tuple[argparse.ArgumentParser, argparse.
     )
     q.add_argument("directory", type=Path, metavar="DIR", help="PTX files and manifest.json from `harness gemm-ptx`")
     q.add_argument("--json", action="store_true", help="print the report as JSON")
+    tile_cli.add_parser(sub, formatter_class)  # tile-ptx and tile-check
     return p, q
 
 
@@ -145,9 +147,4 @@ def main_gpu_check(args) -> int:
     return gpu_check.run(args.directory, args.json)
 
 
-COMMANDS = {"gemm-ptx": main_gemm_ptx, "gpu-check": main_gpu_check}
-
-
-def main(args) -> int:
-    """Either command, by `args.command`."""
-    return COMMANDS[args.command](args)
+COMMANDS = {"gemm-ptx": main_gemm_ptx, "gpu-check": main_gpu_check, **tile_cli.COMMANDS}

@@ -28,8 +28,8 @@ MANIFEST = "manifest.json"
 MANIFEST_FORMAT = 1
 LLC_OPT = 2
 DEFAULT_SEED = 20240611
-# An mma instruction in llc's PTX: its mnemonic, first on the line.
-_MMA = re.compile(r"^\s*(mma\.sync\.aligned\.[\w.]+)\s", re.MULTILINE)
+# An mma instruction in llc's PTX: its mnemonic (`.kind::f8f6f4` and all), first on the line.
+_MMA = re.compile(r"^\s*(mma\.sync\.aligned\.[\w.:]+)\s", re.MULTILINE)
 
 
 def llc_command(case: GemmCase) -> Command:

@@ -2,8 +2,9 @@
 
 Discovery order: an explicit directory (--llvm-bin / --param llvm_bin=), then $LLVM_BIN, then
 the newest /usr/lib/llvm-N/bin whose llc has the AMDGPU target, then whatever llc is on PATH.
-Every tool comes from that build, but for the assembler outside LLVM that closes NVPTX's text:
-ptxas (`find_ptxas`). `Toolchain.tool` is the one lookup for both.
+Every tool comes from that build, but for the tools outside LLVM: the assembler that closes
+NVPTX's text, ptxas (`find_ptxas`), and NVIDIA's CUDA compiler, nvcc (`find_nvcc`).
+`Toolchain.tool` (and `tool_path`) is the one lookup for all.
 """
 
 from __future__ import annotations
@@ -220,9 +221,31 @@ def find_ptxas(explicit: str | None = None) -> str:
     return next((str(w) for w in wheel if w.is_file() and os.access(w, os.X_OK)), "")
 
 
+def find_nvcc(explicit: str | None = None) -> str:
+    """nvcc, NVIDIA's CUDA compiler: `explicit` (--nvcc), else $NVCC, else PATH, else the bin/ of
+    $CUDA_HOME, else of $CUDA_PATH, else of /usr/local/cuda; "" when there is none."""
+    chosen = explicit or os.environ.get("NVCC")
+    if chosen:
+        if not (os.path.isfile(chosen) and os.access(chosen, os.X_OK)):
+            raise InputError(f"nvcc {chosen!r} (from {'--nvcc' if explicit else '$NVCC'}) is not an executable file")
+        return chosen
+    found = shutil.which("nvcc")
+    if found:
+        return found
+    root = os.environ.get("CUDA_HOME") or os.environ.get("CUDA_PATH") or "/usr/local/cuda"
+    path = Path(root) / "bin" / "nvcc"
+    return str(path) if path.is_file() and os.access(path, os.X_OK) else ""
+
+
 # Tools from outside the LLVM build, each with its own lookup: the assembler that closes NVPTX's
-# text, and the text tools RUN lines may put before llc.
-EXTERNAL = {"ptxas": find_ptxas, "sed": lambda: shutil.which("sed") or "", "cat": lambda: shutil.which("cat") or ""}
+# text, NVIDIA's CUDA compiler (the tile kernels' second opinion), and the text tools RUN lines
+# may put before llc.
+EXTERNAL = {
+    "ptxas": find_ptxas,
+    "nvcc": find_nvcc,
+    "sed": lambda: shutil.which("sed") or "",
+    "cat": lambda: shutil.which("cat") or "",
+}
 
 
 def tool_path(name: str, bin_dir: Path | None) -> str:
