@@ -245,11 +245,10 @@ def kernel_ir(case: GemmCase, layout: Layout = PTX) -> str:
     return _Emitter(case, layout).module()
 
 
-class _Emitter:
-    def __init__(self, case: GemmCase, lay: Layout):
-        self.case, self.layout = case, lay
-        self.elem = _IR_ELEM[case.dtype]
-        self.word = "<2 x half>" if case.dtype == "f16" else "i32"  # what the intrinsic takes
+class KernelEmitter:
+    """Lines of one kernel's body, with fresh SSA names (`%stem.N`)."""
+
+    def __init__(self) -> None:
         self.lines: list[str] = []
         self.n = 0
 
@@ -259,6 +258,14 @@ class _Emitter:
     def tmp(self, stem: str) -> str:
         self.n += 1
         return f"%{stem}.{self.n}"
+
+
+class _Emitter(KernelEmitter):
+    def __init__(self, case: GemmCase, lay: Layout):
+        super().__init__()
+        self.case, self.layout = case, lay
+        self.elem = _IR_ELEM[case.dtype]
+        self.word = "<2 x half>" if case.dtype == "f16" else "i32"  # what the intrinsic takes
 
     def module(self) -> str:
         c = self.case

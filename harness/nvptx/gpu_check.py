@@ -24,6 +24,8 @@ import argparse
 import json
 import re
 import sys
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
 MANIFEST = "manifest.json"
@@ -280,32 +282,54 @@ def table(report: dict) -> str:
     return "\n".join(lines)
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(
-        prog="gpu-check",
-        description=__doc__.split("\n\n")[0],
-        epilog="exit status: 0 all within tolerance, 1 some not, 2 bad input, 125 cannot judge (no numpy, CuPy or CUDA device)",
-    )
-    parser.add_argument("directory", type=Path, metavar="DIR", help="PTX files and manifest.json from `harness gemm-ptx`")
-    parser.add_argument("--json", action="store_true", help="print the report as JSON")
-    args = parser.parse_args(argv)
-    return run(args.directory, args.json)
+@dataclass(frozen=True)
+class Checker:
+    """A GPU check as a command: its name in messages, what it reads, how it judges and prints,
+    and the key of its (empty) list of results in a --json document that says `cannot_judge`."""
+
+    prog: str
+    description: str
+    epilog: str
+    directory_help: str
+    check_all: Callable[[Path], dict]
+    table: Callable[[dict], str]
+    exit_status: Callable[[dict], int]
+    results_key: str
+
+    def main(self, argv: list[str] | None = None) -> int:
+        parser = argparse.ArgumentParser(prog=self.prog, description=self.description, epilog=self.epilog)
+        parser.add_argument("directory", type=Path, metavar="DIR", help=self.directory_help)
+        parser.add_argument("--json", action="store_true", help="print the report as JSON")
+        args = parser.parse_args(argv)
+        return self.run(args.directory, args.json)
+
+    def run(self, directory: Path, as_json: bool = False) -> int:
+        """The command's work: print the report, return the exit status."""
+        try:
+            report = self.check_all(directory)
+        except BadInput as exc:
+            print(f"{self.prog}: error: {exc}", file=sys.stderr)
+            return EXIT_BAD
+        except CannotJudge as exc:
+            print(f"{self.prog}: cannot judge on this machine: {exc} (exit {EXIT_CANNOT})", file=sys.stderr)
+            if as_json:  # a reader of --json gets a document whatever happened
+                print(json.dumps({"cannot_judge": str(exc), self.results_key: []}, indent=1))
+            return EXIT_CANNOT
+        print(json.dumps(report, indent=1) if as_json else self.table(report))
+        return self.exit_status(report)
 
 
-def run(directory: Path, as_json: bool = False) -> int:
-    """The command's work, for `harness gpu-check` as well: print the report, return the exit status."""
-    try:
-        report = check_all(directory)
-    except BadInput as exc:
-        print(f"gpu-check: error: {exc}", file=sys.stderr)
-        return EXIT_BAD
-    except CannotJudge as exc:
-        print(f"gpu-check: cannot judge on this machine: {exc} (exit {EXIT_CANNOT})", file=sys.stderr)
-        if as_json:  # a reader of --json gets a document whatever happened
-            print(json.dumps({"cannot_judge": str(exc), "cases": []}, indent=1))
-        return EXIT_CANNOT
-    print(json.dumps(report, indent=1) if as_json else table(report))
-    return exit_status(report)
+CHECKER = Checker(
+    "gpu-check",
+    __doc__.split("\n\n")[0],
+    "exit status: 0 all within tolerance, 1 some not, 2 bad input, 125 cannot judge (no numpy, CuPy or CUDA device)",
+    "PTX files and manifest.json from `harness gemm-ptx`",
+    check_all,
+    table,
+    exit_status,
+    "cases",
+)
+run, main = CHECKER.run, CHECKER.main
 
 
 if __name__ == "__main__":

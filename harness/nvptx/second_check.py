@@ -16,13 +16,21 @@ listed as "PTX only" and not run. Imports only the standard library, numpy and C
 
 from __future__ import annotations
 
-import argparse
 import json
 import sys
 from pathlib import Path
 
 from harness.nvptx import tile_check
-from harness.nvptx.gpu_check import EXIT_BAD, EXIT_CANNOT, EXIT_FAIL, EXIT_OK, MANIFEST, BadInput, CannotJudge, device, runs_on
+from harness.nvptx.gpu_check import (
+    EXIT_CANNOT,
+    EXIT_FAIL,
+    EXIT_OK,
+    MANIFEST,
+    BadInput,
+    Checker,
+    device,
+    runs_on,
+)
 
 NVIDIA = "nvidia"  # DIR's subdirectory for NVIDIA's side
 NVIDIA_FORMAT = "nvptx-tiles-nvidia/1"
@@ -152,32 +160,17 @@ def table(report: dict) -> str:
     return "\n".join(lines)
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(
-        prog="second-check",
-        description=__doc__.split("\n\n")[0],
-        epilog="exit status: 0 all bitwise equal, 1 some differ, 2 bad input, 125 cannot judge (no numpy, CuPy or CUDA device)",
-    )
-    parser.add_argument("directory", type=Path, metavar="DIR", help="tile-ptx's output with tile-compare's nvidia/ in it")
-    parser.add_argument("--json", action="store_true", help="print the report as JSON")
-    args = parser.parse_args(argv)
-    return run(args.directory, args.json)
-
-
-def run(directory: Path, as_json: bool = False) -> int:
-    """The command's work, for `harness tile-compare --gpu` as well: print the report, return the exit status."""
-    try:
-        report = check_all(directory)
-    except BadInput as exc:
-        print(f"tile-compare: error: {exc}", file=sys.stderr)
-        return EXIT_BAD
-    except CannotJudge as exc:
-        print(f"tile-compare: cannot judge on this machine: {exc} (exit {EXIT_CANNOT})", file=sys.stderr)
-        if as_json:
-            print(json.dumps({"cannot_judge": str(exc), "tiles": []}, indent=1))
-        return EXIT_CANNOT
-    print(json.dumps(report, indent=1) if as_json else table(report))
-    return exit_status(report)
+CHECKER = Checker(
+    "tile-compare",
+    __doc__.split("\n\n")[0],
+    "exit status: 0 all bitwise equal, 1 some differ, 2 bad input, 125 cannot judge (no numpy, CuPy or CUDA device)",
+    "tile-ptx's output with tile-compare's nvidia/ in it",
+    check_all,
+    table,
+    exit_status,
+    "tiles",
+)
+run, main = CHECKER.run, CHECKER.main
 
 
 if __name__ == "__main__":

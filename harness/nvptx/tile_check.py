@@ -26,13 +26,21 @@ numpy, no CuPy or no CUDA device, or no kernel this GPU runs. Kernels for sm_120
 
 from __future__ import annotations
 
-import argparse
 import json
 import re
 import sys
 from pathlib import Path
 
-from harness.nvptx.gpu_check import EXIT_BAD, EXIT_CANNOT, EXIT_FAIL, EXIT_OK, MANIFEST, BadInput, CannotJudge, device, runs_on
+from harness.nvptx.gpu_check import (
+    EXIT_CANNOT,
+    EXIT_FAIL,
+    EXIT_OK,
+    MANIFEST,
+    BadInput,
+    Checker,
+    device,
+    runs_on,
+)
 
 MANIFEST_FORMAT = "nvptx-tiles/1"
 FLOATS = {"f16": 10, "bf16": 7, "tf32": 10, "f32": 23, "f64": 52}  # explicit significand bits
@@ -403,32 +411,17 @@ def _summary(report: dict) -> str:
     return text
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(
-        prog="tile-check",
-        description=__doc__.split("\n\n")[0],
-        epilog="exit status: 0 all within bound, 1 some not, 2 bad input, 125 cannot judge (no numpy, CuPy or CUDA device)",
-    )
-    parser.add_argument("directory", type=Path, metavar="DIR", help="PTX files and manifest.json from `harness tile-ptx`")
-    parser.add_argument("--json", action="store_true", help="print the report as JSON")
-    args = parser.parse_args(argv)
-    return run(args.directory, args.json)
-
-
-def run(directory: Path, as_json: bool = False) -> int:
-    """The command's work, for `harness tile-check` as well: print the report, return the exit status."""
-    try:
-        report = check_all(directory)
-    except BadInput as exc:
-        print(f"tile-check: error: {exc}", file=sys.stderr)
-        return EXIT_BAD
-    except CannotJudge as exc:
-        print(f"tile-check: cannot judge on this machine: {exc} (exit {EXIT_CANNOT})", file=sys.stderr)
-        if as_json:
-            print(json.dumps({"cannot_judge": str(exc), "tiles": []}, indent=1))
-        return EXIT_CANNOT
-    print(json.dumps(report, indent=1) if as_json else table(report))
-    return exit_status(report)
+CHECKER = Checker(
+    "tile-check",
+    __doc__.split("\n\n")[0],
+    "exit status: 0 all within bound, 1 some not, 2 bad input, 125 cannot judge (no numpy, CuPy or CUDA device)",
+    "PTX files and manifest.json from `harness tile-ptx`",
+    check_all,
+    table,
+    exit_status,
+    "tiles",
+)
+run, main = CHECKER.run, CHECKER.main
 
 
 if __name__ == "__main__":

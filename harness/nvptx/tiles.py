@@ -32,7 +32,7 @@ from harness import files
 from harness.errors import InputError
 from harness.nvptx import fragments, ptx, tile_check
 from harness.nvptx.fragments import Plant
-from harness.nvptx.gemm import TRIPLE
+from harness.nvptx.gemm import TRIPLE, KernelEmitter
 from harness.targets.nvptx_rows import IR_REGISTER, ROWS, Row
 from harness.tools import toolchain
 
@@ -127,19 +127,11 @@ def kernel_ir(tile: Tile) -> str:
     return _Emitter(tile).module()
 
 
-class _Emitter:
+class _Emitter(KernelEmitter):
     def __init__(self, tile: Tile):
+        super().__init__()
         self.tile, self.row = tile, tile.row
-        self.lines: list[str] = []
         self.globals: list[str] = []
-        self.n = 0
-
-    def emit(self, text: str) -> None:
-        self.lines.append("  " + text)
-
-    def tmp(self, stem: str) -> str:
-        self.n += 1
-        return f"%{stem}.{self.n}"
 
     def module(self) -> str:
         row, tile = self.row, self.tile

@@ -203,15 +203,23 @@ _MEMO_LOCK = threading.Lock()
 _CUDA_PTXAS = Path("/usr/local/cuda/bin/ptxas")
 
 
+def _given_or_on_path(name: str, explicit: str | None) -> str:
+    """A CUDA tool from `explicit` (its --<name> flag), else $<NAME>, else PATH; "" when none
+    of them names it. A path given that is no executable file is bad input."""
+    chosen = explicit or os.environ.get(name.upper())
+    if chosen:
+        if not (os.path.isfile(chosen) and os.access(chosen, os.X_OK)):
+            raise InputError(
+                f"{name} {chosen!r} (from {'--' + name if explicit else '$' + name.upper()}) is not an executable file"
+            )
+        return chosen
+    return shutil.which(name) or ""
+
+
 def find_ptxas(explicit: str | None = None) -> str:
     """ptxas: `explicit` (--ptxas, --param ptxas=), else $PTXAS, else PATH, else
     /usr/local/cuda/bin, else the pip wheel nvidia-cuda-nvcc; "" when there is none."""
-    chosen = explicit or os.environ.get("PTXAS")
-    if chosen:
-        if not (os.path.isfile(chosen) and os.access(chosen, os.X_OK)):
-            raise InputError(f"ptxas {chosen!r} (from {'--ptxas' if explicit else '$PTXAS'}) is not an executable file")
-        return chosen
-    found = shutil.which("ptxas")
+    found = _given_or_on_path("ptxas", explicit)
     if found:
         return found
     if _CUDA_PTXAS.is_file():
@@ -224,12 +232,7 @@ def find_ptxas(explicit: str | None = None) -> str:
 def find_nvcc(explicit: str | None = None) -> str:
     """nvcc, NVIDIA's CUDA compiler: `explicit` (--nvcc), else $NVCC, else PATH, else the bin/ of
     $CUDA_HOME, else of $CUDA_PATH, else of /usr/local/cuda; "" when there is none."""
-    chosen = explicit or os.environ.get("NVCC")
-    if chosen:
-        if not (os.path.isfile(chosen) and os.access(chosen, os.X_OK)):
-            raise InputError(f"nvcc {chosen!r} (from {'--nvcc' if explicit else '$NVCC'}) is not an executable file")
-        return chosen
-    found = shutil.which("nvcc")
+    found = _given_or_on_path("nvcc", explicit)
     if found:
         return found
     root = os.environ.get("CUDA_HOME") or os.environ.get("CUDA_PATH") or "/usr/local/cuda"
