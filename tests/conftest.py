@@ -15,9 +15,41 @@ import sys
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
 
 REPO = Path(__file__).resolve().parent.parent
 MEASURED_VERSION = "22.1.8"  # the release the verdict facts in these tests were measured on
+
+# Property tests draw the same examples on every CI run (a red CI is a change, never a new draw;
+# a failure prints the blob that reproduces it); HYPOTHESIS_PROFILE=explore draws fresh ones.
+settings.register_profile("ci", derandomize=True, deadline=None, print_blob=True)
+settings.register_profile("explore", deadline=None)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE") or ("ci" if os.environ.get("CI") else "explore"))
+
+# The `fast` tier (`pytest -m fast`): modules that check parsers, specs, rows and layers, with a
+# few real-tool checks, in about a minute on two cores.
+FAST_MODULES = {
+    "test_function_split",
+    "test_commands",
+    "test_layers",
+    "test_spec_limits",
+    "test_ci_rules",
+    "test_tool_lookup",
+    "test_formats_catalog",
+    "test_spec_errors",
+    "test_case_classes",
+    "test_emit_ir",
+    "test_verdicts",
+    "test_amdgpu_rows",
+    "test_coverage",
+}
+
+
+def pytest_collection_modifyitems(items) -> None:
+    for item in items:
+        if item.module is not None and item.module.__name__.rpartition(".")[2] in FAST_MODULES:
+            item.add_marker(pytest.mark.fast)
+
 
 # Crash dumps stay unsymbolized: faster, and nothing here reads the addresses.
 _TOOL_ENV = {**os.environ, "LLVM_DISABLE_SYMBOLIZATION": "1"}
