@@ -209,3 +209,32 @@ def test_embedded_data_cannot_close_its_script_element():
     assert json.loads(body)["cells"][0]["function"] == "</script><!--"
     assert "from &lt;b&gt;" in text and "from <b>" not in text  # the build's bin, in the counts table
     assert "<h1>harness matrix: &lt;/script&gt;</h1>" in text
+
+
+def _sm(cpu: str) -> tuple[int, str]:
+    number = cpu.removeprefix("sm_").rstrip("abcdef")
+    return int(number), cpu
+
+
+def test_nvptx_cells_are_variant_by_sm_grids(browser, cli, llvm_22_1_8, ptxas_path, tmp_path):
+    """NVPTX rows: a grid per shape, a row per variant as the ISA spells it, a column per SM in
+    SM order (sm_75 before sm_100a), one square per cell of the document where it belongs."""
+    out = tmp_path / "nvptx.html"
+    proc = cli("matrix", "--spec", "nvptx-mma.yaml", "--intrinsic", "mma.m16n8k8.*", "-O", "0", "--llvm-bin",
+               llvm_22_1_8.bin_dir, "--json", "--html", out, "--cache-dir", tmp_path / "cache")  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    cells = json.loads(proc.stdout)["cells"]
+    for c in cells:  # the variant is the instruction's own spelling after its shape
+        assert c["grid"]["title"] == "NVPTX mma m16n8k8" and c["grid"]["row"].startswith("row.col."), c["grid"]
+    _open(browser, out)
+    assert _errors(browser) == []
+    assert [h.text for h in browser.find_elements("css selector", "section.gridbox h2")] == ["NVPTX mma m16n8k8 · -O0"]
+    heads = [th.text for th in browser.find_elements("css selector", "table.grid thead th")]
+    assert heads == ["variant \\ SM", *sorted({c["cpu"] for c in cells}, key=_sm)]
+    rows = [th.text for th in browser.find_elements("css selector", "table.grid tbody th")]
+    assert rows == list(dict.fromkeys(c["grid"]["row"] for c in cells))
+    for c in cells:
+        td = f'td[data-variant="{c["grid"]["row"]},{c["cpu"]}"]'
+        square = f'{td} button.sc[data-function="{c["function"]}"][data-selector="{c["selector"]}"]'
+        assert len(browser.find_elements("css selector", square)) == 1, square
+    assert len(browser.find_elements("css selector", "button.sc")) == len(cells)

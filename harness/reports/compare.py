@@ -16,7 +16,8 @@ target, CPU or intrinsic gives `unsupported` cells. The result is a *matrix docu
                 "verdicts": [per build], "details": [per build: the tool's first message],
                 "metrics": [per build: {vgpr, agpr, sgpr, ...} or null],
                 "commands": [per build: the `harness try ...` line that reproduces it, or null],
-                "differs": verdicts not all equal}]}
+                "differs": verdicts not all equal,
+                ["grid": NVPTX cells: {"title": family and shape, "row": the variant}]}]}
 
 A cell's `pipeline` is the case's own; the build's pipeline runs after it (`P,Q`).
 """
@@ -36,7 +37,7 @@ from harness.errors import InputError
 from harness.reports import report
 from harness.specs import cases, selection
 from harness.specs.cases import Case, Planned
-from harness.targets import catalog
+from harness.targets import NVPTX, catalog
 from harness.targets.catalog import Side
 from harness.tools import cache, commands, toolchain
 from harness.tools import verdicts as V
@@ -194,12 +195,22 @@ def cell(case: Case, selector: Selector, verdicts: list[Verdict], build_records:
     for side in Side:
         if c.elem(side) != c.intrinsic.source(side).elem:  # an element type the intrinsic does not take
             out["elem_" + side] = c.elem(side)
+    if c.intrinsic.target is NVPTX:
+        out["grid"] = nvptx_grid(c.intrinsic.mnemonic)
     out["verdicts"] = [v.verdict for v in verdicts]
     out["details"] = [v.detail for v in verdicts]
     out["metrics"] = [v.details.get("metrics") or None for v in verdicts]
     out["commands"] = [try_command(out, b) for b in build_records]
     out["differs"] = len(set(out["verdicts"])) > 1
     return out
+
+
+def nvptx_grid(mnemonic: str) -> dict[str, str]:
+    """Where an NVPTX cell goes in the HTML page: the grid of its instruction family and shape
+    (`NVPTX mma m16n8k16`), the row of its variant as the ISA spells it (`row.col.f32.f16.f16.f32`)."""
+    family, _, rest = mnemonic.partition(".sync.aligned.")
+    shape, _, variant = rest.partition(".")
+    return {"title": f"NVPTX {family} {shape}", "row": variant}
 
 
 def try_command(cell: dict, build: dict) -> str | None:

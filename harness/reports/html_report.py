@@ -5,8 +5,10 @@ anything else. The document is embedded as JSON (with `<`, `>`, `&` escaped, so 
 the script element) and the script builds the page with `textContent` and attributes only, never
 HTML from data; the parts rendered here in Python go through `html.escape`.
 
-The page: per grid (intrinsic, CPU, -O, case pipeline) a table of A format x B format; each
-format cell holds one row per width pair (A x B, in i32) with one square per selector. A view
+The page: per AMDGPU grid (intrinsic, CPU, -O, case pipeline) a table of A format x B format;
+each format cell holds one row per width pair (A x B, in i32) with one square per selector. Per
+NVPTX grid (instruction family and shape, -O, pipeline) a table of variant (layouts and types as
+the ISA spells them) x SM; each cell one row per case class with one square per selector. A view
 switch shows one build's verdicts or the diff (changed cells striped with each build's colour,
 unchanged ones faded). A click (or Enter) on a square shows its details: every build's verdict,
 the tool's first message, register cost and the `harness try` line that reproduces it.
@@ -88,9 +90,10 @@ def _legend(builds: int) -> str:
             "(one stripe per build, in column order)</li>"
         )
     return (
-        f'<ul id="legend">{items}</ul><p class="note">Each format cell: one row per width pair (A×B source '
-        "width in i32, the required width underlined); one square per selector (sdag, then gisel). Hover for "
-        "a summary, click for details.</p>"
+        f'<ul id="legend">{items}</ul><p class="note">AMDGPU grids, A format × B format: each cell one row per '
+        "width pair (A×B source width in i32, the required width underlined). NVPTX grids, variant × SM: each "
+        "cell one row per case class. One square per selector (sdag, then gisel). Hover for a summary, click "
+        "for details.</p>"
     )
 
 
@@ -198,58 +201,85 @@ SCRIPT = r"""
   if (builds.length > 1) addView(-1, "diff");
   builds.forEach(function (b, i) { addView(i, b.id); });
 
-  // ---- grids: one per intrinsic, CPU, -O level and case pipeline
+  // ---- grids. AMDGPU: one per intrinsic, CPU, -O level and case pipeline, A format x B format,
+  // a line per width pair. NVPTX (cells with `grid`): one per instruction family and shape, -O
+  // level and pipeline, a row per variant (layouts and types, as the ISA spells them) x SM.
+  function nvptxPlace(c) {
+    return {grid: c.grid.title + " · -O" + c.opt + (c.pipeline !== "none" ? " · " + c.pipeline : ""),
+            corner: "variant \\ SM", row: c.grid.row, col: c.cpu, line: [c["class"], variant(c)].join(" ").trim()};
+  }
+  function amdgpuPlace(c) {
+    return {grid: c.intrinsic + " · " + c.cpu + " · -O" + c.opt + (c.pipeline !== "none" ? " · " + c.pipeline : ""),
+            corner: "A \\ B", row: c.fmt_a, col: c.fmt_b, line: [c.width_a, c.width_b, variant(c)].join("|")};
+  }
+  function place(c) { return c.grid ? nvptxPlace(c) : amdgpuPlace(c); }
+  function smRank(cpu) { var m = /^sm_(\d+)(\w*)$/.exec(cpu); return m ? Number(m[1]) * 10 + (m[2] ? 1 : 0) : 1e9; }
+  function order(values, nvptx, columns) {
+    if (!nvptx) return values.sort(function (x, y) { return rank(FMT, x) - rank(FMT, y); });
+    return columns ? values.sort(function (x, y) { return smRank(x) - smRank(y); }) : values;
+  }
+  function lineLabel(c, nvptx) {
+    var wl = el("span", "wl");
+    if (nvptx) {
+      wl.textContent = [c["class"], variant(c)].join(" ").trim();
+      wl.title = c.intrinsic + " on " + c.cpu;
+      return wl;
+    }
+    [[c.width_a, c.required_a], [c.width_b, c.required_b]].forEach(function (w, i) {
+      if (i) wl.appendChild(document.createTextNode("×"));
+      wl.appendChild(w[0] === w[1] ? el("u", "", w[0]) : document.createTextNode(String(w[0])));
+    });
+    var v = variant(c);
+    if (v) wl.appendChild(document.createTextNode(" " + v));
+    wl.title = "A " + c.fmt_a + " v" + c.width_a + " (reads " + c.required_a + "), B " + c.fmt_b + " v" + c.width_b + " (reads " + c.required_b + ")";
+    return wl;
+  }
+  function lineOrder(x, y, nvptx) {
+    if (nvptx) return x.key < y.key ? -1 : x.key > y.key ? 1 : 0;
+    return (x.c.width_a - y.c.width_a) || (x.c.width_b - y.c.width_b) || (variant(x.c) < variant(y.c) ? -1 : 1);
+  }
   var grids = new Map();
   doc.cells.forEach(function (c) {
-    var key = c.intrinsic + " · " + c.cpu + " · -O" + c.opt + (c.pipeline !== "none" ? " · " + c.pipeline : "");
-    if (!grids.has(key)) grids.set(key, []);
-    grids.get(key).push(c);
+    var at = place(c);
+    if (!grids.has(at.grid)) grids.set(at.grid, {nvptx: !!c.grid, corner: at.corner, cells: []});
+    grids.get(at.grid).cells.push([at, c]);
   });
   var main = document.getElementById("grids");
-  grids.forEach(function (list, key) {
+  grids.forEach(function (g, key) {
     var section = el("section", "gridbox");
     section.appendChild(el("h2", "", key));
-    var as = [], bs = [], sels = [];
-    list.forEach(function (c) {
-      if (as.indexOf(c.fmt_a) < 0) as.push(c.fmt_a);
-      if (bs.indexOf(c.fmt_b) < 0) bs.push(c.fmt_b);
+    var rows = [], cols = [], sels = [];
+    g.cells.forEach(function (pair) {
+      var at = pair[0], c = pair[1];
+      if (rows.indexOf(at.row) < 0) rows.push(at.row);
+      if (cols.indexOf(at.col) < 0) cols.push(at.col);
       if (sels.indexOf(c.selector) < 0) sels.push(c.selector);
     });
-    as.sort(function (x, y) { return rank(FMT, x) - rank(FMT, y); });
-    bs.sort(function (x, y) { return rank(FMT, x) - rank(FMT, y); });
+    order(rows, g.nvptx, false);
+    order(cols, g.nvptx, true);
     sels.sort(function (x, y) { return rank(SEL, x) - rank(SEL, y); });
     var table = el("table", "grid"), head = el("tr");
-    head.appendChild(el("th", "", "A \\ B"));
-    bs.forEach(function (f) { head.appendChild(el("th", "", f)); });
+    head.appendChild(el("th", "", g.corner));
+    cols.forEach(function (f) { head.appendChild(el("th", "", f)); });
     table.appendChild(el("thead")).appendChild(head);
     var body = el("tbody");
-    as.forEach(function (fa) {
+    rows.forEach(function (r) {
       var tr = el("tr");
-      tr.appendChild(el("th", "", fa));
-      bs.forEach(function (fb) {
-        var td = el("td"), mini = el("div", "mini"), rows = new Map();
-        td.setAttribute("data-fmt", fa + "," + fb);
+      tr.appendChild(el("th", "", r));
+      cols.forEach(function (col) {
+        var td = el("td"), mini = el("div", "mini"), lines = new Map();
+        td.setAttribute(g.nvptx ? "data-variant" : "data-fmt", r + "," + col);
         mini.style.gridTemplateColumns = "auto repeat(" + sels.length + ", 16px)";
-        list.forEach(function (c) {
-          if (c.fmt_a !== fa || c.fmt_b !== fb) return;
-          var rk = [c.width_a, c.width_b, variant(c)].join("|");
-          if (!rows.has(rk)) rows.set(rk, {c: c, by: {}});
-          rows.get(rk).by[c.selector] = c;
+        g.cells.forEach(function (pair) {
+          var at = pair[0], c = pair[1];
+          if (at.row !== r || at.col !== col) return;
+          if (!lines.has(at.line)) lines.set(at.line, {key: at.line, c: c, by: {}});
+          lines.get(at.line).by[c.selector] = c;
         });
-        Array.from(rows.values()).sort(function (x, y) {
-          return (x.c.width_a - y.c.width_a) || (x.c.width_b - y.c.width_b) || (variant(x.c) < variant(y.c) ? -1 : 1);
-        }).forEach(function (row) {
-          var c = row.c, wl = el("span", "wl");
-          [[c.width_a, c.required_a], [c.width_b, c.required_b]].forEach(function (w, i) {
-            if (i) wl.appendChild(document.createTextNode("×"));
-            wl.appendChild(w[0] === w[1] ? el("u", "", w[0]) : document.createTextNode(String(w[0])));
-          });
-          var v = variant(c);
-          if (v) wl.appendChild(document.createTextNode(" " + v));
-          wl.title = "A " + c.fmt_a + " v" + c.width_a + " (reads " + c.required_a + "), B " + c.fmt_b + " v" + c.width_b + " (reads " + c.required_b + ")";
-          mini.appendChild(wl);
+        Array.from(lines.values()).sort(function (x, y) { return lineOrder(x, y, g.nvptx); }).forEach(function (line) {
+          mini.appendChild(lineLabel(line.c, g.nvptx));
           sels.forEach(function (s) {
-            var cc = row.by[s];
+            var cc = line.by[s];
             if (!cc) { mini.appendChild(el("span")); return; }
             var b = el("button", "sc");
             b.type = "button";
