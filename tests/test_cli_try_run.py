@@ -91,7 +91,7 @@ def test_try_exact_fixed_fp4_passes_without_format_flags(llvm_22_1_8, cli):
         (("--intrinsic", "wmma.f32.16x16x64.f8f6f4", "--fmt-a", "fp8", "--fmt-b", "fp8"), "unknown intrinsic"),
         (
             ("--intrinsic", "mma.m16n8k32.row.col.f32.f32"),
-            "; did you mean mma.m16n8k8.row.col.f32.f32, mma.m16n8k16.row.col.f32.f32",
+            "; did you mean mma.sp.m16n8k32.row.col.f32.f32, mma.m16n8k8.row.col.f32.f32, mma.m16n8k16.row.col.f32.f32",
         ),
         (("--intrinsic", W, "--fmt-a", "fp9", "--fmt-b", "fp8"), "fp9"),
         (("--intrinsic", W, "--fmt-a", "fp8"), "--fmt-b"),

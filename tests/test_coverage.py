@@ -106,26 +106,25 @@ def test_llvm_22_amdgpu_text_table_lists_the_four_families_and_all(llvm_22_1_8, 
     assert "missing (declared, no row)" not in proc.stdout
 
 
-def test_default_targets_include_nvptx_whose_mma_intrinsics_mostly_have_no_row(llvm_22_1_8, cli):
+def test_default_targets_include_nvptx_whose_mma_intrinsics_all_have_a_row(llvm_22_1_8, cli):
     bin_dir = llvm_22_1_8.bin_dir
     nvvm = set(NVPTX_NAME.findall(_header(bin_dir, "IntrinsicsNVPTX.h").read_text(errors="replace")))
     assert len(nvvm) == 390
     code, doc, stderr = _coverage(cli, "--llvm-bin", bin_dir)
-    assert code == 1 and stderr == ""
+    assert code == 0 and stderr == ""
     assert set(doc["targets"]) == {"amdgpu", "nvptx"}
     assert doc["targets"]["amdgpu"]["missing"] == []
     rec = doc["targets"]["nvptx"]
-    assert rec["complete"] is True and rec["declared"] == sorted(nvvm)
-    ours = set(rec["rows"])
-    assert len(ours) == 144 and ours <= nvvm  # the dense rows, every one a name the build declares
-    assert rec["missing"] == sorted(nvvm - ours) and rec["extra"] == []
-    assert all(n.startswith("llvm.nvvm.mma.") for n in rec["missing"])
+    assert rec["complete"] is True and rec["declared"] == rec["rows"] == sorted(nvvm)
+    assert rec["missing"] == rec["extra"] == []
+    families = {"mma": 144, "mma.sp": 192, "mma.block.scale": 54}  # dense, sparse (54 block-scaled), block-scaled
+    assert rec["families"] == {f: {"declared": n, "rows": n, "missing": 0, "extra": 0} for f, n in families.items()}
 
-    proc = cli("coverage", "--llvm-bin", bin_dir)
-    assert proc.returncode == 1
-    [line] = proc.stderr.strip().splitlines()
-    assert re.search(rf"\b{len(nvvm - ours)}\b", line) and "no row" in line, line
-    assert "missing (declared, no row): llvm.nvvm." in proc.stdout
+    proc = cli("coverage", "--llvm-bin", bin_dir, "--target", "nvptx")
+    assert proc.returncode == 0 and proc.stderr == "", proc.stderr
+    rows = {m.group(1): tuple(map(int, m.groups()[1:])) for m in map(TABLE_LINE.match, proc.stdout.splitlines()) if m}
+    assert rows == {**{f: (n, n, 0, 0) for f, n in families.items()}, "all": (390, 390, 0, 0)}
+    assert "missing (declared, no row)" not in proc.stdout
 
 
 @pytest.mark.parametrize("version,count", [("19", 77), ("14", 27)])

@@ -11,7 +11,7 @@
 
 define {i32, i32, i32, i32} @mma_and_popc_m16n8k128_row_col_b1_sm_89__a_b1_v2__b_b1_v1(i32 %a0, i32 %a1, i32 %b0, i32 %c0, i32 %c1, i32 %c2, i32 %c3) {
 ; CHECK-LABEL: {{[ )]}}mma_and_popc_m16n8k128_row_col_b1_sm_89__a_b1_v2__b_b1_v1(
-; CHECK: mma.sync.aligned.m16n8k128.row.col.s32.b1.b1.s32.and.popc{{$}}
+; CHECK: mma.sync.aligned.m16n8k128.row.col.s32.b1.b1.s32.and.popc{{ *$}}
 ; CHECK-NEXT: {%{{[a-z]+[0-9]+}}, %{{[a-z]+[0-9]+}}, %{{[a-z]+[0-9]+}}, %{{[a-z]+[0-9]+}}},{{$}}
 ; CHECK-NEXT: {%{{[a-z]+[0-9]+}}, %{{[a-z]+[0-9]+}}},{{$}}
 ; CHECK-NEXT: {%{{[a-z]+[0-9]+}}},{{$}}

@@ -11,7 +11,7 @@
 
 define {i32, i32, i32, i32} @mma_and_popc_m16n8k256_row_col_b1_sm_80__a_b1_v4__b_b1_v2(i32 %a0, i32 %a1, i32 %a2, i32 %a3, i32 %b0, i32 %b1, i32 %c0, i32 %c1, i32 %c2, i32 %c3) {
 ; CHECK-LABEL: {{[ )]}}mma_and_popc_m16n8k256_row_col_b1_sm_80__a_b1_v4__b_b1_v2(
-; CHECK: mma.sync.aligned.m16n8k256.row.col.s32.b1.b1.s32.and.popc{{$}}
+; CHECK: mma.sync.aligned.m16n8k256.row.col.s32.b1.b1.s32.and.popc{{ *$}}
 ; CHECK-NEXT: {%{{[a-z]+[0-9]+}}, %{{[a-z]+[0-9]+}}, %{{[a-z]+[0-9]+}}, %{{[a-z]+[0-9]+}}},{{$}}
 ; CHECK-NEXT: {%{{[a-z]+[0-9]+}}, %{{[a-z]+[0-9]+}}, %{{[a-z]+[0-9]+}}, %{{[a-z]+[0-9]+}}},{{$}}
 ; CHECK-NEXT: {%{{[a-z]+[0-9]+}}, %{{[a-z]+[0-9]+}}},{{$}}

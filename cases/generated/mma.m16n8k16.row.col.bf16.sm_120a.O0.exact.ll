@@ -11,7 +11,7 @@
 
 define {float, float, float, float} @mma_m16n8k16_row_col_bf16__a_bf16_v4__b_bf16_v2(i32 %a0, i32 %a1, i32 %a2, i32 %a3, i32 %b0, i32 %b1, float %c0, float %c1, float %c2, float %c3) {
 ; CHECK-LABEL: {{[ )]}}mma_m16n8k16_row_col_bf16__a_bf16_v4__b_bf16_v2(
-; CHECK: mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32{{$}}
+; CHECK: mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32{{ *$}}
 ; CHECK-NEXT: {%{{[a-z]+[0-9]+}}, %{{[a-z]+[0-9]+}}, %{{[a-z]+[0-9]+}}, %{{[a-z]+[0-9]+}}},{{$}}
 ; CHECK-NEXT: {%{{[a-z]+[0-9]+}}, %{{[a-z]+[0-9]+}}, %{{[a-z]+[0-9]+}}, %{{[a-z]+[0-9]+}}},{{$}}
 ; CHECK-NEXT: {%{{[a-z]+[0-9]+}}, %{{[a-z]+[0-9]+}}},{{$}}

@@ -11,7 +11,7 @@
 
 define {<2 x half>, <2 x half>} @mma_m16n8k16_row_col_f16_f16__a_f16_v4__b_f16_v2(<2 x half> %a0, <2 x half> %a1, <2 x half> %a2, <2 x half> %a3, <2 x half> %b0, <2 x half> %b1, <2 x half> %c0, <2 x half> %c1) {
 ; CHECK-LABEL: {{[ )]}}mma_m16n8k16_row_col_f16_f16__a_f16_v4__b_f16_v2(
-; CHECK: mma.sync.aligned.m16n8k16.row.col.f16.f16.f16.f16{{$}}
+; CHECK: mma.sync.aligned.m16n8k16.row.col.f16.f16.f16.f16{{ *$}}
 ; CHECK-NEXT: {%{{[a-z]+[0-9]+}}, %{{[a-z]+[0-9]+}}},{{$}}
 ; CHECK-NEXT: {%{{[a-z]+[0-9]+}}, %{{[a-z]+[0-9]+}}, %{{[a-z]+[0-9]+}}, %{{[a-z]+[0-9]+}}},{{$}}
 ; CHECK-NEXT: {%{{[a-z]+[0-9]+}}, %{{[a-z]+[0-9]+}}},{{$}}

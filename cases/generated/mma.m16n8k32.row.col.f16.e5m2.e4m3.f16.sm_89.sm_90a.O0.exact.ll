@@ -11,7 +11,7 @@
 
 define {<2 x half>, <2 x half>} @mma_m16n8k32_row_col_f16_e5m2_e4m3_f16_sm_89__a_e5m2_v4__b_e4m3_v2(i32 %a0, i32 %a1, i32 %a2, i32 %a3, i32 %b0, i32 %b1, <2 x half> %c0, <2 x half> %c1) {
 ; CHECK-LABEL: {{[ )]}}mma_m16n8k32_row_col_f16_e5m2_e4m3_f16_sm_89__a_e5m2_v4__b_e4m3_v2(
-; CHECK: mma.sync.aligned.m16n8k32.row.col.f16.e5m2.e4m3.f16{{$}}
+; CHECK: mma.sync.aligned.m16n8k32.row.col.f16.e5m2.e4m3.f16{{ *$}}
 ; CHECK-NEXT: {%{{[a-z]+[0-9]+}}, %{{[a-z]+[0-9]+}}},{{$}}
 ; CHECK-NEXT: {%{{[a-z]+[0-9]+}}, %{{[a-z]+[0-9]+}}, %{{[a-z]+[0-9]+}}, %{{[a-z]+[0-9]+}}},{{$}}
 ; CHECK-NEXT: {%{{[a-z]+[0-9]+}}, %{{[a-z]+[0-9]+}}},{{$}}

@@ -11,7 +11,7 @@
 
 define {float, float, float, float} @mma_m16n8k32_row_col_f32_e5m2_e4m3_f32_sm_89__a_e5m2_v4__b_e4m3_v2(i32 %a0, i32 %a1, i32 %a2, i32 %a3, i32 %b0, i32 %b1, float %c0, float %c1, float %c2, float %c3) {
 ; CHECK-LABEL: {{[ )]}}mma_m16n8k32_row_col_f32_e5m2_e4m3_f32_sm_89__a_e5m2_v4__b_e4m3_v2(
-; CHECK: mma.sync.aligned.m16n8k32.row.col.f32.e5m2.e4m3.f32{{$}}
+; CHECK: mma.sync.aligned.m16n8k32.row.col.f32.e5m2.e4m3.f32{{ *$}}
 ; CHECK-NEXT: {%{{[a-z]+[0-9]+}}, %{{[a-z]+[0-9]+}}, %{{[a-z]+[0-9]+}}, %{{[a-z]+[0-9]+}}},{{$}}
 ; CHECK-NEXT: {%{{[a-z]+[0-9]+}}, %{{[a-z]+[0-9]+}}, %{{[a-z]+[0-9]+}}, %{{[a-z]+[0-9]+}}},{{$}}
 ; CHECK-NEXT: {%{{[a-z]+[0-9]+}}, %{{[a-z]+[0-9]+}}},{{$}}

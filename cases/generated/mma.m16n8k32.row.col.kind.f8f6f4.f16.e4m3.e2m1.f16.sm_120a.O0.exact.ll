@@ -11,7 +11,7 @@
 
 define {<2 x half>, <2 x half>} @mma_m16n8k32_row_col_kind_f8f6f4_f16_e4m3_e2m1_f16__a_e4m3_v4__b_e2m1_v2(i32 %a0, i32 %a1, i32 %a2, i32 %a3, i32 %b0, i32 %b1, <2 x half> %c0, <2 x half> %c1) {
 ; CHECK-LABEL: {{[ )]}}mma_m16n8k32_row_col_kind_f8f6f4_f16_e4m3_e2m1_f16__a_e4m3_v4__b_e2m1_v2(
-; CHECK: mma.sync.aligned.m16n8k32.row.col.kind::f8f6f4.f16.e4m3.e2m1.f16{{$}}
+; CHECK: mma.sync.aligned.m16n8k32.row.col.kind::f8f6f4.f16.e4m3.e2m1.f16{{ *$}}
 ; CHECK-NEXT: {%{{[a-z]+[0-9]+}}, %{{[a-z]+[0-9]+}}},{{$}}
 ; CHECK-NEXT: {%{{[a-z]+[0-9]+}}, %{{[a-z]+[0-9]+}}, %{{[a-z]+[0-9]+}}, %{{[a-z]+[0-9]+}}},{{$}}
 ; CHECK-NEXT: {%{{[a-z]+[0-9]+}}, %{{[a-z]+[0-9]+}}},{{$}}

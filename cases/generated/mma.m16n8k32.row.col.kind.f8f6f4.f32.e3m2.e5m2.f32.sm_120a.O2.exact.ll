@@ -11,7 +11,7 @@
 
 define {float, float, float, float} @mma_m16n8k32_row_col_kind_f8f6f4_f32_e3m2_e5m2_f32__a_e3m2_v4__b_e5m2_v2(i32 %a0, i32 %a1, i32 %a2, i32 %a3, i32 %b0, i32 %b1, float %c0, float %c1, float %c2, float %c3) {
 ; CHECK-LABEL: {{[ )]}}mma_m16n8k32_row_col_kind_f8f6f4_f32_e3m2_e5m2_f32__a_e3m2_v4__b_e5m2_v2(
-; CHECK: mma.sync.aligned.m16n8k32.row.col.kind::f8f6f4.f32.e3m2.e5m2.f32{{$}}
+; CHECK: mma.sync.aligned.m16n8k32.row.col.kind::f8f6f4.f32.e3m2.e5m2.f32{{ *$}}
 ; CHECK-NEXT: {%{{[a-z]+[0-9]+}}, %{{[a-z]+[0-9]+}}, %{{[a-z]+[0-9]+}}, %{{[a-z]+[0-9]+}}},{{$}}
 ; CHECK-NEXT: {%{{[a-z]+[0-9]+}}, %{{[a-z]+[0-9]+}}, %{{[a-z]+[0-9]+}}, %{{[a-z]+[0-9]+}}},{{$}}
 ; CHECK-NEXT: {%{{[a-z]+[0-9]+}}, %{{[a-z]+[0-9]+}}},{{$}}

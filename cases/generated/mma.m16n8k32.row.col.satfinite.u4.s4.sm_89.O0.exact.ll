@@ -11,7 +11,7 @@
 
 define {i32, i32, i32, i32} @mma_m16n8k32_row_col_satfinite_u4_s4__a_u4_v2__b_s4_v1(i32 %a0, i32 %a1, i32 %b0, i32 %c0, i32 %c1, i32 %c2, i32 %c3) {
 ; CHECK-LABEL: {{[ )]}}mma_m16n8k32_row_col_satfinite_u4_s4__a_u4_v2__b_s4_v1(
-; CHECK: mma.sync.aligned.m16n8k32.row.col.satfinite.s32.u4.s4.s32{{$}}
+; CHECK: mma.sync.aligned.m16n8k32.row.col.satfinite.s32.u4.s4.s32{{ *$}}
 ; CHECK-NEXT: {%{{[a-z]+[0-9]+}}, %{{[a-z]+[0-9]+}}, %{{[a-z]+[0-9]+}}, %{{[a-z]+[0-9]+}}},{{$}}
 ; CHECK-NEXT: {%{{[a-z]+[0-9]+}}, %{{[a-z]+[0-9]+}}},{{$}}
 ; CHECK-NEXT: {%{{[a-z]+[0-9]+}}},{{$}}

@@ -11,7 +11,7 @@
 
 define {i32, i32, i32, i32} @mma_m16n8k32_row_col_u8_s8__a_u8_v4__b_s8_v2(i32 %a0, i32 %a1, i32 %a2, i32 %a3, i32 %b0, i32 %b1, i32 %c0, i32 %c1, i32 %c2, i32 %c3) {
 ; CHECK-LABEL: {{[ )]}}mma_m16n8k32_row_col_u8_s8__a_u8_v4__b_s8_v2(
-; CHECK: mma.sync.aligned.m16n8k32.row.col.s32.u8.s8.s32{{$}}
+; CHECK: mma.sync.aligned.m16n8k32.row.col.s32.u8.s8.s32{{ *$}}
 ; CHECK-NEXT: {%{{[a-z]+[0-9]+}}, %{{[a-z]+[0-9]+}}, %{{[a-z]+[0-9]+}}, %{{[a-z]+[0-9]+}}},{{$}}
 ; CHECK-NEXT: {%{{[a-z]+[0-9]+}}, %{{[a-z]+[0-9]+}}, %{{[a-z]+[0-9]+}}, %{{[a-z]+[0-9]+}}},{{$}}
 ; CHECK-NEXT: {%{{[a-z]+[0-9]+}}, %{{[a-z]+[0-9]+}}},{{$}}

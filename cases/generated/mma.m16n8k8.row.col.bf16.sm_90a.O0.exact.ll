@@ -11,7 +11,7 @@
 
 define {float, float, float, float} @mma_m16n8k8_row_col_bf16__a_bf16_v2__b_bf16_v1(i32 %a0, i32 %a1, i32 %b0, float %c0, float %c1, float %c2, float %c3) {
 ; CHECK-LABEL: {{[ )]}}mma_m16n8k8_row_col_bf16__a_bf16_v2__b_bf16_v1(
-; CHECK: mma.sync.aligned.m16n8k8.row.col.f32.bf16.bf16.f32{{$}}
+; CHECK: mma.sync.aligned.m16n8k8.row.col.f32.bf16.bf16.f32{{ *$}}
 ; CHECK-NEXT: {%{{[a-z]+[0-9]+}}, %{{[a-z]+[0-9]+}}, %{{[a-z]+[0-9]+}}, %{{[a-z]+[0-9]+}}},{{$}}
 ; CHECK-NEXT: {%{{[a-z]+[0-9]+}}, %{{[a-z]+[0-9]+}}},{{$}}
 ; CHECK-NEXT: {%{{[a-z]+[0-9]+}}},{{$}}

@@ -11,7 +11,7 @@
 
 define {float, float, float, float} @mma_m16n8k8_row_col_f32_f32__a_f16_v2__b_f16_v1(<2 x half> %a0, <2 x half> %a1, <2 x half> %b0, float %c0, float %c1, float %c2, float %c3) {
 ; CHECK-LABEL: {{[ )]}}mma_m16n8k8_row_col_f32_f32__a_f16_v2__b_f16_v1(
-; CHECK: mma.sync.aligned.m16n8k8.row.col.f32.f16.f16.f32{{$}}
+; CHECK: mma.sync.aligned.m16n8k8.row.col.f32.f16.f16.f32{{ *$}}
 ; CHECK-NEXT: {%{{[a-z]+[0-9]+}}, %{{[a-z]+[0-9]+}}, %{{[a-z]+[0-9]+}}, %{{[a-z]+[0-9]+}}},{{$}}
 ; CHECK-NEXT: {%{{[a-z]+[0-9]+}}, %{{[a-z]+[0-9]+}}},{{$}}
 ; CHECK-NEXT: {%{{[a-z]+[0-9]+}}},{{$}}

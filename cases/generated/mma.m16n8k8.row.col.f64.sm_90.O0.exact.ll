@@ -11,7 +11,7 @@
 
 define {double, double, double, double} @mma_m16n8k8_row_col_f64__a_f64_v4__b_f64_v2(double %a0, double %a1, double %a2, double %a3, double %b0, double %b1, double %c0, double %c1, double %c2, double %c3) {
 ; CHECK-LABEL: {{[ )]}}mma_m16n8k8_row_col_f64__a_f64_v4__b_f64_v2(
-; CHECK: mma.sync.aligned.m16n8k8.row.col.f64.f64.f64.f64{{$}}
+; CHECK: mma.sync.aligned.m16n8k8.row.col.f64.f64.f64.f64{{ *$}}
 ; CHECK-NEXT: {%{{[a-z]+[0-9]+}}, %{{[a-z]+[0-9]+}}, %{{[a-z]+[0-9]+}}, %{{[a-z]+[0-9]+}}},{{$}}
 ; CHECK-NEXT: {%{{[a-z]+[0-9]+}}, %{{[a-z]+[0-9]+}}, %{{[a-z]+[0-9]+}}, %{{[a-z]+[0-9]+}}},{{$}}
 ; CHECK-NEXT: {%{{[a-z]+[0-9]+}}, %{{[a-z]+[0-9]+}}},{{$}}

@@ -11,7 +11,7 @@
 
 define {float, float, float, float} @mma_m16n8k8_row_col_tf32__a_tf32_v4__b_tf32_v2(i32 %a0, i32 %a1, i32 %a2, i32 %a3, i32 %b0, i32 %b1, float %c0, float %c1, float %c2, float %c3) {
 ; CHECK-LABEL: {{[ )]}}mma_m16n8k8_row_col_tf32__a_tf32_v4__b_tf32_v2(
-; CHECK: mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32{{$}}
+; CHECK: mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32{{ *$}}
 ; CHECK-NEXT: {%{{[a-z]+[0-9]+}}, %{{[a-z]+[0-9]+}}, %{{[a-z]+[0-9]+}}, %{{[a-z]+[0-9]+}}},{{$}}
 ; CHECK-NEXT: {%{{[a-z]+[0-9]+}}, %{{[a-z]+[0-9]+}}, %{{[a-z]+[0-9]+}}, %{{[a-z]+[0-9]+}}},{{$}}
 ; CHECK-NEXT: {%{{[a-z]+[0-9]+}}, %{{[a-z]+[0-9]+}}},{{$}}

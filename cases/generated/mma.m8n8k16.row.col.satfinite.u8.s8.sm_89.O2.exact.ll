@@ -11,7 +11,7 @@
 
 define {i32, i32} @mma_m8n8k16_row_col_satfinite_u8_s8__a_u8_v1__b_s8_v1(i32 %a0, i32 %b0, i32 %c0, i32 %c1) {
 ; CHECK-LABEL: {{[ )]}}mma_m8n8k16_row_col_satfinite_u8_s8__a_u8_v1__b_s8_v1(
-; CHECK: mma.sync.aligned.m8n8k16.row.col.satfinite.s32.u8.s8.s32{{$}}
+; CHECK: mma.sync.aligned.m8n8k16.row.col.satfinite.s32.u8.s8.s32{{ *$}}
 ; CHECK-NEXT: {%{{[a-z]+[0-9]+}}, %{{[a-z]+[0-9]+}}},{{$}}
 ; CHECK-NEXT: {%{{[a-z]+[0-9]+}}},{{$}}
 ; CHECK-NEXT: {%{{[a-z]+[0-9]+}}},{{$}}

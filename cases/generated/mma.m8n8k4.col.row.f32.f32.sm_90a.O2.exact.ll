@@ -11,7 +11,7 @@
 
 define {float, float, float, float, float, float, float, float} @mma_m8n8k4_col_row_f32_f32__a_f16_v2__b_f16_v2(<2 x half> %a0, <2 x half> %a1, <2 x half> %b0, <2 x half> %b1, float %c0, float %c1, float %c2, float %c3, float %c4, float %c5, float %c6, float %c7) {
 ; CHECK-LABEL: {{[ )]}}mma_m8n8k4_col_row_f32_f32__a_f16_v2__b_f16_v2(
-; CHECK: mma.sync.aligned.m8n8k4.col.row.f32.f16.f16.f32{{$}}
+; CHECK: mma.sync.aligned.m8n8k4.col.row.f32.f16.f16.f32{{ *$}}
 ; CHECK-NEXT: {%{{[a-z]+[0-9]+}}, %{{[a-z]+[0-9]+}}, %{{[a-z]+[0-9]+}}, %{{[a-z]+[0-9]+}}, %{{[a-z]+[0-9]+}}, %{{[a-z]+[0-9]+}}, %{{[a-z]+[0-9]+}}, %{{[a-z]+[0-9]+}}},{{$}}
 ; CHECK-NEXT: {%{{[a-z]+[0-9]+}}, %{{[a-z]+[0-9]+}}},{{$}}
 ; CHECK-NEXT: {%{{[a-z]+[0-9]+}}, %{{[a-z]+[0-9]+}}},{{$}}

@@ -11,7 +11,7 @@
 
 define {double, double} @mma_m8n8k4_row_col_f64__a_f64_v1__b_f64_v1(double %a0, double %b0, double %c0, double %c1) {
 ; CHECK-LABEL: {{[ )]}}mma_m8n8k4_row_col_f64__a_f64_v1__b_f64_v1(
-; CHECK: mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64{{$}}
+; CHECK: mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64{{ *$}}
 ; CHECK-NEXT: {%{{[a-z]+[0-9]+}}, %{{[a-z]+[0-9]+}}},{{$}}
 ; CHECK-NEXT: {%{{[a-z]+[0-9]+}}},{{$}}
 ; CHECK-NEXT: {%{{[a-z]+[0-9]+}}},{{$}}

@@ -65,12 +65,39 @@ _REGISTER = "%{{[a-z]+[0-9]+}}"  # a PTX register of any class (%r, %f, %hh, %rd
 
 
 def group_checks(case: Case, counts: list[int]) -> list[str]:
-    """Label, the opcode alone on its line, then one brace group per operand on a line of its
-    own (PTX's mma), each with exactly its count of registers, whatever their names."""
-    lines = [_label(case), f"; CHECK: {_mnemonic_pattern(case)}{{{{$}}}}"]
+    """Label, the opcode alone on its line (a build may leave a blank after it), then one brace
+    group per operand on a line of its own (PTX's mma), each with exactly its count of registers,
+    whatever their names; then the operands printed after them (`tail_checks`)."""
+    lines = [_label(case), f"; CHECK: {_mnemonic_pattern(case)}{{{{ *$}}}}"]
+    more = bool(_after_groups(case.intrinsic))
     for i, count in enumerate(counts):
-        end = "," if i + 1 < len(counts) else ";"
+        end = "," if i + 1 < len(counts) or more else ";"
         lines.append(f"; CHECK-NEXT: {{{', '.join([_REGISTER] * count)}}}{end}{{{{$}}}}")
+    return lines + tail_checks(case)
+
+
+_OPERAND = "{{[^ ,]+}}"  # one operand: a register or an immediate
+
+
+def _after_groups(intr: catalog.Intrinsic) -> tuple[int, ...]:
+    """The call operands PTX prints after the brace groups of A, B and C, in order."""
+    return tuple(i for i, role in enumerate(intr.operands) if role not in (*catalog.SOURCE_ROLES, catalog.ACC))
+
+
+def tail_checks(case: Case) -> list[str]:
+    """The operands PTX prints after C, each on a line of its own: mma.sp's metadata (one operand)
+    and sparsity selector (the call's value), checked up to the first operand of another layout
+    (the block-scale data with their {byte-id, thread-id} pairs); the last one ends with `;`."""
+    intr, rest = case.intrinsic, _after_groups(case.intrinsic)
+    lines = []
+    for n, index in enumerate(rest):
+        end = "," if n + 1 < len(rest) else ";"
+        if intr.operands[index] == catalog.INDEX:
+            lines.append(f"; CHECK-NEXT: {_OPERAND}{end}{{{{$}}}}")
+        elif intr.immarg(index):
+            lines.append(f"; CHECK-NEXT: {{{{(0x)?}}}}{operand(case, index)[1]}{end}{{{{$}}}}")
+        else:
+            break
     return lines
 
 
@@ -105,19 +132,19 @@ def verifier_checks(case: Case) -> list[str]:
     """
     rule, intr = case.rejection, case.intrinsic
     call = f"; CHECK-NEXT: {{{{^  }}}}%r.{case.function} = call {{{{.*}}}}"
-    if intr.fragments:
-        # The intrinsic is not overloaded: a call of another signature declares it wrongly, and
-        # the verifier names the declaration (`ptr @...`; typed pointers before LLVM 15).
-        messages = "|".join(FRAGMENT_MESSAGES)
-        return [f"; CHECK: {{{{{messages}}}}}", f"; CHECK-NEXT: {{{{.*}}}} @{callee(case)[0]}{{{{$}}}}"]
     if rule == "immarg-range":
-        # No LLVM build names this rule yet: the contract is that the verifier rejects the
+        # Not every LLVM build names this rule: the contract is that the verifier rejects the
         # call (its message, then the call), not which words it uses.
         return [f"; CHECK: {{{{^  }}}}%r.{case.function} = call {{{{.*}}}}", *_operand_note(case, case.outside_operand)]
     nonconst = case.nonconst_operand  # set exactly when the rule is nonconst
     if nonconst is not None:  # printed before the call
         value = " ".join(operand(case, nonconst))
         return [f"; CHECK: {NONCONST_MESSAGE}", f"; CHECK-NEXT: {{{{^}}}}{value}{{{{$}}}}", call]
+    if intr.fragments:
+        # The intrinsic is not overloaded: a call of another signature declares it wrongly, and
+        # the verifier names the declaration (`ptr @...`; typed pointers before LLVM 15).
+        messages = "|".join(FRAGMENT_MESSAGES)
+        return [f"; CHECK: {{{{{messages}}}}}", f"; CHECK-NEXT: {{{{.*}}}} @{callee(case)[0]}{{{{$}}}}"]
     side = next(s for s in Side if case.side_class(s) == rule)
     src = intr.source(side)
     fmt_operand = " ".join(operand(case, intr.arg_index(side.fmt))) if intr.runtime_formats else ""

@@ -47,7 +47,7 @@ class Role(StrEnum):
     FMT_A = "fmt_a"
     FMT_B = "fmt_b"
     ACC = "acc"
-    INDEX = "index"  # the sparsity index of smfmac/swmmac (a runtime value)
+    INDEX = "index"  # the sparsity index of smfmac/swmmac, the metadata of mma.sp (a runtime value)
     RESULT = "result"
 
     @property
@@ -199,12 +199,13 @@ class Intrinsic:
     def tuple_widths(self) -> dict[str, tuple[int, int]]:
         """Role -> (operand position in the instruction, 32-bit registers) per the ISA: D, A, B,
         and C where the instruction prints it (SMFMAC and SWMMAC tie C to D and print the index
-        there). Empty for entries whose widths the assembler alone judges (the F8F6F4 seed)."""
+        there; PTX's mma.sp prints C, then its metadata). Empty for entries whose widths the
+        assembler alone judges (the F8F6F4 seed)."""
         if not self.gprs:
             return {}
         d, a, b, c = self.gprs
         out = {"D": (0, d), "A": (1, a), "B": (2, b)}
-        if INDEX not in self.operands:
+        if INDEX not in self.operands or self.fragments:
             out["C"] = (3, c)
         return out
 
@@ -468,6 +469,22 @@ def _fragment(ir_register: str, count: int, name: str) -> Source:
     return Source(regs={0: count}, widths=(count,), elem=ir_register, names=(name,), gprs=count)
 
 
+def _nvptx_operands(row: nvptx_rows.Row) -> tuple[tuple[Role | str, ...], tuple[tuple[int, int, int], ...]]:
+    """(operands, immarg ranges) of a row's intrinsic, as IntrinsicsNVVM.td declares them: A, B
+    and C; for mma.sp the metadata (a runtime i32) and the sparsity selector (an immarg, its
+    values the row's); for .block_scale scale-a-data (i32), byte-id-a and thread-id-a (i16), then
+    the same for B, at 0, a value every `.scale_vec_size` takes (PTX ISA Table 37)."""
+    operands: list[Role | str] = [SRC_A, SRC_B, ACC]
+    ranges: tuple[tuple[int, int, int], ...] = ()
+    if row.sparsity:
+        low, high = row.selectors[0], row.selectors[-1]
+        operands += [INDEX, f"{IMMARG}i32 {low}"]
+        ranges = ((len(operands) - 1, low, high),)
+    if row.stype:
+        operands += ["i32 0", "i16 0", "i16 0"] * 2
+    return tuple(operands), ranges
+
+
 def _nvptx_entries(row: nvptx_rows.Row) -> list[Intrinsic]:
     """One entry per llc command line a row needs: the SMs it runs on (of NVPTX.cpus) grouped by
     their -mattr (`+ptxNN` where the row is newer than llc's default PTX version for the SM). A
@@ -476,6 +493,7 @@ def _nvptx_entries(row: nvptx_rows.Row) -> list[Intrinsic]:
     per-CPU forms. The first entry carries the row's absent SM (llc must fail there)."""
     d, a, b, c = row.regs
     reg = nvptx_rows.IR_REGISTER
+    operands, ranges = _nvptx_operands(row)
     groups: dict[str, list[str]] = {}
     for cpu in (c for c in NVPTX.cpus if row.runs_on(c)):
         groups.setdefault(row.ptx_feature(cpu), []).append(cpu)
@@ -489,7 +507,7 @@ def _nvptx_entries(row: nvptx_rows.Row) -> list[Intrinsic]:
                 cpus=tuple(cpus),
                 calling_convention="",
                 result="{" + ", ".join([reg[row.d]] * d) + "}",
-                operands=(SRC_A, SRC_B, ACC),
+                operands=operands,
                 overload=(),
                 a=_fragment(reg[row.a], a, row.a),
                 b=_fragment(reg[row.b], b, row.b),
@@ -498,7 +516,9 @@ def _nvptx_entries(row: nvptx_rows.Row) -> list[Intrinsic]:
                 family=row.family,
                 features=features,
                 acc=reg[row.c],
+                index_type="i32" if row.sparsity else "",
                 gprs=row.regs,
+                ranges=ranges,
                 absent_cpu=row.absent_sm if i == 0 else "",
                 returns=True,
                 fragments=True,

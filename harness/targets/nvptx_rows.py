@@ -2,16 +2,22 @@
 style of LLVM's NVPTX `wmma.py` (`make_mma_ops([geoms], [types_a], [types_b], [types_c],
 [types_d])`): support is membership in this list, never a predicate, and never read off llc.
 
-Each row is what the PTX ISA says about one dense `mma.sync.aligned` variant (section
-"Warp-level matrix multiply-accumulate instructions: mma"): its shape, the A/B layouts, the PTX
-types of A, B, C and D, `.satfinite`, the single-bit operation (`.xor.popc`, `.and.popc`),
-`.kind::f8f6f4`, the oldest SM that has it ("Target ISA Notes"), the oldest PTX ISA version that
-has it ("PTX ISA Notes"), and per operand how many registers each lane holds (the ISA's "Matrix
-Fragments for mma.mMnNkK" tables, transcribed in FRAGMENT_REGS). The intrinsic's name and the
-instruction's mnemonic are computed from that data by LLVM's rules (`IntrinsicsNVVM.td`
-MMA_SIGNATURE, `wmma.py` `gen_mma_tests`) and by the ISA's syntax, not written by hand.
+Each row is what the PTX ISA says about one `mma` variant (sections "Warp-level matrix
+multiply-accumulate instructions: mma" and "mma.sp / mma.sp::ordered_metadata"): its shape, the
+A/B layouts, the PTX types of A, B, C and D, `.satfinite`, the single-bit operation (`.xor.popc`,
+`.and.popc`), `.kind::<kind>`, the sparsity (`.sp` or `.sp::ordered_metadata`, and the values its
+sparsity selector may take: "Sparse matrix storage"), the block scale (`.block_scale`, its
+`.scale_vec::NX` and `.stype`: "Block Scaling for mma.sync", Table 36), the oldest SM that has
+it ("Target ISA Notes"), the oldest PTX ISA version that has it ("PTX ISA Notes"), and per
+operand how many registers each lane holds (the ISA's "Matrix Fragments for mma.mMnNkK" tables,
+transcribed in FRAGMENT_REGS, and "Matrix fragments for multiply-accumulate operation with sparse
+matrix A", in SPARSE_FRAGMENT_REGS). The intrinsic's name and the instruction's mnemonic are
+computed from that data by LLVM's rules (`IntrinsicsNVVM.td` MMA_SIGNATURE, MMA_NAME,
+MMA_SP_NAME, MMA_BLOCK_SCALE_NAME, MMA_SP_BLOCK_SCALE_NAME) and by the ISA's syntax, not
+written by hand.
 
-The rows are every dense `llvm.nvvm.mma.*` LLVM 22.1.8 declares (144); a test compares the set
+The rows are every `llvm.nvvm.mma.*` LLVM 22.1.8 declares: 144 dense, 192 sparse (`mma.sp.*`, 54
+of them block-scaled) and 54 dense block-scaled (`mma.block.scale.*`); a test compares the set
 with the build's IntrinsicsNVPTX.h.
 """
 
@@ -141,7 +147,11 @@ FRAGMENT_REGS: dict[tuple[str, str, str], int] = {
     ("m16n8k32", "cd", "s32"): 4,
     ("m16n8k32", "cd", "f16"): 2,
     ("m16n8k32", "cd", "f32"): 4,
-    # .m16n8k64, .m16n8k128, .m16n8k256
+    # .m16n8k64 (.e2m1 of .kind::mxf4 and .kind::mxf4nvf4 packs eight to a .b32, no 8-bit
+    # container), .m16n8k128, .m16n8k256
+    ("m16n8k64", "a", "e2m1"): 4,
+    ("m16n8k64", "b", "e2m1"): 2,
+    ("m16n8k64", "cd", "f32"): 4,
     ("m16n8k64", "a", "s4"): 4,
     ("m16n8k64", "a", "u4"): 4,
     ("m16n8k64", "b", "s4"): 2,
@@ -153,6 +163,56 @@ FRAGMENT_REGS: dict[tuple[str, str, str], int] = {
     ("m16n8k256", "a", "b1"): 4,
     ("m16n8k256", "b", "b1"): 2,
     ("m16n8k256", "cd", "s32"): 4,
+}
+
+# Registers per lane of each fragment of `mma.sp` / `mma.sp::ordered_metadata`, from the PTX ISA's
+# "Matrix fragments for multiply-accumulate operation with sparse matrix A": A holds only its
+# non-zero half (the compressed fragment: "two .b32 registers, with each register containing two
+# non-zero .f16 elements out of 4 consecutive elements"), B the whole K x N matrix, C and D the
+# layouts of dense mma. FP8/FP6/FP4 of .kind::f8f6f4 and .kind::mxf8f6f4 sit in 8-bit containers
+# (m16n8k64); .e2m1 of .kind::mxf4 and .kind::mxf4nvf4 packs eight to a .b32 (m16n8k128).
+SPARSE_FRAGMENT_REGS: dict[tuple[str, str, str], int] = {
+    # .m16n8k16 and .m16n8k32 with .f16 / .bf16
+    ("m16n8k16", "a", "f16"): 2,
+    ("m16n8k16", "a", "bf16"): 2,
+    ("m16n8k16", "b", "f16"): 2,
+    ("m16n8k16", "b", "bf16"): 2,
+    ("m16n8k32", "a", "f16"): 4,
+    ("m16n8k32", "a", "bf16"): 4,
+    ("m16n8k32", "b", "f16"): 4,
+    ("m16n8k32", "b", "bf16"): 4,
+    # .m16n8k8 and .m16n8k16 with .tf32
+    ("m16n8k8", "a", "tf32"): 2,
+    ("m16n8k8", "b", "tf32"): 2,
+    ("m16n8k16", "a", "tf32"): 4,
+    ("m16n8k16", "b", "tf32"): 4,
+    # .m16n8k32 and .m16n8k64 with .u8 / .s8
+    **{("m16n8k32", "a", t): 2 for t in ("s8", "u8")},
+    **{("m16n8k32", "b", t): 2 for t in ("s8", "u8")},
+    **{("m16n8k64", "a", t): 4 for t in ("s8", "u8")},
+    **{("m16n8k64", "b", t): 4 for t in ("s8", "u8")},
+    # .m16n8k64 and .m16n8k128 with .u4 / .s4
+    **{("m16n8k64", "a", t): 2 for t in ("s4", "u4")},
+    **{("m16n8k64", "b", t): 2 for t in ("s4", "u4")},
+    **{("m16n8k128", "a", t): 4 for t in ("s4", "u4")},
+    **{("m16n8k128", "b", t): 4 for t in ("s4", "u4")},
+    # .m16n8k64 with .e4m3 / .e5m2 / .e3m2 / .e2m3 / .e2m1, .m16n8k128 with .e2m1 (.kind::mxf4*)
+    **{("m16n8k64", "a", t): 4 for t in F8F6F4},
+    **{("m16n8k64", "b", t): 4 for t in F8F6F4},
+    ("m16n8k128", "a", "e2m1"): 4,
+    ("m16n8k128", "b", "e2m1"): 4,
+    # Accumulators (C or D): four .f32 / .s32 registers, or two .f16x2
+    ("m16n8k8", "cd", "f32"): 4,
+    ("m16n8k16", "cd", "f16"): 2,
+    ("m16n8k16", "cd", "f32"): 4,
+    ("m16n8k32", "cd", "f16"): 2,
+    ("m16n8k32", "cd", "f32"): 4,
+    ("m16n8k32", "cd", "s32"): 4,
+    ("m16n8k64", "cd", "f16"): 2,
+    ("m16n8k64", "cd", "f32"): 4,
+    ("m16n8k64", "cd", "s32"): 4,
+    ("m16n8k128", "cd", "f32"): 4,
+    ("m16n8k128", "cd", "s32"): 4,
 }
 
 
@@ -169,7 +229,11 @@ class Row:
     layouts: tuple[str, str] = ("row", "col")  # A and B layouts
     satfinite: bool = False
     b1op: str = ""  # "xor" or "and" (single-bit rows: `.xor.popc`, `.and.popc`)
-    kind: str = ""  # "f8f6f4" (`.kind::f8f6f4`)
+    kind: str = ""  # `.kind::<kind>`: f8f6f4, or a block-scaled one (mxf4, mxf4nvf4, mxf8f6f4)
+    sparsity: str = ""  # "sp" or "sp::ordered_metadata" (`mma.sp*`; A is the compressed half)
+    selectors: tuple[int, ...] = ()  # the sparsity selector's valid values ("Sparse matrix storage")
+    scale_vec: str = ""  # `.scale_vec::<scale_vec>` (1X, 2X, 4X) of a block-scaled row, "" when unwritten
+    stype: str = ""  # the scale matrices' type (ue8m0, ue4m3): set exactly on block-scaled rows
 
     @property
     def signature(self) -> str:
@@ -183,27 +247,40 @@ class Row:
 
     @property
     def name(self) -> str:
-        """The intrinsic's name without `llvm.nvvm.`: mma[.<op>.popc].<shape>.<a>.<b>
-        [.kind.<kind>][.satfinite].<signature>."""
-        parts = ["mma", *([self.b1op, "popc"] if self.b1op else []), self.shape, *self.layouts]
+        """The intrinsic's name without `llvm.nvvm.`, IntrinsicsNVVM.td's record name with `.` for
+        `_` and `::`: mma[.<sparsity>][.<op>.popc].<shape>.<a>.<b>[.kind.<kind>][.satfinite]
+        .<signature>, and for a block-scaled row mma[.<sparsity>].block.scale.<shape>.<a>.<b>.<kind>
+        [.scale.<N>x].<signature>.<stype>."""
+        parts = ["mma", *(self.sparsity.replace("::", "_").split("_") if self.sparsity else [])]
+        if self.stype:
+            parts += ["block", "scale", self.shape, *self.layouts, self.kind]
+            parts += ["scale", self.scale_vec.lower()] if self.scale_vec else []
+            return ".".join([*parts, self.signature, self.stype])
+        parts += [self.b1op, "popc"] if self.b1op else []
+        parts += [self.shape, *self.layouts]
         parts += ["kind", self.kind] if self.kind else []
         parts += ["satfinite"] if self.satfinite else []
         return ".".join([*parts, self.signature])
 
     @property
     def mnemonic(self) -> str:
-        """The PTX ISA's spelling: mma.sync.aligned.<shape>.<a>.<b>[.kind::<kind>][.satfinite]
-        .<d>.<a>.<b>.<c>[.<op>.popc]."""
-        parts = ["mma.sync.aligned", self.shape, *self.layouts]
+        """The PTX ISA's spelling: mma[.<sparsity>].sync.aligned.<shape>.<a>.<b>[.kind::<kind>]
+        [.block_scale[.scale_vec::<N>X]][.satfinite].<d>.<a>.<b>.<c>[.<op>.popc][.<stype>]."""
+        parts = ["mma" + (f".{self.sparsity}" if self.sparsity else ""), "sync", "aligned", self.shape, *self.layouts]
         parts += [f"kind::{self.kind}"] if self.kind else []
+        parts += ["block_scale"] if self.stype else []
+        parts += [f"scale_vec::{self.scale_vec}"] if self.scale_vec else []
         parts += ["satfinite"] if self.satfinite else []
         parts += [self.d, self.a, self.b, self.c]
         parts += [self.b1op, "popc"] if self.b1op else []
+        parts += [self.stype] if self.stype else []
         return ".".join(parts)
 
     @property
     def family(self) -> str:
-        return "mma"
+        """The name's family (NVPTX.matrix_families): mma.sp for every sparse row, block-scaled
+        or not; mma.block.scale for the dense block-scaled ones; mma for the rest."""
+        return "mma.sp" if self.sparsity else "mma.block.scale" if self.stype else "mma"
 
     def runs_on(self, sm: str) -> bool:
         """Whether `sm` has the instruction: an `a` minimum names that target alone, any other
@@ -237,22 +314,38 @@ def make_mma_ops(
     satfinite: tuple[bool, ...] = (False,),
     b1ops: tuple[str, ...] = ("",),
     kind: str = "",
+    sparsity: str = "",
+    selectors: tuple[int, ...] = (),
+    scales: tuple[tuple[str, str], ...] = (("", ""),),
 ) -> list[Row]:
     """A row per geometry, A type, C type, B type (A's when `types_b` is empty) and D type (C's
-    when `types_d` is empty), as wmma.py's make_mma_ops, times the layouts, `.satfinite` or not
-    and single-bit operations listed. The registers come from FRAGMENT_REGS."""
+    when `types_d` is empty), as wmma.py's make_mma_ops, times the layouts, `.satfinite` or not,
+    single-bit operations and (scale_vec, stype) pairs listed. The registers come from
+    FRAGMENT_REGS, or for a sparse row (`sparsity`) from SPARSE_FRAGMENT_REGS."""
+    frag = SPARSE_FRAGMENT_REGS if sparsity else FRAGMENT_REGS
     rows = []
     for geom, ta, tc in product(geoms, types_a, types_c):
         for tb, td in product(types_b or [ta], types_d or [tc]):
-            frag = FRAGMENT_REGS
             regs = (frag[(geom, "cd", td)], frag[(geom, "a", ta)], frag[(geom, "b", tb)], frag[(geom, "cd", tc)])
-            for layout, satf, op in product(layouts, satfinite, b1ops):
-                rows.append(Row(geom, ta, tb, tc, td, regs, sm, ptx, layout, satf, op, kind))
+            for layout, satf, op, (vec, stype) in product(layouts, satfinite, b1ops, scales):
+                rows.append(Row(geom, ta, tb, tc, td, regs, sm, ptx, layout, satf, op, kind, sparsity, selectors, vec, stype))
     return rows
 
 
 ALL_LAYOUTS = tuple(product(LAYOUTS, LAYOUTS))
 BOTH = (False, True)  # with and without .satfinite
+
+# The sparsity selector's valid values ("Sparse matrix storage"): which threads of each group of
+# four consecutive threads contribute the metadata.
+ONE_THREAD = (0, 1, 2, 3)  # "one thread ... indicated by a value in {0, 1, 2, 3}"
+THREAD_PAIR = (0, 1)  # "a thread-pair ... either 0 (threads T0, T1) or 1 (threads T2, T3)"
+ALL_THREADS = (0,)  # "all threads ... contribute the sparsity metadata. Hence ... must be 0"
+SP, ORDERED = "sp", "sp::ordered_metadata"
+# Table 36 (scale_vec, stype) pairs per block-scaled kind, "" where `.scale_vec_size` is left to
+# its default (2X for .kind::mxf4, 1X for .kind::mxf8f6f4; .kind::mxf4nvf4 must write it).
+MXF4_SCALES = (("", "ue8m0"), ("2X", "ue8m0"))
+MXF4NVF4_SCALES = (("2X", "ue8m0"), ("4X", "ue4m3"))
+MXF8F6F4_SCALES = (("", "ue8m0"), ("1X", "ue8m0"))
 
 ROWS: tuple[Row, ...] = (
     # f16 inputs, named by D and C. m16n8k16 (sm_80, PTX 7.0) and m16n8k8 (sm_75, PTX 6.5) have
@@ -284,6 +377,91 @@ ROWS: tuple[Row, ...] = (
     *make_mma_ops(["m8n8k128"], ["b1"], [], ["s32"], [], sm="sm_75", ptx=70, b1ops=("xor",)),
     *make_mma_ops(["m16n8k128", "m16n8k256"], ["b1"], [], ["s32"], [], sm="sm_80", ptx=70, b1ops=("xor",)),
     *make_mma_ops(["m8n8k128", "m16n8k128", "m16n8k256"], ["b1"], [], ["s32"], [], sm="sm_80", ptx=71, b1ops=("and",)),
+    # mma.sp (sm_80, PTX 7.1): .f16/.bf16 at m16n8k16 and m16n8k32, .tf32 at m16n8k8 and m16n8k16,
+    # D = C; integers with and without .satfinite; .e4m3/.e5m2 at m16n8k64 from sm_89 and PTX 8.4.
+    *make_mma_ops(["m16n8k16"], ["bf16"], [], ["f32"], [], sm="sm_80", ptx=71, sparsity=SP, selectors=ONE_THREAD),
+    *make_mma_ops(["m16n8k32"], ["bf16"], [], ["f32"], [], sm="sm_80", ptx=71, sparsity=SP, selectors=THREAD_PAIR),
+    *make_mma_ops(["m16n8k8"], ["tf32"], [], ["f32"], [], sm="sm_80", ptx=71, sparsity=SP, selectors=ONE_THREAD),
+    *make_mma_ops(["m16n8k16"], ["tf32"], [], ["f32"], [], sm="sm_80", ptx=71, sparsity=SP, selectors=THREAD_PAIR),
+    *make_mma_ops(["m16n8k16"], ["f16"], [], ["f16", "f32"], [], sm="sm_80", ptx=71, sparsity=SP, selectors=ONE_THREAD),
+    *make_mma_ops(["m16n8k32"], ["f16"], [], ["f16", "f32"], [], sm="sm_80", ptx=71, sparsity=SP, selectors=THREAD_PAIR),
+    *make_mma_ops(["m16n8k32"], I8, I8, ["s32"], [], sm="sm_80", ptx=71, satfinite=BOTH, sparsity=SP, selectors=THREAD_PAIR),
+    *make_mma_ops(["m16n8k64"], I8, I8, ["s32"], [], sm="sm_80", ptx=71, satfinite=BOTH, sparsity=SP, selectors=ALL_THREADS),
+    *make_mma_ops(["m16n8k64"], I4, I4, ["s32"], [], sm="sm_80", ptx=71, satfinite=BOTH, sparsity=SP, selectors=THREAD_PAIR),
+    *make_mma_ops(["m16n8k128"], I4, I4, ["s32"], [], sm="sm_80", ptx=71, satfinite=BOTH, sparsity=SP, selectors=ALL_THREADS),
+    *make_mma_ops(["m16n8k64"], F8, F8, ["f32"], [], sm="sm_89", ptx=84, sparsity=SP, selectors=ALL_THREADS),
+    # mma.sp::ordered_metadata: the same from PTX 8.5 (sm_80; FP8 sm_89), and .kind::f8f6f4 at
+    # m16n8k64 with f16 or f32 accumulate (sm_120a, PTX 8.7).
+    *make_mma_ops(["m16n8k16"], ["bf16"], [], ["f32"], [], sm="sm_80", ptx=85, sparsity=ORDERED, selectors=ONE_THREAD),
+    *make_mma_ops(["m16n8k32"], ["bf16"], [], ["f32"], [], sm="sm_80", ptx=85, sparsity=ORDERED, selectors=THREAD_PAIR),
+    *make_mma_ops(["m16n8k8"], ["tf32"], [], ["f32"], [], sm="sm_80", ptx=85, sparsity=ORDERED, selectors=ONE_THREAD),
+    *make_mma_ops(["m16n8k16"], ["tf32"], [], ["f32"], [], sm="sm_80", ptx=85, sparsity=ORDERED, selectors=THREAD_PAIR),
+    *make_mma_ops(["m16n8k16"], ["f16"], [], ["f16", "f32"], [], sm="sm_80", ptx=85, sparsity=ORDERED, selectors=ONE_THREAD),
+    *make_mma_ops(["m16n8k32"], ["f16"], [], ["f16", "f32"], [], sm="sm_80", ptx=85, sparsity=ORDERED, selectors=THREAD_PAIR),
+    *make_mma_ops(["m16n8k32"], I8, I8, ["s32"], [], sm="sm_80", ptx=85, satfinite=BOTH, sparsity=ORDERED, selectors=THREAD_PAIR),
+    *make_mma_ops(["m16n8k64"], I8, I8, ["s32"], [], sm="sm_80", ptx=85, satfinite=BOTH, sparsity=ORDERED, selectors=ALL_THREADS),
+    *make_mma_ops(["m16n8k64"], I4, I4, ["s32"], [], sm="sm_80", ptx=85, satfinite=BOTH, sparsity=ORDERED, selectors=THREAD_PAIR),
+    *make_mma_ops(
+        ["m16n8k128"], I4, I4, ["s32"], [], sm="sm_80", ptx=85, satfinite=BOTH, sparsity=ORDERED, selectors=ALL_THREADS
+    ),
+    *make_mma_ops(["m16n8k64"], F8, F8, ["f32"], [], sm="sm_89", ptx=85, sparsity=ORDERED, selectors=ALL_THREADS),
+    *make_mma_ops(
+        ["m16n8k64"],
+        F8F6F4,
+        F8F6F4,
+        ["f16", "f32"],
+        [],
+        sm="sm_120a",
+        ptx=87,
+        kind="f8f6f4",
+        sparsity=ORDERED,
+        selectors=ALL_THREADS,
+    ),
+    # .block_scale (sm_120a, PTX 8.7), f32 accumulate: .kind::mxf4 and .kind::mxf4nvf4 on .e2m1
+    # (dense m16n8k64, sparse m16n8k128), .kind::mxf8f6f4 on FP8/FP6/FP4 (dense m16n8k32, sparse
+    # m16n8k64); sparse ones are mma.sp::ordered_metadata only, their selector 0.
+    *make_mma_ops(["m16n8k64"], ["e2m1"], [], ["f32"], [], sm="sm_120a", ptx=87, kind="mxf4", scales=MXF4_SCALES),
+    *make_mma_ops(["m16n8k64"], ["e2m1"], [], ["f32"], [], sm="sm_120a", ptx=87, kind="mxf4nvf4", scales=MXF4NVF4_SCALES),
+    *make_mma_ops(["m16n8k32"], F8F6F4, F8F6F4, ["f32"], [], sm="sm_120a", ptx=87, kind="mxf8f6f4", scales=MXF8F6F4_SCALES),
+    *make_mma_ops(
+        ["m16n8k128"],
+        ["e2m1"],
+        [],
+        ["f32"],
+        [],
+        sm="sm_120a",
+        ptx=87,
+        kind="mxf4",
+        sparsity=ORDERED,
+        selectors=ALL_THREADS,
+        scales=MXF4_SCALES,
+    ),
+    *make_mma_ops(
+        ["m16n8k128"],
+        ["e2m1"],
+        [],
+        ["f32"],
+        [],
+        sm="sm_120a",
+        ptx=87,
+        kind="mxf4nvf4",
+        sparsity=ORDERED,
+        selectors=ALL_THREADS,
+        scales=MXF4NVF4_SCALES,
+    ),
+    *make_mma_ops(
+        ["m16n8k64"],
+        F8F6F4,
+        F8F6F4,
+        ["f32"],
+        [],
+        sm="sm_120a",
+        ptx=87,
+        kind="mxf8f6f4",
+        sparsity=ORDERED,
+        selectors=ALL_THREADS,
+        scales=MXF8F6F4_SCALES,
+    ),
 )
 
 assert len({r.name for r in ROWS}) == len(ROWS), "duplicate NVPTX row names"
