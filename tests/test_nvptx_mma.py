@@ -29,8 +29,9 @@ from harness.tools import verdicts as V
 K16_BF16 = "mma.m16n8k16.row.col.bf16"
 K8_F16 = "mma.m16n8k8.row.col.f16.f16"
 # The dense rows (family mma); the sparse and block-scaled ones are tests/test_nvptx_sparse_rows.py's.
-ROWS = tuple(r for r in nvptx_rows.ROWS if r.family == "mma")
-DENSE_ENTRIES = tuple(e for e in catalog.NVPTX_INTRINSICS if e.family == "mma")
+ROWS = tuple(r for r in nvptx_rows.ROWS if r.family == "mma" and r.isa)
+DENSE_ENTRIES = tuple(e for e in catalog.NVPTX_INTRINSICS if e.family == "mma" and e.cpus)
+NOT_ISA = {r.name for r in nvptx_rows.ROWS if not r.isa}  # intrinsics only LLVM 14 to 19 declare
 # What the table must hold: the 144 dense llvm.nvvm.mma.* of LLVM 22.1.8, as entries (163: a row
 # whose -mattr differs between its SMs is one entry per -mattr), and their cases in
 # nvptx-mma.yaml (SelectionDAG: every SM a row runs on at -O0 and -O2; one absent SM per row
@@ -294,7 +295,18 @@ def records(nvptx_tc, ptxas_path):
 
 
 def _dense(records: list[dict]) -> list[dict]:
-    return [r for r in records if catalog.lookup(r["intrinsic"]).family == "mma"]
+    return [r for r in records if catalog.lookup(r["intrinsic"]).family == "mma" and r["intrinsic"] not in NOT_ISA]
+
+
+def _isa(records: list[dict]) -> list[dict]:
+    return [r for r in records if r["intrinsic"] not in NOT_ISA]
+
+
+def test_intrinsics_the_isa_lacks_are_unknown_to_22(records):
+    """The two rows LLVM 14 to 19 declare and 22 does not: asked on their SM, 22 does not know them."""
+    old = [r for r in records if r["intrinsic"] in NOT_ISA]
+    assert {(r["intrinsic"], r["cpu"], r["class"]) for r in old} == {(n, "sm_80", "absent") for n in NOT_ISA}
+    assert {r["verdict"] for r in old} == {V.UNSUPPORTED} and all("intrinsic unknown" in r["detail"] for r in old)
 
 
 def test_every_row_passes_on_every_sm_with_ptxas_closing_it(records):
@@ -309,7 +321,7 @@ def test_every_row_passes_on_every_sm_with_ptxas_closing_it(records):
 
 
 def test_globalisel_is_unsupported_with_llcs_own_message(records):
-    gisel = [r for r in records if r["selector"] == "gisel" and r["class"] not in ("illegal", "immarg-range")]
+    gisel = [r for r in _isa(records) if r["selector"] == "gisel" and r["class"] not in ("illegal", "immarg-range")]
     assert gisel and {(r["verdict"], r["detail"]) for r in gisel} == {
         (V.UNSUPPORTED, "llc: error: target does not support generation of this file type")
     }
@@ -500,3 +512,19 @@ def test_snapshot_on_an_nvptx_row_is_refused_where_the_spec_says_it(tmp_path, cl
         proc.stderr.strip()
         == f"harness: {tmp_path / 's.yaml'}:4:15: error: snapshot: update-checks keeps AMDGPU output only, not {K16_BF16}'s"
     )
+
+
+@pytest.mark.parametrize("version", ["19", "14"])
+def test_an_older_build_selects_what_the_isa_lacks_and_ptxas_refuses_it(ptxas_path, cli, version):
+    """LLVM 14 and 19 declare mma.m16n8k16.row.col.{f16.f32,f32.f16} and llc prints an
+    m16n8k16 with D and C of different types, which ptxas refuses: a finding (22 dropped them)."""
+    bin_dir = Path(f"/usr/lib/llvm-{version}/bin")
+    if not (bin_dir / "llc").exists():
+        if os.environ.get("CI"):
+            pytest.fail(f"{bin_dir} is missing (ci/setup.sh --test installs llvm-{version})")
+        pytest.skip(f"{bin_dir} is missing (apt-get install llvm-{version})")
+    for name in sorted(NOT_ISA):
+        proc = cli("try", "--llvm-bin", bin_dir, "--intrinsic", name, "--json", env={"PTXAS": ptxas_path})
+        rec = json.loads(proc.stdout)
+        assert (rec["verdict"], rec["cpu"]) == (V.MC_REJECT, "sm_80"), proc.stdout
+        assert rec["detail"].startswith("ptxas: .dtype must be ") and "shape '.m16n8k16'" in rec["detail"], rec["detail"]

@@ -118,7 +118,7 @@ def test_an_operand_literal_of_thousands_of_digits_is_located():
 
 def test_an_unknown_intrinsic_is_quoted_once():
     exc = error("matrix:\n  - intrinsic: 'wmma\"x''y\\e'\n")
-    assert exc.message == "unknown intrinsic 'wmma\"x\\'y\\\\e' (532 names: `harness coverage --json` lists them)"
+    assert exc.message == "unknown intrinsic 'wmma\"x\\'y\\\\e' (534 names: `harness coverage --json` lists them)"
 
 
 # ---- %name operands ------------------------------------------------------------------------------

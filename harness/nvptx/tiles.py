@@ -60,8 +60,8 @@ _POINTER = {"a": "%A", "b": "%B", "c": "%C", "d": "%D"}
 
 
 def dense_rows() -> list[Row]:
-    """Every dense `llvm.nvvm.mma.*` row (not mma.sp, not block-scaled)."""
-    return [r for r in ROWS if r.family == "mma"]
+    """Every dense `llvm.nvvm.mma.*` row of an ISA instruction (not mma.sp, not block-scaled)."""
+    return [r for r in ROWS if r.family == "mma" and r.isa]
 
 
 @dataclass(frozen=True)

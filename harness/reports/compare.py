@@ -237,7 +237,7 @@ def try_command(cell: dict, build: dict) -> str | None:
     if cell.get("opt"):
         words += ["-O", str(cell["opt"])]
     try:
-        default_cpu = catalog.lookup(cell["intrinsic"]).cpus[0]
+        default_cpu = catalog.lookup(cell["intrinsic"]).default_cpu
     except KeyError:
         default_cpu = None
     if cell.get("cpu") and cell["cpu"] != default_cpu:

@@ -188,7 +188,7 @@ def label(c: dict) -> str:
 
 def _first_cpu(name: str) -> str:
     try:
-        return catalog.lookup(name).cpus[0]
+        return catalog.lookup(name).default_cpu
     except KeyError:  # (a cell of a target without a catalog entry: NVPTX)
         return ""
 

@@ -181,7 +181,7 @@ def probe_declarations(intrinsics: Iterable[Intrinsic]) -> dict[str, str]:
     out = {}
     for intr in intrinsics:
         fa, fb = intr.a.formats[0], intr.b.formats[0]
-        case = Case(intr, intr.cpus[0], fa, fb, intr.a.regs[fa], intr.b.regs[fb])
+        case = Case(intr, intr.default_cpu, fa, fb, intr.a.regs[fa], intr.b.regs[fb])
         out[intr.name] = declarations([case])[0]
     return out
 

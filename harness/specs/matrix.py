@@ -312,7 +312,7 @@ def expand_block(block: Block, limit: int = MAX_CASES, earlier: int = 0) -> list
     chosen = [(iv, i) for iv in block.dims["intrinsic"] for i in _intrinsics(iv)]
     _check_cpus(chosen, block.dims.get("cpu", []))
     for iv, intrinsic in chosen:
-        cpus = _cpus(intrinsic, block.dims.get("cpu", [Value(intrinsic.cpus[0], iv.path, iv.line, iv.col)]))
+        cpus = _cpus(intrinsic, block.dims.get("cpu", [Value(intrinsic.default_cpu, iv.path, iv.line, iv.col)]))
         _check_fixed(block, intrinsic)
         _check_target(block, intrinsic)
         fmts_a = _formats(block.dims.get("fmt_a"), intrinsic.a, Side.A, intrinsic.name)

@@ -216,7 +216,7 @@ def width(text: str | None, source: catalog.Source, fmt_value: int, flag: str) -
 
 def one_case(args, intrinsic: catalog.Intrinsic, extra: dict | None = None) -> Case:
     """The case `harness try`'s flags name (widths default to exact, -O to 0, no pipeline)."""
-    cpu = getattr(args, "cpu", None) or intrinsic.cpus[0]
+    cpu = getattr(args, "cpu", None) or intrinsic.default_cpu
     if cpu not in intrinsic.cpus and cpu != intrinsic.absent_cpu:
         absent = f" (or {intrinsic.absent_cpu}, a CPU without it)" if intrinsic.absent_cpu else ""
         raise InputError(f"--cpu: {intrinsic.name} runs on {', '.join(intrinsic.cpus)}{absent}, not {cpu}")

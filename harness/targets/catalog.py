@@ -192,6 +192,12 @@ class Intrinsic:
         return (own, self.scaled_mnemonic) if self.scaled_mnemonic else (own,)
 
     @property
+    def default_cpu(self) -> str:
+        """The CPU a case of this entry gets when none is named: its first, or for an entry no
+        CPU runs (an intrinsic the ISA does not have), the one where it must be refused."""
+        return self.cpus[0] if self.cpus else self.absent_cpu
+
+    @property
     def symbol(self) -> str:
         return self.target.intrinsic_prefix + (self.base or self.name)
 
@@ -497,6 +503,7 @@ def _nvptx_entries(row: nvptx_rows.Row) -> list[Intrinsic]:
     groups: dict[str, list[str]] = {}
     for cpu in (c for c in NVPTX.cpus if row.runs_on(c)):
         groups.setdefault(row.ptx_feature(cpu), []).append(cpu)
+    groups = groups or {"": []}  # (a row no SM runs: one entry, for its absent SM alone)
     out = []
     for i, (features, cpus) in enumerate(groups.items()):
         tag = f".{cpus[0]}" if len(groups) > 1 else ""

@@ -234,6 +234,9 @@ class Row:
     selectors: tuple[int, ...] = ()  # the sparsity selector's valid values ("Sparse matrix storage")
     scale_vec: str = ""  # `.scale_vec::<scale_vec>` (1X, 2X, 4X) of a block-scaled row, "" when unwritten
     stype: str = ""  # the scale matrices' type (ue8m0, ue4m3): set exactly on block-scaled rows
+    # False: the PTX ISA has no such instruction (an intrinsic older LLVM declared): no SM runs
+    # it, and a correct build refuses it on the row's SM (`absent_sm`).
+    isa: bool = True
 
     @property
     def signature(self) -> str:
@@ -284,14 +287,19 @@ class Row:
 
     def runs_on(self, sm: str) -> bool:
         """Whether `sm` has the instruction: an `a` minimum names that target alone, any other
-        minimum every SM from it on (SM_ORDER)."""
+        minimum every SM from it on (SM_ORDER); none for a row the ISA does not have."""
+        if not self.isa:
+            return False
         if self.min_sm.endswith("a"):
             return sm == self.min_sm
         return SM_ORDER.index(sm) >= SM_ORDER.index(self.min_sm)
 
     @property
     def absent_sm(self) -> str:
-        """The newest SM older than the row's (none for sm_70, the oldest with mma)."""
+        """The newest SM older than the row's (none for sm_70, the oldest with mma); for a row the
+        ISA does not have, its own SM."""
+        if not self.isa:
+            return self.min_sm
         first = SM_ORDER.index(self.min_sm)
         return SM_ORDER[first - 1] if first else ""
 
@@ -317,6 +325,7 @@ def make_mma_ops(
     sparsity: str = "",
     selectors: tuple[int, ...] = (),
     scales: tuple[tuple[str, str], ...] = (("", ""),),
+    isa: bool = True,
 ) -> list[Row]:
     """A row per geometry, A type, C type, B type (A's when `types_b` is empty) and D type (C's
     when `types_d` is empty), as wmma.py's make_mma_ops, times the layouts, `.satfinite` or not,
@@ -328,7 +337,9 @@ def make_mma_ops(
         for tb, td in product(types_b or [ta], types_d or [tc]):
             regs = (frag[(geom, "cd", td)], frag[(geom, "a", ta)], frag[(geom, "b", tb)], frag[(geom, "cd", tc)])
             for layout, satf, op, (vec, stype) in product(layouts, satfinite, b1ops, scales):
-                rows.append(Row(geom, ta, tb, tc, td, regs, sm, ptx, layout, satf, op, kind, sparsity, selectors, vec, stype))
+                rows.append(
+                    Row(geom, ta, tb, tc, td, regs, sm, ptx, layout, satf, op, kind, sparsity, selectors, vec, stype, isa)
+                )
     return rows
 
 
@@ -354,6 +365,11 @@ ROWS: tuple[Row, ...] = (
     *make_mma_ops(["m16n8k8"], ["f16"], [], ["f16", "f32"], [], sm="sm_75", ptx=65),
     *make_mma_ops(["m8n8k4"], ["f16"], [], ["f16"], ["f16", "f32"], sm="sm_70", ptx=64, layouts=ALL_LAYOUTS),
     *make_mma_ops(["m8n8k4"], ["f16"], [], ["f32"], ["f32"], sm="sm_70", ptx=64, layouts=ALL_LAYOUTS),
+    # Not in the ISA: m16n8k16 with .f16 inputs takes .dtype = .ctype ("mma.m16n8k16 ... .dtype
+    # must be '.f32' when .ctype is '.f32'", ptxas). LLVM 14 to 19 declare these two and llc
+    # selects them; LLVM 22 no longer declares them. A correct build refuses them on sm_80.
+    *make_mma_ops(["m16n8k16"], ["f16"], [], ["f32"], ["f16"], sm="sm_80", ptx=70, isa=False),
+    *make_mma_ops(["m16n8k16"], ["f16"], [], ["f16"], ["f32"], sm="sm_80", ptx=70, isa=False),
     # Alternate floating point: bf16 and tf32 accumulate in f32 (sm_80, PTX 7.0).
     *make_mma_ops(["m16n8k8", "m16n8k16"], ["bf16"], [], ["f32"], [], sm="sm_80", ptx=70),
     *make_mma_ops(["m16n8k4", "m16n8k8"], ["tf32"], [], ["f32"], [], sm="sm_80", ptx=70),
