@@ -20,6 +20,7 @@ Not run by CI (minutes per revision, real LLVM tools). Examples:
 
   python ci/attacks.py                         # ed1c00d (before the hostile-input work) and HEAD
   python ci/attacks.py HEAD --only tools --verbose
+  python ci/attacks.py HEAD WORKTREE --only audit     # WORKTREE: uncommitted changes included
 """
 
 from __future__ import annotations
@@ -37,6 +38,7 @@ import sys
 import tempfile
 import time
 import traceback
+import zlib
 from collections import Counter
 from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
@@ -48,7 +50,7 @@ import yaml
 ROOT = Path(__file__).resolve().parent.parent
 HOSTILE = ROOT / "tests" / "hostile"
 DEFAULT_REVISIONS = ("ed1c00d", "HEAD")
-CATEGORIES = ("spec", "injection", "flags", "tools", "files")
+CATEGORIES = ("spec", "injection", "flags", "tools", "files", "audit", "update", "bisect", "report", "nvptx", "cache")
 VERDICTS = ("clean", "traceback", "wrong", "hang", "loss")
 WORST_FIRST = ("hang", "traceback", "loss", "wrong")
 MEMORY_LIMIT = 4 << 30  # bytes of address space per harness process: more is unbounded memory
@@ -76,8 +78,9 @@ class Result:
         return self.rc is None
 
     def lines(self) -> list[str]:
-        """stderr lines that are not blank and not informational (`# ...`)."""
-        return [line for line in self.err.splitlines() if line.strip() and not line.startswith("#")]
+        """stderr lines that are not blank and not informational (`# ...`, update-checks'
+        `WARNING: ...` lines in the upstream script's words)."""
+        return [line for line in self.err.splitlines() if line.strip() and not line.startswith(("#", "WARNING: "))]
 
     def brief(self) -> str:
         if self.timed_out:
@@ -988,10 +991,748 @@ attack("files", "known-bugs.yaml not UTF-8 (lit)", "lit configuration error nami
 attack("files", "known-bugs.yaml invalid YAML (lit)", "lit configuration error naming the file")(_known_bugs(b'"22.1.8": [\n'))
 
 
+# --------------------------------------------------------------------------- audit and update-checks
+# Test files with `llc` RUN lines, run through `harness audit` and `harness update-checks`.
+
+LLC950 = "llc -mtriple=amdgcn -mcpu=gfx950"
+MFMA_DECL8 = (
+    "declare <4 x float> @llvm.amdgcn.mfma.scale.f32.16x16x128.f8f6f4.v8i32.v8i32"
+    "(<8 x i32>, <8 x i32>, <4 x float>, i32, i32, i32, i32, i32, i32)\n"
+)
+
+
+def overwide(name: str = "over") -> str:
+    """A function holding the FP4 x FP4 MFMA with 8 i32 per source (FP4 reads 4): llvm-mc rejects it."""
+    return (
+        f"define amdgpu_ps void @{name}(<8 x i32> %a, <8 x i32> %b, <4 x float> %c, ptr addrspace(1) %out) {{\n"
+        "  %r = call <4 x float> @llvm.amdgcn.mfma.scale.f32.16x16x128.f8f6f4.v8i32.v8i32(<8 x i32> %a, <8 x i32> %b,"
+        " <4 x float> %c, i32 4, i32 4, i32 0, i32 0, i32 0, i32 0)\n"
+        "  store <4 x float> %r, ptr addrspace(1) %out\n  ret void\n}\n"
+    )
+
+
+def fadd(name: str = "fadd", checks: str = "") -> str:
+    """A function that compiles everywhere; `checks` go right after its `define` line, where
+    update_llc_test_checks.py puts them."""
+    return f"define float @{name}(float %a, float %b) {{\n{checks}  %r = fadd float %a, %b\n  ret float %r\n}}\n"
+
+
+def test_file(run: str, body: str, checks: str = "") -> str:
+    return f"; RUN: {run}\n{checks}{MFMA_DECL8}{body}"
+
+
+def fake_tools(ctx: Ctx, scripts: dict[str, str]) -> Path:
+    """The real build's bin/ as links, with each named tool replaced by a script (its --version
+    and -mcpu=help still answered by the real tool)."""
+    out = ctx.base / "bin"
+    out.mkdir(exist_ok=True)
+    for entry in Path(LLVM_BIN).iterdir():
+        if not (out / entry.name).exists():
+            (out / entry.name).symlink_to(entry)
+    for tool, script in scripts.items():
+        (out / tool).unlink(missing_ok=True)
+        (out / tool).write_text("#!/bin/bash\n" + PASS_THROUGH.format(real=LLVM_BIN, tool=tool) + script)
+        (out / tool).chmod(0o755)
+    return out
+
+
+def _summary_passes(res: Result) -> bool:
+    """Whether `audit`'s text says some function passed (its last line: `N file(s): K pass, ...`)."""
+    return bool(re.search(r"file\(s\):.*\b\d+ pass\b", res.out))
+
+
+def _write_test(ctx: Ctx, text: str, name: str = "t.ll") -> Path:
+    ctx.work.mkdir(parents=True, exist_ok=True)
+    path = ctx.work / name
+    path.write_text(text)
+    return path
+
+
+def _audit_attack(name: str, text: Callable[[Ctx], str] | str, expect: str, check: Callable[[Ctx, Result], Outcome], **kw):
+    def body(ctx: Ctx) -> Outcome:
+        ctx.need("audit")
+        path = _write_test(ctx, text(ctx) if callable(text) else text)
+        before = path.read_bytes()
+        llvm_bin = fake_tools(ctx, kw["fakes"]) if kw.get("fakes") else LLVM_BIN
+        arg = path.name if kw.get("bare") else path
+        res = ctx.harness("audit", arg, "--llvm-bin", llvm_bin, "--timeout", "20", limit=kw.get("limit"))
+        outcome = judge(res, (0, 1, 2), kw.get("seconds"))
+        if outcome.verdict == "clean":
+            outcome = check(ctx, res)
+        if path.read_bytes() != before:
+            outcome = worst(outcome, Outcome("loss", "the test file changed; " + res.brief()))
+        return canary_outcome(ctx, outcome)
+
+    attack("audit", f"audit: {name}", expect)(body)
+
+
+def never_pass(ctx: Ctx, res: Result) -> Outcome:
+    if res.rc == 0 or _summary_passes(res):
+        return Outcome("wrong", "a function passes that was never judged; " + _tail_out(res))
+    return judge(res, (1, 2))
+
+
+def refused(ctx: Ctx, res: Result) -> Outcome:
+    return judge(res, (2,))
+
+
+def mc_rejects(fn: str):
+    def check(ctx: Ctx, res: Result) -> Outcome:
+        if res.rc != 1 or not re.search(rf"\b{re.escape(fn)}: mc-reject\b", res.out):
+            return Outcome("wrong", f"expected exit 1 and {fn}: mc-reject; " + _tail_out(res))
+        return Outcome("clean", res.brief())
+
+    return check
+
+
+def _tail_out(res: Result) -> str:
+    return f"exit {res.rc}, stdout {' | '.join(res.out.strip().splitlines()[-2:])[:200]!r}, " + res.brief()
+
+
+JUNK_LLC = "cat >/dev/null\necho 'this is not assembly'\nexit 0\n"
+SILENT = "cat >/dev/null\nexit 0\n"
+_audit_attack(
+    'quoted name @"my-func" with the over-wide MFMA',
+    test_file(f"{LLC950} < %s", overwide('"my-func"')),
+    "exit 1, my-func: mc-reject",
+    mc_rejects("my-func"),
+)
+_audit_attack("llc prints junk, exit 0", test_file(f"{LLC950} < %s", fadd()), "never pass", never_pass, fakes={"llc": JUNK_LLC})
+_audit_attack("llc prints nothing, exit 0", test_file(f"{LLC950} < %s", fadd()), "never pass", never_pass, fakes={"llc": SILENT})
+_audit_attack("sed -n 1p %s | llc (an empty module)", test_file(f"sed -n 1p %s | {LLC950}", fadd()), "never pass", never_pass)
+_audit_attack(
+    "llc -filetype obj (space-separated)",
+    test_file(f"{LLC950} -filetype obj < %s", overwide()),
+    "never pass (mc-reject, or refused)",
+    never_pass,
+)
+_audit_attack(
+    "llvm-mc dies with LLVM ERROR: out of memory",
+    test_file(f"{LLC950} < %s", fadd()),
+    "never pass",
+    never_pass,
+    fakes={"llvm-mc": "cat >/dev/null\necho 'LLVM ERROR: out of memory' >&2\nexit 1\n"},
+)
+_audit_attack(
+    "llvm-mc prints error: and exits 0",
+    test_file(f"{LLC950} < %s", fadd()),
+    "exit 2, one line naming llvm-mc",
+    lambda ctx, res: refused(ctx, res) if "llvm-mc" in res.err else Outcome("wrong", "llvm-mc not named; " + _tail_out(res)),
+    fakes={"llvm-mc": "cat >/dev/null\necho '<stdin>:3:1: error: bogus' >&2\nexit 0\n"},
+)
+_audit_attack(
+    "sed -i s/fadd/fsub/ %s | llc",
+    test_file(f"sed -i s/fadd/fsub/ %s | {LLC950}", fadd()),
+    "the file unchanged; exit 2 (nothing audited)",
+    refused,
+)
+_audit_attack(
+    "sed --in-place=.bak s/fadd/fsub/ %s | llc",
+    test_file(f"sed --in-place=.bak s/fadd/fsub/ %s | {LLC950}", fadd()),
+    "the file unchanged, no .bak; exit 2",
+    lambda ctx, res: refused(ctx, res) if not list(ctx.work.glob("*.bak")) else Outcome("wrong", "a .bak file was written"),
+)
+_audit_attack(
+    "sed -e s/x/x/wFILE %s | llc",
+    lambda ctx: test_file(f"sed -e s/x/x/w{ctx.canary}/written %s | {LLC950}", fadd()),
+    "no FILE; exit 2",
+    refused,
+)
+_audit_attack(
+    "sed -e '1e touch FILE' %s | llc",
+    lambda ctx: test_file(f"sed -e '1e touch {ctx.canary}/executed' %s | {LLC950}", fadd()),
+    "no FILE; exit 2",
+    refused,
+)
+_audit_attack(
+    "sed 's|.*|touch FILE|e' %s | llc",
+    lambda ctx: test_file(f"sed -n 's|.*|touch {ctx.canary}/flag-e|ep' %s | {LLC950}", fadd()),
+    "no FILE; exit 2",
+    refused,
+)
+_audit_attack(
+    "llvm-as %s -o FILE | llc",
+    lambda ctx: test_file(f"llvm-as %s -o {ctx.canary}/as.bc | {LLC950}", fadd()),
+    "no FILE; exit 2 (or audited without writing)",
+    lambda ctx, res: judge(res, (0, 2)),
+)
+_audit_attack(
+    "cat %S/t.ll | llc, the file named without a directory",
+    test_file(f"cat %S/t.ll | {LLC950}", overwide()),
+    "exit 1, over: mc-reject (%S is the file's directory)",
+    mc_rejects("over"),
+    bare=True,
+)
+_audit_attack(
+    "cat %p/t.ll | llc, %{pathsep} elsewhere",
+    test_file(f"cat %p/t.ll | {LLC950} -mattr=%{{pathsep}}", overwide()),
+    "no traceback; exit 1 or 2",
+    lambda ctx, res: judge(res, (1, 2)),
+)
+_audit_attack(
+    "CHECK line {{(.+)+Z}} against the rejected instruction",
+    test_file(
+        f"{LLC950} < %s | FileCheck %s",
+        overwide(),
+        "; CHECK-LABEL: over:\n; CHECK: v_mfma_f32_16x16x128_f8f6f4 {{(.+)+Z}} v[0:7]\n",
+    ),
+    "exit 1 within 30 s",
+    mc_rejects("over"),
+    seconds=30,
+)
+_audit_attack("llc < /dev/zero", test_file(f"{LLC950} < /dev/zero", fadd()), "exit 2 within 30 s", refused, seconds=30)
+_audit_attack(
+    "cat /dev/zero | llc",
+    test_file(f"cat /dev/zero | {LLC950}", fadd()),
+    "exit 2 within 60 s (bounded memory)",
+    refused,
+    seconds=60,
+)
+_audit_attack(
+    "valid control: the over-wide MFMA",
+    test_file(f"{LLC950} < %s | FileCheck %s", overwide()),
+    "exit 1, over: mc-reject",
+    mc_rejects("over"),
+)
+_audit_attack(
+    "valid control: fadd passes",
+    test_file(f"{LLC950} < %s | FileCheck %s", fadd()),
+    "exit 0",
+    lambda ctx, res: judge(res, (0,)),
+)
+
+
+def _update_attack(name: str, text, expect: str, check: Callable[[Ctx, Result, str, str], Outcome], **kw):
+    """`harness update-checks [--check] FILE`; `check(ctx, res, before, after)` judges a clean run."""
+
+    def body(ctx: Ctx) -> Outcome:
+        ctx.need("update-checks")
+        path = _write_test(ctx, text(ctx) if callable(text) else text)
+        if kw.get("prepare"):
+            kw["prepare"](path)
+        before = path.read_text()
+        llvm_bin = fake_tools(ctx, kw["fakes"]) if kw.get("fakes") else LLVM_BIN
+        flags = ["--check"] if kw.get("check_only") else []
+        arg = path.name if kw.get("bare") else path
+        res = ctx.harness("update-checks", *flags, arg, "--llvm-bin", llvm_bin, "--timeout", "20", limit=kw.get("limit"))
+        for _ in range(kw.get("again", 0)):
+            if res.rc == 0:
+                res = ctx.harness("update-checks", *flags, arg, "--llvm-bin", llvm_bin, "--timeout", "20")
+        outcome = judge(res, (0, 1, 2), kw.get("seconds"))
+        after = path.read_text(errors="replace")
+        if outcome.verdict == "clean":
+            outcome = check(ctx, res, before, after)
+        if kw.get("check_only") and after != before:
+            outcome = worst(outcome, Outcome("loss", "--check changed the file; " + res.brief()))
+        leftover = [p.name for p in ctx.work.iterdir() if p.name != path.name]
+        if leftover:
+            outcome = worst(outcome, Outcome("wrong", f"files written beside the test: {leftover[:3]}"))
+        return canary_outcome(ctx, outcome)
+
+    attack("update", f"update-checks{' --check' if kw.get('check_only') else ''}: {name}", expect)(body)
+
+
+def unchanged_refused(ctx, res, before, after) -> Outcome:
+    if after != before:
+        return Outcome("loss", "the file was rewritten; " + res.brief())
+    return judge(res, (2,))
+
+
+def checks_kept(*lines: str):
+    def check(ctx, res, before, after) -> Outcome:
+        lost = [line for line in lines if line not in after]
+        if lost:
+            return Outcome("loss", f"hand-written line(s) gone: {lost[:2]}; " + res.brief())
+        return judge(res, (0, 2))
+
+    return check
+
+
+def labels(*names: str, ir: tuple[str, ...] = ()):
+    def check(ctx, res, before, after) -> Outcome:
+        lost = [line for line in ir if line not in after]
+        if lost:
+            return Outcome("loss", f"IR line(s) gone: {lost[:2]}; " + res.brief())
+        missing = [n for n in names if not re.search(rf"^; \w[\w-]*-LABEL: {re.escape(n)}:", after, re.M)]
+        if missing:
+            return Outcome("wrong", f"no CHECK-LABEL for {missing}; " + res.brief())
+        return judge(res, (0,))
+
+    return check
+
+
+HAND = ("; B-LABEL: fadd:", "; B: v_add_f32")
+HAND_CHECKS = "".join(line + "\n" for line in HAND)
+_update_attack(
+    "llc prints junk, exit 0",
+    test_file(f"{LLC950} < %s | FileCheck %s --check-prefix=B", fadd(checks=HAND_CHECKS)),
+    "exit 2, the file unchanged",
+    unchanged_refused,
+    fakes={"llc": JUNK_LLC},
+)
+_update_attack(
+    "llc prints nothing, exit 0",
+    test_file(f"{LLC950} < %s | FileCheck %s --check-prefix=B", fadd(checks=HAND_CHECKS)),
+    "exit 2 (could not be checked)",
+    lambda ctx, res, before, after: judge(res, (2,)),
+    fakes={"llc": SILENT},
+    check_only=True,
+)
+_update_attack(
+    "llc -o %t.s < %s | FileCheck (not run) keeps its CHECK lines",
+    test_file(
+        f"{LLC950} < %s | FileCheck %s --check-prefix=A\n; RUN: {LLC950} -o %t.s < %s | FileCheck %s --check-prefix=B",
+        fadd(checks=HAND_CHECKS),
+    ),
+    "the B lines kept",
+    checks_kept(*HAND),
+)
+_update_attack(
+    "a failing sed before llc keeps the CHECK lines",
+    test_file(f"sed -e bogus %s | {LLC950} | FileCheck %s --check-prefix=B", fadd(checks=HAND_CHECKS)),
+    "the B lines kept",
+    checks_kept(*HAND),
+)
+_update_attack(
+    "sed -n 1p %s | llc (an empty module) keeps the CHECK lines",
+    test_file(f"sed -n 1p %s | {LLC950} | FileCheck %s --check-prefix=B", fadd(checks=HAND_CHECKS)),
+    "the B lines kept",
+    checks_kept(*HAND),
+)
+_update_attack(
+    "a one-line function before another",
+    test_file(f"{LLC950} < %s | FileCheck %s", "define void @tiny() { ret void }\n" + fadd()),
+    "both functions get CHECK lines, the IR kept",
+    labels("tiny", "fadd", ir=("define void @tiny() { ret void }", "  %r = fadd float %a, %b")),
+)
+_update_attack(
+    "a comment quoting the unused-prefix NOTE",
+    test_file(
+        f"{LLC950} < %s | FileCheck %s",
+        '; this test once said "NOTE: These prefixes are unused and the list is autogenerated. '
+        'Do not add tests below this line:"\n' + fadd(),
+    ),
+    "the IR after the comment kept",
+    labels("fadd", ir=("  %r = fadd float %a, %b",)),
+)
+_update_attack(
+    "prefix GFX-NEXT, run twice",
+    test_file(f"{LLC950} < %s | FileCheck %s --check-prefixes=GFX-NEXT", fadd()),
+    "the second run changes nothing",
+    lambda ctx, res, before, after: (
+        Outcome("clean", res.brief()) if "up to date" in res.out else Outcome("wrong", "not idempotent: " + res.out.strip()[:160])
+    ),
+    again=1,
+)
+
+
+def _owned(path: Path) -> None:
+    os.chown(path, 4321, 4321)
+    path.chmod(0o640)
+
+
+def owner_kept(ctx, res, before, after) -> Outcome:
+    st = (ctx.work / "t.ll").stat()
+    if (st.st_uid, st.st_gid, stat.S_IMODE(st.st_mode)) != (4321, 4321, 0o640):
+        return Outcome("loss", f"owner {st.st_uid}:{st.st_gid}, mode {oct(stat.S_IMODE(st.st_mode))}; " + res.brief())
+    return judge(res, (0, 2))
+
+
+_update_attack(
+    "a file of another owner, mode 0640",
+    test_file(f"{LLC950} < %s | FileCheck %s", fadd()),
+    "owner 4321:4321 and mode 0640 kept (or refused)",
+    owner_kept,
+    prepare=_owned,
+)
+_update_attack(
+    'UTC_ARGS: --filter "(a+)+$" over a long name',
+    '; NOTE: Assertions have been autogenerated by utils/update_llc_test_checks.py UTC_ARGS: --filter "(a+)+$"\n'
+    + test_file(
+        f"{LLC950} < %s | FileCheck %s",
+        "@" + "a" * 40 + " = addrspace(1) global i32 0\n"
+        "define void @f(ptr addrspace(1) %p) {\n  %v = load i32, ptr addrspace(1) @" + "a" * 40 + "\n"
+        "  store i32 %v, ptr addrspace(1) %p\n  ret void\n}\n",
+    ),
+    "exit 0 or 2 within 30 s",
+    lambda ctx, res, before, after: judge(res, (0, 2)),
+    seconds=30,
+)
+_update_attack(
+    "touch FILE | llc | FileCheck",
+    lambda ctx: test_file(f"touch {ctx.canary}/touched | {LLC950} | FileCheck %s", fadd()),
+    "no FILE",
+    lambda ctx, res, before, after: judge(res, (0, 2)),
+)
+_update_attack(
+    "touch %S/../canary/x with the file named without a directory",
+    test_file(f"touch %S/../canary/x | {LLC950} | FileCheck %s", fadd()),
+    "no file anywhere",
+    lambda ctx, res, before, after: judge(res, (0, 2)),
+    bare=True,
+)
+_update_attack(
+    "sed -i s/fadd/fsub/ %s | llc | FileCheck",
+    test_file(f"sed -i s/fadd/fsub/ %s | {LLC950} | FileCheck %s", fadd()),
+    "the file unchanged, exit 2",
+    unchanged_refused,
+    check_only=True,
+)
+_update_attack(
+    "sed -e s/x/x/wFILE %s | llc | FileCheck",
+    lambda ctx: test_file(f"sed -e s/x/x/w{ctx.canary}/w %s | {LLC950} | FileCheck %s", fadd()),
+    "no FILE",
+    lambda ctx, res, before, after: judge(res, (0, 2)),
+)
+_update_attack(
+    "sed -e '1e touch FILE' %s | llc | FileCheck",
+    lambda ctx: test_file(f"sed -e '1e touch {ctx.canary}/e' %s | {LLC950} | FileCheck %s", fadd()),
+    "no FILE",
+    lambda ctx, res, before, after: judge(res, (0, 2)),
+)
+_update_attack(
+    "llvm-as %s -o FILE | llc | FileCheck",
+    lambda ctx: test_file(f"llvm-as %s -o {ctx.canary}/as.bc | {LLC950} | FileCheck %s", fadd()),
+    "no FILE",
+    lambda ctx, res, before, after: judge(res, (0, 2)),
+    check_only=True,
+)
+_update_attack(
+    "cat %S/t.ll | llc | FileCheck, the file named without a directory",
+    test_file(f"cat %S/t.ll | {LLC950} | FileCheck %s", fadd()),
+    "exit 0, fadd checked",
+    labels("fadd"),
+    bare=True,
+)
+_update_attack(
+    "llc < /dev/zero | FileCheck",
+    test_file(f"{LLC950} < /dev/zero | FileCheck %s", fadd()),
+    "exit 2 within 30 s",
+    lambda ctx, res, before, after: judge(res, (2,)),
+    seconds=30,
+)
+_update_attack(
+    "valid control",
+    test_file(f"{LLC950} < %s | FileCheck %s", fadd()),
+    "exit 0, fadd checked",
+    labels("fadd"),
+)
+
+
+# --------------------------------------------------------------------------- bisect-run
+
+BISECT = ("bisect-run", "--intrinsic", MFMA, "--fmt-a", "fp8", "--fmt-b", "fp8", "--selector", "sdag")
+
+
+def _alive(pidfile: Path) -> list[int]:
+    """The processes listed in `pidfile` still running (a zombie waiting for a reaper is not),
+    killed on the way out."""
+    alive = []
+    for word in pidfile.read_text().split() if pidfile.exists() else []:
+        try:
+            state = Path(f"/proc/{int(word)}/stat").read_text().rsplit(")", 1)[1].split()[0]
+        except (OSError, ValueError, IndexError):
+            continue
+        if state != "Z":
+            alive.append(int(word))
+    for pid in alive:
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+    return alive
+
+
+def _bisect_tool(name: str, script: str, timeout: str = "20"):
+    def body(ctx: Ctx) -> Outcome:
+        ctx.need("bisect-run")
+        pids = ctx.base / "pids"
+        fake = fake_tools(ctx, {"opt": script.replace("PIDS", str(pids))})
+        res = ctx.harness(*BISECT, "--llvm-bin", fake, "--timeout", timeout, "--cases", ctx.cases(None))
+        outcome = judge(res, (125,), seconds=60, one_line=False)
+        left = _alive(pids)
+        if left:
+            outcome = worst(outcome, Outcome("hang", f"{len(left)} child process(es) left running; " + res.brief()))
+        return outcome
+
+    attack("bisect", f"bisect-run: {name}", "skip (125): no case was compiled")(body)
+
+
+_bisect_tool("opt crashes on every run (the support probe)", "cat >/dev/null\nkill -SEGV $$\n")
+_bisect_tool("opt hangs on every run (the support probe), --timeout 3", "echo $$ >> PIDS\nexec sleep 300\n", timeout="3")
+
+
+@attack("bisect", "bisect-run: --llvm-bin-cmd hangs (its child too), --timeout 3", "skip (125) within 60 s, no child left")
+def _bisect_cmd_hangs(ctx: Ctx) -> Outcome:
+    ctx.need("bisect-run", "--llvm-bin-cmd")
+    pids = ctx.base / "pids"
+    cmd = f"sleep 300 & echo $! >> {pids}; wait"
+    res = ctx.harness(*BISECT, "--llvm-bin-cmd", cmd, "--timeout", "3", "--cases", ctx.cases(None), limit=90)
+    outcome = judge(res, (125,), seconds=60, one_line=False)
+    left = _alive(pids)
+    if left:
+        outcome = worst(outcome, Outcome("hang", f"{len(left)} child process(es) left running; " + res.brief()))
+    return outcome
+
+
+@attack("bisect", "bisect-run: SIGTERM during --build", "exits (never 0, 1 or 125), the build's children ended")
+def _bisect_sigterm(ctx: Ctx) -> Outcome:
+    ctx.need("bisect-run", "--build")
+    pids = ctx.base / "pids"
+    build = f"sleep 300 & echo $! >> {pids}; wait"
+    argv = [ctx.python, "-m", "harness", *BISECT, "--build", build, "--llvm-bin", LLVM_BIN, "--cases", str(ctx.cases(None))]
+    began = time.monotonic()
+    proc = ctx.start(argv)
+    while not pids.exists() and proc.poll() is None and time.monotonic() - began < 30:
+        time.sleep(0.05)
+    time.sleep(0.2)
+    proc.send_signal(signal.SIGTERM)
+    res = ctx.finish(proc, began, limit=30)
+    left = _alive(pids)
+    if res.timed_out:
+        return Outcome("hang", res.brief())
+    if has_traceback(res):
+        return Outcome("traceback", res.brief())
+    if left:
+        return Outcome("hang", f"{len(left)} child process(es) left running; " + res.brief())
+    if res.rc in (0, 1, 125):
+        return Outcome("wrong", "voted although interrupted; " + res.brief())
+    return Outcome("clean", res.brief())
+
+
+@attack("bisect", "bisect-run: valid control", "good (0)")
+def _bisect_control(ctx: Ctx) -> Outcome:
+    ctx.need("bisect-run")
+    res = ctx.harness(*BISECT, "--llvm-bin", LLVM_BIN, "--cases", ctx.cases(None))
+    return judge(res, (0,), one_line=False)
+
+
+# --------------------------------------------------------------------------- report
+
+RUN_SELECTION = ("--intrinsic", MFMA, "--fmt-a", "fp8", "--fmt-b", "fp8")
+
+
+def _run_doc(ctx: Ctx) -> dict:
+    res = ctx.harness("run", *RUN_SELECTION, "--llvm-bin", LLVM_BIN, "--cases", ctx.cases(None), "--json")
+    if res.rc != 0:
+        raise RuntimeError(f"setup run failed: {res.brief()}")
+    return json.loads(res.out)
+
+
+def _report_attack(name: str, mutate: Callable[[dict], object], flags: tuple[str, ...], exits=(0, 2)):
+    def body(ctx: Ctx) -> Outcome:
+        ctx.need("report")
+        doc = _run_doc(ctx)
+        mutate(doc)
+        path = ctx.work / "r.json"
+        path.write_text(json.dumps(doc))
+        before = path.read_bytes()
+        argv = [a.replace("{work}", str(ctx.work)) for a in flags]
+        res = ctx.harness("report", path, *argv)
+        outcome = judge(res, exits)
+        if path.read_bytes() != before:
+            outcome = worst(outcome, Outcome("loss", "the input was overwritten; " + res.brief()))
+        return canary_outcome(ctx, outcome)
+
+    word = "exit 2, one line" if exits == (2,) else "exit 0 or a one-line exit 2"
+    attack("report", f"report {' '.join(flags)}: {name}", word + "; inputs unchanged")(body)
+
+
+def _first(key: str, value):
+    return lambda doc: doc["cases"][0].__setitem__(key, value)
+
+
+for _flags in ((), ("--markdown",), ("--html", "{work}/o.html")):
+    _report_attack('"args": [1, 2] in a record', _first("args", [1, 2]), _flags)
+    _report_attack('"llvm_bin": ["/a"]', lambda doc: doc.__setitem__("llvm_bin", ["/a"]), _flags)
+    _report_attack('"llvm": 22', lambda doc: doc.__setitem__("llvm", 22), _flags)
+    _report_attack('"detail": ["x"] in a record', _first("detail", ["x"]), _flags)
+    _report_attack('"selection": "all"', lambda doc: doc.__setitem__("selection", "all"), _flags)
+    _report_attack('"narrowing": 5 in a record', _first("narrowing", 5), _flags)
+_report_attack("width_a = 10^4000", _first("width_a", 10**4000), (), exits=(2,))
+_report_attack("opt = -5", _first("opt", -5), (), exits=(2,))
+_report_attack("width_a = -3", _first("width_a", -3), (), exits=(2,))
+_report_attack("--html onto its own input", lambda doc: None, ("--html", "{work}/r.json"), exits=(2,))
+_report_attack("valid control", lambda doc: None, (), exits=(0,))
+
+
+@attack("report", "report --html onto a symlink to its input", "exit 2, one line; the input unchanged")
+def _report_html_link(ctx: Ctx) -> Outcome:
+    ctx.need("report")
+    path = ctx.work / "r.json"
+    path.write_text(json.dumps(_run_doc(ctx)))
+    before = path.read_bytes()
+    (ctx.work / "o.html").symlink_to(path)
+    res = ctx.harness("report", path, "--html", ctx.work / "o.html")
+    outcome = refuse(res)
+    if path.read_bytes() != before:
+        outcome = worst(outcome, Outcome("loss", "the input was overwritten through the link; " + res.brief()))
+    return outcome
+
+
+# --------------------------------------------------------------------------- nvptx: gpu-check, gemm-ptx
+
+GEMM_FILTER = "gemm_16x8x16_f16_beta0*"
+
+
+def _gemm_dir(ctx: Ctx, out: Path, *extra: object, llvm_bin: object = LLVM_BIN) -> Result:
+    return ctx.harness(
+        "gemm-ptx", "--out", out, "--cases", ctx.cases(None), "--filter", GEMM_FILTER, "--llvm-bin", llvm_bin, *extra
+    )
+
+
+def _manifest_attack(name: str, mutate: Callable[[Ctx, Path], None], exits=(2,), seconds=None):
+    def body(ctx: Ctx) -> Outcome:
+        ctx.need("gpu-check")
+        out = ctx.work / "g"
+        made = _gemm_dir(ctx, out, "--no-ptxas")
+        if made.rc != 0:
+            raise RuntimeError(f"setup gemm-ptx failed: {made.brief()}")
+        mutate(ctx, out / "manifest.json")
+        res = ctx.harness("gpu-check", out, limit=60)
+        return canary_outcome(ctx, judge(res, exits, seconds))
+
+    word = "exit 2, one line" if exits == (2,) else "exit " + "/".join(map(str, exits))
+    attack("nvptx", f"gpu-check: {name}", word)(body)
+
+
+def _edit(change: Callable[[dict], None]):
+    def mutate(ctx: Ctx, path: Path) -> None:
+        doc = json.loads(path.read_text())
+        change(doc)
+        path.write_text(json.dumps(doc))
+
+    return mutate
+
+
+def _case0(key: str, value):
+    return _edit(lambda doc: doc["cases"][0].__setitem__(key, value))
+
+
+def _bytes(data: bytes):
+    return lambda ctx, path: path.write_bytes(data)
+
+
+def _replace_with(make: Callable[[Path], None]):
+    def mutate(ctx: Ctx, path: Path) -> None:
+        path.unlink()
+        make(path)
+
+    return mutate
+
+
+_manifest_attack('"ptx": 5', _case0("ptx", 5))
+_manifest_attack('"ptx": "/etc/passwd"', _case0("ptx", "/etc/passwd"))
+_manifest_attack('"ptx": "../../../../../../etc/passwd"', _case0("ptx", "../../../../../../etc/passwd"))
+_manifest_attack('"m": "sixteen"', _case0("m", "sixteen"))
+_manifest_attack("m = n = k = 10^9", _edit(lambda d: d["cases"][0].update(m=10**9, n=10**9, k=10**9)))
+_manifest_attack('"seed": "x"', _case0("seed", "x"))
+_manifest_attack('"beta": [1]', _case0("beta", [1]))
+_manifest_attack('"transpose_a": "yes"', _case0("transpose_a", "yes"))
+_manifest_attack('"cpu": 90', _case0("cpu", 90))
+_manifest_attack('"kernel": {}', _case0("kernel", {}))
+_manifest_attack('"dtype": ["f16"]', _case0("dtype", ["f16"]))
+_manifest_attack("a 0xff byte", _bytes(b'{"cases": [\xff]}'))
+_manifest_attack("nesting 100000 deep", _bytes(b"[" * 100000 + b"]" * 100000))
+_manifest_attack("a FIFO", _replace_with(os.mkfifo), seconds=30)
+_manifest_attack("a symlink to /dev/zero", _replace_with(lambda p: p.symlink_to("/dev/zero")), seconds=30)
+_manifest_attack("valid control (no GPU here: 125)", lambda ctx, path: None, exits=(0, 1, 125))
+
+
+@attack("nvptx", "gemm-ptx --out o with o/manifest.json a symlink to another file", "that file unchanged; exit 0 or 2")
+def _gemm_symlinked_manifest(ctx: Ctx) -> Outcome:
+    ctx.need("gemm-ptx")
+    out = ctx.work / "o"
+    out.mkdir(parents=True)
+    victim = ctx.canary / "precious"
+    victim.write_text("precious\n")
+    (out / "manifest.json").symlink_to(victim)
+    res = _gemm_dir(ctx, out, "--no-ptxas")
+    outcome = judge(res, (0, 2))
+    if victim.read_text() != "precious\n":
+        return Outcome("wrong", "written through the symlink; " + res.brief())
+    return outcome
+
+
+@attack("nvptx", "gemm-ptx with a ptxas that prints fatal and exits 0", "exit 2, one line naming ptxas")
+def _gemm_fatal_ptxas(ctx: Ctx) -> Outcome:
+    ctx.need("gemm-ptx")
+    ptxas = ctx.base / "ptxas"
+    ptxas.write_text("#!/bin/bash\necho 'ptxas fatal   : Unresolved extern function' >&2\nexit 0\n")
+    ptxas.chmod(0o755)
+    res = _gemm_dir(ctx, ctx.work / "o", "--ptxas", ptxas)
+    outcome = refuse(res)
+    if outcome.verdict == "clean" and "ptxas" not in res.err:
+        return Outcome("wrong", "the error does not name ptxas; " + res.brief())
+    return outcome
+
+
+@attack("nvptx", "try on an NVPTX row with a ptxas that prints fatal and exits 0", "exit 2, one line naming ptxas")
+def _try_fatal_ptxas(ctx: Ctx) -> Outcome:
+    ptxas = ctx.base / "ptxas"
+    ptxas.write_text("#!/bin/bash\necho 'ptxas fatal   : Unresolved extern function' >&2\nexit 0\n")
+    ptxas.chmod(0o755)
+    res = ctx.harness("try", "--intrinsic", "mma.m16n8k16.row.col.bf16", "--llvm-bin", LLVM_BIN, env={"PTXAS": str(ptxas)})
+    outcome = refuse(res)
+    if outcome.verdict == "clean" and "ptxas" not in res.err:
+        return Outcome("wrong", "the error does not name ptxas; " + res.brief())
+    return outcome
+
+
+# --------------------------------------------------------------------------- cache
+
+
+def _cache_attack(name: str, spoil: Callable[[Path], int]):
+    """`run --cache-dir D` twice; `spoil(D)` damages D between the runs (returns how many entries)."""
+
+    def body(ctx: Ctx) -> Outcome:
+        ctx.need("run", "--cache-dir")
+        store = ctx.base / "store"
+        argv = ("run", *RUN_SELECTION, "--llvm-bin", LLVM_BIN, "--cases", ctx.cases(None), "--cache-dir", store)
+        first = ctx.harness(*argv)
+        if first.rc != 0:
+            raise RuntimeError(f"setup run failed: {first.brief()}")
+        spoiled = spoil(store)
+        res = ctx.harness(*argv, limit=60)
+        outcome = judge(res, (0,), seconds=60)
+        if outcome.verdict == "clean" and res.out != first.out:
+            return Outcome("wrong", "another table from a damaged cache; " + res.brief())
+        return Outcome(outcome.verdict, f"{spoiled} entries spoiled; {outcome.note}")
+
+    attack("cache", f"run --cache-dir: {name}", "exit 0 within 60 s, the same table")(body)
+
+
+def _each(kind: str, make: Callable[[Path], None]):
+    def spoil(store: Path) -> int:
+        entries = [p for p in (store / kind).rglob("*") if p.is_file()]
+        for p in entries:
+            p.unlink()
+            make(p)
+        return len(entries)
+
+    return spoil
+
+
+_cache_attack("every run entry a FIFO", _each("runs", os.mkfifo))
+_cache_attack("every run entry a symlink to /dev/zero", _each("runs", lambda p: p.symlink_to("/dev/zero")))
+_cache_attack("every run entry a directory", _each("runs", lambda p: p.mkdir()))
+_cache_attack("every binary-digest note a FIFO", _each("files", os.mkfifo))
+_cache_attack("every binary-digest note a symlink to /dev/zero", _each("files", lambda p: p.symlink_to("/dev/zero")))
+_cache_attack(
+    "every run entry valid zlib of JSON with wrong types",
+    _each("runs", lambda p: p.write_bytes(zlib.compress(b'{"format": 1, "key": [], "returncode": "0"}'))),
+)
+
+
 # --------------------------------------------------------------------------- running
 
 
+WORKTREE = "WORKTREE"  # not a git revision: the working tree as it is (tracked and untracked, not ignored)
+
+
 def export(revision: str, into: Path) -> tuple[str, Path]:
+    if revision == WORKTREE:
+        return WORKTREE, _export_worktree(into)
     parsed = subprocess.run(
         ["git", "-C", str(ROOT), "rev-parse", "--short", revision], capture_output=True, text=True, check=True
     )
@@ -1001,6 +1742,22 @@ def export(revision: str, into: Path) -> tuple[str, Path]:
     archive = subprocess.run(["git", "-C", str(ROOT), "archive", "--format=tar", revision], capture_output=True, check=True)
     subprocess.run(["tar", "-x", "-C", str(root)], input=archive.stdout, check=True)
     return sha, root
+
+
+def _export_worktree(into: Path) -> Path:
+    """A copy of the working tree's files that git would see (uncommitted changes included)."""
+    listed = subprocess.run(
+        ["git", "-C", str(ROOT), "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
+        capture_output=True,
+        check=True,
+    )
+    root = into / "rev-worktree"
+    for name in sorted(set(listed.stdout.decode().split("\0")) - {""}):
+        source = ROOT / name
+        if source.is_file() or source.is_symlink():
+            (root / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(source, root / name, follow_symlinks=False)
+    return root
 
 
 def helps(python: str, root: Path) -> dict[str, str]:

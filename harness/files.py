@@ -16,27 +16,47 @@ from harness.errors import InputError
 
 def write_atomically(target: Path, text: str) -> None:
     """Replace `target` with `text` (UTF-8), never half-written. An existing file keeps its
-    permission bits; a new one gets what the umask allows."""
-    # Through a symbolic link: the file it names is the one replaced, and the link stays.
-    target = Path(os.path.realpath(target))
+    permission bits and its owner (or is refused when its owner cannot be kept); a new one gets
+    what the umask allows. A symbolic link is refused: nothing is ever written through one (a
+    link planted where an output goes would redirect the write onto any file)."""
+    target = Path(target)
+    if target.is_symlink():
+        raise InputError("cannot write: a symbolic link (the harness never writes through one)", str(target))
     try:
-        mode = stat.S_IMODE(target.stat().st_mode)
+        info: os.stat_result | None = target.stat()
     except FileNotFoundError:
-        mode = 0o666 & ~umask()
+        info = None
     except OSError as exc:
         raise InputError(f"cannot write: {exc.strerror}", str(target)) from None
-    if target.exists() and not target.is_file():
+    if info is not None and not stat.S_ISREG(info.st_mode):
         raise InputError("cannot write: not a regular file", str(target))
-    if target.exists() and not mode & stat.S_IWUSR:
+    if info is not None and not info.st_mode & stat.S_IWUSR:
         raise InputError("cannot write: the file is read-only", str(target))
+    mode = stat.S_IMODE(info.st_mode) if info is not None else 0o666 & ~umask()
     try:
         with temporary(target.parent, f".{target.name}.") as (fd, tmp):
             with os.fdopen(fd, "wb") as fh:
                 fh.write(text.encode("utf-8"))
-            os.chmod(tmp, mode)
+            if info is not None:
+                _keep_owner(tmp, info, target)
+            os.chmod(tmp, mode)  # (after chown, which may clear set-id bits)
             os.replace(tmp, target)
     except OSError as exc:
         raise InputError(f"cannot write: {exc.strerror}", str(target)) from None
+
+
+def _keep_owner(tmp: str, info: os.stat_result, target: Path) -> None:
+    """Give the replacement `target`'s owner and group; refuse when that is not allowed."""
+    made = os.stat(tmp)
+    if (made.st_uid, made.st_gid) == (info.st_uid, info.st_gid):
+        return
+    try:
+        os.chown(tmp, info.st_uid, info.st_gid)
+    except PermissionError:
+        raise InputError(
+            f"cannot write: the file belongs to uid {info.st_uid}, gid {info.st_gid}; replacing it would change that",
+            str(target),
+        ) from None
 
 
 _INTERRUPTS = {signal.SIGINT, signal.SIGTERM}
@@ -79,20 +99,24 @@ def sha256_of(path) -> str:
 
 def read_input(path: Path, limit: int, what: str) -> bytes:
     """The bytes of an input file the user named: a regular file (a FIFO would block, a device
-    never ends) of at most `limit` bytes; anything else is one error naming the file."""
+    never ends) of at most `limit` bytes; anything else is one error naming the file. The file is
+    opened without blocking and judged by what was opened, so nothing swapped in between a look
+    and the read can hang it."""
     try:
-        info = path.stat()
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
     except OSError as exc:
         raise InputError(f"cannot read {what}: {exc.strerror}", str(path)) from None
-    if not stat.S_ISREG(info.st_mode):
-        raise InputError(f"not a regular file (a {what} must be one)", str(path))
-    if info.st_size > limit:
+    info = os.fstat(fd)
+    if not stat.S_ISREG(info.st_mode) or info.st_size > limit:
+        os.close(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise InputError(f"not a regular file (a {what} must be one)", str(path))
         raise InputError(f"{info.st_size:,} bytes: a {what} is at most {limit:,} bytes", str(path))
-    try:
-        with open(path, "rb") as fh:
+    with os.fdopen(fd, "rb") as fh:
+        try:
             data = fh.read(limit + 1)
-    except OSError as exc:
-        raise InputError(f"cannot read {what}: {exc.strerror}", str(path)) from None
+        except OSError as exc:
+            raise InputError(f"cannot read {what}: {exc.strerror}", str(path)) from None
     if len(data) > limit:  # (it grew while being read)
         raise InputError(f"more than {limit:,} bytes: a {what} is at most {limit:,} bytes", str(path))
     return data

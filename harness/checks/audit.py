@@ -1,27 +1,37 @@
 """`harness audit`: close any test file's llc output through the assembler, per function.
 
 Each `llc` RUN line runs as written (triple, CPU, -O level, selector, other flags; opt or other
-build tools before it too), except that llc writes text to stdout. Its text goes through
-llvm-mc with the RUN line's triple, CPU and features, and every assembler error is mapped back
-to the function whose body holds the line. A function whose existing CHECK lines (of that RUN
-line's FileCheck prefixes) contain an instruction the assembler rejects *enshrines* the bug: a
+build tools before it too), except that llc writes text to stdout, with lit's substitutions made
+from the file's own directory; a RUN line with a command that would write, edit or run anything
+is not run (`autogen.guard`). Its text goes through llvm-mc with the RUN line's triple, CPU and
+features, and every assembler error is mapped back to the function whose body holds the line
+(quoted names included). A verdict is given only for a function llc printed code for: one the
+text lacks is "not judged", an error no function holds is kept on the RUN line, and both keep
+the file from passing; llc printing none of them, or an assembler that prints errors and exits
+0, is no verdict at all (exit 2). A function whose existing CHECK lines (of that RUN line's
+FileCheck prefixes) contain an instruction the assembler rejects *enshrines* the bug: a
 CHECK-line regeneration would keep pinning it.
 """
 
 from __future__ import annotations
 
+import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from harness import files
 from harness.checks import check_lines
+from harness.checks.autogen import guard
 from harness.errors import InputError
 from harness.tools import commands, toolchain
 from harness.tools import verdicts as V
 from harness.tools.toolchain import Toolchain, ToolRun
 
-_DEFINE = re.compile(r'^define\b[^@]*@("[^"]+"|[\w.$-]+)\(', re.M)
+# A definition: what precedes the name (linkage, calling convention...) and the name.
+_DEFINE = re.compile(r'^define\b([^@\n]*)@("[^"\n]+"|[\w.$-]+)\(', re.M)
+# A label of llc's text, plain or quoted (`"my-func":` for `@"my-func"`).
+_ASM_LABEL = re.compile(r'^("(?:[^"\\\n]|\\.)+"|[A-Za-z_.$][\w.$]*):', re.M)
 # A definition line: its name, and what follows the parameter list (attribute groups, inline attributes).
 _DEFINE_LINE = re.compile(r'^define\b[^@]*@("[^"]+"|[\w.$-]+)\(.*\)([^()]*)\{\s*$', re.M)
 _TRIPLE_IR = re.compile(r'^target\s+triple\s*=\s*"([^"]+)"', re.M)
@@ -29,8 +39,6 @@ _OUTPUT_FLAGS = re.compile(r"-{1,2}filetype=.*")
 AMDGPU_ARCHES = ("amdgcn", "r600")
 # llc flags that make it write (or read) MIR instead of assembly: llvm-mc cannot judge that.
 _MIR_FLAGS = re.compile(r"--?(stop-after|stop-before|run-pass|start-after|start-before)(=.*)?")
-# Text tools LLVM's tests put before llc (`sed 's/ADDR/1/' %s | llc ...`), taken from PATH.
-TEXT_TOOLS = ("sed", "cat")
 
 
 @dataclass
@@ -61,6 +69,13 @@ class RunAudit:
     functions: list[FunctionAudit] = field(default_factory=list)
     skipped: str = ""
     note: str = ""  # a problem outside any function (e.g. assembler errors in a section)
+    unattributed: list[str] = field(default_factory=list)  # assembler errors no function owns
+    unjudged: list[str] = field(default_factory=list)  # functions llc's text holds no code for
+
+    @property
+    def clean(self) -> bool:
+        """Every function judged and passing, and no error left outside them."""
+        return not self.unattributed and not self.unjudged and all(f.verdict == V.PASS for f in self.functions)
 
     def record(self) -> dict:
         out = {"line": self.line, "run_line": self.run_line, "functions": [f.record() for f in self.functions]}
@@ -68,6 +83,8 @@ class RunAudit:
             out["skipped"] = self.skipped
         if self.note:
             out["note"] = self.note
+        if self.unjudged:
+            out["unjudged"] = self.unjudged
         return out
 
 
@@ -79,7 +96,7 @@ class FileAudit:
 
     @property
     def clean(self) -> bool:
-        return not self.error and all(f.verdict == V.PASS for r in self.runs for f in r.functions)
+        return not self.error and all(r.clean for r in self.runs)
 
     def record(self) -> dict:
         out: dict = {"path": self.path, "runs": [r.record() for r in self.runs]}
@@ -103,13 +120,13 @@ def read_test(path: Path) -> str:
 def audit_file(path: Path, tc: Toolchain) -> FileAudit:
     text = read_test(path)
     result = FileAudit(str(path))
-    names = [n.strip('"') for n in _DEFINE.findall(text)]
     runs = []
     for run in commands.run_lines(text):
         try:
             runs.append(commands.parse(run.text))
         except commands.CommandSyntaxError:
             pass
+    subst = guard.substitutions(path)
     for run in commands.run_lines(text):
         audit = RunAudit(run.line, run.text)
         result.runs.append(audit)
@@ -125,22 +142,39 @@ def audit_file(path: Path, tc: Toolchain) -> FileAudit:
             else:
                 result.runs.pop()  # not an llc RUN line: nothing to audit, nothing to say
             continue
-        if pipeline.commands[llc_at].negated:
-            audit.skipped = "llc is expected to fail here (not)"
-            continue
-        mir = next((a for a in pipeline.commands[llc_at].args if _MIR_FLAGS.fullmatch(a)), None)
-        if mir:
-            audit.skipped = f"llc writes MIR here ({mir}), not assembly: llvm-mc cannot judge it; not audited"
+        audit.skipped = _not_run(pipeline, llc_at)
+        if audit.skipped:
             continue
         prefixes = _prefixes(pipeline.commands[llc_at + 1 :]) + _prefixes_of_output(pipeline.commands[llc_at], runs)
-        error = _audit_run(path, text, names, pipeline, llc_at, audit, tc, prefixes)
+        try:
+            pipeline = _substituted(pipeline, subst)
+        except guard.Refused as exc:
+            audit.skipped = str(exc)
+            continue
+        error = _audit_run(path, text, pipeline, llc_at, audit, tc, prefixes)
         if error and not result.error:
             result.error = error
-    if not result.error and not any(r.functions for r in result.runs):
+    if not result.error and not any(r.functions or r.unjudged for r in result.runs):
         # A gate that checked nothing must not pass: bad input, like update-checks' refusals.
         why = "; ".join(f"line {r.line}: {r.skipped}" for r in result.runs if r.skipped) or "no llc RUN line"
         raise InputError(f"nothing audited ({_cut(why)})", str(path))
     return result
+
+
+def _not_run(pipeline: commands.Pipeline, llc_at: int) -> str:
+    """Why the llc of this RUN line is not audited ("" when it is)."""
+    llc = pipeline.commands[llc_at]
+    if llc.negated:
+        return "llc is expected to fail here (not)"
+    mir = next((a for a in llc.args if _MIR_FLAGS.fullmatch(a)), None)
+    if mir:
+        return f"llc writes MIR here ({mir}), not assembly: llvm-mc cannot judge it; not audited"
+    return guard.writes(_text_output(llc.args))
+
+
+def _substituted(pipeline: commands.Pipeline, subst: dict[str, str]) -> commands.Pipeline:
+    """The RUN line with lit's substitutions made (guard.Refused for a test suite's own)."""
+    return commands.Pipeline(tuple(guard.substituted(c, subst) for c in pipeline.commands))
 
 
 def _cut(text: str, limit: int = 300) -> str:
@@ -224,90 +258,154 @@ def _target_features(text: str, names: list[str]) -> dict[str, tuple[str, ...]]:
     return {n: out.get(n, ()) for n in names}
 
 
+def defined(module: str) -> list[str]:
+    """The functions a module defines that llc prints code for (quotes dropped from quoted
+    names; `available_externally` bodies are not emitted)."""
+    return [m.group(2).strip('"') for m in _DEFINE.finditer(module) if "available_externally" not in m.group(1)]
+
+
 def _audit_run(
     path: Path,
     text: str,
-    names: list[str],
     pipeline: commands.Pipeline,
     llc_at: int,
     audit: RunAudit,
     tc: Toolchain,
     prefixes: list[str],
 ) -> str:
-    """Fill `audit`; return a file-level error ("" when the file compiled)."""
-    subst = {"%s": str(path)}
-    llc = pipeline.commands[llc_at].substitute(subst)
+    """Fill `audit` from a substituted RUN line; return a file-level error ("" when the file compiled)."""
+    llc = pipeline.commands[llc_at]
     triple = _triple(llc.args, _first(_TRIPLE_IR.findall(text)))
     arch = triple.split("-")[0]
-    if arch == "r600":
-        audit.skipped = "R600 text: llvm-mc cannot assemble it"
-        return ""
-    if arch not in AMDGPU_ARCHES:
-        audit.skipped = f"not an AMDGPU RUN line (triple {triple or 'unknown'}); audit closes AMDGPU output only"
-        return ""
     cpu, mattr = _flag(llc.args, "mcpu"), [a for a in _flags(llc.args, "mattr") if a]
-    if arch not in tc.targets:
-        audit.functions = [FunctionAudit(n, V.UNSUPPORTED, f"this LLVM build has no {arch} target") for n in names]
+    audit.skipped = _cannot_audit(arch, triple)
+    if audit.skipped:
         return ""
-    if cpu and cpu not in tc.cpus(arch):
-        audit.functions = [FunctionAudit(n, V.UNSUPPORTED, f"this LLVM build does not know CPU {cpu}") for n in names]
+    missing = _missing_target(arch, cpu, tc)
+    if missing:
+        audit.functions = [FunctionAudit(n, V.UNSUPPORTED, missing) for n in defined(text)]
         return ""
-    source, problem = _llc_input(pipeline.commands[:llc_at], llc, subst, tc)
-    if problem:
-        audit.skipped = problem
+    source_path = os.path.abspath(path)
+    source, audit.skipped = _llc_input(pipeline.commands[:llc_at], llc, source_path, tc)
+    if audit.skipped:
         return ""
+    names = defined(source)
     # llc reads the module on stdin (so a failing function can be cut out and the rest rerun).
-    args = [a for a in _text_output(llc.args) if a != subst["%s"]]
-    remaining, decided = list(names), {}
-    while True:
-        gen = tc.run("llc", args, source)
-        if gen.ok:
-            break
-        if gen.timed_out:
-            decided.update({n: FunctionAudit(n, V.TIMEOUT, "llc timed out") for n in remaining})
-            remaining = []
-            break
-        kind, fn, reason = V.llc_failure(gen.stderr)
-        if fn not in remaining:
-            return f"llc cannot compile {path}: {_head(gen.stderr)}"
-        decided[fn] = FunctionAudit(fn, kind, reason)
-        remaining.remove(fn)
-        if not remaining:
-            break
-        source, problem = _without(source, fn, tc)
-        if problem:
-            decided.update({n: FunctionAudit(n, V.UNSUPPORTED, problem) for n in remaining})
-            remaining = []
-            break
+    args = [a for a in _text_output(llc.args) if a != source_path]
+    gen, decided, remaining, error = _compile(path, args, source, names, tc)
+    if error or not names:
+        audit.skipped = "" if error else "what llc reads here defines no function: nothing to audit"
+        return error
+    if remaining:
+        printed = _labels(gen.stdout) & set(remaining)
+        if not printed and not decided:
+            raise InputError(
+                f"llc printed code for none of the {len(remaining)} function(s) it was given "
+                f"({_describe(gen.stdout)}): no verdict comes from that",
+                str(path),
+                audit.line,
+            )
+        audit.unjudged = [n for n in remaining if n not in printed]
+        remaining = [n for n in remaining if n in printed]
     if remaining:
         # Without -mcpu, llc chose a CPU; the assembler must parse the text for that one.
         cpu = cpu or _first(re.findall(r'^\s*\.amdgcn_target "[^"]*--(gfx\w+)', gen.stdout, re.M))
-        features = _target_features(text, remaining)
+        features = _target_features(source, remaining)
         for feature_set in sorted(set(features.values())):
             group = [n for n in remaining if features[n] == feature_set]
             decided.update(_assemble(gen, group, remaining, triple, cpu, ",".join([*mattr, *feature_set]), audit, tc))
     audit.functions = [decided[n] for n in names if n in decided]
     checks = check_lines.by_function(text, prefixes, names)
     for fa in audit.functions:
-        fa.checks_enshrine_reject = any(check_lines.pins(c, line) for c in checks.get(fa.name, []) for line in fa.rejected_lines)
+        fa.checks_enshrine_reject = check_lines.pinned(checks.get(fa.name, []), fa.rejected_lines)
     return ""
 
 
-def _llc_input(before: tuple[commands.Command, ...], llc: commands.Command, subst: dict, tc: Toolchain) -> tuple[str, str]:
-    """(text llc reads, problem): the test file, or what the commands before llc make of it."""
+def _cannot_audit(arch: str, triple: str) -> str:
+    if arch == "r600":
+        return "R600 text: llvm-mc cannot assemble it"
+    if arch not in AMDGPU_ARCHES:
+        return f"not an AMDGPU RUN line (triple {triple or 'unknown'}); audit closes AMDGPU output only"
+    return ""
+
+
+def _missing_target(arch: str, cpu: str | None, tc: Toolchain) -> str:
+    if arch not in tc.targets:
+        return f"this LLVM build has no {arch} target"
+    if cpu and cpu not in tc.cpus(arch):
+        return f"this LLVM build does not know CPU {cpu}"
+    return ""
+
+
+def _compile(path: Path, args: list[str], source: str, names: list[str], tc: Toolchain):
+    """llc over the module, a function it fails on cut out and the rest compiled again:
+    (last run, verdicts decided so far, functions still to judge, file-level error)."""
+    remaining = list(names)
+    decided: dict[str, FunctionAudit] = {}
+    while True:
+        gen = tc.run("llc", args, source)
+        if gen.ok:
+            return gen, decided, remaining, ""
+        if gen.timed_out:
+            decided.update({n: FunctionAudit(n, V.TIMEOUT, "llc timed out") for n in remaining})
+            return gen, decided, [], ""
+        kind, fn, reason = V.llc_failure(gen.stderr)
+        if fn not in remaining:
+            return gen, decided, [], f"llc cannot compile {path}: {_head(gen.stderr)}"
+        decided[fn] = FunctionAudit(fn, kind, reason)
+        remaining.remove(fn)
+        if not remaining:
+            return gen, decided, [], ""
+        source, problem = _without(source, fn, tc)
+        if problem:
+            decided.update({n: FunctionAudit(n, V.UNSUPPORTED, problem) for n in remaining})
+            return gen, decided, [], ""
+
+
+def _labels(asm: str) -> set[str]:
+    """Every label of llc's text, quotes dropped."""
+    return {m.group(1).strip('"') for m in _ASM_LABEL.finditer(asm)}
+
+
+def _owners(asm: str, names: set[str]) -> dict[int, str]:
+    """1-based line of llc's text -> the function of `names` whose body holds it: from its label
+    (plain or quoted) to the `.Lfunc_end` label after it."""
+    out: dict[int, str] = {}
+    current = ""
+    for number, line in enumerate(asm.splitlines(), 1):
+        m = _ASM_LABEL.match(line)
+        if m:
+            label = m.group(1).strip('"')
+            if label in names:
+                current = label
+            elif label.startswith(".Lfunc_end"):
+                current = ""
+        if current:
+            out[number] = current
+    return out
+
+
+def _describe(text: str) -> str:
+    said = [line.strip() for line in text.splitlines() if line.strip()]
+    return f"its output starts {said[0][:60]!r}" if said else "its output is empty"
+
+
+def _llc_input(before: tuple[commands.Command, ...], llc: commands.Command, source_path: str, tc: Toolchain) -> tuple[str, str]:
+    """(text llc reads, why not run): the test file, or what the commands before llc make of it
+    (only what `guard` lets run: the build's tools, cat, read-only sed)."""
     if not before:
-        return read_test(Path(llc.stdin if llc.stdin is not None else subst["%s"])), ""
+        return read_test(Path(llc.stdin if llc.stdin is not None else source_path)), ""
+    is_llvm_tool = lambda name: name not in toolchain.EXTERNAL and bool(tc.tool(name))
     data = ""
     for cmd in before:
-        cmd = cmd.substitute(subst)
+        why = guard.problem(cmd, is_llvm_tool)
+        if why:
+            return "", why
         stdin = read_test(Path(cmd.stdin)) if cmd.stdin is not None else data
-        if tc.tool(cmd.tool) and (cmd.tool in TEXT_TOOLS or cmd.tool not in toolchain.EXTERNAL):
-            run = tc.run(cmd.tool, [*_text_output(cmd.args), "-S"] if cmd.tool == "opt" else list(cmd.args), stdin)
+        if cmd.tool == "sed":
+            run = tc.run("sed", guard.sed_argv("", cmd.args)[1:], stdin)
         else:
-            return (
-                "",
-                f"the RUN line runs {cmd.tool!r} before llc, which is neither in the LLVM build nor one of {', '.join(TEXT_TOOLS)}",
-            )
+            run = tc.run(cmd.tool, [*_text_output(cmd.args), "-S"] if cmd.tool == "opt" else list(cmd.args), stdin)
         if not run.ok:
             return "", f"{cmd.tool} failed before llc: {_head(run.stderr)}"
         data = run.stdout
@@ -315,14 +413,14 @@ def _llc_input(before: tuple[commands.Command, ...], llc: commands.Command, subs
 
 
 def _text_output(args: tuple[str, ...]) -> list[str]:
-    """llc/opt arguments writing text to stdout: no -filetype, no -o FILE."""
+    """llc/opt arguments writing text to stdout: no -filetype, no -o FILE (either spelling)."""
     out, skip = [], False
     for arg in args:
         if skip:
             skip = False
-        elif arg == "-o":
+        elif arg in ("-o", "--o", "-filetype", "--filetype"):
             skip = True
-        elif not (arg.startswith("-o=") or _OUTPUT_FLAGS.fullmatch(arg)):
+        elif not (arg.startswith(("-o=", "--o=")) or _OUTPUT_FLAGS.fullmatch(arg)):
             out.append(arg)
     return out
 
@@ -353,15 +451,32 @@ def _assemble(
         return {n: FunctionAudit(n, V.TIMEOUT, "llvm-mc timed out") for n in names}
     if mc.returncode is not None and mc.returncode < 0:
         return {n: FunctionAudit(n, V.CRASH, f"llvm-mc killed by signal {-mc.returncode}") for n in names}
-    asm_lines = gen.stdout.splitlines()
-    owners = V.asm_owners(gen.stdout, set(everyone))
+    errors = V.located_errors(mc.stderr)
+    if mc.ok and (errors or V.fatal(mc.stderr) or _SAYS_ERROR.search(mc.stderr)):  # errors with success: no verdict
+        raise InputError(f"{mc.argv[0]} exited 0 but printed errors: {_cut(V.first_error(mc.stderr), 200)}")
+    if not mc.ok and not errors:
+        if not mc.stderr.strip():
+            raise InputError(f"{mc.argv[0]} exited {mc.returncode} and printed nothing: no verdict comes from it")
+        why = f"llvm-mc failed without naming a line: {_head(mc.stderr)}"
+        return {n: FunctionAudit(n, V.CRASH, why) for n in names}
+    return _attribute(gen.stdout, errors, names, everyone, audit)
+
+
+_SAYS_ERROR = re.compile(r"(?:^|:\s)(?:error|LLVM ERROR)\b", re.M)
+
+
+def _attribute(asm: str, errors, names: list[str], everyone: list[str], audit: RunAudit) -> dict[str, FunctionAudit]:
+    """Each located assembler error charged to the function whose body holds its line; one that
+    no function holds is kept on the RUN line (it keeps the audit from passing)."""
+    asm_lines = asm.splitlines()
+    owners = _owners(asm, set(everyone))
     out = {n: FunctionAudit(n, V.PASS) for n in names}
-    stray = []
-    for line, _, message in V.located_errors(mc.stderr):
+    for line, _, message in errors:
         fn = owners.get(line)
         instr = asm_lines[line - 1].strip() if 0 < line <= len(asm_lines) else ""
         if fn is None:
-            stray.append(f"line {line}: {message}")
+            if f"line {line}: {message}" not in audit.unattributed:
+                audit.unattributed.append(f"line {line}: {message}")
             continue
         if fn not in out:
             continue
@@ -369,10 +484,8 @@ def _assemble(
         if fa.verdict == V.PASS:
             fa.verdict, fa.message = V.MC_REJECT, f"{message}: {instr}" if instr else message
         fa.rejected_lines.append(instr)
-    if not mc.ok and not V.located_errors(mc.stderr):
-        stray.append(_head(mc.stderr) or f"llvm-mc exited {mc.returncode} without a located error")
-    if stray and not audit.note:
-        audit.note = "llvm-mc errors outside any function: " + "; ".join(stray[:3])
+    if audit.unattributed:
+        audit.note = "llvm-mc errors outside any function: " + "; ".join(audit.unattributed[:3])
     return out
 
 
@@ -407,5 +520,8 @@ def table(audits: list[FileAudit]) -> str:
                 if f.verdict != V.PASS:
                     tail = " [CHECK lines enshrine the rejected text]" if f.checks_enshrine_reject else ""
                     out.append(f"{where}: {f.name}: {f.verdict}: {f.message}{tail}")
-    summary = ", ".join(f"{counts[v]} {v}" for v in V.ALL if v in counts) or "no llc RUN line audited"
+            out.extend(f"{where}: {name}: not judged: llc's text holds no code for it" for name in run.unjudged)
+    unjudged = sum(len(r.unjudged) for fa in audits for r in fa.runs)
+    parts = [f"{counts[v]} {v}" for v in V.ALL if v in counts] + ([f"{unjudged} not judged"] if unjudged else [])
+    summary = ", ".join(parts) or "no llc RUN line audited"
     return "\n".join(out + [f"{len(audits)} file(s): {summary}"])

@@ -7,8 +7,29 @@ that may hold `]`), `[[VAR]]`, and runs of whitespace matching one space.
 from __future__ import annotations
 
 import re
+from collections.abc import Collection
 
-_CHECK_LINE = re.compile(r"^\s*;\s*([\w-]+?)(-NEXT|-SAME|-DAG|-LABEL|-NOT|-EMPTY)?:(.*)$")
+from harness.checks.autogen import guard
+
+# A comment line's first word and what follows its ':' (`; CHECK-NEXT: text`).
+_COMMENT_WORD = re.compile(r"^\s*(?://|[;#])\s*([\w-]+):(.*)$")
+SUFFIXES = ("-NEXT", "-SAME", "-DAG", "-LABEL", "-NOT", "-EMPTY")
+
+
+def directive(line: str, prefixes: Collection[str]) -> tuple[str, str, str] | None:
+    """(prefix, directive suffix or "", text after the ':') when `line` is a check line of one of
+    `prefixes`, else None. The prefix is matched whole first, so a prefix that itself ends like a
+    directive (`GFX-NEXT`) is read as FileCheck reads it."""
+    m = _COMMENT_WORD.match(line)
+    if not m:
+        return None
+    word = m.group(1)
+    if word in prefixes:
+        return word, "", m.group(2)
+    for suffix in SUFFIXES:
+        if word.endswith(suffix) and word[: -len(suffix)] in prefixes:
+            return word[: -len(suffix)], suffix, m.group(2)
+    return None
 
 
 def by_function(text: str, prefixes: list[str], names: list[str]) -> dict[str, list[str]]:
@@ -19,12 +40,12 @@ def by_function(text: str, prefixes: list[str], names: list[str]) -> dict[str, l
     out: dict[str, list[str]] = {}
     current = None
     for line in text.splitlines():
-        m = _CHECK_LINE.match(line)
-        if not m or m.group(1) not in wanted or m.group(2) == "-NOT":
+        found = directive(line, wanted)
+        if not found or found[1] == "-NOT":
             continue  # a -NOT line forbids the text; it does not pin it
-        body = m.group(3).strip()
-        if m.group(2) == "-LABEL":
-            label = re.sub(r"\{\{[^}]*\}\}", "", body).strip().rstrip(":").lstrip("@")
+        body = found[2].strip()
+        if found[1] == "-LABEL":
+            label = re.sub(r"\{\{[^}]*\}\}", "", body).strip().rstrip(":").lstrip("@").strip('"')
             current = label if label in known else None
             continue
         if current:
@@ -32,19 +53,44 @@ def by_function(text: str, prefixes: list[str], names: list[str]) -> dict[str, l
     return out
 
 
+def pinned(checks: list[str], instructions: list[str]) -> bool:
+    """Does any of `checks` pin any of these rejected instructions (see `pins`)? The checks'
+    regexes run under guard's time limit; one that cannot run is compared as literal text."""
+    pairs = [(c, i) for c in checks for i in instructions if _candidate(c, i)]
+    if not pairs:
+        return False
+    patterns: dict[str, str] = {}
+    for check, _ in pairs:
+        try:
+            re.compile(_pattern(check))
+            patterns[check] = _pattern(check)
+        except re.error:  # a FileCheck regex Python cannot read: compared as literal text
+            pass
+    texts = sorted({" ".join(i.split()) for _, i in pairs})
+    try:
+        order = list(patterns.values())
+        table = guard.search_all(order, texts)
+        found = {(p, t): table[a][b] for a, p in enumerate(order) for b, t in enumerate(texts)}
+    except guard.RegexTimeout:  # a pattern that backtracks without bound: its literal text decides
+        patterns, found = {}, {}
+    return any(
+        found[patterns[c], " ".join(i.split())] if c in patterns else " ".join(c.split()) in " ".join(i.split()) for c, i in pairs
+    )
+
+
 def pins(check: str, instruction: str) -> bool:
     """Does a CHECK line pin this rejected instruction? It must match it, name its mnemonic and
     spell out at least one of its register ranges (`[2:9]`): a pattern that admits any tuple
     width — like the semantic checks of generated files — pins nothing the assembler rejects."""
+    return pinned([check], [instruction])
+
+
+def _candidate(check: str, instruction: str) -> bool:
+    """The cheap part of `pins`: the check names the mnemonic and one of the register ranges."""
     mnemonic = instruction.split(" ", 1)[0]
     if not mnemonic or mnemonic not in check:
         return False
-    if not any(r in check for r in re.findall(r"\[\d+:\d+\]", instruction)):
-        return False
-    try:
-        return re.search(_pattern(check), " ".join(instruction.split())) is not None
-    except re.error:  # a FileCheck regex Python cannot read: compare the literal text instead
-        return " ".join(check.split()) in " ".join(instruction.split())
+    return any(r in check for r in re.findall(r"\[\d+:\d+\]", instruction))
 
 
 def _pattern(check: str) -> str:

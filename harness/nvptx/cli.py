@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 import fnmatch
 import json
+import re
 import sys
 from pathlib import Path
 
@@ -135,12 +136,29 @@ def main_gemm_ptx(args) -> int:
         return CANNOT_JUDGE
     print(f"# {tc.describe()}; ptxas: {ptxas or 'not used'}; layout {args.layout}", file=sys.stderr)
     built = ptx.build_all(tc, cases, args.out, ptxas, gemm.layout(args.layout), args.jobs, args.seed)
+    _no_verdict_from_lies(built, args.out)
     if args.json:
         print(json.dumps([b.record(args.seed) for b in built], indent=1))
     else:
         print(ptx.table(built, args.no_ptxas))
         print(f"PTX and {ptx.MANIFEST} in {args.out}")
     return 1 if any(b.problems for b in built) else 0
+
+
+_SAYS_ERROR = re.compile(r"\b(?:error|fatal)\s*:", re.I)  # `ptxas fatal   : ...`, `ptxas x.ptx, line 3; error : ...`
+
+
+def _no_verdict_from_lies(built: list[ptx.Built], out: Path) -> None:
+    """A ptxas that printed an error yet exited 0 gives no verdict: the manifest (which would
+    call its kernels closed) is removed and the command stops with one line naming ptxas."""
+    for b in built:
+        run = b.ptxas
+        if run is None or not run.ok:
+            continue
+        line = next((l.strip() for l in run.stderr.splitlines() if _SAYS_ERROR.search(l)), "")
+        if line:
+            (out / ptx.MANIFEST).unlink(missing_ok=True)
+            raise InputError(f"{run.argv[0]} exited 0 but printed an error on {b.case.name}: {line[:200]}")
 
 
 def main_gpu_check(args) -> int:

@@ -191,29 +191,95 @@ def check_case(cupy, directory: Path, entry: dict) -> dict:
 # ---- the command ------------------------------------------------------------------------------
 
 
-def load_manifest(directory: Path) -> dict:
+MAX_MANIFEST_BYTES = 64 << 20  # a manifest of every gemm kernel the specs allow is a few MB
+MAX_MMA = 1024  # mma.sync one kernel may hold (as `harness.nvptx.gemm` allows)
+_IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_$]*")
+_CPU = re.compile(r"sm_\d{2,3}[af]?")
+# Each key of a gemm manifest's case and its type (`_case_problem` checks the values too).
+_CASE_KEYS: dict[str, type] = {
+    "kernel": str,
+    "ptx": str,
+    "m": int,
+    "n": int,
+    "k": int,
+    "dtype": str,
+    "beta": int,
+    "transpose_a": bool,
+    "transpose_b": bool,
+    "cpu": str,
+    "seed": int,
+}
+_KIND_NAMES = {str: "text", int: "an integer", bool: "true or false"}
+
+
+def read_manifest(directory: Path, maker: str) -> object:
+    """The parsed manifest.json of `directory` (made by `harness {maker}`): a regular file of at
+    most MAX_MANIFEST_BYTES (a FIFO or a device is refused, never read), UTF-8 JSON; BadInput,
+    one line, for anything else."""
+    from harness import files
+    from harness.errors import InputError
+
     path = directory / MANIFEST
     try:
-        doc = json.loads(path.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise BadInput(
-            f"{path}: cannot read the manifest ({exc.strerror}); make it with `harness gemm-ptx --out {directory}`"
-        ) from None
+        data = files.read_input(path, MAX_MANIFEST_BYTES, "manifest")
+    except InputError as exc:
+        why = exc.message.replace("read manifest", "read the manifest")
+        raise BadInput(f"{path}: {why}; make it with `harness {maker} --out {directory}`") from None
+    try:
+        return json.loads(data.decode("utf-8"))
+    except UnicodeDecodeError as exc:
+        raise BadInput(f"{path}: not UTF-8 (byte 0x{data[exc.start]:02x} at offset {exc.start})") from None
     except json.JSONDecodeError as exc:
         raise BadInput(f"{path}:{exc.lineno}:{exc.colno}: not JSON: {exc.msg}") from None
-    cases = doc.get("cases") if isinstance(doc, dict) else None
-    if not isinstance(cases, list) or not cases:
+    except RecursionError:
+        raise BadInput(f"{path}: not a manifest: JSON nested too deeply") from None
+
+
+def load_manifest(directory: Path) -> dict:
+    """The manifest of a `harness gemm-ptx` directory, every case checked (BadInput, one line)."""
+    path = directory / MANIFEST
+    doc = read_manifest(directory, "gemm-ptx")
+    if not isinstance(doc, dict) or not isinstance(doc.get("cases"), list) or not doc["cases"]:
         raise BadInput(f"{path}: the manifest lists no cases")
-    keys = ("kernel", "ptx", "m", "n", "k", "dtype", "beta", "transpose_a", "transpose_b", "cpu", "seed")
-    for i, entry in enumerate(cases):
-        missing = [key for key in keys if not isinstance(entry, dict) or key not in entry]
-        if missing:
-            raise BadInput(f"{path}: case {i} lacks {', '.join(missing)}")
-        if entry["dtype"] not in ("f16", "bf16"):
-            raise BadInput(f"{path}: case {entry['kernel']}: dtype {entry['dtype']!r} is not f16 or bf16")
-        if not entry["ptx"] or not (directory / entry["ptx"]).is_file():
-            raise BadInput(f"{path}: case {entry['kernel']}: no PTX file {entry['ptx']!r} (llc failed?)")
+    if not isinstance(doc.get("layout", "ptx"), str):
+        raise BadInput(f"{path}: layout {json.dumps(doc['layout'])[:40]} is not text")
+    for i, entry in enumerate(doc["cases"]):
+        why = _case_problem(directory, entry)
+        if why:
+            name = entry.get("kernel") if isinstance(entry, dict) else None
+            raise BadInput(f"{path}: case {i}{f' ({name})' if isinstance(name, str) else ''}: {why}")
     return doc
+
+
+def _case_problem(directory: Path, entry) -> str:
+    """What is wrong with one case of a gemm manifest ("" when nothing)."""
+    if not isinstance(entry, dict):
+        return "not an object"
+    for key, kind in _CASE_KEYS.items():
+        value = entry.get(key)
+        if type(value) is not kind:
+            return f"{key} is {json.dumps(value)[:40]}, not {_KIND_NAMES[kind]}" if key in entry else f"lacks {key}"
+    if not isinstance(entry.get("layout", "ptx"), str):
+        return f"layout {json.dumps(entry['layout'])[:40]} is not text"
+    m, n, k = entry["m"], entry["n"], entry["k"]
+    if not (m > 0 and n > 0 and k > 0 and m % 16 == n % 8 == k % 8 == 0):
+        return f"shape {m}x{n}x{k} is not made of m16n8k8 tiles"
+    if (m // 16) * (n // 8) * (k // 16 + k % 16 // 8) > MAX_MMA:
+        return f"shape {m}x{n}x{k} unrolls to more than {MAX_MMA} mma.sync (gemm-ptx makes no such kernel)"
+    if entry["dtype"] not in ("f16", "bf16"):
+        return f"dtype {entry['dtype']!r} is not f16 or bf16"
+    if entry["beta"] not in (0, 1):
+        return f"beta {entry['beta']} is not 0 or 1"
+    if not 0 <= entry["seed"] < 2**64:
+        return f"seed {entry['seed']} is not a 64-bit seed"
+    if not _CPU.fullmatch(entry["cpu"]):
+        return f"cpu {entry['cpu']!r} is not an NVPTX CPU (sm_NN)"
+    if not _IDENT.fullmatch(entry["kernel"]):
+        return f"kernel name {entry['kernel']!r} is not a PTX identifier"
+    ptx = directory / entry["ptx"]
+    if "/" in entry["ptx"] or entry["ptx"] in ("", ".", "..") or ptx.is_symlink() or not ptx.is_file():
+        return f"no PTX file {entry['ptx']!r} in {directory} (llc failed?)"
+    return ""
 
 
 def check_all(directory: Path) -> dict:

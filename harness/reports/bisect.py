@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import os
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -136,7 +138,10 @@ def _step(args, planned) -> int:
     build = f"LLVM {version} ({_digest(tc.require('llc'))}) at {tc.bin_dir}"
     if missing:
         return _decide(SKIP, f"{build} lacks {', '.join(missing)}", invert)
-    outcomes = Runner(tc, args.jobs, facts=False).run(cases.group(planned))
+    runner = Runner(tc, args.jobs, facts=False)
+    outcomes = runner.run(cases.group(planned))
+    if runner.probe_died is not None:  # no case was compiled: its verdict says nothing of the cases
+        return _decide(SKIP, f"{build}: {runner.probe_died.detail}; no case was compiled", invert)
     want = V.VerdictCode(args.want)
     counts: dict[V.VerdictCode, int] = {}
     for o in outcomes:
@@ -162,11 +167,42 @@ def _decide(code: int, why: str, invert: bool = False) -> int:
 
 
 def _shell(command: str, timeout: float | None) -> subprocess.CompletedProcess:
-    """A user's build or lookup command, run through the shell as typed (it is theirs)."""
+    """A user's build or lookup command, run through the shell as typed (it is theirs), in a
+    process group of its own: a timeout, Ctrl-C or SIGTERM ends the shell and everything it
+    started, and nothing is left running when the step ends."""
+    proc = subprocess.Popen(
+        command,
+        shell=True,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        errors="replace",
+        start_new_session=True,
+    )
     try:
-        return subprocess.run(command, shell=True, capture_output=True, text=True, errors="replace", timeout=timeout)
+        out, err = proc.communicate(timeout=timeout)
     except subprocess.TimeoutExpired:
+        _end_group(proc)
         return subprocess.CompletedProcess(command, 124, "", f"timed out after {timeout:g} s")
+    except BaseException:
+        _end_group(proc)
+        raise
+    _end_group(proc)  # (a child left in the background by a shell that has exited)
+    return subprocess.CompletedProcess(command, proc.returncode, out, err)
+
+
+def _end_group(proc: subprocess.Popen) -> None:
+    """Kill the command's process group and reap the shell; pipes are not waited on (a child
+    that escaped the group keeps them open)."""
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+    proc.wait()
+    for stream in (proc.stdout, proc.stderr):
+        if stream is not None:
+            stream.close()
 
 
 def _digest(path: str) -> str:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import os
 import re
 import sys
 from pathlib import Path
@@ -20,6 +21,7 @@ from pathlib import Path
 from harness import files
 from harness.errors import InputError
 from harness.reports import compare, html_report, report
+from harness.specs.matrix import MAX_WIDTH
 from harness.tools.commands import Selector
 from harness.tools.verdicts import VerdictCode
 
@@ -53,70 +55,100 @@ _RUN_KEYS = (
 
 
 MAX_DOCUMENT_BYTES = 1 << 30  # the whole suite's --json is a few MB
+_INTS = {"opt": (0, 3), "width_a": (1, MAX_WIDTH), "width_b": (1, MAX_WIDTH)}
+_OPTIONAL_TEXT = ("detail", "narrowing", "elem_a", "elem_b")
+_OPTIONAL_INTS = ("required_a", "required_b")
 
 
 def load_document(path) -> tuple[str, dict]:
-    """("run" | "matrix", the document) from a --json output; anything else is bad input."""
+    """("run" | "matrix", the document) from a --json output; anything else is bad input: every
+    field a report reads is of its type and range, or one located error says which is not."""
     data = files.read_input(Path(path), MAX_DOCUMENT_BYTES, "--json document")
     try:
         doc = json.loads(data.decode("utf-8"))
     except (ValueError, UnicodeDecodeError, RecursionError) as exc:
         raise InputError(f"not JSON: {str(exc) or type(exc).__name__}", str(path)) from None
-    if (
-        isinstance(doc, dict)
-        and doc.get("kind") == compare.KIND
-        and isinstance(doc.get("cells"), list)
-        and isinstance(doc.get("builds"), list)
-    ):
-        kind, records, need = "matrix", doc["cells"], (*_RUN_KEYS[:-1], "verdicts")
-    elif isinstance(doc, dict) and isinstance(doc.get("cases"), list) and "llvm" in doc:
-        kind, records, need = "run", doc["cases"], _RUN_KEYS
-    else:
-        raise InputError("not the --json output of `harness run` or `harness matrix`", str(path))
+    kind, records, width = _kind(doc, path)
     _check_shard(doc.get("shard"), path)
-    width = None
-    if kind == "matrix":
-        if doc.get("format") != compare.FORMAT:
-            raise InputError(
-                f"a matrix document of format {doc.get('format')!r}; this harness reads format {compare.FORMAT}", str(path)
-            )
-        width = len(doc["builds"])
-        fields = ("id", "version", "bin", "pipeline")
-        if not width or any(not isinstance(b, dict) or any(not isinstance(b.get(f), str) for f in fields) for b in doc["builds"]):
-            raise InputError(f"builds: each needs {', '.join(fields)} (text)", str(path))
+    if not isinstance(doc.get("selection", {}), dict):
+        raise InputError("selection: an object wanted", str(path))
+    need = (*_RUN_KEYS[:-1], "verdicts") if width else _RUN_KEYS
     for i, r in enumerate(records):
         missing = [k for k in need if not isinstance(r, dict) or k not in r]
         if missing:
             raise InputError(f"record {i + 1} lacks {', '.join(missing)}", str(path))
-        bad = [k for k in ("opt", "width_a", "width_b") if type(r[k]) is not int]
-        bad += [k for k in need if k not in ("opt", "width_a", "width_b", "verdicts") and not isinstance(r[k], str)]
-        if "selector" not in bad and r["selector"] not in tuple(Selector):
-            bad.append(f"selector {r['selector']!r} (known: {', '.join(Selector)})")
-        if width is None and not _metrics_ok(r.get("metrics")):
-            bad.append("metrics (finite numbers up to 1e12 wanted)")
-        if width is not None:
-            if (
-                not isinstance(r["verdicts"], list)
-                or len(r["verdicts"]) != width
-                or not all(isinstance(v, str) for v in r["verdicts"])
-            ):
-                bad.append("verdicts")
-            for key, ok in (
-                ("details", lambda v: isinstance(v, str)),
-                ("metrics", _metrics_ok),
-                ("commands", lambda v: v is None or isinstance(v, str)),
-            ):
-                value = r.setdefault(key, [None if key != "details" else ""] * width)
-                if not isinstance(value, list) or len(value) != width or not all(map(ok, value)):
-                    bad.append(key)
-            r["differs"] = len(set(r["verdicts"])) > 1 if "verdicts" not in bad else False
+        bad = _bad_fields(r, need, width)
         if bad:
-            raise InputError(f"record {i + 1} ({r.get('function')}): bad {', '.join(bad)}", str(path))
+            raise InputError(f"record {i + 1} ({str(r.get('function'))[:80]}): bad {', '.join(bad)}", str(path))
         if width is None:
             r["verdict"] = _verdict(r["verdict"], i, r, path)
         else:
             r["verdicts"] = [_verdict(v, i, r, path) for v in r["verdicts"]]
     return kind, doc
+
+
+def _kind(doc, path) -> tuple[str, list, int | None]:
+    """(kind, its records, the number of builds of a matrix or None) of a document."""
+    if isinstance(doc, dict) and doc.get("kind") == compare.KIND and isinstance(doc.get("cells"), list):
+        if doc.get("format") != compare.FORMAT:
+            raise InputError(
+                f"a matrix document of format {str(doc.get('format'))[:40]!r}; this harness reads format {compare.FORMAT}",
+                str(path),
+            )
+        builds, fields = doc.get("builds"), ("id", "version", "bin", "pipeline")
+        if not isinstance(builds, list) or not builds or any(not _texts(b, fields) for b in builds):
+            raise InputError(f"builds: each needs {', '.join(fields)} (text)", str(path))
+        return "matrix", doc["cells"], len(builds)
+    if isinstance(doc, dict) and isinstance(doc.get("cases"), list) and "llvm" in doc:
+        if not isinstance(doc["llvm"], str):
+            raise InputError(f"llvm: the build's version as text wanted, got {json.dumps(doc['llvm'])[:40]}", str(path))
+        if doc.get("llvm_bin") is not None and not isinstance(doc["llvm_bin"], str):
+            raise InputError(f"llvm_bin: a directory as text wanted, got {json.dumps(doc['llvm_bin'])[:40]}", str(path))
+        return "run", doc["cases"], None
+    raise InputError("not the --json output of `harness run` or `harness matrix`", str(path))
+
+
+def _texts(value, fields) -> bool:
+    return isinstance(value, dict) and all(isinstance(value.get(f), str) for f in fields)
+
+
+def _bad_fields(r: dict, need, width: int | None) -> list[str]:
+    """The fields of one record that are not of their type and range (see load_document)."""
+    bad = [f"{k} ({json.dumps(r[k])[:20]})" for k, (lo, hi) in _INTS.items() if not _int_in(r[k], lo, hi)]
+    bad += [k for k in need if k not in (*_INTS, "verdicts") and not isinstance(r[k], str)]
+    bad += [k for k in _OPTIONAL_TEXT if k in r and not isinstance(r[k], str)]
+    bad += [k for k in _OPTIONAL_INTS if k in r and not _int_in(r[k], 0, MAX_WIDTH)]
+    if "args" in r and not _args_ok(r["args"]):
+        bad.append("args (an object of operand -> integer or text wanted)")
+    if "selector" not in bad and r["selector"] not in tuple(Selector):
+        bad.append(f"selector {r['selector']!r} (known: {', '.join(Selector)})")
+    if width is None:
+        if not _metrics_ok(r.get("metrics")):
+            bad.append("metrics (finite numbers up to 1e12 wanted)")
+        return bad
+    if not isinstance(r["verdicts"], list) or len(r["verdicts"]) != width or not all(isinstance(v, str) for v in r["verdicts"]):
+        bad.append("verdicts")
+    for key, ok in (
+        ("details", lambda v: isinstance(v, str)),
+        ("metrics", _metrics_ok),
+        ("commands", lambda v: v is None or isinstance(v, str)),
+    ):
+        value = r.setdefault(key, [None if key != "details" else ""] * width)
+        if not isinstance(value, list) or len(value) != width or not all(map(ok, value)):
+            bad.append(key)
+    r["differs"] = len(set(r["verdicts"])) > 1 if "verdicts" not in bad else False
+    return bad
+
+
+def _int_in(value, lo: int, hi: int) -> bool:
+    return type(value) is int and lo <= value <= hi
+
+
+def _args_ok(args) -> bool:
+    """A record's operand overrides, as `harness try --arg` takes them back."""
+    return isinstance(args, dict) and all(
+        isinstance(k, str) and (type(v) is int and abs(v) <= 1 << 64 or isinstance(v, str)) for k, v in args.items()
+    )
 
 
 def _check_shard(shard, path) -> None:
@@ -218,6 +250,20 @@ def run_as_matrix(doc: dict) -> dict:
     return compare.document([build], cells, doc.get("selection", {}), None)
 
 
+def _not_an_input(output: Path | None, inputs: list[Path]) -> None:
+    """--html must not name one of the inputs (the page would replace the document it is made
+    from), directly, through a link or as a second hard link."""
+    if output is None or not os.path.lexists(output):
+        return
+    for path in inputs:
+        try:
+            same = os.path.samefile(output, path)
+        except OSError:  # (an input that cannot be read is refused as it is loaded)
+            continue
+        if same:
+            raise InputError(f"--html {output} is the input {path}: the page would replace it")
+
+
 def add_parser(sub, formatter_class=None):
     """`harness report FILE.json...` (register with the other commands; `main` runs it)."""
     p = sub.add_parser(
@@ -244,6 +290,7 @@ def add_parser(sub, formatter_class=None):
 
 def main(args) -> int:
     compare.check_output_path(args.html)
+    _not_an_input(args.html, args.files)
     kind, doc = merge([(str(path), *load_document(path)) for path in args.files])
     # Everything is computed before anything is written: a failure leaves no page behind.
     as_matrix = doc if kind == "matrix" else run_as_matrix(doc)

@@ -9,12 +9,13 @@ not part of the key. Binaries are hashed once per process per path + inode + siz
 that digest is remembered in the cache directory, so a later process only stat()s them.
 
 Where: `--cache-dir DIR`, else `$XDG_CACHE_HOME/matrix-harness`, else `~/.cache/matrix-harness`.
-Every entry is written atomically (a temporary file, then a rename). An entry that cannot be
-read, decompressed or parsed (too deeply nested JSON included), that names another key, or that
-claims a run which timed out or was stopped from outside (such runs are never stored), is a miss
-and is rewritten: a broken cache costs time, never a wrong verdict. Runs that timed out or were killed from outside
-(SIGKILL, SIGTERM, SIGINT) are not stored; a stored run slower than the current `--timeout` is
-a miss (it would time out now).
+Every entry is written atomically (a temporary file, then a rename). An entry that is not a
+regular file of bounded size (a FIFO, a device, a link to one: never waited on, never read
+without end), that cannot be read, decompressed within that bound or parsed (too deeply nested
+JSON included), that names another key, or that claims a run which timed out or was stopped
+from outside, is a miss and is rewritten: a broken cache costs time, never a wrong verdict.
+Runs that timed out or were killed from outside (SIGKILL, SIGTERM, SIGINT) are not stored; a
+stored run slower than the current `--timeout` is a miss (it would time out now).
 
 `Cache.wrap(toolchain)` gives a Toolchain whose every `run` (probes included: `--version`,
 `-mcpu=help`, the intrinsic probe) goes through the cache; `Runner(..., cache=...)` uses it.
@@ -28,6 +29,7 @@ import hashlib
 import json
 import os
 import signal
+import stat
 import struct
 import sys
 import sysconfig
@@ -39,9 +41,12 @@ from pathlib import Path
 
 from harness import files
 from harness.errors import InputError
-from harness.tools.toolchain import Toolchain, ToolRun
+from harness.tools.toolchain import OUTPUT_LIMIT, Toolchain, ToolRun
 
 FORMAT = 1  # bump when the entry layout or the key material changes
+# Bytes of one entry, stored and inflated: a run keeps at most OUTPUT_LIMIT bytes per stream.
+ENTRY_LIMIT = 3 * OUTPUT_LIMIT
+NOTE_LIMIT = 1 << 16  # a binary's digest note is one line of JSON
 # Signals that mean the tool itself crashed (deterministic) rather than being stopped from outside.
 _CRASH_SIGNALS = {-signal.SIGABRT, -signal.SIGSEGV, -signal.SIGILL, -signal.SIGBUS, -signal.SIGFPE, -signal.SIGTRAP}
 
@@ -87,9 +92,9 @@ class Cache:
             return self._digests[memo]
         note = self.dir / "files" / (_sha256(real.encode())[:32] + ".json")
         try:
-            known = json.loads(note.read_text())
+            known = json.loads(_read_regular(note, NOTE_LIMIT))
             digest = known["sha256"] if known["stamp"] == stamp and isinstance(known["sha256"], str) else ""
-        except (OSError, ValueError, KeyError, TypeError):
+        except (OSError, ValueError, KeyError, TypeError, RecursionError):
             digest = ""
         if not digest:
             digest = files.sha256_of(real)
@@ -109,11 +114,11 @@ class Cache:
     def get(self, key: str, argv: list[str], timeout: float) -> ToolRun | None:
         """The stored run for `key` (reported with `argv`, the command as run now), or None."""
         try:
-            raw = self._path(key).read_bytes()
+            raw = _read_regular(self._path(key), ENTRY_LIMIT)
         except FileNotFoundError:
             self._count(miss=True)
             return None
-        except OSError:
+        except (OSError, ValueError):  # a FIFO, a device, a directory, an entry too large to trust
             self._count(miss=True, bad=True)
             return None
         try:
@@ -241,7 +246,11 @@ def _load(raw: bytes, key: str, argv: list[str]) -> ToolRun:
 
     Runs that timed out or were stopped by a signal from outside are never stored, so an entry
     claiming one was forged or damaged: refused like any other broken entry."""
-    entry = json.loads(zlib.decompress(raw))
+    inflate = zlib.decompressobj()
+    text = inflate.decompress(raw, ENTRY_LIMIT)
+    if inflate.unconsumed_tail or not inflate.eof:  # a bomb, or a cut entry
+        raise ValueError("not one whole entry within the limit")
+    entry = json.loads(text)
     if not isinstance(entry, dict) or entry["key"] != key or entry["format"] != FORMAT:
         raise ValueError("another entry")
     code, seconds = entry["returncode"], entry["seconds"]
@@ -257,6 +266,24 @@ def _load(raw: bytes, key: str, argv: list[str]) -> ToolRun:
         float(seconds),
         base64.b64decode(entry["data"], validate=True),
     )
+
+
+def _read_regular(path: Path, limit: int) -> bytes:
+    """The bytes of a regular file of at most `limit` bytes. FileNotFoundError when there is none;
+    another OSError or ValueError when it is something else (opened without blocking, so a FIFO
+    cannot hang the read, and judged by what was opened) or larger."""
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode) or info.st_size > limit:
+            raise ValueError("not a regular file of at most the limit")
+        with os.fdopen(os.dup(fd), "rb") as fh:
+            data = fh.read(limit + 1)
+    finally:
+        os.close(fd)
+    if len(data) > limit:
+        raise ValueError("grew past the limit")
+    return data
 
 
 def _text(value) -> str:

@@ -11,6 +11,6 @@ without a shell), `scrub` (llc's assembly cut into normalised function bodies), 
 merged per prefix and laid out as CHECK lines), `update` (the file rewrite).
 """
 
-from harness.checks.autogen.update import FunctionChange, Update, update
+from harness.checks.autogen.update import FunctionChange, NoCode, Update, update
 
-__all__ = ["FunctionChange", "Update", "update"]
+__all__ = ["FunctionChange", "NoCode", "Update", "update"]

@@ -9,6 +9,12 @@ a trailing backslash stays), so the same lines count and the same prefixes come 
 then tokenise the line with lit's own shell parser (`harness.tools.commands`) to run it: preprocessing
 commands chained by pipes, then llc reading the test file (upstream drops `< %s` and `%s` from
 llc's arguments and feeds the file on stdin).
+
+Where we differ from upstream, it is to keep what the test's author wrote: lit's substitutions
+are made as lit makes them (from the file's absolute directory); a command that would write,
+edit or run anything (`guard`) is not run, nor is a RUN line whose llc writes elsewhere than the
+pipe or whose preprocessing fails — the CHECK lines of a RUN line that was not run stay as they
+are (upstream would run llc on nothing and erase them).
 """
 
 from __future__ import annotations
@@ -18,6 +24,8 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from harness import files
+from harness.checks.autogen import guard
 from harness.errors import InputError
 from harness.tools import commands, toolchain
 from harness.tools.toolchain import run_tool
@@ -117,9 +125,10 @@ class Output:
     notes: tuple[str, ...]  # things worth a warning that did not stop the run
 
 
-def plan(run: LlcRun) -> commands.Pipeline:
-    """The RUN line's commands, tokenised by lit's shell; Skip when we cannot run them as
-    upstream would without a shell."""
+def plan(run: LlcRun, path: Path, llc: str) -> commands.Pipeline:
+    """The RUN line's commands, tokenised by lit's shell and substituted as lit would (from
+    `path`'s directory); Skip when we cannot run them as upstream would without a shell, or when
+    one of them would write, edit or run anything (see `guard`)."""
     try:
         pipeline = commands.parse(run.text)
     except commands.CommandSyntaxError as exc:
@@ -131,32 +140,46 @@ def plan(run: LlcRun) -> commands.Pipeline:
     for cmd in pipeline.commands[:-2]:
         if cmd.stdout is not None:
             raise Skip(f"{cmd.tool} writes to a file inside the pipe")
+    llc_cmd = pipeline.commands[-2]
+    elsewhere = llc_cmd.stdout or _output_file(list(llc_cmd.argv[1:]))
+    if elsewhere:
+        raise Skip(f"llc writes its output to {elsewhere}, not to the pipe: nothing to check (not run)")
+    is_llvm_tool = lambda name: bool(toolchain.tool_path(name, Path(llc).parent))
+    try:
+        subst = guard.substitutions(path)
+        for cmd in pipeline.commands[:-2]:
+            why = guard.problem(guard.substituted(cmd, subst), is_llvm_tool)
+            if why:
+                raise Skip(why)
+        # (llc is this build's whatever the RUN line names it: only its arguments matter)
+        why = guard.writes(guard.substituted(llc_cmd, subst).argv[1:], allow_output=True)
+    except guard.Refused as exc:
+        raise Skip(str(exc)) from None
+    if why:
+        raise Skip(why)
     return pipeline
 
 
 def llc_output(run: LlcRun, pipeline: commands.Pipeline, path: Path, data: bytes, llc: str, timeout: float) -> Output:
     """Run the pipeline's commands up to llc (FileCheck is not run) and return llc's stdout.
 
-    Raises InputError when a tool times out or llc fails."""
+    Raises Skip when a command before llc fails (its CHECK lines stay as they are), InputError
+    when a tool times out, llc fails or an input cannot be read."""
     *before, llc_cmd, _ = pipeline.commands
     where = (str(path), run.line)
-    subst = _substitutions(path)
+    subst = guard.substitutions(path)
     notes: list[str] = []
 
     stdin = data
     if before:
         stdin = b""  # upstream gives the preprocessing pipe no stdin (commands read %s themselves)
         for cmd in before:
-            stdin = _preprocess(cmd, stdin, subst, llc, timeout, where, notes)
+            stdin = _preprocess(guard.substituted(cmd, subst), stdin, llc, timeout, where)
 
-    args = [w.replace("%s", "") for w in llc_cmd.argv[1:]]
-    args = [_apply(w, subst) for w in args if w]
+    args = [guard.substitute(w.replace("%s", ""), subst) for w in llc_cmd.argv[1:]]
+    args = [w for w in args if w]
     if llc_cmd.stdin is not None and llc_cmd.stdin != "%s":
-        stdin = _read(_apply(llc_cmd.stdin.replace("%s", ""), subst), where)
-    elsewhere = llc_cmd.stdout or _output_file(args)
-    if elsewhere:
-        notes.append(f"{path}:{run.line}: llc writes its output to {elsewhere}, not to the pipe: nothing to check (not run)")
-        return Output("", tuple(notes))
+        stdin = _read(guard.substitute(llc_cmd.stdin.replace("%s", ""), subst), where)
     result = run_tool([llc, *args], stdin, timeout, binary=True)
     code = result.returncode
     if code is None:  # timed out
@@ -178,33 +201,19 @@ def llc_output(run: LlcRun, pipeline: commands.Pipeline, path: Path, data: bytes
     return Output(text.replace("\r\n", "\n"), tuple(notes))
 
 
-def _preprocess(cmd, stdin: bytes, subst, llc: str, timeout: float, where, notes: list[str]) -> bytes:
-    """One command before llc in the pipe. Upstream does not look at its exit status, so a
-    failure is only noted; its stdout goes on to the next command."""
-    argv = [_apply(w, subst) for w in cmd.argv]
-    argv[0] = _find_tool(argv[0], llc)
+def _preprocess(cmd: commands.Command, stdin: bytes, llc: str, timeout: float, where) -> bytes:
+    """One command before llc in the pipe (substituted, and allowed by `plan`). A failure skips
+    the RUN line: what llc would compile is not what the test means (upstream runs on)."""
+    tool = _find_tool(cmd.argv[0], llc)
+    argv = guard.sed_argv(tool, cmd.argv[1:]) if cmd.tool == "sed" else [tool, *cmd.argv[1:]]
     if cmd.stdin is not None:
-        stdin = _read(_apply(cmd.stdin, subst), where)
+        stdin = _read(cmd.stdin, where)
     result = run_tool(argv, stdin, timeout, binary=True)
     if result.timed_out:
         raise InputError(f"{cmd.tool} ran past {timeout:g} s", *where)
     if not result.ok:
-        notes.append(
-            f"{where[0]}:{where[1]}: {cmd.tool} exited with status {result.returncode}: {_first_error(result.stderr, argv[0])}"
-        )
+        raise Skip(f"{cmd.tool} exited with status {result.returncode}: {_first_error(result.stderr, argv[0])}")
     return result.data + (result.stderr.encode() if cmd.stderr_to_stdout else b"")
-
-
-def _substitutions(path: Path) -> list[tuple[str, str]]:
-    """The lit substitutions upstream applies, in its order."""
-    directory = os.path.dirname(str(path))
-    return [("%s", str(path)), ("%S", directory), ("%p", directory), ("%{pathsep}", os.pathsep)]
-
-
-def _apply(word: str, subst) -> str:
-    for key, value in subst:
-        word = word.replace(key, value)
-    return word
 
 
 def _find_tool(name: str, llc: str) -> str:
@@ -224,11 +233,16 @@ def _output_file(args: list[str]) -> str:
     return ""
 
 
+MAX_INPUT_BYTES = 256 << 20  # what a RUN line may feed a tool (`< FILE`): a test file's limit
+
+
 def _read(path: str, where) -> bytes:
+    """A file a RUN line redirects into a tool: a regular file of bounded size (a FIFO or a
+    device such as /dev/zero is refused, never read), else one located error."""
     try:
-        return Path(path).read_bytes()
-    except OSError as exc:
-        raise InputError(f"cannot read {path}: {exc.strerror}", *where) from None
+        return files.read_input(Path(path), MAX_INPUT_BYTES, "file a RUN line reads")
+    except InputError as exc:
+        raise InputError(f"{path}: {exc.message}", *where) from None
 
 
 def _first_error(stderr: str, program: str) -> str:

@@ -17,8 +17,10 @@ go, so that the CHECK lines do not depend on llc's column alignment.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 
+from harness.checks.autogen import guard
 from harness.checks.autogen.options import Filter
 
 # The `.type NAME,@function` directive, the label `NAME:` right after it (llc adds `; @NAME`), the
@@ -47,16 +49,31 @@ class AsmFunction:
 
 
 def functions(asm: str, filters: tuple[Filter, ...] = ()) -> list[AsmFunction]:
-    """Every function of `asm` in output order, filtered by `filters` and then normalised."""
+    """Every function of `asm` in output order, filtered by `filters` and then normalised.
+    The filters (regexes a test file chose) run under guard's time limit: RegexTimeout."""
+    found = [(m.group("name"), m.group("body")) for m in _FUNCTION.finditer(asm)]
+    hit = _matcher(filters, [line for _, body in found for line in body.splitlines()])
     out = []
-    for m in _FUNCTION.finditer(asm):
-        name = m.group("name")
-        body = normalise(select_lines(m.group("body"), filters))
+    for name, raw in found:
+        body = normalise(select_lines(raw, filters, hit))
         if name.startswith("stress"):
             # Upstream's convention for stress tests: only the last line is checked.
             body = "\n".join(body.splitlines()[-1:])
         out.append(AsmFunction(name, body))
     return out
+
+
+Matcher = Callable[[int, str], bool]  # (index of a filter, line) -> whether the filter's regex is found
+
+
+def _matcher(filters: tuple[Filter, ...], lines: list[str]) -> Matcher:
+    """Every filter tried on every line at once (guard.search_all: bounded time)."""
+    if not filters:
+        return lambda i, line: False
+    texts = sorted(set(lines))
+    table = guard.search_all([f.regex.pattern for f in filters], texts)
+    where = {t: j for j, t in enumerate(texts)}
+    return lambda i, line: table[i][where[line]]
 
 
 def normalise(body: str) -> str:
@@ -69,29 +86,31 @@ def normalise(body: str) -> str:
     return "\n".join(line.rstrip(" \t") for line in expanded.split("\n"))
 
 
-def select_lines(body: str, filters: tuple[Filter, ...]) -> str:
-    """The lines of `body` that the --filter options keep (all of it when there are none)."""
+def select_lines(body: str, filters: tuple[Filter, ...], hit: Matcher | None = None) -> str:
+    """The lines of `body` that the --filter options keep (all of it when there are none);
+    `hit` answers whether filter i's regex is found in a line (default: searched here)."""
     if not filters:
         return body
+    found = hit or (lambda i, line: filters[i].regex.search(line) is not None)
     lines = body.splitlines()
     if any(f.stops for f in filters):
         kept = []
         for line in lines:
             kept.append(line)
-            if any(f.stops and f.regex.search(line) for f in filters):
+            if any(f.stops and found(i, line) for i, f in enumerate(filters)):
                 break
         lines = kept
-    return "\n".join(line for line in lines if _keeps(line, filters))
+    return "\n".join(line for line in lines if _keeps(line, filters, found))
 
 
-def _keeps(line: str, filters: tuple[Filter, ...]) -> bool:
+def _keeps(line: str, filters: tuple[Filter, ...], found: Matcher) -> bool:
     # The first selecting filter that matches decides; with none matching, a line survives only
     # when every selecting filter was a --filter-out.
     selective = False
-    for f in filters:
+    for i, f in enumerate(filters):
         if f.stops:
             continue
         selective = selective or not f.drops
-        if f.regex.search(line):
+        if found(i, line):
             return not f.drops
     return not selective

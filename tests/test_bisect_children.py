@@ -1,0 +1,101 @@
+"""`harness bisect-run` votes only on cases that were compiled and judged, and leaves no child
+behind (issue 15): an opt that crashes or hangs on the build-support probe is a skip (125),
+whatever --want says; a `--llvm-bin-cmd` that runs past --timeout and a SIGTERM during `--build`
+end the whole process group of the user's command. Processes are counted, not timed."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from conftest import REPO
+
+EXACT = ["--intrinsic", "wmma.f32.16x16x128.f8f6f4", "--fmt-a", "fp4", "--fmt-b", "fp4", "--selector", "sdag"]
+HANG_GUARD = 300  # seconds: only a hang reaches it
+
+
+def argv(*args) -> list[str]:
+    return [sys.executable, "-m", "harness", "bisect-run", *map(str, args)]
+
+
+def env() -> dict:
+    return {**os.environ, "PYTHONPATH": str(REPO), "LLVM_DISABLE_SYMBOLIZATION": "1"}
+
+
+def alive(pidfile: Path) -> list[int]:
+    """The listed processes still running (a zombie waiting for its reaper is not); they are
+    killed on the way out, so a failing test leaves nothing behind either."""
+    out = []
+    for word in pidfile.read_text().split() if pidfile.exists() else []:
+        try:
+            state = Path(f"/proc/{int(word)}/stat").read_text().rsplit(")", 1)[1].split()[0]
+        except OSError:
+            continue
+        if state != "Z":
+            out.append(int(word))
+            os.kill(int(word), signal.SIGKILL)
+    return out
+
+
+def fake_opt(tmp_path: Path, real: Path, script: str) -> Path:
+    out = tmp_path / "bin"
+    out.mkdir()
+    for entry in real.iterdir():
+        (out / entry.name).symlink_to(entry)
+    (out / "opt").unlink()
+    (out / "opt").write_text("#!/bin/sh\n" + script)
+    (out / "opt").chmod(0o755)
+    return out
+
+
+@pytest.mark.parametrize("want", ["pass", "crash", "timeout"])
+@pytest.mark.parametrize(
+    "script", ["cat >/dev/null; kill -SEGV $$\n", "echo $$ >> {pids}; exec sleep 300\n"], ids=["crash", "hang"]
+)
+def test_a_probe_that_dies_skips_whatever_is_wanted(llvm_22_1_8, tmp_path, script, want):
+    pids = tmp_path / "pids"
+    fake = fake_opt(tmp_path, llvm_22_1_8.bin_dir, script.format(pids=pids))
+    proc = subprocess.run(
+        argv("--llvm-bin", fake, *EXACT, "--want", want, "--timeout", "5"),
+        capture_output=True,
+        text=True,
+        env=env(),
+        timeout=HANG_GUARD,
+    )
+    assert proc.returncode == 125 and "no case was compiled" in proc.stdout, proc.stdout + proc.stderr
+    assert alive(pids) == []
+
+
+def test_an_llvm_bin_cmd_past_its_timeout_leaves_no_child(tmp_path):
+    pids = tmp_path / "pids"
+    cmd = f"sleep 300 & echo $! >> {pids}; wait"  # (--timeout 10: time to start its child on a loaded machine)
+    proc = subprocess.run(
+        argv("--llvm-bin-cmd", cmd, *EXACT, "--timeout", "10"), capture_output=True, text=True, env=env(), timeout=HANG_GUARD
+    )
+    assert proc.returncode == 125 and "timed out" in proc.stdout
+    assert pids.exists() and alive(pids) == []
+
+
+def test_sigterm_during_the_build_ends_it_and_votes_nothing(llvm_22_1_8, tmp_path):
+    pids = tmp_path / "pids"
+    build = f"sleep 300 & echo $! >> {pids}; wait"
+    proc = subprocess.Popen(
+        argv("--build", build, "--llvm-bin", llvm_22_1_8.bin_dir, *EXACT),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env(),
+    )
+    for _ in range(HANG_GUARD * 10):  # until the build has started its child
+        if pids.exists() and pids.read_text().strip() or proc.poll() is not None:
+            break
+        time.sleep(0.1)
+    proc.send_signal(signal.SIGTERM)
+    out, err = proc.communicate(timeout=HANG_GUARD)
+    assert proc.returncode not in (0, 1, 125) and "Traceback" not in err, out + err
+    assert alive(pids) == []

@@ -1,0 +1,133 @@
+"""`harness gpu-check` reads a gemm manifest as input (issue 15): every field type- and
+range-checked with one line and exit 2 before any GPU is asked for; no FIFO or device is read;
+and `harness gemm-ptx` never writes through a link nor calls a kernel closed by a ptxas that
+printed `fatal` yet exited 0. The manifests are written here; gemm-ptx needs the NVPTX build."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+from conftest import REPO
+
+HANG_GUARD = 120  # seconds: only a blocked read reaches it
+CASE = {
+    "kernel": "gemm_16x8x16_f16_beta0_nn_sm_90",
+    "ptx": "gemm_16x8x16_f16_beta0_nn_sm_90.ptx",
+    "m": 16,
+    "n": 8,
+    "k": 16,
+    "dtype": "f16",
+    "beta": 0,
+    "transpose_a": False,
+    "transpose_b": False,
+    "cpu": "sm_90",
+    "seed": 123,
+}
+
+
+def gpu_check(directory) -> tuple[int, list[str]]:
+    proc = subprocess.run(
+        [sys.executable, "-m", "harness", "gpu-check", str(directory)],
+        capture_output=True,
+        text=True,
+        cwd=REPO,
+        timeout=HANG_GUARD,
+        env={**os.environ, "PYTHONPATH": str(REPO)},
+    )
+    assert "Traceback" not in proc.stderr, proc.stderr[-2000:]
+    return proc.returncode, [line for line in proc.stderr.splitlines() if line.strip()]
+
+
+def manifest(tmp_path, **changes) -> None:
+    (tmp_path / CASE["ptx"]).write_text("// PTX\n")
+    (tmp_path / "manifest.json").write_text(json.dumps({"format": 1, "cases": [{**CASE, **changes}]}))
+
+
+def test_a_valid_manifest_reaches_the_gpu_question(tmp_path):
+    manifest(tmp_path)
+    code, lines = gpu_check(tmp_path)
+    assert code in (0, 1, 125) and not any("error:" in line for line in lines)
+
+
+@pytest.mark.parametrize(
+    "field, value",
+    [
+        ("ptx", 5),
+        ("ptx", "/etc/passwd"),
+        ("ptx", "../../../../../../etc/passwd"),
+        ("m", "sixteen"),
+        ("m", 10**9),
+        ("m", 24),
+        ("k", 0),
+        ("beta", [1]),
+        ("beta", 2),
+        ("seed", "x"),
+        ("seed", -1),
+        ("transpose_a", "yes"),
+        ("cpu", 90),
+        ("cpu", "gfx950"),
+        ("kernel", {}),
+        ("kernel", "a b"),
+        ("dtype", ["f16"]),
+    ],
+)
+def test_a_bad_field_is_one_line_and_exit_2(tmp_path, field, value):
+    manifest(tmp_path, **{field: value})
+    code, lines = gpu_check(tmp_path)
+    assert code == 2 and len(lines) == 1 and "manifest.json: case 0" in lines[0] and field in lines[0].lower()
+
+
+def test_a_ptx_file_that_is_a_link_out_is_refused(tmp_path):
+    manifest(tmp_path, ptx="elsewhere.ptx")
+    (tmp_path / "elsewhere.ptx").symlink_to("/etc/hostname")
+    code, lines = gpu_check(tmp_path)
+    assert code == 2 and "no PTX file 'elsewhere.ptx'" in lines[0]
+
+
+@pytest.mark.parametrize(
+    "data",
+    [b'{"cases": [\xff]}', b"[" * 100_000 + b"]" * 100_000, b"[]", b'{"cases": []}'],
+    ids=["0xff", "deep", "list", "empty"],
+)
+def test_a_manifest_that_is_not_one_is_one_line_and_exit_2(tmp_path, data):
+    (tmp_path / "manifest.json").write_bytes(data)
+    code, lines = gpu_check(tmp_path)
+    assert code == 2 and len(lines) == 1 and "manifest.json" in lines[0]
+
+
+@pytest.mark.parametrize("kind", ["fifo", "dev-zero"])
+def test_a_manifest_that_is_no_regular_file_is_refused_unread(tmp_path, kind):
+    path = tmp_path / "manifest.json"
+    os.mkfifo(path) if kind == "fifo" else path.symlink_to("/dev/zero")
+    code, lines = gpu_check(tmp_path)
+    assert code == 2 and "not a regular file" in lines[0]
+
+
+# ---- gemm-ptx ----------------------------------------------------------------------------------
+
+
+def gemm_ptx(cli, nvptx_tc, out, *extra):
+    return cli("gemm-ptx", "--out", out, "--filter", "gemm_16x8x16_f16_beta0*", "--llvm-bin", nvptx_tc.bin_dir, *extra)
+
+
+def test_gemm_ptx_never_writes_through_a_symlinked_manifest(cli, nvptx_tc, tmp_path):
+    out, victim = tmp_path / "o", tmp_path / "victim"
+    out.mkdir()
+    victim.write_text("precious\n")
+    (out / "manifest.json").symlink_to(victim)
+    proc = gemm_ptx(cli, nvptx_tc, out, "--no-ptxas")
+    assert proc.returncode == 2 and "a symbolic link" in proc.stderr and victim.read_text() == "precious\n"
+
+
+def test_a_ptxas_printing_fatal_with_exit_0_gives_no_verdict(cli, nvptx_tc, tmp_path):
+    ptxas = tmp_path / "ptxas"
+    ptxas.write_text("#!/bin/sh\necho 'ptxas fatal   : Unresolved extern function' >&2\nexit 0\n")
+    ptxas.chmod(0o755)
+    proc = gemm_ptx(cli, nvptx_tc, tmp_path / "o", "--ptxas", ptxas)
+    errors = [line for line in proc.stderr.splitlines() if not line.startswith("#")]
+    assert proc.returncode == 2 and len(errors) == 1 and f"{ptxas} exited 0 but printed an error" in errors[0]
+    assert not (tmp_path / "o" / "manifest.json").exists()  # nothing calls those kernels closed

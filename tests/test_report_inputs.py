@@ -1,0 +1,100 @@
+"""`harness report` on hostile --json documents (issue 15): every field a report reads is of its
+type and range or the input is refused with one located line (exit 2), and the HTML page never
+lands on one of the inputs, through a link or not. No LLVM needed: the documents are written here."""
+
+from __future__ import annotations
+
+import copy
+import json
+import os
+
+import pytest
+
+RECORD = {
+    "function": "mfma_scale_f32_16x16x128_f8f6f4__a_fp8_v8__b_fp8_v8",
+    "intrinsic": "mfma.scale.f32.16x16x128.f8f6f4",
+    "cpu": "gfx950",
+    "fmt_a": "fp8",
+    "fmt_b": "fp8",
+    "width_a": 8,
+    "width_b": 8,
+    "required_a": 8,
+    "required_b": 8,
+    "opt": 0,
+    "pipeline": "none",
+    "selector": "sdag",
+    "class": "exact",
+    "verdict": "pass",
+    "detail": "",
+    "metrics": {"vgpr": 30, "agpr": 12, "sgpr": 0, "scratch_loads": 0, "scratch_stores": 0, "instructions": 56},
+}
+DOC = {"llvm": "22.1.8", "llvm_bin": "/usr/lib/llvm-22/bin", "shard": None, "selection": {}, "cases": [RECORD]}
+FLAGS = {"text": [], "markdown": ["--markdown"], "html": ["--html", "{dir}/page.html"]}
+
+
+@pytest.fixture
+def report(cli, tmp_path):
+    """report(doc, *flags) -> (exit status, stderr lines, the input unchanged?)"""
+
+    def run(doc: dict, *flags: str):
+        path = tmp_path / "run.json"
+        text = json.dumps(doc)
+        path.write_text(text)
+        proc = cli("report", path, *(f.format(dir=tmp_path) for f in flags))
+        assert "Traceback" not in proc.stderr, proc.stderr[-2000:]
+        return (
+            proc.returncode,
+            [line for line in proc.stderr.splitlines() if line.strip() and not line.startswith("#")],
+            path.read_text() == text,
+        )
+
+    return run
+
+
+def changed(path: str, value) -> dict:
+    doc = copy.deepcopy(DOC)
+    target, key = (doc, path) if path in doc else (doc["cases"][0], path)
+    target[key] = value
+    return doc
+
+
+@pytest.mark.parametrize("flags", FLAGS.values(), ids=FLAGS.keys())
+def test_a_valid_document_is_reported(report, flags):
+    assert report(DOC, *flags)[:2] == (0, [])
+
+
+@pytest.mark.parametrize("flags", FLAGS.values(), ids=FLAGS.keys())
+@pytest.mark.parametrize(
+    "field, value",
+    [
+        ("args", [1, 2]),
+        ("args", {"5": [1]}),
+        ("llvm_bin", ["/a"]),
+        ("llvm", 22),
+        ("selection", "all"),
+        ("narrowing", 5),
+        ("detail", ["x"]),
+        ("elem_a", 8),
+        ("required_a", "8"),
+        ("width_a", 10**4000),
+        ("width_a", -3),
+        ("width_b", 0),
+        ("opt", -5),
+        ("opt", 4),
+        ("opt", True),
+    ],
+)
+def test_a_field_of_the_wrong_type_or_range_is_one_located_line(report, field, value, flags):
+    code, lines, unchanged = report(changed(field, value), *flags)
+    assert code == 2 and len(lines) == 1 and "run.json: error:" in lines[0] and field in lines[0] and unchanged
+
+
+def test_the_page_never_replaces_an_input(report, tmp_path, cli):
+    code, lines, unchanged = report(DOC, "--html", "{dir}/run.json")
+    assert code == 2 and "is the input" in lines[0] and unchanged
+    (tmp_path / "link.html").symlink_to(tmp_path / "run.json")
+    code, lines, unchanged = report(DOC, "--html", "{dir}/link.html")
+    assert code == 2 and unchanged
+    os.link(tmp_path / "run.json", tmp_path / "hard.html")
+    code, lines, unchanged = report(DOC, "--html", "{dir}/hard.html")
+    assert code == 2 and "is the input" in lines[0] and unchanged
