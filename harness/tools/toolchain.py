@@ -71,102 +71,91 @@ def run_tool(
     argv: list[str], stdin: str | bytes = "", timeout: float = DEFAULT_TIMEOUT, binary: bool = False, keep_input: bool = False
 ) -> ToolRun:
     """Run one tool with a timeout. With `binary`, stdout is kept as bytes in `data`; with
-    `keep_input`, what it read on stdin is kept in `input`."""
+    `keep_input`, what it read on stdin is kept in `input`.
+
+    The tool reads stdin from, and writes both streams to, unnamed temporary files, which are
+    read once it has exited: llc writes its text in 4 KB pieces, and a pipe would wake the
+    harness for every one (thousands per module, each taking the interpreter's lock from the
+    threads parsing other modules)."""
     data = stdin.encode() if isinstance(stdin, str) else stdin
-    kept = data if keep_input else None
-    decode = lambda b: (b or b"").decode(errors="replace") if isinstance(b, bytes) else (b or "")
+    decode = lambda b: b.decode(errors="replace")
     start = time.perf_counter()
-    try:
-        # A session of its own: a timeout or Ctrl-C ends the tool and anything it started.
-        proc = subprocess.Popen(
-            argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=TOOL_ENV, start_new_session=True
-        )
-    except OSError as exc:
-        raise InputError(f"cannot run {argv[0]}: {exc.strerror}") from None
-    with _LIVE_LOCK:  # registered before the stop flag is read: stop_all() cannot miss it
-        _LIVE.add(proc)
-        stopping = _STOPPING.is_set()
-    if stopping:  # (started just as the harness was told to stop)
-        _kill_group(proc)
-        proc.wait()
-        with _LIVE_LOCK:
-            _LIVE.discard(proc)
-        raise KeyboardInterrupt
-    try:
-        out, err, timed_out, flooded = _communicate(proc, data, timeout)
-    except BaseException:
-        _kill_group(proc)
-        proc.wait()
-        raise
-    finally:
-        with _LIVE_LOCK:
-            _LIVE.discard(proc)
-    if flooded:
-        raise InputError(f"{argv[0]} printed more than {OUTPUT_LIMIT >> 20} MB on {flooded}: no verdict comes from that")
-    if timed_out:
-        return ToolRun(tuple(argv), None, decode(out), decode(err), time.perf_counter() - start, input=kept)
-    elapsed = time.perf_counter() - start
-    if binary:
-        return ToolRun(tuple(argv), proc.returncode, "", decode(err), elapsed, out, kept)
-    return ToolRun(tuple(argv), proc.returncode, decode(out), decode(err), elapsed, input=kept)
-
-
-def _communicate(proc: subprocess.Popen, data: bytes, timeout: float) -> tuple[bytes, bytes, bool, str]:
-    """Feed stdin and read both streams, as communicate() does, but never keep more than
-    OUTPUT_LIMIT bytes of a stream: a tool that floods one is killed. Returns (stdout, stderr,
-    timed out, the flooded stream's name or "")."""
-    assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
-    chunks: dict[str, list[bytes]] = {"stdout": [], "stderr": []}
-    flooded: list[str] = []
-
-    def pump(name: str, stream) -> None:
-        size = 0
-        while block := stream.read1(1 << 16):
-            size += len(block)
-            if size > OUTPUT_LIMIT:
-                flooded.append(name)
-                _kill_group(proc)
-                break
-            chunks[name].append(block)
-
-    def feed(stdin) -> None:
+    with tempfile.TemporaryFile() as given, tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+        given.write(data)
+        given.seek(0)
         try:
-            stdin.write(data)
-        except OSError:  # the tool stopped reading (it exited, or failed early): its output says why
-            pass
-        finally:
-            try:
-                stdin.close()
-            except OSError:
-                pass
-
-    threads = [
-        threading.Thread(target=pump, args=("stdout", proc.stdout), daemon=True),
-        threading.Thread(target=pump, args=("stderr", proc.stderr), daemon=True),
-        threading.Thread(target=feed, args=(proc.stdin,), daemon=True),
-    ]
-    for t in threads:
-        t.start()
-    # The streams close when the tool exits: waiting on the readers blocks without polling
-    # (Popen.wait with a timeout polls, which costs milliseconds per run).
-    deadline = time.monotonic() + timeout
-    for t in threads[:2]:
-        t.join(max(0.0, deadline - time.monotonic()))
-    timed_out = False
-    try:
-        proc.wait(timeout=max(0.0, deadline - time.monotonic()) if not any(t.is_alive() for t in threads[:2]) else 0)
-    except subprocess.TimeoutExpired:
-        timed_out = True
-        _kill_group(proc)
-        proc.wait()
-    for t in threads:
-        t.join(timeout=5)
-        if t.is_alive():  # a child the tool left holds the pipe open: end the whole group
+            # A session of its own: a timeout or Ctrl-C ends the tool and anything it started.
+            proc = subprocess.Popen(argv, stdin=given, stdout=out, stderr=err, env=TOOL_ENV, start_new_session=True)
+        except OSError as exc:
+            raise InputError(f"cannot run {argv[0]}: {exc.strerror}") from None
+        with _LIVE_LOCK:  # registered before the stop flag is read: stop_all() cannot miss it
+            _LIVE.add(proc)
+            stopping = _STOPPING.is_set()
+        try:
+            if stopping:  # (started just as the harness was told to stop)
+                _kill_group(proc)
+                raise KeyboardInterrupt
+            timed_out, flooded = _await(proc, timeout, {"stdout": out, "stderr": err})
+        except BaseException:
             _kill_group(proc)
-            t.join()
-    proc.stdout.close()
-    proc.stderr.close()
-    return b"".join(chunks["stdout"]), b"".join(chunks["stderr"]), timed_out, flooded[0] if flooded else ""
+            proc.wait()
+            raise
+        finally:
+            with _LIVE_LOCK:
+                _LIVE.discard(proc)
+        flooded = flooded or next((name for name, f in (("stdout", out), ("stderr", err)) if _size(f) > OUTPUT_LIMIT), "")
+        if flooded:
+            raise InputError(f"{argv[0]} printed more than {OUTPUT_LIMIT >> 20} MB on {flooded}: no verdict comes from that")
+        printed, said = _contents(out), decode(_contents(err))
+    kept = data if keep_input else None
+    elapsed = time.perf_counter() - start
+    if timed_out:
+        return ToolRun(tuple(argv), None, decode(printed), said, elapsed, input=kept)
+    if binary:
+        return ToolRun(tuple(argv), proc.returncode, "", said, elapsed, printed, kept)
+    return ToolRun(tuple(argv), proc.returncode, decode(printed), said, elapsed, input=kept)
+
+
+def _await(proc: subprocess.Popen, timeout: float, streams: dict) -> tuple[bool, str]:
+    """Wait for the tool to exit, then end whatever it left running in its session, and reap
+    it. Returns (timed out, the name of a stream it printed more than OUTPUT_LIMIT on, or "").
+    A tool still running is looked at after 10 ms, then at doubling intervals up to 0.1 s: one
+    that floods a stream is killed within that time, and a short run costs no wake-up."""
+    exited = threading.Thread(target=_exit_of, args=(proc.pid,), daemon=True)
+    exited.start()
+    deadline, pause, flooded = time.monotonic() + timeout, 0.01, ""
+    while True:
+        exited.join(max(0.0, min(pause, deadline - time.monotonic())))
+        if not exited.is_alive() or time.monotonic() >= deadline:
+            break
+        flooded = next((name for name, f in streams.items() if _size(f) > OUTPUT_LIMIT), "")
+        if flooded:
+            break
+        pause = min(pause * 2, 0.1)
+    timed_out = exited.is_alive() and not flooded
+    # The tool has exited (or is to be stopped) but is not reaped: its session's id cannot be
+    # anyone else's yet, so ending the session reaches only what the tool started.
+    _kill_group(proc)
+    proc.wait()
+    return timed_out, flooded
+
+
+def _exit_of(pid: int) -> None:
+    """Return once process `pid` has exited, leaving it unreaped."""
+    try:
+        os.waitid(os.P_PID, pid, os.WEXITED | os.WNOWAIT)
+    except ChildProcessError:  # (already reaped)
+        pass
+
+
+def _size(f) -> int:
+    return os.fstat(f.fileno()).st_size
+
+
+def _contents(f) -> bytes:
+    """A stream's file as written (its size was checked against OUTPUT_LIMIT)."""
+    f.seek(0)
+    return f.read(OUTPUT_LIMIT + 1)
 
 
 # Bytes a tool may print on one stream; the largest module's text is a few MB.
