@@ -12,14 +12,11 @@ import threading
 from collections.abc import Callable
 
 from harness import files, parser
-from harness.checks import audit, expand, snapshots
 from harness.errors import InputError
-from harness.nvptx import cli as nvptx_cli
 from harness.nvptx import gemm_spec
-from harness.reports import bisect, compare, coverage, merge, report
+from harness.reports import compare, report
 from harness.specs import cases, matrix, selection
 from harness.specs.cases import Planned
-from harness.targets import TARGETS
 from harness.tools import cache, declared, toolchain
 from harness.tools.commands import Selector
 from harness.tools.runner import Runner, StderrProgress
@@ -30,6 +27,8 @@ def _tc(args) -> toolchain.Toolchain:
 
 
 def cmd_expand(args) -> int:
+    from harness.checks import expand, snapshots
+
     rendered = expand.render(args.cases, args.max_cases)
     stale = expand.stale(args.cases, rendered)
     if args.check:
@@ -58,6 +57,8 @@ def cmd_expand(args) -> int:
 
 
 def cmd_update_checks(args) -> int:
+    from harness.checks import snapshots
+
     tc = _tc(args)
     llc = tc.require("llc")
     differs = refused = 0
@@ -99,6 +100,8 @@ def cmd_update_checks(args) -> int:
 
 
 def cmd_audit(args) -> int:
+    from harness.checks import audit
+
     for path in args.files:  # every file readable before any tool runs
         audit.read_test(path)
     tc = _tc(args)
@@ -119,68 +122,38 @@ def _quietly(call: Callable, *args) -> None:
         pass
 
 
-def _probing(args) -> Callable[[], toolchain.Toolchain]:
-    """Find the build and ask it its version and CPUs in the background while the specs are
-    read and expanded; the returned call waits and gives the toolchain (or raises what finding
-    it raised, after any error of the selection itself). With a cache the probes go through
-    the cache's toolchain instead, so nothing is asked ahead."""
-    if cache.from_args(args) is not None:
-        return lambda: _tc(args)
-    box: dict = {}
-
-    def probe() -> None:
-        try:
-            tc = _tc(args)
-            # The version and each target's CPUs at once (a target the build lacks: no CPUs).
-            asks = [threading.Thread(target=_quietly, args=(tc.cpus, t.registered), daemon=True) for t in TARGETS.values()]
-            for ask in asks:
-                ask.start()
-            tc.targets  # noqa: B018 (asks the version)
-            for ask in asks:
-                ask.join()
-            for target in TARGETS.values():
-                tc.cpus(target.registered)  # (re-raises what a probe thread could only print)
-            box["tc"] = tc
-        except BaseException as exc:  # surfaced when the toolchain is asked for
-            box["error"] = exc
-
-    worker = threading.Thread(target=probe, daemon=True)
-    worker.start()
-
-    def result() -> toolchain.Toolchain:
-        worker.join()
-        if "error" in box:
-            raise box["error"]
-        return box["tc"]
-
-    return result
+def _ask_ahead(tc: toolchain.Toolchain, planned: list[Planned]) -> None:
+    """Ask the build its version, the CPUs of the targets the cases use and which of their
+    intrinsics it knows, all at once, each in a thread of its own, while the caller groups the
+    cases. The answers are memoised in `tc`, where the runner finds them; what a probe raises
+    is raised again where it is asked. Until the caller sets it back, a thread that asks for
+    the interpreter gets it within 0.2 ms, so the probes start at once."""
+    sys.setswitchinterval(0.0002)
+    intrinsics = list({p.case.intrinsic: None for p in planned})
+    asks: list[tuple] = [(lambda: tc.version_text,), (declared.support_of, tc, intrinsics)]
+    asks += [(tc.cpus, registered) for registered in {i.target.registered for i in intrinsics}]
+    for ask in asks:
+        threading.Thread(target=_quietly, args=ask, daemon=True).start()
 
 
 def cmd_run(args) -> int:
-    probed = _probing(args)
-    try:
-        planned = _run_selection(args)
-    except BaseException:
-        toolchain.stop_all()  # the probe's tools end with the command, never outlive it
-        try:
-            probed()
-        except BaseException:  # (what the stopped probe raised says nothing)
-            pass
-        finally:
-            toolchain.resume()
-        raise
+    planned = _run_selection(args)
     pipelines = _metrics_pipelines(args.metrics) if args.metrics else None
-    tc = probed()
+    tc = _tc(args)
+    store = cache.from_args(args)
+    switch = sys.getswitchinterval()
+    try:
+        if store is None:  # (with a cache, every probe goes through it)
+            _ask_ahead(tc, planned)
+        groups = [] if pipelines else cases.group(planned)
+    finally:
+        sys.setswitchinterval(switch)
     print(f"# {tc.describe()}", file=sys.stderr)
     if pipelines:
         return _compare_pipelines(args, tc, planned, pipelines)
-    store = cache.from_args(args)
-    if store is None:  # the build is asked what it supports while the cases are grouped
-        intrinsics = list({p.case.intrinsic: None for p in planned})
-        threading.Thread(target=_quietly, args=(declared.support_of, tc, intrinsics), daemon=True).start()
     progress = StderrProgress.for_output(args.json)
     runner = Runner(tc, args.jobs, progress, with_object=args.object, cache=store, facts=args.json)
-    outcomes = runner.run(cases.group(planned))
+    outcomes = runner.run(groups)
     if args.json:
         shard = f"{args.shard[0]}/{args.shard[1]}" if args.shard else None
         records = [report.case_record(o) for o in outcomes]
@@ -265,18 +238,8 @@ def cmd_try(args) -> int:
     return 0
 
 
-COMMANDS = {
-    "expand": cmd_expand,
-    "update-checks": cmd_update_checks,
-    "audit": cmd_audit,
-    "bisect-run": bisect.main,
-    "coverage": coverage.main,
-    "run": cmd_run,
-    "try": cmd_try,
-    "matrix": compare.main,
-    "report": merge.main,
-    **nvptx_cli.COMMANDS,
-}
+# The subcommands run here; parser.ELSEWHERE names the modules that run the others.
+COMMANDS = {"expand": cmd_expand, "update-checks": cmd_update_checks, "audit": cmd_audit, "run": cmd_run, "try": cmd_try}
 
 
 def _terminated(signum, frame):
@@ -290,10 +253,15 @@ def main(argv: list[str] | None = None) -> int:
         for signum in (signal.SIGTERM, signal.SIGHUP):
             signal.signal(signum, _terminated)
     words = sys.argv[1:] if argv is None else argv
-    parser.Parser.usage_status = bisect.USAGE if "bisect-run" in words else 2
-    args = parser.build().parse_args(argv)
+    if "bisect-run" in words:
+        from harness.reports import bisect
+
+        parser.Parser.usage_status = bisect.USAGE
+    else:
+        parser.Parser.usage_status = 2
+    args = parser.build(words).parse_args(words)
     try:
-        return COMMANDS[args.command](args)
+        return (COMMANDS.get(args.command) or parser.command(args.command))(args)
     except InputError as exc:
         print(f"harness: {exc}", file=sys.stderr)
         return 2

@@ -7,16 +7,39 @@ from __future__ import annotations
 import argparse
 import json
 import subprocess
+import sys
 
 import pytest
 
 from harness import parser as harness_parser
 
 
-def _subcommands() -> dict[str, argparse.ArgumentParser]:
-    top = harness_parser.build()
+def _subcommands(words: list[str] | None = None) -> dict[str, argparse.ArgumentParser]:
+    top = harness_parser.build(words)
     (sub,) = [a for a in top._actions if isinstance(a, argparse._SubParsersAction)]
     return dict(sub.choices)
+
+
+def test_a_subcommand_built_alone_is_the_one_in_the_full_parser():
+    every = _subcommands()
+    assert tuple(every) == harness_parser.ORDER
+    for name, full in every.items():
+        alone = _subcommands(["--json", name, "--help"])  # (the first word not a flag names it)
+        assert name in alone and len(alone) < len(every), name
+        assert alone[name].format_help() == full.format_help(), name
+    assert _subcommands(["rnu"]).keys() == every.keys()  # a typo: every choice, for argparse to list
+
+
+def test_run_imports_no_other_command_s_modules():
+    code = (
+        "import sys; from harness import cli; cli.parser.build(['run']); "
+        "print(' '.join(sorted(m for m in sys.modules if m.startswith('harness.'))))"
+    )
+    loaded = set(subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split())
+    assert "harness.specs.matrix" in loaded and "harness.tools.runner" in loaded
+    others = {"harness.nvptx.cli", "harness.nvptx.tile_cli", "harness.checks.audit", "harness.checks.autogen"}
+    others |= {"harness.reports.bisect", "harness.reports.coverage", "harness.reports.merge"}
+    assert loaded.isdisjoint(others), loaded & others
 
 
 @pytest.mark.parametrize("command", sorted(_subcommands()))

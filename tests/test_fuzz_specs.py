@@ -384,7 +384,12 @@ def _parser_builder() -> tuple[object, str] | None:
 
 _BUILDER = _parser_builder()
 _ORIGINAL = getattr(*_BUILDER) if _BUILDER else None
-_CACHED = functools.cache(_ORIGINAL) if _ORIGINAL else None
+# The parser main() builds depends only on the subcommand the words name (build(words)).
+_BY_COMMAND = functools.cache(lambda named: _ORIGINAL([named] if named else None)) if _ORIGINAL else None
+
+
+def _CACHED(words=None):
+    return _BY_COMMAND(next((w for w in words or [] if not w.startswith("-")), None))
 
 
 def harness(*argv: str) -> tuple[int, str, str]:

@@ -2,9 +2,9 @@
 `harness gpu-check` (those kernels' numerics on a CUDA GPU); `tile-ptx` and `tile-check` (one
 kernel per dense mma row) come from tile_cli and are added here.
 
-Register in harness/parser.py: `nvptx_cli.add_parser(sub, fmt)` in `build()` and
-`COMMANDS.update(nvptx_cli.COMMANDS)`; each command returns its exit status and raises
-InputError (one line, exit 2) on bad input.
+harness/parser.py's ELSEWHERE names this module for each of them (`add_parser` adds their
+flags, `COMMANDS` runs them); each command returns its exit status and raises InputError (one
+line, exit 2) on bad input.
 """
 
 from __future__ import annotations

@@ -212,3 +212,6 @@ def _digest(path: str) -> str:
 def _tail(text: str, lines: int = 3) -> str:
     kept = [line.strip() for line in text.splitlines() if line.strip()][-lines:]
     return " | ".join(kept) or "no output"
+
+
+COMMANDS = {"bisect-run": main}

@@ -344,3 +344,6 @@ def main(args) -> int:
     if store is not None:
         print(f"# {store.summary()}", file=sys.stderr)
     return 0
+
+
+COMMANDS = {"matrix": main}

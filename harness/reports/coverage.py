@@ -121,3 +121,6 @@ def main(args) -> int:
     if missing and not args.json:
         print(f"harness: {missing} declared matrix intrinsic(s) have no row", file=sys.stderr)
     return 1 if missing else 0
+
+
+COMMANDS = {"coverage": main}

@@ -308,3 +308,6 @@ def main(args) -> int:
         print(f"# wrote {args.html}", file=sys.stderr)
     print(text, end="")
     return 0
+
+
+COMMANDS = {"report": main}

@@ -83,11 +83,13 @@ def support(tc: Toolchain, target: Target, wanted: Mapping[str, tuple[str, str]]
 
 def support_of(tc: Toolchain, intrinsics: Iterable[Intrinsic]) -> tuple[dict[str, str], ProbeDied | None]:
     """Intrinsic name -> "" when the build knows it as the catalog declares it, else why not,
-    for `intrinsics` of every target the build has: one opt probe per target. A probe that
-    died answers "" for its target's names and is returned (its cases get its verdict)."""
+    for `intrinsics`: one opt probe per target. A target the build lacks is asked too (opt
+    reads every target's intrinsics; such cases are `unsupported` before these answers are
+    read), so this needs no version probe first. A probe that died answers "" for its
+    target's names and is returned (its cases get its verdict)."""
     known: dict[str, str] = {}
     died = None
-    for target in {i.target for i in intrinsics if i.target.registered in tc.targets}:
+    for target in {i.target for i in intrinsics}:
         usable = {i.name: i for i in intrinsics if i.target == target}
         decls = emit.probe_declarations(usable.values())
         try:
