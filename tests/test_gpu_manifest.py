@@ -100,11 +100,31 @@ def test_a_manifest_that_is_not_one_is_one_line_and_exit_2(tmp_path, data):
 
 
 @pytest.mark.parametrize("kind", ["fifo", "dev-zero"])
-def test_a_manifest_that_is_no_regular_file_is_refused_unread(tmp_path, kind):
+@pytest.mark.parametrize("command", ["gpu-check", "tile-check", "tile-compare", "tile-compare --gpu"])
+def test_a_manifest_that_is_no_regular_file_is_refused_unread(tmp_path, kind, command):
     path = tmp_path / "manifest.json"
     os.mkfifo(path) if kind == "fifo" else path.symlink_to("/dev/zero")
-    code, lines = gpu_check(tmp_path)
-    assert code == 2 and "not a regular file" in lines[0]
+    code, lines = gpu_check(tmp_path) if command == "gpu-check" else _harness(*command.split(), tmp_path)
+    assert code == 2 and len(lines) == 1 and "manifest.json" in lines[0] and "not a regular file" in lines[0], lines
+
+
+def test_an_output_directory_whose_manifest_is_a_fifo_is_not_taken_for_an_earlier_output(tmp_path):
+    os.mkfifo(tmp_path / "manifest.json")
+    code, lines = _harness("tile-ptx", "--out", tmp_path)
+    errors = [line for line in lines if not line.startswith("#")]  # (tile-ptx names the build first)
+    assert code == 2 and len(errors) == 1 and "is not a tile-ptx output" in errors[0], lines
+
+
+def _harness(*words) -> tuple[int, list[str]]:
+    proc = subprocess.run(
+        [sys.executable, "-m", "harness", *map(str, words)],
+        capture_output=True,
+        text=True,
+        cwd=REPO,
+        timeout=HANG_GUARD,
+        env={**os.environ, "PYTHONPATH": str(REPO)},
+    )
+    return proc.returncode, proc.stderr.splitlines()
 
 
 # ---- gemm-ptx ----------------------------------------------------------------------------------

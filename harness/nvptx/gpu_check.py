@@ -212,10 +212,10 @@ _CASE_KEYS: dict[str, type] = {
 _KIND_NAMES = {str: "text", int: "an integer", bool: "true or false"}
 
 
-def read_manifest(directory: Path, maker: str) -> object:
-    """The parsed manifest.json of `directory` (made by `harness {maker}`): a regular file of at
-    most MAX_MANIFEST_BYTES (a FIFO or a device is refused, never read), UTF-8 JSON; BadInput,
-    one line, for anything else."""
+def read_manifest(directory: Path, make: str) -> object:
+    """The parsed manifest.json of `directory` (`make`: the command that makes it): a regular
+    file of at most MAX_MANIFEST_BYTES (a FIFO or a device is refused, never read), UTF-8 JSON;
+    BadInput, one line, for anything else."""
     from harness import files
     from harness.errors import InputError
 
@@ -224,7 +224,7 @@ def read_manifest(directory: Path, maker: str) -> object:
         data = files.read_input(path, MAX_MANIFEST_BYTES, "manifest")
     except InputError as exc:
         why = exc.message.replace("read manifest", "read the manifest")
-        raise BadInput(f"{path}: {why}; make it with `harness {maker} --out {directory}`") from None
+        raise BadInput(f"{path}: {why}; make it with `{make}`") from None
     try:
         return json.loads(data.decode("utf-8"))
     except UnicodeDecodeError as exc:
@@ -235,10 +235,19 @@ def read_manifest(directory: Path, maker: str) -> object:
         raise BadInput(f"{path}: not a manifest: JSON nested too deeply") from None
 
 
+def manifest_format(directory: Path) -> object:
+    """The `format` of `directory`'s manifest; None where there is none that reads as one."""
+    try:
+        doc = read_manifest(directory, "")
+    except BadInput:
+        return None
+    return doc.get("format") if isinstance(doc, dict) else None
+
+
 def load_manifest(directory: Path) -> dict:
     """The manifest of a `harness gemm-ptx` directory, every case checked (BadInput, one line)."""
     path = directory / MANIFEST
-    doc = read_manifest(directory, "gemm-ptx")
+    doc = read_manifest(directory, f"harness gemm-ptx --out {directory}")
     if not isinstance(doc, dict) or not isinstance(doc.get("cases"), list) or not doc["cases"]:
         raise BadInput(f"{path}: the manifest lists no cases")
     if not isinstance(doc.get("layout", "ptx"), str):

@@ -34,7 +34,7 @@ from pathlib import Path
 
 from harness import files
 from harness.errors import InputError
-from harness.nvptx import fragments, ptx, second_check, tile_check, tiles
+from harness.nvptx import fragments, gpu_check, ptx, second_check, tile_check, tiles
 from harness.nvptx.gpu_check import BadInput
 from harness.targets.nvptx_rows import IR_REGISTER, Row
 from harness.tools import toolchain, verdicts
@@ -253,8 +253,11 @@ def load(directory: Path) -> dict:
     try:
         return tile_check.load_manifest(directory)
     except BadInput as exc:
-        path = str(directory / tile_check.MANIFEST)
-        raise InputError(str(exc).removeprefix(f"{path}: "), path) from None
+        path, text = str(directory / tile_check.MANIFEST), str(exc)
+        at = re.match(r"((?::\d+)*): ", text.removeprefix(path)) if text.startswith(path) else None
+        if at is None:
+            raise InputError(text) from None
+        raise InputError(text[len(path) + at.end() :], path + at.group(1)) from None
 
 
 def tile_of(entry: dict, manifest: Path) -> tiles.Tile:
@@ -436,7 +439,7 @@ def check_out(directory: Path) -> None:
         return
     if not out.is_dir():
         raise InputError("exists and is not a directory", str(out))
-    if any(out.iterdir()) and second_check.manifest_format(out / tile_check.MANIFEST) != NVIDIA_FORMAT:
+    if any(out.iterdir()) and gpu_check.manifest_format(out) != NVIDIA_FORMAT:
         raise InputError("exists and is not a tile-compare output (no nvidia manifest); move it away", str(out))
 
 

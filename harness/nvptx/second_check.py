@@ -16,7 +16,6 @@ listed as "PTX only" and not run. Imports only the standard library, numpy and C
 
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
 
@@ -29,6 +28,7 @@ from harness.nvptx.gpu_check import (
     BadInput,
     Checker,
     device,
+    read_manifest,
     runs_on,
 )
 
@@ -37,27 +37,11 @@ NVIDIA_FORMAT = "nvptx-tiles-nvidia/1"
 VERDICTS = ("equal", "differ", "fail", "not-run")
 
 
-def manifest_format(path: Path) -> object:
-    """The `format` of a JSON manifest (None when it cannot be read as one)."""
-    try:
-        doc = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return None
-    return doc.get("format") if isinstance(doc, dict) else None
-
-
 def load(directory: Path) -> list[tuple[dict, dict]]:
     """(tile-ptx entry, NVIDIA's entry) of each kernel NVIDIA's manifest lists (BadInput, one line)."""
     by_kernel = {e["kernel"]: e for e in tile_check.load_manifest(directory)["tiles"]}
     path = directory / NVIDIA / MANIFEST
-    try:
-        doc = json.loads(path.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise BadInput(
-            f"{path}: cannot read NVIDIA's manifest ({exc.strerror}); make it with `harness tile-compare {directory}`"
-        ) from None
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        raise BadInput(f"{path}: not a JSON manifest: {exc}") from None
+    doc = read_manifest(directory / NVIDIA, f"harness tile-compare {directory}")
     if not isinstance(doc, dict) or doc.get("format") != NVIDIA_FORMAT:
         got = doc.get("format") if isinstance(doc, dict) else type(doc).__name__
         raise BadInput(f"{path}: not a tile-compare manifest (format {got!r}, expected {NVIDIA_FORMAT!r})")

@@ -26,7 +26,6 @@ numpy, no CuPy or no CUDA device, or no kernel this GPU runs. Kernels for sm_120
 
 from __future__ import annotations
 
-import json
 import re
 import sys
 from pathlib import Path
@@ -39,6 +38,7 @@ from harness.nvptx.gpu_check import (
     BadInput,
     Checker,
     device,
+    read_manifest,
     runs_on,
 )
 
@@ -278,14 +278,7 @@ _KIND_NAMES = {str: "a string", int: "an integer", bool: "true or false"}
 def load_manifest(directory: Path) -> dict:
     """The manifest of a `harness tile-ptx` directory, every tile checked (BadInput, one line)."""
     path = directory / MANIFEST
-    try:
-        doc = json.loads(path.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise BadInput(
-            f"{path}: cannot read the manifest ({exc.strerror}); make it with `harness tile-ptx --out {directory}`"
-        ) from None
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        raise BadInput(f"{path}: not a JSON manifest: {exc}") from None
+    doc = read_manifest(directory, f"harness tile-ptx --out {directory}")
     if not isinstance(doc, dict) or doc.get("format") != MANIFEST_FORMAT:
         got = doc.get("format") if isinstance(doc, dict) else type(doc).__name__
         raise BadInput(f"{path}: not a tile-ptx manifest (format {got!r}, expected {MANIFEST_FORMAT!r})")

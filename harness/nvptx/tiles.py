@@ -30,7 +30,7 @@ from pathlib import Path
 
 from harness import files
 from harness.errors import InputError
-from harness.nvptx import fragments, ptx, tile_check
+from harness.nvptx import fragments, gpu_check, ptx, tile_check
 from harness.nvptx.fragments import Plant
 from harness.nvptx.gemm import TRIPLE, KernelEmitter
 from harness.targets.nvptx_rows import IR_REGISTER, ROWS, Row
@@ -399,16 +399,8 @@ def check_out(out: Path) -> None:
         return
     if not out.is_dir():
         raise InputError("exists and is not a directory", str(out))
-    if any(out.iterdir()) and _manifest_format(out / MANIFEST) != MANIFEST_FORMAT:
+    if any(out.iterdir()) and gpu_check.manifest_format(out) != MANIFEST_FORMAT:
         raise InputError("exists and is not a tile-ptx output (no tile manifest); choose a new or empty directory", str(out))
-
-
-def _manifest_format(path: Path) -> object:
-    try:
-        doc = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return None
-    return doc.get("format") if isinstance(doc, dict) else None
 
 
 def _staging(out: Path) -> Path:
