@@ -84,3 +84,15 @@ def test_a_digest_note_that_is_not_a_file_is_recomputed(tmp_path, kind):
     for note in notes:
         spoil(note, kind)
     assert lookup(tmp_path, "get") == '["out", 1, 0, 0]'
+
+
+@pytest.mark.parametrize("level", ["runs/ab", "runs"])
+def test_a_link_inside_the_cache_sends_no_write_elsewhere(tmp_path, level):
+    store, elsewhere = tmp_path / "store", tmp_path / "elsewhere"
+    entry = Path(lookup(store, "put"))
+    elsewhere.mkdir()
+    linked = entry.parent if level == "runs/ab" else entry.parent.parent
+    os.rename(linked, tmp_path / "moved")
+    linked.symlink_to(elsewhere, target_is_directory=True)
+    lookup(store, "put")
+    assert list(elsewhere.rglob("*")) == []

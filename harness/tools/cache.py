@@ -98,7 +98,7 @@ class Cache:
             digest = ""
         if not digest:
             digest = files.sha256_of(real)
-            _write_bytes(note, json.dumps({"stamp": stamp, "sha256": digest}).encode())
+            _write_bytes(self.dir, note, json.dumps({"stamp": stamp, "sha256": digest}).encode())
         self._digests[memo] = digest
         return digest
 
@@ -146,7 +146,7 @@ class Cache:
             "seconds": run.seconds,
             "data": base64.b64encode(run.data).decode(),
         }
-        if _write_bytes(self._path(key), zlib.compress(json.dumps(entry).encode(), 1)):
+        if _write_bytes(self.dir, self._path(key), zlib.compress(json.dumps(entry).encode(), 1)):
             with self._lock:
                 self.stored += 1
 
@@ -292,11 +292,18 @@ def _text(value) -> str:
     return value
 
 
-def _write_bytes(target: Path, data: bytes) -> bool:
-    """Write `data` to `target` atomically; False (and nothing left behind) when that fails."""
+def _write_bytes(root: Path, target: Path, data: bytes) -> bool:
+    """Write `data` to `target`, a file under the cache directory `root`, atomically; False (and
+    nothing left behind) when that fails or a directory between them (`runs/`, `runs/ab/`) is a
+    link: a link inside the cache must not send writes elsewhere."""
     tmp = None
     try:
-        target.parent.mkdir(parents=True, exist_ok=True)
+        inside = target.parent.relative_to(root)
+        for part in (*reversed(inside.parents[:-1]), inside):  # runs, then runs/ab
+            step = root / part
+            step.mkdir(exist_ok=True)
+            if step.is_symlink():
+                return False
         fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
         with os.fdopen(fd, "wb") as fh:
             fh.write(data)
