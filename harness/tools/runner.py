@@ -323,6 +323,8 @@ class Runner:
         asked: Future[dict[str, str]] = Future()
         threading.Thread(target=_settle, args=(asked, self.unsupported, groups), daemon=True).start()
         whole_plan = batches(groups)
+        for m in _largest_first(whole_plan)[: self.jobs]:  # the first tasks' modules, while the build answers
+            m.module  # noqa: B018
         reasons = asked.result()
         for g in groups:
             why = reasons[g.filename]
@@ -371,9 +373,7 @@ class Runner:
 
         pool = ThreadPoolExecutor(max_workers=self.jobs)
         try:
-            # Longest first: modules the verifier should reject stop at the verifier and go
-            # last, filling in behind the modules that are compiled and assembled.
-            for m in sorted(modules, key=lambda m: -len(m.members) * (1 if _compiled(m) else 0.1)):
+            for m in _largest_first(modules):
                 for sels in [(sel,) for sel in m.selectors] if _compiled(m) else [m.selectors]:
                     pool.submit(compile_one, m, sels)
             with finished:
@@ -416,6 +416,12 @@ def _rejected(g: Group) -> bool:
 def _compiled(m: Batch) -> bool:
     """Whether a batch's cases are expected to reach code generation."""
     return not _rejected(m.members[0][0])
+
+
+def _largest_first(modules: list[Batch]) -> list[Batch]:
+    """The order tasks are handed out in: largest first; modules the verifier should reject stop
+    at the verifier and go last, filling in behind the modules that are compiled and assembled."""
+    return sorted(modules, key=lambda m: -len(m.members) * (1 if _compiled(m) else 0.1))
 
 
 def _settle(future: Future, call: Callable, *args) -> None:
