@@ -65,6 +65,15 @@ def test_sed_runs_in_sandbox_mode():
         (["-passes=default<O2>", "-S"], False),
         (["--input-file=x"], False),
         (["-passes=instcombine", "-disable-output"], False),
+        (["@rsp"], True),  # a response file can hold -o, -load, anything
+        (["-mcpu=gfx950", "@%S/rsp"], True),
+        (["-save-stats=cwd"], True),
+        (["-save-stats", "-O2"], True),
+        (["-time-trace"], True),
+        (["-time-trace-file=t.json"], True),
+        (["--exec-on-ir-change=sh"], True),
+        (["-print-changed-diff-path=/bin/sh"], True),
+        (["-stats", "-debug-pass=Structure", "-filetype=obj"], False),
     ],
 )
 def test_llvm_tool_arguments_that_write_or_load(args, refused):

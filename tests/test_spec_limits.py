@@ -318,3 +318,20 @@ def test_opt_refusing_a_specs_pipeline_is_located_at_the_pipeline():
     with pytest.raises(InputError) as info:
         Runner(_RefusingOpt()).check_pipeline(case, "other")
     assert info.value.path is None
+
+
+@pytest.mark.parametrize("opener", ["[", "{", "{a: ", "[x, "])
+def test_flow_nesting_past_the_limit_is_refused_before_pyyaml_reads_it(monkeypatch, opener):
+    """PyYAML's scanner takes time quadratic in the flow depth: the text never reaches it."""
+    read = []
+    monkeypatch.setattr(spec.yaml, "compose", lambda *a, **k: read.append(a))
+    deep = "matrix: " + opener * (spec.MAX_FLOW_DEPTH + 1) + "]" * (spec.MAX_FLOW_DEPTH + 1)
+    err = error(deep)
+    assert read == [] and (err.line, err.col) == (1, 9 + spec.MAX_FLOW_DEPTH * len(opener))
+    assert str(err).endswith(f"more than {spec.MAX_FLOW_DEPTH} [ or {{ open at once")
+
+
+def test_brackets_in_quotes_and_comments_open_nothing():
+    text = 'a: "' + "[" * 100 + '"\n' + "b: '" + "{" * 100 + "'\n# " + "[" * 100 + "\nc: [1, [2, {d: 3}]]\n"
+    assert spec.flow_too_deep(text) is None
+    assert spec.flow_too_deep("x: it's " + "[" * 100) == (1, 9 + spec.MAX_FLOW_DEPTH)  # an apostrophe opens no quote

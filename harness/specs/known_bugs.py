@@ -8,7 +8,7 @@ from pathlib import Path
 import yaml
 
 from harness.errors import InputError
-from harness.specs.spec import quote, reader_error
+from harness.specs.spec import MAX_FLOW_DEPTH, flow_too_deep, quote, reader_error
 
 FILENAME = "known-bugs.yaml"
 
@@ -24,6 +24,9 @@ def load(cases_dir: Path) -> dict[str, list[tuple[str, str]]]:
         raise InputError("not UTF-8 text", str(path), path.read_bytes()[: exc.start].count(b"\n") + 1) from None
     except OSError as exc:
         raise InputError(f"cannot read: {exc.strerror}", str(path)) from None
+    deep = flow_too_deep(text)
+    if deep is not None:
+        raise InputError(f"invalid YAML: more than {MAX_FLOW_DEPTH} [ or {{ open at once", str(path), *deep)
     try:
         root = yaml.compose(text)
         _no_duplicate_versions(root, path)

@@ -174,6 +174,9 @@ def sections(text: str, path: str) -> tuple[dict[str, yaml.Node], yaml.Node]:
 
 @functools.lru_cache(maxsize=4)  # `matrix`, `gemm` and `mma` each read every spec
 def _sections(text: str, path: str) -> tuple[dict[str, yaml.Node], yaml.Node]:
+    deep = flow_too_deep(text)
+    if deep is not None:
+        raise InputError(f"invalid YAML: more than {MAX_FLOW_DEPTH} [ or {{ open at once", path, *deep)
     try:
         root = yaml.compose(text, Loader=yaml.SafeLoader)
     except yaml.MarkedYAMLError as exc:
@@ -198,6 +201,25 @@ def reader_error(exc: yaml.reader.ReaderError, text: str, path: str) -> InputErr
     return InputError(
         f"invalid YAML: character U+{ord(char):04X} is not allowed in YAML text", path, *text_position(text, exc.position)
     )
+
+
+MAX_FLOW_DEPTH = 64  # flow collections ([ and {) open at once; a spec needs 2
+# Quoted text on one line (where a quote can open one) and comments: a bracket there opens nothing.
+_NOT_FLOW = re.compile(r"""(?<![^\s\[{,:])(?:"(?:[^"\\\n]|\\.)*"|'[^'\n]*')|(?<![^ \t\n])#[^\n]*""")
+
+
+def flow_too_deep(text: str) -> tuple[int, int] | None:
+    """Line and column of the first `[` or `{` that opens more than MAX_FLOW_DEPTH flow
+    collections at once (outside quotes and comments), or None. PyYAML's scanner takes time
+    quadratic in that depth (2,000 took 13 s to refuse), so such text is refused unread."""
+    plain = _NOT_FLOW.sub(lambda m: " " * len(m.group()), text)
+    depth = 0
+    for m in re.finditer(r"[\[\]{}]", plain):
+        depth += 1 if m.group() in "[{" else -1
+        if depth > MAX_FLOW_DEPTH:
+            return text_position(text, m.start())
+        depth = max(depth, 0)
+    return None
 
 
 def text_position(text: str, index: int) -> tuple[int, int]:

@@ -92,10 +92,14 @@ def substituted(cmd: commands.Command, mapping: dict[str, str]) -> commands.Comm
 # ---- what may run -------------------------------------------------------------------------------
 
 # Options of LLVM tools that write a file, load code, or (passes) write graphs into files.
-_WRITES = re.compile(r"-{1,2}(o|[\w-]*(file|output|dir)|load|load-pass-plugin|pass-plugin|[\w-]*plugin[\w-]*)$")
+_WRITES = re.compile(
+    r"-{1,2}(o|[\w-]*(file|output|dir)|load|load-pass-plugin|pass-plugin|[\w-]*plugin[\w-]*"
+    r"|save-stats|time-trace[\w-]*|[\w-]*exec[\w-]*|[\w-]*script[\w-]*|[\w-]*-path)$"
+)
 _GRAPH_OPTION = re.compile(r"-{1,2}(dot|view)-[\w-]*")
 _GRAPH_PASS = re.compile(r"(^|[,(])(dot|view)-[\w-]")  # inside -passes=: dot-cfg, view-dom-only, ...
 _READS = ("input-file", "disable-output")  # options named like writers that write nothing
+_FLAGS_THAT_WRITE = ("save-stats", "time-trace")  # write into the working directory with no value
 
 
 def problem(cmd: commands.Command, is_llvm_tool: Callable[[str], bool], llc: bool = False) -> str:
@@ -122,6 +126,8 @@ def writes(args: tuple[str, ...] | list[str], allow_output: bool = False) -> str
     """Why these LLVM tool arguments would write a file or load code ("" when they do not).
     `allow_output`: `-o` is the caller's business (it takes the output elsewhere itself)."""
     for n, arg in enumerate(args):
+        if arg.startswith("@"):
+            return f"{arg}: a response file can hold any option: not run"
         name, eq, value = arg.partition("=")
         if not name.startswith("-") or name.lstrip("-") in _READS:
             continue
@@ -130,8 +136,8 @@ def writes(args: tuple[str, ...] | list[str], allow_output: bool = False) -> str
             return f"{arg!r} writes graph files: not run"
         if not _WRITES.fullmatch(name) or (name.lstrip("-") == "o" and allow_output):
             continue
-        if value != "-":
-            return f"{arg}{'' if eq else ' ' + value} writes a file or loads code: not run"
+        if value != "-" or name.lstrip("-") in _FLAGS_THAT_WRITE:
+            return f"{arg}{'' if eq or name.lstrip('-') in _FLAGS_THAT_WRITE else ' ' + value} writes a file or runs or loads code: not run"
     return ""
 
 
