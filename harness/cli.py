@@ -17,7 +17,7 @@ from harness.nvptx import gemm_spec
 from harness.reports import compare, report
 from harness.specs import cases, matrix, selection
 from harness.specs.cases import Planned
-from harness.tools import cache, declared, toolchain
+from harness.tools import cache, commands, declared, toolchain
 from harness.tools.commands import Selector
 from harness.tools.runner import Runner, StderrProgress
 
@@ -181,6 +181,10 @@ def _metrics_pipelines(text: str) -> list[str]:
     names = [p.strip() for p in text.split(",")]
     if len(names) != 2 or not all(names):
         raise InputError(f"--metrics takes two pipelines separated by a comma, e.g. none,instcombine; got {text!r}")
+    for name in names:
+        why = commands.pass_pipeline_error(name) if name != "none" else ""
+        if why:
+            raise InputError(f"--metrics {name!r}: {why}")
     return names
 
 

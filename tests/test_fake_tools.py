@@ -3,7 +3,15 @@ bounded, and no verdict comes from output that makes no sense."""
 
 from __future__ import annotations
 
+import json
+import random
+import signal
+import subprocess
+import sys
+import time
 from pathlib import Path
+
+import pytest
 
 TOOLS = ("llc", "llvm-mc", "opt", "llvm-as", "llvm-objdump", "FileCheck")
 
@@ -73,12 +81,6 @@ def test_an_llc_whose_code_lacks_the_matrix_instruction_gives_no_verdict(llvm_22
 
 
 def test_an_interrupt_ends_a_run_and_its_tools_at_once(llvm_22_1_8, repo_root, tmp_path):
-    import random
-    import signal
-    import subprocess
-    import sys
-    import time
-
     real = llvm_22_1_8.bin_dir / "llc"
     seconds = f"617.{random.randrange(10**6):06d}"  # a length of time no other process sleeps
     marker = f"^sleep {seconds}$"
@@ -99,10 +101,9 @@ def test_an_interrupt_ends_a_run_and_its_tools_at_once(llvm_22_1_8, repo_root, t
         while not subprocess.run(["pgrep", "-f", marker], capture_output=True).stdout and time.monotonic() < deadline:
             time.sleep(0.2)  # until the first tools run (most of the queue is still waiting)
         time.sleep(0.5)
-        sent = time.monotonic()
         proc.send_signal(signum)
         _, err = proc.communicate(timeout=60)
-        assert proc.returncode == 130 and time.monotonic() - sent < 20, (signum, proc.returncode, err[-500:])
+        assert proc.returncode == 130, (signum, proc.returncode, err[-500:])  # (well before the tools' 100 s)
         time.sleep(0.5)
         left = subprocess.run(["pgrep", "-f", marker], capture_output=True, text=True).stdout.split()
         assert left == [], f"{signum!r} left hung tools running: {left}"
@@ -132,3 +133,74 @@ def test_an_assembler_that_prints_errors_but_exits_0_gives_no_verdict(llvm_22_1_
     assert proc.stderr.splitlines()[-1] == (
         f"harness: error: {fake}/llvm-mc exited 0 but printed errors: <stdin>:3:1: error: wrong register tuple size"
     )
+
+
+@pytest.mark.parametrize("how, verdict", [("exec sleep 600", "timeout"), ("kill -SEGV $$", "crash")])
+def test_a_cpu_probe_that_hangs_or_dies_is_never_unsupported(llvm_22_1_8, cli, tmp_path, how, verdict):
+    real = llvm_22_1_8.bin_dir / "llc"
+    script = f'case "$*" in *-mcpu=help*) {how};; esac\nexec {real} "$@"\n'
+    fake = fake_build(tmp_path, llvm_22_1_8.bin_dir, "llc", script)
+    case = ("--intrinsic", "wmma.f32.16x16x128.f8f6f4", "--fmt-a", "fp8", "--fmt-b", "fp8")
+    proc = cli("try", "--llvm-bin", fake, "--timeout", "5", *case, "--json")
+    assert proc.returncode == 0, proc.stderr
+    record = json.loads(proc.stdout)
+    assert record["verdict"] == verdict and "-mcpu=help (the build-support probe)" in record["detail"], record
+
+
+def test_an_llc_that_reports_an_error_but_exits_0_gives_no_verdict_and_writes_nothing(llvm_22_1_8, cli, tmp_path):
+    real = llvm_22_1_8.bin_dir / "llc"
+    lying = (
+        f'case "$*" in *--version*|*help*) exec {real} "$@";; esac\n{real} "$@"\necho "LLVM ERROR: out of memory" >&2\nexit 0\n'
+    )
+    fake = fake_build(tmp_path, llvm_22_1_8.bin_dir, "llc", lying)
+    proc = cli("try", "--llvm-bin", fake, "--intrinsic", "wmma.f32.16x16x128.f8f6f4", "--fmt-a", "fp8", "--fmt-b", "fp8")
+    assert proc.returncode == 2
+    assert proc.stderr.splitlines()[-1] == f"harness: error: {fake}/llc exited 0 but printed errors: LLVM ERROR: out of memory"
+    test = tmp_path / "t.ll"
+    text = "; RUN: llc -mtriple=amdgcn -mcpu=gfx950 < %s | FileCheck %s\ndefine float @f(float %x) {\n  ret float %x\n}\n"
+    test.write_text(text)
+    proc = cli("update-checks", "--llvm-bin", fake, test)
+    assert proc.returncode == 2 and "llc exited 0 but printed errors: LLVM ERROR: out of memory" in proc.stderr
+    assert test.read_text() == text
+
+
+def test_a_ptxas_that_reports_an_error_on_stdout_but_exits_0_gives_no_verdict(llvm_22_1_8, cli, tmp_path):
+    ptxas = tmp_path / "ptxas"
+    ptxas.write_text("#!/bin/sh\necho 'ptxas /dev/stdin, line 20; error   : Illegal instruction'\nexit 0\n")
+    ptxas.chmod(0o755)
+    case = ("--intrinsic", "mma.m16n8k16.row.col.bf16", "--cpu", "sm_90")
+    proc = cli("try", "--llvm-bin", llvm_22_1_8.bin_dir, *case, env={"PTXAS": str(ptxas)})
+    assert proc.returncode == 2, proc.stdout
+    said = "exited 0 but printed errors: ptxas /dev/stdin, line 20; error   : Illegal instruction"
+    assert proc.stderr.splitlines()[-1] == f"harness: error: {ptxas} {said}"
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["gemm-ptx", "--filter", "gemm_16x8x16_f16_beta0*"],
+        ["tile-ptx", "--variant", "mma.m16n8k16.row.col.bf16*", "--variant", "mma.m16n8k8.row.col.bf16*"],
+    ],
+)
+def test_sigterm_ends_the_nvptx_builders_and_their_tools_at_once(llvm_22_1_8, repo_root, tmp_path, command):
+    seconds = f"618.{random.randrange(10**6):06d}"  # a length of time no other process sleeps
+    ptxas = tmp_path / "ptxas"
+    ptxas.write_text(f"#!/bin/sh\nexec sleep {seconds}\n")
+    ptxas.chmod(0o755)
+    argv = [sys.executable, "-m", "harness", *command, "--out", str(tmp_path / "out"), "--ptxas", str(ptxas)]
+    proc = subprocess.Popen(
+        [*argv, "--llvm-bin", str(llvm_22_1_8.bin_dir), "--timeout", "100", "-j", "1"],
+        cwd=repo_root,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    marker = f"^sleep {seconds}$"
+    deadline = time.monotonic() + 60
+    while not subprocess.run(["pgrep", "-f", marker], capture_output=True).stdout and time.monotonic() < deadline:
+        time.sleep(0.2)  # until the first ptxas runs (the rest of the queue is waiting)
+    proc.send_signal(signal.SIGTERM)
+    _, err = proc.communicate(timeout=60)  # (well before ptxas's 100 s)
+    assert proc.returncode == 130, (proc.returncode, err[-500:])
+    time.sleep(0.5)
+    assert subprocess.run(["pgrep", "-f", marker], capture_output=True, text=True).stdout.split() == []

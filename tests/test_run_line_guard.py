@@ -104,6 +104,13 @@ def test_only_the_builds_tools_cat_and_sed_run():
         ("(a|aa)+", False),
         (r"(\w+)\1", False),
         ("a.*b.*c.*d", False),
+        ("(.|.){0,60}Q", False),  # a bounded count over a varying body backtracks as * does
+        ("(?:.{1,30}){1,30}Q", False),
+        (r"(\w{0,50}){0,50}Q", False),
+        (".{0,1000}.{0,1000}.{0,1000}Q", False),  # three long repeats
+        ("(ab){2}", True),
+        ("(a|b)?", True),
+        (r"v\[\d{1,3}:\d{1,3}\]", True),
     ],
 )
 def test_regexes_that_could_backtrack_without_bound_are_told_apart(pattern, bounded):

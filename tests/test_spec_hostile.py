@@ -183,3 +183,17 @@ def test_a_link_to_a_device_or_an_oversized_file_is_refused_before_it_is_read(cl
         fh.truncate(300 << 20)  # sparse: 300 MB that take no room
     proc = cli(*[w.format(d=d) for w in command])
     assert proc.returncode == 2 and " bytes: a " in proc.stderr and "is at most" in proc.stderr
+
+
+@pytest.mark.parametrize("pipeline", ["dot-cfg", "instcombine,dot-cfg-only", "function(view-dom)", "dot-callgraph"])
+def test_a_spec_pipeline_that_writes_graph_files_is_refused_where_it_is_written(cli, tmp_path, pipeline):
+    d = tmp_path / "cases"
+    d.mkdir()
+    spec = f"matrix:\n  - intrinsic: mfma.scale.f32.16x16x128.f8f6f4\n    fmt_a: fp8\n    fmt_b: fp8\n    pipeline: {pipeline}\n"
+    (d / "a.yaml").write_text(spec)
+    proc = cli("expand", "--cases", d, cwd=tmp_path)
+    assert proc.returncode == 2 and proc.stderr.count("\n") == 1, proc.stderr
+    assert ":5:15: error: " in proc.stderr and "writes graph files or opens a viewer" in proc.stderr
+    proc = cli("run", "--cases", d, "--metrics", f"none,{pipeline}", cwd=tmp_path)
+    assert proc.returncode == 2 and "writes graph files or opens a viewer" in proc.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["cases"]  # no .dot file anywhere

@@ -452,7 +452,7 @@ def _assemble(
     if mc.returncode is not None and mc.returncode < 0:
         return {n: FunctionAudit(n, V.CRASH, f"llvm-mc killed by signal {-mc.returncode}") for n in names}
     errors = V.located_errors(mc.stderr)
-    if mc.ok and (errors or V.fatal(mc.stderr) or _SAYS_ERROR.search(mc.stderr)):  # errors with success: no verdict
+    if mc.ok and (errors or V.says_error(mc.stderr)):  # errors with success: no verdict
         raise InputError(f"{mc.argv[0]} exited 0 but printed errors: {_cut(V.first_error(mc.stderr), 200)}")
     if not mc.ok and not errors:
         if not mc.stderr.strip():
@@ -460,9 +460,6 @@ def _assemble(
         why = f"llvm-mc failed without naming a line: {_head(mc.stderr)}"
         return {n: FunctionAudit(n, V.CRASH, why) for n in names}
     return _attribute(gen.stdout, errors, names, everyone, audit)
-
-
-_SAYS_ERROR = re.compile(r"(?:^|:\s)(?:error|LLVM ERROR)\b", re.M)
 
 
 def _attribute(asm: str, errors, names: list[str], everyone: list[str], audit: RunAudit) -> dict[str, FunctionAudit]:

@@ -12,14 +12,13 @@ from __future__ import annotations
 import argparse
 import fnmatch
 import json
-import re
 import sys
 from pathlib import Path
 
 from harness.errors import InputError
 from harness.nvptx import gemm, gemm_spec, gpu_check, ptx, tile_cli
 from harness.specs import selection
-from harness.tools import toolchain
+from harness.tools import toolchain, verdicts
 
 DEFAULT_CASES = Path(__file__).resolve().parents[2] / "cases"
 CANNOT_JUDGE = 125
@@ -145,9 +144,6 @@ def main_gemm_ptx(args) -> int:
     return 1 if any(b.problems for b in built) else 0
 
 
-_SAYS_ERROR = re.compile(r"\b(?:error|fatal)\s*:", re.I)  # `ptxas fatal   : ...`, `ptxas x.ptx, line 3; error : ...`
-
-
 def _no_verdict_from_lies(built: list[ptx.Built], out: Path) -> None:
     """A ptxas that printed an error yet exited 0 gives no verdict: the manifest (which would
     call its kernels closed) is removed and the command stops with one line naming ptxas."""
@@ -155,7 +151,7 @@ def _no_verdict_from_lies(built: list[ptx.Built], out: Path) -> None:
         run = b.ptxas
         if run is None or not run.ok:
             continue
-        line = next((l.strip() for l in run.stderr.splitlines() if _SAYS_ERROR.search(l)), "")
+        line = next((l.strip() for l in f"{run.stderr}\n{run.stdout}".splitlines() if verdicts.says_error(l)), "")
         if line:
             (out / ptx.MANIFEST).unlink(missing_ok=True)
             raise InputError(f"{run.argv[0]} exited 0 but printed an error on {b.case.name}: {line[:200]}")

@@ -9,11 +9,9 @@ per PTX mnemonic, the fragment layout it was built with and the seed of its rand
 from __future__ import annotations
 
 import json
-import os
 import re
 import signal
 import zlib
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -159,8 +157,7 @@ def build_all(
         out_dir.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise InputError(f"cannot create the output directory: {exc.strerror}", str(out_dir)) from None
-    with ThreadPoolExecutor(max_workers=jobs or os.cpu_count() or 1) as pool:
-        built = list(pool.map(lambda c: build_one(tc, c, out_dir, ptxas, layout), cases))
+    built = toolchain.parallel(lambda c: build_one(tc, c, out_dir, ptxas, layout), cases, jobs)
     manifest = {
         "format": MANIFEST_FORMAT,
         "llvm": tc.version,

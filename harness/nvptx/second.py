@@ -28,7 +28,6 @@ import os
 import re
 import shutil
 import tempfile
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -398,13 +397,13 @@ def build_all(directory: Path, chosen: list[tuple[tiles.Tile, dict]], tools: Too
         for tile, _ in chosen:
             with open(staging / f"{tile.kernel}.cu", "x", encoding="utf-8") as fh:
                 fh.write(cuda_source(tile))
-        with tempfile.TemporaryDirectory(prefix="tile-compare.") as tmp, ThreadPoolExecutor(jobs or os.cpu_count()) as pool:
+        with tempfile.TemporaryDirectory(prefix="tile-compare.") as tmp:
             batches: dict[str, tuple[toolchain.ToolRun, str]] = {}
-            for found in pool.map(lambda u: compile_unit(u, Path(tmp), tools), units([t for t, _ in chosen])):
+            for found in toolchain.parallel(lambda u: compile_unit(u, Path(tmp), tools), units([t for t, _ in chosen]), jobs):
                 batches.update(found)
             dirs = (Path(tmp), staging)
             judge = lambda te: judge_one(te[0], directory / te[1]["ptx"], batches.get(te[0].kernel), dirs, tools)
-            made = list(pool.map(judge, chosen))
+            made = toolchain.parallel(judge, chosen, jobs)
         with open(staging / tile_check.MANIFEST, "x", encoding="utf-8") as fh:
             fh.write(json.dumps(manifest(tools, made), indent=1) + "\n")
         publish(staging, directory)

@@ -24,7 +24,6 @@ import re
 import shutil
 import tempfile
 import zlib
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -335,8 +334,7 @@ def build_all(
     check_out(out)
     staging = _staging(out)
     try:
-        with ThreadPoolExecutor(max_workers=jobs or os.cpu_count() or 1) as pool:
-            built = list(pool.map(lambda t: build_one(tc, t, staging, ptxas), tiles))
+        built = toolchain.parallel(lambda t: build_one(tc, t, staging, ptxas), tiles, jobs)
         doc = manifest(tc, built, ptxas, skipped, seed)
         with open(staging / MANIFEST, "x", encoding="utf-8") as fh:
             fh.write(json.dumps(doc, indent=1) + "\n")

@@ -111,7 +111,7 @@ def main(args) -> int:
     try:
         records = {t.name: target_record(tc, t) for t in chosen}
     except toolchain.ProbeDied as died:
-        raise InputError(f"cannot tell what this build declares: {died}") from None
+        raise InputError(f"cannot tell what this build declares: {died.message}") from None
     if args.json:
         doc = {"llvm": tc.version, "llvm_bin": str(tc.bin_dir or "PATH"), "targets": records}
         print(json.dumps(doc, indent=1))

@@ -182,7 +182,13 @@ def pass_pipeline_error(text: str) -> str:
             raise ValueError(f"`,` or the end at character {end + 1}, got {text[end]!r}")
     except ValueError as exc:
         return f"not an opt -passes= pipeline: expected {exc}"
+    graph = _GRAPH_PASS.search(text)
+    if graph:
+        return f"a pipeline with {graph.group(2)!r}, which writes graph files or opens a viewer: not run"
     return ""
+
+
+_GRAPH_PASS = re.compile(r"(^|[,(])((?:dot|view)-[A-Za-z0-9_.\-]*)")  # dot-cfg, view-dom-only, ...
 
 
 def run_lines(text: str) -> list[RunLine]:

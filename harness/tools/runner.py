@@ -25,7 +25,7 @@ from harness.targets.catalog import Side
 from harness.tools import declared, toolchain
 from harness.tools import verdicts as V
 from harness.tools.commands import Selector
-from harness.tools.toolchain import Toolchain, ToolRun
+from harness.tools.toolchain import ProbeDied, Toolchain, ToolRun
 from harness.tools.verdicts import Verdict
 
 
@@ -78,18 +78,22 @@ class Runner:
         One opt probe per target answers for every intrinsic the groups use.
         """
         known, died = declared.support_of(self.tc, [g.intrinsic for g in groups])
-        if died is not None:
-            code = V.TIMEOUT if died.run.timed_out else V.CRASH
-            self.probe_died = Verdict(code, str(died), [died.run])
         out = {}
         for g in groups:
             intr = g.intrinsic
-            if intr.target.registered not in self.tc.targets:
+            try:
+                cpus = self.tc.cpus(intr.target.registered) if intr.target.registered in self.tc.targets else None
+            except ProbeDied as exc:  # (its cases are judged by the probe's death below)
+                died, cpus = exc, frozenset({g.cpu})
+            if cpus is None:
                 out[g.filename] = f"this LLVM build has no {intr.target.registered} target"
-            elif g.cpu not in self.tc.cpus(intr.target.registered):
+            elif g.cpu not in cpus:
                 out[g.filename] = f"this LLVM build does not know CPU {g.cpu}"
             else:
                 out[g.filename] = known[intr.name]
+        if died is not None:
+            code = V.TIMEOUT if died.run.timed_out else V.CRASH
+            self.probe_died = Verdict(code, died.message, [died.run])
         return out
 
     # ---- code generation --------------------------------------------------------------------
@@ -115,6 +119,8 @@ class Runner:
         gen = self.tc.run("llc", list(llc_command(first, selector).args), text)
         if not gen.ok:
             return self._tool_failed(cases, selector, gen, module if not before else None)
+        if V.says_error(gen.stderr):  # an error with success: no verdict from that
+            raise InputError(f"{gen.argv[0]} exited 0 but printed errors: {V.first_error(gen.stderr)}")
         names = {c.function for c in cases}
         target = first.intrinsic.target
         closing = mc_command(first, target.stdin_name)  # the target's assembler, reading llc's text on stdin
@@ -153,8 +159,9 @@ class Runner:
                 )
                 for c in cases
             }
-        if mc.ok and (V.located_errors(mc.stderr) or V.fatal(mc.stderr)):  # errors with success: no verdict from that
-            raise InputError(f"{mc.argv[0]} exited 0 but printed errors: {V.first_error(mc.stderr)}")
+        said = f"{mc.stderr}\n{mc.stdout}"  # (ptxas may print its errors on stdout)
+        if mc.ok and (V.located_errors(said) or V.says_error(said)):  # errors with success: no verdict from that
+            raise InputError(f"{mc.argv[0]} exited 0 but printed errors: {V.first_error(said)}")
         rejected, stray = V.mc_rejections(mc.stderr, gen.stdout, names)
         if target.assembler_optional:  # the detail names an assembler from outside LLVM
             rejected = {fn: f"{tool}: {d}" for fn, d in rejected.items()}

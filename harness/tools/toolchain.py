@@ -20,6 +20,8 @@ import subprocess
 import tempfile
 import threading
 import time
+from collections.abc import Callable, Iterable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -180,6 +182,23 @@ def resume() -> None:
     _STOPPING.clear()
 
 
+def parallel(call: Callable, items: Iterable, jobs: int | None = None) -> list:
+    """[call(item) for item in items] on `jobs` threads (default: cores), in order. An exception
+    (Ctrl-C or SIGTERM as KeyboardInterrupt in the main thread) ends the tools running now and
+    drops the queue at once: a pool's `with` block would wait for every queued call first."""
+    pool = ThreadPoolExecutor(max_workers=jobs or os.cpu_count() or 1)
+    try:
+        futures = [pool.submit(call, item) for item in items]
+        return [f.result() for f in futures]
+    except BaseException:
+        stop_all()
+        pool.shutdown(wait=True, cancel_futures=True)
+        resume()
+        raise
+    finally:
+        pool.shutdown(wait=True)
+
+
 def _kill_group(proc: subprocess.Popen) -> None:
     try:
         os.killpg(proc.pid, signal.SIGKILL)
@@ -314,12 +333,17 @@ class Toolchain:
         def compute():
             # (asked before the version is known, so that both probes run at once)
             run = self.run("llc", [f"-mtriple={triple}", "-mcpu=help"])
+            if run.timed_out or (run.returncode or 0) < 0:  # no answer about the build at all
+                return ProbeDied(run, f"-mtriple={triple} -mcpu=help")  # (kept: asked once)
             if triple not in self.targets:
                 return frozenset()
             text = (run.stdout + run.stderr).split("Available features", 1)[0]
             return frozenset(m.group(1) for m in re.finditer(r"^\s+(\S+)\s+- Select the", text, re.M))
 
-        return self._memo(("cpus", triple), compute)
+        answer = self._memo(("cpus", triple), compute)
+        if isinstance(answer, ProbeDied):
+            raise answer
+        return answer
 
     def intrinsic_support(self, declarations: dict[str, str]) -> dict[str, str]:
         """Name -> "" when the build knows the intrinsic as declared, else why not.
@@ -359,15 +383,16 @@ class Toolchain:
         return f"LLVM {self.version} from {where} ({self.how})"
 
 
-class ProbeDied(Exception):
+class ProbeDied(InputError):
     """A tool asked what the build supports was killed or ran past its time: that says nothing
-    about support, so the cases it stood for get `crash` or `timeout`, never `unsupported`."""
+    about support, so the cases it stood for get `crash` or `timeout`, never `unsupported` (and
+    a command without cases to give them to stops with this one line, exit 2)."""
 
-    def __init__(self, run: ToolRun):
+    def __init__(self, run: ToolRun, asked: str = "the intrinsic declarations"):
         self.run = run
         tool = os.path.basename(run.argv[0])
         how = f"ran past {run.seconds:.0f} s" if run.timed_out else f"was killed by signal {-(run.returncode or 0)}"
-        super().__init__(f"{tool} {how} on the intrinsic declarations (the build-support probe)")
+        super().__init__(f"{tool} {how} on {asked} (the build-support probe)")
 
 
 def _symbol(declaration: str) -> str:

@@ -89,6 +89,16 @@ def fatal(text: str) -> bool:
     return any(re.search(r"\bfatal\s*:", line, re.I) for line in text.splitlines())
 
 
+_SAYS_ERROR = re.compile(r"(?:^|[:;]\s*)(?:error|LLVM ERROR)\b", re.M)
+
+
+def says_error(text: str) -> bool:
+    """Whether a tool's output reports an error: `LLVM ERROR: ...`, `<stdin>:3:1: error: ...`,
+    ptxas's `...line 20; error   : ...` or `fatal   : ...` (a tool that exits 0 having said so
+    gives no verdict)."""
+    return bool(_SAYS_ERROR.search(text)) or fatal(text)
+
+
 def verifier_diagnostics(stderr: str) -> dict[str, str]:
     """Function -> verifier diagnostic, for each call the verifier printed.
 

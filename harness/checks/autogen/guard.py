@@ -37,6 +37,7 @@ from types import SimpleNamespace
 from harness.tools import commands, toolchain
 
 REGEX_SECONDS = 5.0  # what a batch of user regexes may take, in a child process
+LONG_REPEAT = 16  # a repeat of more than this many counts as long, as an unbounded one does
 
 
 class Refused(Exception):
@@ -217,8 +218,9 @@ def _in_child(patterns: list[str], texts: list[str], seconds: float) -> list[lis
 
 
 def bounded(pattern: str) -> bool:
-    """Whether `pattern`'s shape bounds Python's backtracking: no backreference, no unbounded
-    repeat over a group that itself repeats or alternates, at most two unbounded repeats."""
+    """Whether `pattern`'s shape bounds Python's backtracking: no backreference, no repeat (of
+    any count above one: `(.|.){0,60}` is as bad as `(.|.)*`) over a group that itself repeats
+    or alternates, at most two long repeats (unbounded, or more than LONG_REPEAT times)."""
     try:
         tree = importlib.import_module("re._parser").parse(pattern)  # (Python 3.11+: re's own parser)
     except Exception:  # (an older Python, or a pattern re rejects: the child decides)
@@ -234,10 +236,9 @@ def _bounded(items, counts: list[int]) -> bool:
             return False
         if op in (c.MAX_REPEAT, c.MIN_REPEAT, c.POSSESSIVE_REPEAT):
             low, high, body = arg
-            if high == c.MAXREPEAT:
-                counts[0] += 1
-                if _varies(body):
-                    return False
+            if high > 1 and _varies(body):
+                return False
+            counts[0] += high == c.MAXREPEAT or high > LONG_REPEAT
             if not _bounded(body, counts):
                 return False
         elif op == c.SUBPATTERN:

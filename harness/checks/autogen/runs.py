@@ -29,6 +29,7 @@ from harness.checks.autogen import guard
 from harness.errors import InputError
 from harness.tools import commands, toolchain
 from harness.tools.toolchain import run_tool
+from harness.tools.verdicts import says_error
 
 _PREFIXES = re.compile(r"--?check-prefix(?:es)?[= ](\S+)")
 _VALID_PREFIX = re.compile(r"^[a-zA-Z0-9_-]+$")
@@ -190,6 +191,8 @@ def llc_output(run: LlcRun, pipeline: commands.Pipeline, path: Path, data: bytes
             message = message.replace("<stdin>", str(path))  # llc read the test file itself
         status = f"signal {-code}" if code < 0 else f"exit status {code}"
         raise InputError(f"llc failed ({status}): {message}", str(path), run.line)
+    if says_error(result.stderr) and not llc_cmd.stderr_to_stdout:  # an error with success: nothing to write from
+        raise InputError(f"llc exited 0 but printed errors: {_first_error(result.stderr, llc)}", str(path), run.line)
     text = result.data.decode(errors="replace")
     if llc_cmd.stderr_to_stdout:
         text += result.stderr
