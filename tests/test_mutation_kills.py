@@ -197,8 +197,8 @@ def test_one_file_per_required_feature_runs_on_22_1_8_none_unsupported(llvm_22_1
     files = sorted((repo_root / "cases" / "generated").rglob("*.ll"), key=lambda p: (p.stat().st_size, p.name))
     chosen: dict[str, Path] = {}
     for path in files:
-        line = next(l for l in path.read_text().splitlines() if l.startswith("; REQUIRES:"))
-        for feature in (f.strip() for f in line.split(":", 1)[1].split(",")):
+        lines = [l for l in path.read_text().splitlines() if l.startswith("; REQUIRES:")]
+        for feature in (f.strip() for line in lines for f in line.split(":", 1)[1].split(",")):
             chosen.setdefault(feature, path)
     assert "llvm-filecheck" in chosen and "llvm-22.1.8" in chosen and "nvptx-ptx-kernel" in chosen
     names = sorted({str(p.relative_to(repo_root)) for p in chosen.values()})

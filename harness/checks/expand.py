@@ -8,6 +8,7 @@ is what the specs render; otherwise it is rewritten and, given a build, regenera
 
 from __future__ import annotations
 
+import functools
 import os
 from collections.abc import Callable
 from pathlib import Path
@@ -16,7 +17,7 @@ from harness import files
 from harness.checks import litgen, snapshots
 from harness.errors import InputError
 from harness.nvptx import gemm_lit
-from harness.specs import cases, matrix
+from harness.specs import cases, known_bugs, matrix
 
 GENERATED = "generated"
 SNAPSHOT_PREFIX = snapshots.DIRECTORY + "/"
@@ -28,11 +29,19 @@ Regenerate = Callable[[Path], str]
 def render(cases_dir: Path, max_cases: int = matrix.MAX_CASES) -> dict[str, str]:
     """Name under generated/ -> text for every file the specs in `cases_dir` produce (snapshot
     files as skeletons that record no build yet)."""
-    groups = cases.group(matrix.plan(matrix.spec_files(cases_dir), max_cases))
+    groups = cases.group(matrix.plan(matrix.spec_files(cases_dir), max_cases), known_fate(cases_dir))
     out = {g.filename: litgen.lit_file(g) for g in groups}
     out.update({SNAPSHOT_PREFIX + g.filename: litgen.snapshot_file(g, snapshots.UNRECORDED) for g in groups if g.snapshot_cases})
     out.update(gemm_lit.gemm_lit_files(cases_dir))  # NVPTX tiled gemm kernels (`gemm:` sections)
     return out
+
+
+def known_fate(cases_dir: Path) -> cases.Fate:
+    """How a generated file fares on the builds cases/known-bugs.yaml lists: its XFAIL reason on
+    each (lit.cfg.py reads the same list). Rows share a file only where it fares as theirs would."""
+    known = known_bugs.load(cases_dir)
+    versions = sorted(known)
+    return functools.cache(lambda name: tuple(known_bugs.reason_for(known, v, f"{GENERATED}/{name}") for v in versions))
 
 
 def _output_dir(cases_dir: Path) -> Path:

@@ -141,24 +141,25 @@ def compare(columns: list[Build], planned: list[Planned], jobs: int | None = Non
         groups = cases.group(plan)
         blocked = _unknown_pipelines(runner, groups)
         for g in groups:
-            if g.filename in blocked:
-                for c in g.cases:
-                    for sel in g.selectors:
-                        found[(origin[c.sort_key()], sel)] = Verdict(V.UNSUPPORTED, blocked[g.filename])
-        for o in runner.run([g for g in groups if g.filename not in blocked]):
+            for c in g.cases:
+                why = blocked.get((g.filename, c.intrinsic.name), "")
+                for sel in g.selectors if why else ():
+                    found[(origin[c.sort_key()], sel)] = Verdict(V.UNSUPPORTED, why)
+        for o in runner.run([g for g in groups if g.filename not in {f for f, _ in blocked}]):
             found[(origin[o.case.sort_key()], o.selector)] = o.verdict
     records = [b.record() for b in columns]
     cells = [cell(case, sel, [column[key] for column in results], records) for key, (case, sel) in first.items()]
     return sorted(cells, key=report.cell_order)
 
 
-def _unknown_pipelines(runner: Runner, groups: list[cases.Group]) -> dict[str, str]:
-    """Group file name -> why this build cannot run its pipeline, for each group whose pipeline
-    this build's opt rejects (a pass newer than the build): those cells are `unsupported` (with
-    the build's own reason when it lacks the CPU or intrinsic anyway), not an error."""
+def _unknown_pipelines(runner: Runner, groups: list[cases.Group]) -> dict[tuple[str, str], str]:
+    """(group file name, intrinsic name) -> why this build cannot run the group's pipeline, for
+    each group whose pipeline this build's opt rejects (a pass newer than the build): those cells
+    are `unsupported` (with the build's own reason when it lacks the CPU or intrinsic anyway), not
+    an error."""
     reasons = runner.unsupported(groups)
     failed: dict[str, str] = {}
-    out: dict[str, str] = {}
+    out: dict[tuple[str, str], str] = {}
     for g in groups:
         if g.pipeline == "none":
             continue
@@ -166,8 +167,9 @@ def _unknown_pipelines(runner: Runner, groups: list[cases.Group]) -> dict[str, s
             run = runner.tc.run("opt", [*cases.opt_command(g.cases[0], g.pipeline).args, "-disable-output"], "")
             lines = [l.strip() for l in run.stderr.splitlines() if l.strip() and "not a recognized processor" not in l]
             failed[g.pipeline] = "" if run.ok else (lines or ["opt failed"])[0]
-        if failed[g.pipeline]:
-            out[g.filename] = reasons[g.filename] or f"this build's opt cannot run pipeline {g.pipeline!r}: {failed[g.pipeline]}"
+        for intr in g.intrinsics if failed[g.pipeline] else ():
+            why = f"this build's opt cannot run pipeline {g.pipeline!r}: {failed[g.pipeline]}"
+            out[(g.filename, intr.name)] = reasons[(g.filename, intr.name)] or why
     return out
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import re
+from collections.abc import Callable, Hashable
 from dataclasses import dataclass, field
 from enum import StrEnum
 
@@ -277,7 +278,12 @@ def widths_for(policy: object, source: catalog.Source, fmt: int) -> list[int]:
 
 @dataclass(frozen=True)
 class Group:
-    """Cases that share one module and one expected outcome: one generated lit file."""
+    """Cases that share one module and one expected outcome: one generated lit file.
+
+    Most groups hold one intrinsic's cases. A `cohort` group holds the cases of every row of one
+    cohort (rows LLVM declares together, `Intrinsic.cohort`) on one CPU, -O level, pipeline and
+    class: they share the llc command line, and a build declares all of their intrinsics or none.
+    `intrinsic` is then its first member's, which stands for the target, CPU and -mattr."""
 
     intrinsic: Intrinsic
     cpu: str
@@ -287,16 +293,22 @@ class Group:
     members: tuple[Planned, ...]
     pipeline: str = "none"
     signature: str = ""  # the members' Case.signature
+    cohort: str = ""  # the members' Intrinsic.cohort when the file holds many rows
 
     @property
     def cases(self) -> list[Case]:
         return [p.case for p in self.members]
 
     @property
+    def intrinsics(self) -> list[Intrinsic]:
+        """The members' intrinsics, each once, in the order of their cases."""
+        return list(dict.fromkeys(p.case.intrinsic for p in self.members))
+
+    @property
     def filename(self) -> str:
-        sel = "" if self.selectors == SELECTORS else "." + ".".join(self.selectors)
-        pipe = "" if self.pipeline == "none" else "." + pipeline_slug(self.pipeline)
-        return f"{self.intrinsic.name}.{self.cpu}.O{self.opt}{pipe}.{self.file_class}{self.signature}{sel}.ll"
+        """Its name under generated/: spelled from the group's key alone, never its members."""
+        cls = CLASSES.index(self.file_class)
+        return _name((self.cohort or self.intrinsic.name, self.cpu, self.opt, self.pipeline, cls, self.selectors, self.signature))
 
     @property
     def snapshot_cases(self) -> list[Case]:
@@ -324,17 +336,52 @@ def pipeline_slug(pipeline: str) -> str:
     return f"{slug[:MAX_SLUG].rstrip('-')}-{digest[:12]}"
 
 
-def group(planned: list[Planned]) -> list[Group]:
+# Decides, for a lit file's name under generated/, how it fares on the builds known-bugs.yaml lists
+# (its XFAIL reason per version): two names with equal fates are expected to do alike.
+Fate = Callable[[str], Hashable]
+
+
+def shares_file(p: Planned) -> bool:
+    """Whether a case goes into its cohort's file rather than one of its intrinsic's own: a row
+    of a cohort, in any class but `absent` (llc stops at the first call it cannot select, so
+    one file would judge one row) and with the intrinsic's own signature (a module declares
+    each intrinsic once); never a case a snapshot pins."""
+    c = p.case
+    return bool(c.intrinsic.cohort) and c.file_class != FileClass.ABSENT and not c.signature and not p.snapshot
+
+
+def group(planned: list[Planned], fate: Fate | None = None) -> list[Group]:
+    """The lit files of `planned`: a case's file follows from the case alone (and `fate`).
+
+    Cases whose intrinsic has a cohort share its cohort's file (`shares_file`). With `fate`
+    (expand passes the known bugs), a case joins that file only where the file fares as its
+    intrinsic's own file would (the same XFAIL on every listed build); otherwise it keeps the
+    file of its own, so an XFAIL never covers a case it does not name, nor misses one it does."""
     buckets: dict[tuple, list[Planned]] = {}
     for p in planned:
         c = p.case
-        key = (c.intrinsic.name, c.cpu, c.opt, c.pipeline, CLASSES.index(c.file_class), p.selectors, c.signature)
+        own = (c.intrinsic.name, c.cpu, c.opt, c.pipeline, CLASSES.index(c.file_class), p.selectors, c.signature, "")
+        key = own
+        if shares_file(p):
+            shared = (c.intrinsic.cohort, *own[1:7], c.intrinsic.cohort)
+            if fate is None or fate(_name(shared)) == fate(_name(own)):
+                key = shared
         buckets.setdefault(key, []).append(p)
     groups = []
     for key in sorted(buckets):
         members = tuple(buckets[key])
         first = members[0].case
         groups.append(
-            Group(first.intrinsic, first.cpu, first.opt, first.file_class, key[5], members, first.pipeline, first.signature)
+            Group(
+                first.intrinsic, first.cpu, first.opt, first.file_class, key[5], members, first.pipeline, first.signature, key[7]
+            )
         )
     return groups
+
+
+def _name(key: tuple) -> str:
+    """The file name of a `group` key (as Group.filename spells it)."""
+    name, cpu, opt, pipeline, cls, selectors, signature = key[:7]
+    sel = "" if selectors == SELECTORS else "." + ".".join(selectors)
+    pipe = "" if pipeline == "none" else "." + pipeline_slug(pipeline)
+    return f"{name}.{cpu}.O{opt}{pipe}.{CLASSES[cls]}{signature}{sel}.ll"

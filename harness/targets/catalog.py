@@ -181,6 +181,9 @@ class Intrinsic:
     # fragments): a source's `elem` and `acc` are one register's IR type, `gprs` the counts,
     # and `result` the struct of D's registers.
     fragments: bool = False
+    # Rows that LLVM declares together (nvptx_rows.Row.cohort): their cases on one CPU, -O level
+    # and check share lit files. "": the entry's cases have lit files of their own.
+    cohort: str = ""
 
     @property
     def triple(self) -> str:
@@ -529,12 +532,18 @@ def _nvptx_entries(row: nvptx_rows.Row) -> list[Intrinsic]:
                 absent_cpu=row.absent_sm if i == 0 else "",
                 returns=True,
                 fragments=True,
+                cohort=row.cohort,
             )
         )
     return out
 
 
 NVPTX_INTRINSICS: tuple[Intrinsic, ...] = tuple(e for r in nvptx_rows.ROWS for e in _nvptx_entries(r))
+# A cohort's rows on one CPU compile under one llc command line (their -mattr follows from the
+# PTX version the cohort names), so a lit file of theirs has one RUN line per selector.
+assert len({(i.cohort, c): i.features for i in NVPTX_INTRINSICS for c in i.cpus}) == len(
+    {(i.cohort, c, i.features) for i in NVPTX_INTRINSICS for c in i.cpus}
+), "a cohort's rows need different -mattr on one CPU"
 INTRINSICS = INTRINSICS + ROW_INTRINSICS + NVPTX_INTRINSICS
 PREFIXES = tuple(t.intrinsic_prefix for t in (AMDGPU, NVPTX))
 

@@ -237,6 +237,9 @@ class Row:
     # False: the PTX ISA has no such instruction (an intrinsic older LLVM declared): no SM runs
     # it, and a correct build refuses it on the row's SM (`absent_sm`).
     isa: bool = True
+    # The oldest and newest LLVM releases of those the harness is tested on (LLVM_RELEASES) that
+    # declare the intrinsic (0: every newer one too); a test reads them off the builds' headers.
+    llvm: tuple[int, int] = (22, 0)
 
     @property
     def signature(self) -> str:
@@ -285,6 +288,20 @@ class Row:
         or not; mma.block.scale for the dense block-scaled ones; mma for the rest."""
         return "mma.sp" if self.sparsity else "mma.block.scale" if self.stype else "mma"
 
+    @property
+    def cohort(self) -> str:
+        """The rows LLVM declares together, which may share a lit file: the same sparsity, block
+        scale and kind, introduced by the same PTX ISA version and declared by the same tested
+        releases, e.g. `mma.sp.ptx71.llvm22`, `mma.ptx70.llvm14-19`. LLVM adds the mma
+        intrinsics one PTX ISA feature at a time (mma.sp, then .kind::f8f6f4 and the m16n8 f64
+        shapes, then .block_scale: one change each in the LLVM 22 cycle), so a build that
+        declares one row of a cohort declares all of them, and a file's REQUIRES holds for all
+        of its rows or for none."""
+        words = ["mma", *(self.sparsity.replace("::", "_").split("_") if self.sparsity else [])]
+        words += ["block", "scale", self.kind] if self.stype else ["kind", self.kind] if self.kind else []
+        first, last = self.llvm
+        return ".".join(words) + f".ptx{self.min_ptx}.llvm{first}" + (f"-{last}" if last else "")
+
     def runs_on(self, sm: str) -> bool:
         """Whether `sm` has the instruction: an `a` minimum names that target alone, any other
         minimum every SM from it on (SM_ORDER); none for a row the ISA does not have."""
@@ -326,6 +343,7 @@ def make_mma_ops(
     selectors: tuple[int, ...] = (),
     scales: tuple[tuple[str, str], ...] = (("", ""),),
     isa: bool = True,
+    llvm: tuple[int, int] = (22, 0),
 ) -> list[Row]:
     """A row per geometry, A type, C type, B type (A's when `types_b` is empty) and D type (C's
     when `types_d` is empty), as wmma.py's make_mma_ops, times the layouts, `.satfinite` or not,
@@ -338,7 +356,7 @@ def make_mma_ops(
             regs = (frag[(geom, "cd", td)], frag[(geom, "a", ta)], frag[(geom, "b", tb)], frag[(geom, "cd", tc)])
             for layout, satf, op, (vec, stype) in product(layouts, satfinite, b1ops, scales):
                 rows.append(
-                    Row(geom, ta, tb, tc, td, regs, sm, ptx, layout, satf, op, kind, sparsity, selectors, vec, stype, isa)
+                    Row(geom, ta, tb, tc, td, regs, sm, ptx, layout, satf, op, kind, sparsity, selectors, vec, stype, isa, llvm)
                 )
     return rows
 
@@ -352,6 +370,10 @@ ONE_THREAD = (0, 1, 2, 3)  # "one thread ... indicated by a value in {0, 1, 2, 3
 THREAD_PAIR = (0, 1)  # "a thread-pair ... either 0 (threads T0, T1) or 1 (threads T2, T3)"
 ALL_THREADS = (0,)  # "all threads ... contribute the sparsity metadata. Hence ... must be 0"
 SP, ORDERED = "sp", "sp::ordered_metadata"
+# The LLVM releases the harness is tested on (Debian's llvm-14, -15, -16, -19, -22), and the
+# `llvm` ranges of the rows: every release from 14 on, or 14 to 19 (the two rows 22 dropped).
+LLVM_RELEASES = (14, 15, 16, 19, 22)
+SINCE_14, UNTIL_19 = (14, 0), (14, 19)
 # Table 36 (scale_vec, stype) pairs per block-scaled kind, "" where `.scale_vec_size` is left to
 # its default (2X for .kind::mxf4, 1X for .kind::mxf8f6f4; .kind::mxf4nvf4 must write it).
 MXF4_SCALES = (("", "ue8m0"), ("2X", "ue8m0"))
@@ -361,20 +383,20 @@ MXF8F6F4_SCALES = (("", "ue8m0"), ("1X", "ue8m0"))
 ROWS: tuple[Row, ...] = (
     # f16 inputs, named by D and C. m16n8k16 (sm_80, PTX 7.0) and m16n8k8 (sm_75, PTX 6.5) have
     # D = C; m8n8k4 (sm_70, PTX 6.4) takes any A/B layout and C f16 or f32, D f32 whenever C is.
-    *make_mma_ops(["m16n8k16"], ["f16"], [], ["f16", "f32"], [], sm="sm_80", ptx=70),
-    *make_mma_ops(["m16n8k8"], ["f16"], [], ["f16", "f32"], [], sm="sm_75", ptx=65),
-    *make_mma_ops(["m8n8k4"], ["f16"], [], ["f16"], ["f16", "f32"], sm="sm_70", ptx=64, layouts=ALL_LAYOUTS),
-    *make_mma_ops(["m8n8k4"], ["f16"], [], ["f32"], ["f32"], sm="sm_70", ptx=64, layouts=ALL_LAYOUTS),
+    *make_mma_ops(["m16n8k16"], ["f16"], [], ["f16", "f32"], [], sm="sm_80", ptx=70, llvm=SINCE_14),
+    *make_mma_ops(["m16n8k8"], ["f16"], [], ["f16", "f32"], [], sm="sm_75", ptx=65, llvm=SINCE_14),
+    *make_mma_ops(["m8n8k4"], ["f16"], [], ["f16"], ["f16", "f32"], sm="sm_70", ptx=64, layouts=ALL_LAYOUTS, llvm=SINCE_14),
+    *make_mma_ops(["m8n8k4"], ["f16"], [], ["f32"], ["f32"], sm="sm_70", ptx=64, layouts=ALL_LAYOUTS, llvm=SINCE_14),
     # Not in the ISA: m16n8k16 with .f16 inputs takes .dtype = .ctype ("mma.m16n8k16 ... .dtype
     # must be '.f32' when .ctype is '.f32'", ptxas). LLVM 14 to 19 declare these two and llc
     # selects them; LLVM 22 no longer declares them. A correct build refuses them on sm_80.
-    *make_mma_ops(["m16n8k16"], ["f16"], [], ["f32"], ["f16"], sm="sm_80", ptx=70, isa=False),
-    *make_mma_ops(["m16n8k16"], ["f16"], [], ["f16"], ["f32"], sm="sm_80", ptx=70, isa=False),
+    *make_mma_ops(["m16n8k16"], ["f16"], [], ["f32"], ["f16"], sm="sm_80", ptx=70, isa=False, llvm=UNTIL_19),
+    *make_mma_ops(["m16n8k16"], ["f16"], [], ["f16"], ["f32"], sm="sm_80", ptx=70, isa=False, llvm=UNTIL_19),
     # Alternate floating point: bf16 and tf32 accumulate in f32 (sm_80, PTX 7.0).
-    *make_mma_ops(["m16n8k8", "m16n8k16"], ["bf16"], [], ["f32"], [], sm="sm_80", ptx=70),
-    *make_mma_ops(["m16n8k4", "m16n8k8"], ["tf32"], [], ["f32"], [], sm="sm_80", ptx=70),
+    *make_mma_ops(["m16n8k8", "m16n8k16"], ["bf16"], [], ["f32"], [], sm="sm_80", ptx=70, llvm=SINCE_14),
+    *make_mma_ops(["m16n8k4", "m16n8k8"], ["tf32"], [], ["f32"], [], sm="sm_80", ptx=70, llvm=SINCE_14),
     # Double precision: m8n8k4 from sm_80 (PTX 7.0), the m16n8 shapes from sm_90 (PTX 7.8).
-    *make_mma_ops(["m8n8k4"], ["f64"], [], ["f64"], [], sm="sm_80", ptx=70),
+    *make_mma_ops(["m8n8k4"], ["f64"], [], ["f64"], [], sm="sm_80", ptx=70, llvm=SINCE_14),
     *make_mma_ops(["m16n8k4", "m16n8k8", "m16n8k16"], ["f64"], [], ["f64"], [], sm="sm_90", ptx=78),
     # FP8 (sm_89): m16n8k32 with f32 accumulate from PTX 8.4; f16 accumulate and m16n8k16 from 8.7.
     *make_mma_ops(["m16n8k32"], F8, F8, ["f32"], [], sm="sm_89", ptx=84),
@@ -384,15 +406,17 @@ ROWS: tuple[Row, ...] = (
     *make_mma_ops(["m16n8k32"], F8F6F4, F8F6F4, ["f16", "f32"], [], sm="sm_120a", ptx=87, kind="f8f6f4"),
     # Integers, with and without .satfinite: m8n8k16/m8n8k32 from sm_75 (PTX 6.5), the m16n8 shapes
     # from sm_80 (PTX 7.0).
-    *make_mma_ops(["m8n8k16"], I8, I8, ["s32"], [], sm="sm_75", ptx=65, satfinite=BOTH),
-    *make_mma_ops(["m16n8k16", "m16n8k32"], I8, I8, ["s32"], [], sm="sm_80", ptx=70, satfinite=BOTH),
-    *make_mma_ops(["m8n8k32"], I4, I4, ["s32"], [], sm="sm_75", ptx=65, satfinite=BOTH),
-    *make_mma_ops(["m16n8k32", "m16n8k64"], I4, I4, ["s32"], [], sm="sm_80", ptx=70, satfinite=BOTH),
+    *make_mma_ops(["m8n8k16"], I8, I8, ["s32"], [], sm="sm_75", ptx=65, satfinite=BOTH, llvm=SINCE_14),
+    *make_mma_ops(["m16n8k16", "m16n8k32"], I8, I8, ["s32"], [], sm="sm_80", ptx=70, satfinite=BOTH, llvm=SINCE_14),
+    *make_mma_ops(["m8n8k32"], I4, I4, ["s32"], [], sm="sm_75", ptx=65, satfinite=BOTH, llvm=SINCE_14),
+    *make_mma_ops(["m16n8k32", "m16n8k64"], I4, I4, ["s32"], [], sm="sm_80", ptx=70, satfinite=BOTH, llvm=SINCE_14),
     # Single bit: .xor.popc at m8n8k128 from sm_75, at m16n8k128/k256 from sm_80 (PTX 7.0);
     # .and.popc from sm_80 and PTX 7.1.
-    *make_mma_ops(["m8n8k128"], ["b1"], [], ["s32"], [], sm="sm_75", ptx=70, b1ops=("xor",)),
-    *make_mma_ops(["m16n8k128", "m16n8k256"], ["b1"], [], ["s32"], [], sm="sm_80", ptx=70, b1ops=("xor",)),
-    *make_mma_ops(["m8n8k128", "m16n8k128", "m16n8k256"], ["b1"], [], ["s32"], [], sm="sm_80", ptx=71, b1ops=("and",)),
+    *make_mma_ops(["m8n8k128"], ["b1"], [], ["s32"], [], sm="sm_75", ptx=70, b1ops=("xor",), llvm=SINCE_14),
+    *make_mma_ops(["m16n8k128", "m16n8k256"], ["b1"], [], ["s32"], [], sm="sm_80", ptx=70, b1ops=("xor",), llvm=SINCE_14),
+    *make_mma_ops(
+        ["m8n8k128", "m16n8k128", "m16n8k256"], ["b1"], [], ["s32"], [], sm="sm_80", ptx=71, b1ops=("and",), llvm=SINCE_14
+    ),
     # mma.sp (sm_80, PTX 7.1): .f16/.bf16 at m16n8k16 and m16n8k32, .tf32 at m16n8k8 and m16n8k16,
     # D = C; integers with and without .satfinite; .e4m3/.e5m2 at m16n8k64 from sm_89 and PTX 8.4.
     *make_mma_ops(["m16n8k16"], ["bf16"], [], ["f32"], [], sm="sm_80", ptx=71, sparsity=SP, selectors=ONE_THREAD),

@@ -8,6 +8,7 @@ retried one case per module, so a verdict is always one case's own.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import os
 import stat
@@ -72,25 +73,28 @@ class Runner:
         self._opt_lock = threading.Lock()
 
     # ---- support ----------------------------------------------------------------------------
-    def unsupported(self, groups: list[Group]) -> dict[str, str]:
-        """Group file name -> why this build cannot run it at all ("" when it can).
+    def unsupported(self, groups: list[Group]) -> dict[tuple[str, str], str]:
+        """(group file name, intrinsic name) -> why this build cannot run that intrinsic's cases
+        of the group ("" when it can). Each intrinsic of a file that holds many rows is judged
+        on its own: a build without one leaves the others' cases to run.
 
         One opt probe per target answers for every intrinsic the groups use.
         """
-        known, died = declared.support_of(self.tc, [g.intrinsic for g in groups])
+        known, died = declared.support_of(self.tc, list({i: None for g in groups for i in g.intrinsics}))
         out = {}
         for g in groups:
-            intr = g.intrinsic
-            try:
-                cpus = self.tc.cpus(intr.target.registered) if intr.target.registered in self.tc.targets else None
-            except ProbeDied as exc:  # (its cases are judged by the probe's death below)
-                died, cpus = exc, frozenset({g.cpu})
-            if cpus is None:
-                out[g.filename] = f"this LLVM build has no {intr.target.registered} target"
-            elif g.cpu not in cpus:
-                out[g.filename] = f"this LLVM build does not know CPU {g.cpu}"
-            else:
-                out[g.filename] = known[intr.name]
+            for intr in g.intrinsics:
+                try:
+                    cpus = self.tc.cpus(intr.target.registered) if intr.target.registered in self.tc.targets else None
+                except ProbeDied as exc:  # (its cases are judged by the probe's death below)
+                    died, cpus = exc, frozenset({g.cpu})
+                if cpus is None:
+                    why = f"this LLVM build has no {intr.target.registered} target"
+                elif g.cpu not in cpus:
+                    why = f"this LLVM build does not know CPU {g.cpu}"
+                else:
+                    why = known[intr.name]
+                out[(g.filename, intr.name)] = why
         if died is not None:
             code = V.TIMEOUT if died.run.timed_out else V.CRASH
             self.probe_died = Verdict(code, died.message, [died.run])
@@ -327,18 +331,19 @@ class Runner:
         todo: list[Group] = []
         # The build is asked what it supports while the modules are planned: the plan for
         # every group stands when the build supports them all.
-        asked: Future[dict[str, str]] = Future()
+        asked: Future[dict[tuple[str, str], str]] = Future()
         threading.Thread(target=_settle, args=(asked, self.unsupported, groups), daemon=True).start()
         whole_plan = batches(groups)
         for m in _largest_first(whole_plan)[: self.jobs]:  # the first tasks' modules, while the build answers
             m.module  # noqa: B018
         reasons = asked.result()
         for g in groups:
-            why = reasons[g.filename]
-            if why:
-                decided.update({(_key(g, c), sel): Verdict(V.UNSUPPORTED, why) for c in g.cases for sel in g.selectors})
-            else:
-                todo.append(g)
+            why = {i.name: reasons[(g.filename, i.name)] for i in g.intrinsics}
+            kept = tuple(p for p in g.members if not why[p.case.intrinsic.name])
+            for c in (p.case for p in g.members if why[p.case.intrinsic.name]):
+                decided.update({(_key(g, c), sel): Verdict(V.UNSUPPORTED, why[c.intrinsic.name]) for sel in g.selectors})
+            if kept:  # (the same file name: the verdicts' keys stay the group's)
+                todo.append(g if len(kept) == len(g.members) else dataclasses.replace(g, members=kept))
         # Only pipelines of groups this build can run: an old build that lacks a CPU must not
         # turn into bad input because opt rejects that CPU.
         if self.probe_died is not None:
@@ -346,7 +351,7 @@ class Runner:
             todo = []
         for pipeline, g in {g.pipeline: g for g in todo if g.pipeline != "none"}.items():
             self.check_pipeline(g.cases[0], pipeline)
-        modules = whole_plan if len(todo) == len(groups) else batches(todo)
+        modules = whole_plan if todo == groups else batches(todo)
         self._opt_runs.clear()
         total = sum(len(m.selectors) for m in modules)
         done, finished = 0, threading.Condition()
