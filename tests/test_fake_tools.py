@@ -204,3 +204,5 @@ def test_sigterm_ends_the_nvptx_builders_and_their_tools_at_once(llvm_22_1_8, re
     assert proc.returncode == 130, (proc.returncode, err[-500:])
     time.sleep(0.5)
     assert subprocess.run(["pgrep", "-f", marker], capture_output=True, text=True).stdout.split() == []
+    out = tmp_path / "out"
+    assert not out.exists() or list(out.iterdir()) == [], list(out.iterdir())  # nothing half-written

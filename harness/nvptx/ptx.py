@@ -152,12 +152,19 @@ def build_all(
     jobs: int | None = None,
     seed: int = DEFAULT_SEED,
 ) -> list[Built]:
-    """Every kernel's PTX under `out_dir`, closed by ptxas, and the manifest written last."""
+    """Every kernel's PTX under `out_dir`, closed by ptxas, and the manifest written last. A run
+    that is stopped (Ctrl-C, SIGTERM, an error) leaves none of its kernels' files and no manifest:
+    the directory is a gemm-ptx output only once a run completes."""
     try:
         out_dir.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise InputError(f"cannot create the output directory: {exc.strerror}", str(out_dir)) from None
-    built = toolchain.parallel(lambda c: build_one(tc, c, out_dir, ptxas, layout), cases, jobs)
+    try:
+        built = toolchain.parallel(lambda c: build_one(tc, c, out_dir, ptxas, layout), cases, jobs)
+    except BaseException:
+        for path in [out_dir / MANIFEST, *(out_dir / f"{c.name}.ptx" for c in cases)]:
+            path.unlink(missing_ok=True)
+        raise
     manifest = {
         "format": MANIFEST_FORMAT,
         "llvm": tc.version,
