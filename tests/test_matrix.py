@@ -294,9 +294,12 @@ def test_a_corrupt_or_foreign_cache_entry_is_a_miss(capsys, tool_runs, tmp_path,
     entries[0].write_bytes(entries[0].read_bytes()[:20])  # cut short
     entries[1].write_bytes(b"not zlib at all")
     entries[2].write_bytes(entries[3].read_bytes())  # another key's answer under this name
-    bad = json.loads(zlib.decompress(entries[4].read_bytes()))
+    head, packed = entries[4].read_bytes()[: cache.HEAD.size], entries[4].read_bytes()[cache.HEAD.size :]
+    bad = json.loads(zlib.decompress(packed))
     bad["returncode"] = "0"
-    entries[4].write_bytes(zlib.compress(json.dumps(bad).encode()))
+    text = json.dumps(bad).encode()  # (its head declaring the new length: only the JSON is wrong)
+    magic, key, _ = cache.HEAD.unpack(head)
+    entries[4].write_bytes(cache.HEAD.pack(magic, key, len(text)) + zlib.compress(text))
     entries[5].unlink()
     entries[5].mkdir()  # unreadable: a directory where the entry was
     for note in (tmp_path / "files").glob("*.json"):
