@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import re
 import shlex
 import zlib
@@ -432,3 +433,32 @@ def test_a_case_pipeline_an_old_build_cannot_run_makes_unsupported_cells(matrix,
     doc = json.loads(matrix("--spec", "ir-normalization.yaml", "--llvm-bin", l22, "--llvm-bin", l14, "--json").stdout)
     assert {c["pipeline"] for c in doc["cells"]} >= {"amdgpu-lower-intrinsics"}
     assert doc["counts"][0]["unsupported"] == 0 and doc["counts"][1]["unsupported"] == len(doc["cells"]) > 0
+
+
+# ---- matrix --html never lands on what the matrix reads -------------------------------------------
+
+
+@pytest.mark.parametrize("target", ["f4-fixed-format.yaml", "known-bugs.yaml", "hard link", "llc"])
+def test_the_page_never_replaces_a_spec_known_bugs_or_a_tool(matrix, repo_root, tmp_path, l22, target):
+    """--html naming a spec of --cases, known-bugs.yaml (directly or as a second hard link) or a
+    tool of a build: one line, exit 2, the file untouched."""
+    cases_dir, bin_dir = tmp_path / "cases", tmp_path / "bin"
+    cases_dir.mkdir()
+    for spec in (repo_root / "cases").glob("*.yaml"):
+        (cases_dir / spec.name).write_bytes(spec.read_bytes())
+    bin_dir.mkdir()
+    for entry in Path(l22).iterdir():
+        (bin_dir / entry.name).symlink_to(entry)
+    (bin_dir / "llc").unlink()
+    (bin_dir / "llc").write_bytes(Path(l22, "llc").read_bytes())
+    (bin_dir / "llc").chmod(0o755)
+    if target == "hard link":
+        os.link(cases_dir / "known-bugs.yaml", tmp_path / "page.html")
+    output = {"hard link": tmp_path / "page.html", "llc": bin_dir / "llc"}.get(target, cases_dir / target)
+    victim = cases_dir / "known-bugs.yaml" if target == "hard link" else output
+    before = victim.read_bytes()
+    args = ("--intrinsic", "mfma.scale.f32.16x16x128.f8f6f4", "--fmt-a", "fp8", "--fmt-b", "fp8")
+    proc = matrix(*args, "--cases", cases_dir, "--llvm-bin", bin_dir, "--html", output, ok=False)
+    errors = [line for line in proc.stderr.splitlines() if not line.startswith("#")]
+    assert proc.returncode == 2 and len(errors) == 1 and "is the input" in errors[0], proc.stderr[-2000:]
+    assert victim.read_bytes() == before

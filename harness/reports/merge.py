@@ -13,7 +13,6 @@ from __future__ import annotations
 import argparse
 import json
 import math
-import os
 import re
 import sys
 from pathlib import Path
@@ -286,20 +285,6 @@ def run_as_matrix(doc: dict) -> dict:
     return compare.document([build], cells, doc.get("selection", {}), None)
 
 
-def _not_an_input(output: Path | None, inputs: list[Path]) -> None:
-    """--html must not name one of the inputs (the page would replace the document it is made
-    from), directly, through a link or as a second hard link."""
-    if output is None or not os.path.lexists(output):
-        return
-    for path in inputs:
-        try:
-            same = os.path.samefile(output, path)
-        except OSError:  # (an input that cannot be read is refused as it is loaded)
-            continue
-        if same:
-            raise InputError(f"--html {output} is the input {path}: the page would replace it")
-
-
 def add_parser(sub, formatter_class=None):
     """`harness report FILE.json...` (register with the other commands; `main` runs it)."""
     p = sub.add_parser(
@@ -326,7 +311,7 @@ def add_parser(sub, formatter_class=None):
 
 def main(args) -> int:
     compare.check_output_path(args.html)
-    _not_an_input(args.html, args.files)
+    files.not_an_input(args.html, args.files, "--html")
     kind, doc = merge([(str(path), *load_document(path)) for path in args.files])
     # Everything is computed before anything is written: a failure leaves no page behind.
     as_matrix = doc if kind == "matrix" else run_as_matrix(doc)
