@@ -20,10 +20,10 @@ class InputError(Exception):
                 if self.col is not None:
                     where += f":{self.col}"
             where += ": "
-        return _printable(f"{where}error: {self.message}")
+        return printable(f"{where}error: {self.message}")
 
 
-def _printable(text: str) -> str:
+def printable(text: str) -> str:
     """One line a terminal shows as it is: control characters (a newline in a path, the bytes
     of a tool that printed garbage) are written as escapes."""
     return "".join(c if c.isprintable() or c == "\t" else c.encode("unicode_escape").decode("ascii") for c in text)

@@ -45,6 +45,20 @@ def write_atomically(target: Path, text: str) -> None:
         raise InputError(f"cannot write: {exc.strerror}", str(target)) from None
 
 
+def not_an_input(output: Path | None, inputs: list[Path], flag: str) -> None:
+    """Refuse (InputError) an output file that is one of the command's inputs, directly, through
+    a link or as a second hard link: writing it would replace what it is made from."""
+    if output is None or not os.path.lexists(output):
+        return
+    for path in inputs:
+        try:
+            same = os.path.samefile(output, path)
+        except OSError:  # (an input that cannot be read is refused where it is read)
+            continue
+        if same:
+            raise InputError(f"{flag} {output} is the input {path}: the output would replace it")
+
+
 def _keep_owner(tmp: str, info: os.stat_result, target: Path) -> None:
     """Give the replacement `target`'s owner and group; refuse when that is not allowed."""
     made = os.stat(tmp)

@@ -1,7 +1,9 @@
 """`harness bisect-run` votes only on cases that were compiled and judged, and leaves no child
 behind (issue 15): an opt that crashes or hangs on the build-support probe is a skip (125),
 whatever --want says; a `--llvm-bin-cmd` that runs past --timeout and a SIGTERM during `--build`
-end the whole process group of the user's command. Processes are counted, not timed."""
+end the whole process group of the user's command. A daemon the command leaves holding its
+output does not hold the step; what the command prints is kept by its end and bounded (bytes
+counted, not timed). Processes are counted, not timed."""
 
 from __future__ import annotations
 
@@ -99,3 +101,54 @@ def test_sigterm_during_the_build_ends_it_and_votes_nothing(llvm_22_1_8, tmp_pat
     out, err = proc.communicate(timeout=HANG_GUARD)
     assert proc.returncode not in (0, 1, 125) and "Traceback" not in err, out + err
     assert alive(pids) == []
+
+
+@pytest.mark.parametrize("where", ["--build", "--llvm-bin-cmd"])
+def test_a_daemon_left_holding_the_commands_output_does_not_hold_the_step(llvm_22_1_8, tmp_path, where):
+    """A build or lookup that leaves a daemon behind (sccache, a gradle daemon) holding its stdout:
+    the step goes on once the shell has exited, and uses what it printed."""
+    pids = tmp_path / "pids"
+    daemon = f"setsid sleep 300 & echo $! >> {pids}"
+    if where == "--build":
+        flags = ["--build", daemon, "--llvm-bin", llvm_22_1_8.bin_dir]
+    else:
+        flags = ["--llvm-bin-cmd", f"{daemon}; echo {llvm_22_1_8.bin_dir}"]
+    try:
+        proc = subprocess.run(
+            argv(*flags, *EXACT, "--timeout", "60"), capture_output=True, text=True, env=env(), timeout=HANG_GUARD
+        )
+        assert proc.returncode == 0 and proc.stdout.startswith("bisect-run: good (exit 0)"), (proc.stdout + proc.stderr)[:2000]
+    finally:
+        alive(pids)  # (the daemon escaped the command's session on purpose: the test ends it)
+
+
+def test_a_line_too_long_to_be_a_path_is_a_skip_quoted_short(tmp_path):
+    long_line = "head -c 100000 /dev/zero | tr '\\0' a; echo"
+    proc = subprocess.run(
+        argv("--llvm-bin-cmd", long_line, *EXACT), capture_output=True, text=True, env=env(), timeout=HANG_GUARD
+    )
+    assert proc.returncode == 125 and proc.stderr == "", (proc.stdout + proc.stderr)[:300]
+    assert "which is not a directory" in proc.stdout and len(proc.stdout) < 300, proc.stdout[:300]
+
+
+def test_only_the_end_of_a_commands_output_is_kept():
+    from harness.reports import bisect
+
+    run = bisect._shell("head -c 5000000 /dev/zero | tr '\\0' a; echo; echo done >&2", None)
+    assert run.returncode == 0 and run.stderr == "done\n"
+    assert len(run.stdout) == bisect.KEPT and run.cut
+
+
+@pytest.mark.parametrize(
+    "flags", [["--llvm-bin-cmd", "yes"], ["--build", "head -c 3000000000 /dev/zero", "--llvm-bin", "/usr/lib/llvm-22/bin"]]
+)
+def test_a_command_printing_past_the_limit_is_stopped_and_skipped(monkeypatch, capsys, flags):
+    """Past OUTPUT_LIMIT bytes on a stream (here lowered to 1 MiB) the command is stopped: 125."""
+    from harness import parser
+    from harness.reports import bisect
+
+    monkeypatch.setattr(bisect, "OUTPUT_LIMIT", 1 << 20)
+    words = ["bisect-run", *flags, *EXACT, "--timeout", "120"]
+    assert bisect.main(parser.build(words).parse_args(words)) == 125
+    out = capsys.readouterr().out
+    assert "printed more than 1 MB on stdout" in out and "stopped" in out, out[:2000]

@@ -1,10 +1,12 @@
 """`harness.tools.cache`: an entry or a digest note that is a FIFO, a device, a directory or
-damaged is a miss, read without blocking and within a bound (issue 15). Each lookup runs in a
+damaged is a miss, read without blocking and within a bound (issue 15); a zlib bomb is a miss
+without a byte inflated (bytes counted, not timed). Each lookup runs in a
 child process with a memory limit and a hang guard, so a regression fails here instead of
 taking the machine's memory."""
 
 from __future__ import annotations
 
+import json
 import os
 import resource
 import subprocess
@@ -19,10 +21,25 @@ HANG_GUARD = 120  # seconds: only a blocked read reaches it
 MEMORY = 1 << 30  # bytes of address space for the child
 
 LOOKUP = """
-import json, sys
+import json, sys, zlib
 from pathlib import Path
+from harness.tools import cache
 from harness.tools.cache import Cache
 from harness.tools.toolchain import ToolRun
+inflated = [0]
+class Counting:  # a zlib inflater that counts the bytes it is let give (a bomb may fail for memory)
+    def __init__(self):
+        self.real = zlib.decompressobj()
+    def decompress(self, data, max_length=0):
+        inflated[0] += max_length or 2**63
+        return self.real.decompress(data, max_length)
+    def __getattr__(self, name):
+        return getattr(self.real, name)
+class CountingZlib:
+    decompressobj = Counting
+    def __getattr__(self, name):
+        return getattr(zlib, name)
+cache.zlib = CountingZlib()
 store = Cache(Path(sys.argv[1]))
 tool = sys.executable
 key = store.key(tool, ["--x"], "in", False)
@@ -32,7 +49,7 @@ if sys.argv[2] == "put":
 else:
     store.tool_digest(tool)
     found = store.get(key, [tool], 60)
-    print(json.dumps([found.stdout if found else None, store.hits, store.misses, store.unreadable]))
+    print(json.dumps([found.stdout if found else None, store.hits, store.misses, store.unreadable, inflated[0]]))
 """
 
 
@@ -60,20 +77,44 @@ def spoil(path, kind: str) -> None:
         path.symlink_to("/dev/zero")
     elif kind == "directory":
         path.mkdir()
-    elif kind == "bomb":  # zlib of more than an entry may hold (ENTRY_LIMIT), made a MiB at a time
-        deflate, block = zlib.compressobj(1), b" " * (1 << 20)
-        path.write_bytes(b"".join([deflate.compress(block) for _ in range(800)] + [deflate.flush()]))
+    elif kind in ("bomb", "bomb-declared", "bomb-zeros"):
+        path.write_bytes(bomb(kind, path.name.removesuffix(".z")))
+
+
+def bomb(kind: str, key: str) -> bytes:
+    """zlib of more than an entry may hold (ENTRY_LIMIT: 800 MiB of spaces), or of 1 GiB of zeros,
+    made a MiB at a time; "bomb-declared" behind the head of an entry of its key that declares
+    the most an entry may inflate to."""
+    deflate, block = zlib.compressobj(1), (b"\0" if kind == "bomb-zeros" else b" ") * (1 << 20)
+    data = b"".join([deflate.compress(block) for _ in range(1024 if kind == "bomb-zeros" else 800)] + [deflate.flush()])
+    if kind != "bomb-declared":
+        return data
+    from harness.tools import cache
+
+    return cache.HEAD.pack(cache.MAGIC, bytes.fromhex(key), cache.ENTRY_LIMIT) + data
 
 
 def test_a_stored_run_is_found(tmp_path):
     lookup(tmp_path, "put")
-    assert lookup(tmp_path, "get") == '["out", 1, 0, 0]'
+    found = json.loads(lookup(tmp_path, "get"))
+    assert found[:4] == ["out", 1, 0, 0] and 0 < found[4] < 1000
 
 
-@pytest.mark.parametrize("kind", ["fifo", "dev-zero", "directory", "bomb"])
-def test_an_entry_that_is_not_one_is_a_miss(tmp_path, kind):
+@pytest.mark.parametrize("kind", ["fifo", "dev-zero", "directory", "bomb", "bomb-declared", "bomb-zeros"])
+def test_an_entry_that_is_not_one_is_a_cheap_miss(tmp_path, kind):
+    """A broken entry is a miss found without inflating it: zlib is let inflate no byte of a bomb."""
     spoil(Path(lookup(tmp_path, "put")), kind)
-    assert lookup(tmp_path, "get") == "[null, 0, 1, 1]"
+    assert lookup(tmp_path, "get") == "[null, 0, 1, 1, 0]"
+
+
+def test_an_entry_is_inflated_no_further_than_its_head_declares(tmp_path):
+    from harness.tools import cache
+
+    entry = Path(lookup(tmp_path, "put"))
+    raw = entry.read_bytes()
+    magic, key, length = cache.HEAD.unpack_from(raw)
+    entry.write_bytes(cache.HEAD.pack(magic, key, length - 10) + raw[cache.HEAD.size :])
+    assert lookup(tmp_path, "get") == f"[null, 0, 1, 1, {length - 9}]"  # (its length, then one more byte)
 
 
 @pytest.mark.parametrize("kind", ["fifo", "dev-zero"])
@@ -83,7 +124,7 @@ def test_a_digest_note_that_is_not_a_file_is_recomputed(tmp_path, kind):
     assert notes
     for note in notes:
         spoil(note, kind)
-    assert lookup(tmp_path, "get") == '["out", 1, 0, 0]'
+    assert json.loads(lookup(tmp_path, "get"))[:4] == ["out", 1, 0, 0]
 
 
 @pytest.mark.parametrize("level", ["runs/ab", "runs"])

@@ -81,6 +81,13 @@ def test_a_bad_field_is_one_line_and_exit_2(tmp_path, field, value):
     assert code == 2 and len(lines) == 1 and "manifest.json: case 0" in lines[0] and field in lines[0].lower()
 
 
+@pytest.mark.parametrize("field", ["seed", "m", "beta"])
+def test_a_huge_number_is_quoted_short(tmp_path, field):
+    manifest(tmp_path, **{field: 10**4000})
+    code, lines = gpu_check(tmp_path)
+    assert code == 2 and len(lines) == 1 and "(4,001 characters)" in lines[0] and len(lines[0]) < 300, lines[0][:300]
+
+
 def test_a_ptx_file_that_is_a_link_out_is_refused(tmp_path):
     manifest(tmp_path, ptx="elsewhere.ptx")
     (tmp_path / "elsewhere.ptx").symlink_to("/etc/hostname")

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import re
 import shlex
 import zlib
@@ -294,9 +295,12 @@ def test_a_corrupt_or_foreign_cache_entry_is_a_miss(capsys, tool_runs, tmp_path,
     entries[0].write_bytes(entries[0].read_bytes()[:20])  # cut short
     entries[1].write_bytes(b"not zlib at all")
     entries[2].write_bytes(entries[3].read_bytes())  # another key's answer under this name
-    bad = json.loads(zlib.decompress(entries[4].read_bytes()))
+    head, packed = entries[4].read_bytes()[: cache.HEAD.size], entries[4].read_bytes()[cache.HEAD.size :]
+    bad = json.loads(zlib.decompress(packed))
     bad["returncode"] = "0"
-    entries[4].write_bytes(zlib.compress(json.dumps(bad).encode()))
+    text = json.dumps(bad).encode()  # (its head declaring the new length: only the JSON is wrong)
+    magic, key, _ = cache.HEAD.unpack(head)
+    entries[4].write_bytes(cache.HEAD.pack(magic, key, len(text)) + zlib.compress(text))
     entries[5].unlink()
     entries[5].mkdir()  # unreadable: a directory where the entry was
     for note in (tmp_path / "files").glob("*.json"):
@@ -429,3 +433,32 @@ def test_a_case_pipeline_an_old_build_cannot_run_makes_unsupported_cells(matrix,
     doc = json.loads(matrix("--spec", "ir-normalization.yaml", "--llvm-bin", l22, "--llvm-bin", l14, "--json").stdout)
     assert {c["pipeline"] for c in doc["cells"]} >= {"amdgpu-lower-intrinsics"}
     assert doc["counts"][0]["unsupported"] == 0 and doc["counts"][1]["unsupported"] == len(doc["cells"]) > 0
+
+
+# ---- matrix --html never lands on what the matrix reads -------------------------------------------
+
+
+@pytest.mark.parametrize("target", ["f4-fixed-format.yaml", "known-bugs.yaml", "hard link", "llc"])
+def test_the_page_never_replaces_a_spec_known_bugs_or_a_tool(matrix, repo_root, tmp_path, l22, target):
+    """--html naming a spec of --cases, known-bugs.yaml (directly or as a second hard link) or a
+    tool of a build: one line, exit 2, the file untouched."""
+    cases_dir, bin_dir = tmp_path / "cases", tmp_path / "bin"
+    cases_dir.mkdir()
+    for spec in (repo_root / "cases").glob("*.yaml"):
+        (cases_dir / spec.name).write_bytes(spec.read_bytes())
+    bin_dir.mkdir()
+    for entry in Path(l22).iterdir():
+        (bin_dir / entry.name).symlink_to(entry)
+    (bin_dir / "llc").unlink()
+    (bin_dir / "llc").write_bytes(Path(l22, "llc").read_bytes())
+    (bin_dir / "llc").chmod(0o755)
+    if target == "hard link":
+        os.link(cases_dir / "known-bugs.yaml", tmp_path / "page.html")
+    output = {"hard link": tmp_path / "page.html", "llc": bin_dir / "llc"}.get(target, cases_dir / target)
+    victim = cases_dir / "known-bugs.yaml" if target == "hard link" else output
+    before = victim.read_bytes()
+    args = ("--intrinsic", "mfma.scale.f32.16x16x128.f8f6f4", "--fmt-a", "fp8", "--fmt-b", "fp8")
+    proc = matrix(*args, "--cases", cases_dir, "--llvm-bin", bin_dir, "--html", output, ok=False)
+    errors = [line for line in proc.stderr.splitlines() if not line.startswith("#")]
+    assert proc.returncode == 2 and len(errors) == 1 and "is the input" in errors[0], proc.stderr[-2000:]
+    assert victim.read_bytes() == before

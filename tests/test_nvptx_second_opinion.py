@@ -4,7 +4,8 @@
 Without a GPU: every sm_90 tile written as CUDA C, compiled by the real nvcc and closed by ptxas,
 its mma count and register groups equal to llc 22's; a planted disagreement on either side (a
 register dropped from llc's PTX, a CUDA kernel with a register fewer) is exit 1 naming the
-variant; no nvcc is "cannot judge" (125), a bad manifest or output directory exit 2 in one line;
+variant; no nvcc is "cannot judge" (125), an nvcc that times out or crashes on a kernel leaves it
+not judged (never a disagreement; 125 when nothing was judged), a bad manifest or output directory exit 2 in one line;
 the GPU side's byte comparison on arrays made here, and its "cannot judge" without CuPy.
 """
 
@@ -179,6 +180,37 @@ def test_no_nvcc_is_cannot_judge_never_a_pass(cli, compared, llc_dir, tmp_path):
     assert not (out / second.NVIDIA).exists()
     proc = cli("tile-compare", out, "--nvcc", tmp_path / "nvcc-gone")
     assert proc.returncode == 2 and "is not an executable file" in proc.stderr
+
+
+def _fake_nvcc(tmp_path: Path, real: str, kernel: str, how: str) -> Path:
+    """nvcc that answers --version, and on a .cu holding `kernel` hangs or kills itself."""
+    fake = tmp_path / "nvcc"
+    fail = "exec sleep 300" if how == "hang" else "kill -SEGV $$"
+    fake.write_text(
+        f'#!/bin/sh\n[ "$1" = --version ] && exec {real} --version\n'
+        f'for last; do :; done\ngrep -q {kernel} "$last" && {fail}\nexec {real} "$@"\n'
+    )
+    fake.chmod(0o755)
+    return fake
+
+
+@pytest.mark.parametrize("how", ["hang", "crash"])
+def test_an_nvcc_that_times_out_or_crashes_is_not_judged_never_a_disagreement(cli, llc_dir, nvcc_path, tmp_path, how):
+    out = _copy(llc_dir, tmp_path)
+    kernel = tiles.Tile(next(r for r in ON_SM90 if r.name == F32)).kernel
+    fake = _fake_nvcc(tmp_path, nvcc_path, kernel, how)
+    proc = cli("tile-compare", out, "--variant", F32, "--nvcc", fake, "--timeout", "3")
+    assert proc.returncode == 125, proc.stdout + proc.stderr
+    assert proc.stdout.splitlines()[-2].endswith(
+        f"0 agree with llc, 0 disagree; 1 not judged (nvcc or ptxas timed out or crashed): {F32}"
+    )
+    assert "harness tile-compare: cannot judge: " in proc.stderr
+    doc = json.loads((out / second.NVIDIA / tiles.MANIFEST).read_text())
+    assert [(t["judged"], t["agree"]) for t in doc["tiles"]] == [(False, False)]
+    other = "mma.m16n8k8.row.col.f16.f16"  # judged beside it: the one that agrees decides
+    proc = cli("tile-compare", out, "--variant", F32, "--variant", other, "--nvcc", fake, "--timeout", "3")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "1 agree with llc, 0 disagree; 1 not judged" in proc.stdout.splitlines()[-2]
 
 
 def _manifest_dir(tmp_path: Path, entries: list) -> Path:

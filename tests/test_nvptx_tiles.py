@@ -304,6 +304,25 @@ def test_the_checker_refuses_a_bad_manifest_in_one_line_with_exit_2(tmp_path, ti
     assert message in proc.stderr and len(proc.stderr.strip().splitlines()) == 1 and "Traceback" not in proc.stderr
 
 
+@pytest.mark.parametrize(
+    "field, value, message",
+    [
+        ("seed", 10**4000, "seed 1000000000000000000000000000000000000000... (4,001 characters) is not a 32-bit seed"),
+        ("seed", -1, "seed -1 is not a 32-bit seed"),
+        ("seed", 2**32, "seed 4294967296 is not a 32-bit seed"),
+        ("m", 10**4000, "m = 1000000000000000000000000000000000000000... (4,001 characters) is not a matrix"),
+        ("kernel", ["x" * 10_000], "kernel is ['xxxxxxx"),
+    ],
+    ids=["seed-huge", "seed-negative", "seed-2**32", "m-huge", "kernel-long"],
+)
+def test_a_number_out_of_range_is_bad_input_before_the_gpu_question(tmp_path, field, value, message):
+    """Every field's range is checked before CuPy is asked for (exit 2, never 125), values cut short."""
+    entry = {**GOOD, field: value}
+    proc = _check(_manifest_dir(tmp_path, [entry]), tmp_path)
+    assert proc.returncode == 2 and len(proc.stderr.strip().splitlines()) == 1, proc.stderr[:2000]
+    assert message in proc.stderr and len(proc.stderr) < 300, proc.stderr[:2000]
+
+
 def test_the_checker_refuses_a_missing_or_foreign_manifest(tmp_path):
     proc = _check(tmp_path / "nowhere", tmp_path)
     assert proc.returncode == 2 and "cannot read the manifest" in proc.stderr

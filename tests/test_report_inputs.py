@@ -1,5 +1,6 @@
 """`harness report` on hostile --json documents (issue 15): every field a report reads is of its
-type and range or the input is refused with one located line (exit 2), and the HTML page never
+type and range or the input is refused with one located line (exit 2), a string that is no text
+(a lone surrogate) included, and the HTML page never
 lands on one of the inputs, through a link or not. No LLVM needed: the documents are written here."""
 
 from __future__ import annotations
@@ -87,6 +88,17 @@ def test_a_valid_document_is_reported(report, flags):
 def test_a_field_of_the_wrong_type_or_range_is_one_located_line(report, field, value, flags):
     code, lines, unchanged = report(changed(field, value), *flags)
     assert code == 2 and len(lines) == 1 and "run.json: error:" in lines[0] and field in lines[0] and unchanged
+
+
+@pytest.mark.parametrize("flags", [*FLAGS.values(), ["--json"]], ids=[*FLAGS.keys(), "json"])
+@pytest.mark.parametrize("field", ["function", "detail", "llvm_bin", "selection"])
+def test_a_lone_surrogate_is_refused_where_it_is_read(report, tmp_path, field, flags):
+    """JSON's \\udcff is no text a page, a table or a document can be written with: the input is
+    refused naming the file and the field, and no page is written."""
+    code, lines, unchanged = report(changed(field, {"spec": ["\udcff"]} if field == "selection" else "a\udcffb"), *flags)
+    assert code == 2 and len(lines) == 1 and "run.json: error:" in lines[0], lines
+    assert field in lines[0] and "lone surrogate" in lines[0] and unchanged
+    assert not (tmp_path / "page.html").exists()
 
 
 def test_the_page_never_replaces_an_input(report, tmp_path, cli):

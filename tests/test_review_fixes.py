@@ -108,7 +108,7 @@ KEY = "ab" + "0" * 62
 def _entry(store: cache.Cache, payload: bytes) -> None:
     path = store._path(KEY)
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_bytes(zlib.compress(payload))
+    path.write_bytes(cache.HEAD.pack(cache.MAGIC, bytes.fromhex(KEY), len(payload)) + zlib.compress(payload))
 
 
 def _fields(**over) -> bytes:

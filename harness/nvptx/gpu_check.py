@@ -212,6 +212,15 @@ _CASE_KEYS: dict[str, type] = {
 _KIND_NAMES = {str: "text", int: "an integer", bool: "true or false"}
 
 
+def shown(value, form: Callable[[object], str] = json.dumps) -> str:
+    """A manifest value as one message line shows it: JSON (or `form`), cut to about 40 characters."""
+    try:
+        text = form(value)
+    except ValueError:  # (an integer past Python's digit limit)
+        return "a longer integer"
+    return text if len(text) <= 40 else f"{text[:40]}... ({len(text):,} characters)"
+
+
 def read_manifest(directory: Path, make: str) -> object:
     """The parsed manifest.json of `directory` (`make`: the command that makes it): a regular
     file of at most MAX_MANIFEST_BYTES (a FIFO or a device is refused, never read), UTF-8 JSON;
@@ -267,20 +276,21 @@ def _case_problem(directory: Path, entry) -> str:
     for key, kind in _CASE_KEYS.items():
         value = entry.get(key)
         if type(value) is not kind:
-            return f"{key} is {json.dumps(value)[:40]}, not {_KIND_NAMES[kind]}" if key in entry else f"lacks {key}"
+            return f"{key} is {shown(value)}, not {_KIND_NAMES[kind]}" if key in entry else f"lacks {key}"
     if not isinstance(entry.get("layout", "ptx"), str):
-        return f"layout {json.dumps(entry['layout'])[:40]} is not text"
+        return f"layout {shown(entry['layout'])} is not text"
     m, n, k = entry["m"], entry["n"], entry["k"]
+    shape = "x".join(map(shown, (m, n, k)))
     if not (m > 0 and n > 0 and k > 0 and m % 16 == n % 8 == k % 8 == 0):
-        return f"shape {m}x{n}x{k} is not made of m16n8k8 tiles"
+        return f"shape {shape} is not made of m16n8k8 tiles"
     if (m // 16) * (n // 8) * (k // 16 + k % 16 // 8) > MAX_MMA:
-        return f"shape {m}x{n}x{k} unrolls to more than {MAX_MMA} mma.sync (gemm-ptx makes no such kernel)"
+        return f"shape {shape} unrolls to more than {MAX_MMA} mma.sync (gemm-ptx makes no such kernel)"
     if entry["dtype"] not in ("f16", "bf16"):
         return f"dtype {entry['dtype']!r} is not f16 or bf16"
     if entry["beta"] not in (0, 1):
-        return f"beta {entry['beta']} is not 0 or 1"
+        return f"beta {shown(entry['beta'])} is not 0 or 1"
     if not 0 <= entry["seed"] < 2**64:
-        return f"seed {entry['seed']} is not a 64-bit seed"
+        return f"seed {shown(entry['seed'])} is not a 64-bit seed"
     if not _CPU.fullmatch(entry["cpu"]):
         return f"cpu {entry['cpu']!r} is not an NVPTX CPU (sm_NN)"
     if not _IDENT.fullmatch(entry["kernel"]):

@@ -207,6 +207,16 @@ class Second:
         return f"{self.tile.kernel}.ptx" if self.nvcc.ok else ""
 
     @property
+    def judged(self) -> bool:
+        """Whether NVIDIA's side answered: nvcc, or ptxas on nvcc's PTX, timing out or killed by
+        a signal says nothing of llc's kernel (not judged, never a disagreement)."""
+        return all(run_verdict(run) not in ("timeout", "crash") for run in (self.nvcc, self.ptxas))
+
+    @property
+    def disagrees(self) -> bool:
+        return self.judged and bool(self.problems)
+
+    @property
     def problems(self) -> list[str]:
         """Where NVIDIA's side fails or disagrees with llc's, in words (empty when they agree)."""
         if not self.nvcc.ok:
@@ -237,7 +247,8 @@ class Second:
             "ptxas": run_verdict(self.ptxas),
             "mma": {"llc": self.llc.found, "nvcc": self.nvidia.found},
             "groups": {"llc": list(self.llc.groups), "nvcc": list(self.nvidia.groups)},
-            "agree": not self.problems,
+            "judged": self.judged,
+            "agree": self.judged and not self.problems,
             "problems": self.problems,
         }
 
@@ -473,15 +484,25 @@ def table(made: list[Second]) -> str:
     for s in made:
         mma = f"{sum(s.llc.found.values())}/{sum(s.nvidia.found.values())}"
         name = s.tile.variant + (" (PTX only)" if s.tile.ptx_only else "")
-        verdict = "; ".join(s.problems) or "agree"
+        verdict = ("" if s.judged else "not judged: ") + ("; ".join(s.problems) or "agree")
         rows.append((name, s.tile.sm, mma, s.llc.widths, s.nvidia.widths, run_verdict(s.ptxas), verdict))
     widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]) - 1)]
     lines = ["  ".join(cell.ljust(w) for cell, w in zip(r[:-1], widths)) + "  " + r[-1] for r in rows]
     compiled = [s for s in made if s.nvcc.ok]
-    bad = [s.tile.variant for s in made if s.problems]
+    bad = [s.tile.variant for s in made if s.disagrees]
+    unjudged = [s.tile.variant for s in made if not s.judged]
     only = sum(1 for s in compiled if s.tile.ptx_only)
     lines.append(
         f"{len(made)} kernels: {len(compiled)} compiled by nvcc ({len(compiled) - only} for {tiles.RUN_SM}, {only} PTX only), "
-        f"{len(made) - len(bad)} agree with llc, {len(bad)} disagree" + (f": {', '.join(bad)}" if bad else "")
+        f"{len(made) - len(bad) - len(unjudged)} agree with llc, {len(bad)} disagree"
+        + (f": {', '.join(bad)}" if bad else "")
+        + (f"; {len(unjudged)} not judged (nvcc or ptxas timed out or crashed): {', '.join(unjudged)}" if unjudged else "")
     )
     return "\n".join(lines)
+
+
+def exit_status(made: list[Second]) -> int:
+    """1 when some kernel disagrees, 0 when every judged one agrees, 125 when none was judged."""
+    if any(s.disagrees for s in made):
+        return 1
+    return 0 if any(s.judged for s in made) else 125

@@ -40,6 +40,7 @@ from harness.nvptx.gpu_check import (
     device,
     read_manifest,
     runs_on,
+    shown,
 )
 
 MANIFEST_FORMAT = "nvptx-tiles/1"
@@ -300,10 +301,12 @@ def _entry_problem(directory: Path, entry) -> str:
     for key, kind in _KEYS.items():
         value = entry.get(key)
         if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
-            return f"{key} is {value!r}, not {_KIND_NAMES[kind]}" if key in entry else f"lacks {key}"
+            return f"{key} is {shown(value, repr)}, not {_KIND_NAMES[kind]}" if key in entry else f"lacks {key}"
     for key in ("m", "n", "k", "products"):
         if not 1 <= entry[key] <= 1024:
-            return f"{key} = {entry[key]} is not a matrix dimension"
+            return f"{key} = {shown(entry[key])} is not a matrix dimension"
+    if not 0 <= entry["seed"] < 2**32:  # (tile-ptx's seeds are 32-bit)
+        return f"seed {shown(entry['seed'])} is not a 32-bit seed"
     if not entry["ptx_only"]:
         for op, allowed in (("a", INPUT_TYPES), ("b", INPUT_TYPES), ("c", ACCUMULATORS), ("d", ACCUMULATORS)):
             if entry[op] not in allowed:

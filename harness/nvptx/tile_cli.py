@@ -72,7 +72,8 @@ TILE_COMPARE_EPILOG = """\
 exit status: 0 every kernel agrees (--gpu: every D bitwise equal), 1 some kernel disagrees or
 nvcc or ptxas rejects its CUDA C (--gpu: some D differs or a kernel does not run), 2 bad input
 (no or a malformed manifest, a flag, a DIR/nvidia that is a symbolic link or not tile-compare's),
-125 cannot judge (no nvcc or ptxas; --gpu: no numpy, CuPy or CUDA device, or no kernel run).
+125 cannot judge (no nvcc or ptxas, or they timed out or crashed on every kernel: such a kernel
+is not judged, never a disagreement; --gpu: no numpy, CuPy or CUDA device, or no kernel run).
 Without the harness installed, --gpu is: python -m harness.nvptx.second_check DIR.
 """
 
@@ -200,7 +201,11 @@ def main_tile_compare(args) -> int:
     else:
         print(second.table(made))
         print(f"CUDA C, nvcc's PTX and {tiles.MANIFEST} in {args.directory / second.NVIDIA}")
-    return 1 if any(s.problems for s in made) else 0
+    status = second.exit_status(made)
+    if status == CANNOT_JUDGE:
+        why = "nvcc or ptxas timed out or crashed on every kernel (see --timeout)"
+        print(f"harness tile-compare: cannot judge: {why} (exit {CANNOT_JUDGE})", file=sys.stderr)
+    return status
 
 
 COMMANDS = {"tile-ptx": main_tile_ptx, "tile-check": main_tile_check, "tile-compare": main_tile_compare}

@@ -12,16 +12,18 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import math
 import os
 import signal
 import subprocess
 import sys
-from pathlib import Path
+import tempfile
 
 from harness import files
-from harness.errors import InputError
+from harness.errors import InputError, printable
 from harness.specs import cases, selection
 from harness.specs.cases import Planned
+from harness.specs.spec import quote, shorten
 from harness.tools import toolchain
 from harness.tools import verdicts as V
 from harness.tools.runner import Runner
@@ -120,18 +122,15 @@ def _step(args, planned) -> int:
     invert = args.invert
     if args.build:
         run = _shell(args.build, None)
+        if run.flooded:
+            return _decide(SKIP, f"the build step printed more than {OUTPUT_LIMIT >> 20} MB on {run.flooded}; stopped", invert)
         if run.returncode != 0:
             return _decide(SKIP, f"the build step failed (exit {run.returncode}): {_tail(run.stdout + run.stderr)}", invert)
     bin_dir = args.llvm_bin
     if args.llvm_bin_cmd:
-        run = _shell(args.llvm_bin_cmd, args.timeout)
-        lines = [line.strip() for line in run.stdout.splitlines() if line.strip()]
-        if run.returncode != 0 or not lines:
-            said = _tail(run.stdout + run.stderr)
-            return _decide(SKIP, f"--llvm-bin-cmd found no build (exit {run.returncode}): {said}", invert)
-        bin_dir = lines[-1]
-        if not Path(bin_dir).is_dir():
-            return _decide(SKIP, f"--llvm-bin-cmd printed {bin_dir!r} last, which is not a directory", invert)
+        bin_dir, why = _found_build(_shell(args.llvm_bin_cmd, args.timeout))
+        if why:
+            return _decide(SKIP, why, invert)
     tc = toolchain.discover(bin_dir, args.timeout)
     version = tc.version
     missing = [t for t in REQUIRED_TOOLS if not tc.tool(t)]
@@ -158,51 +157,82 @@ def _step(args, planned) -> int:
     return _decide(GOOD if invert else BAD, f"{build}: {summary}: {len(wrong)} not {want}, e.g. {detail}", invert)
 
 
+def _found_build(run: ShellRun) -> tuple[str, str]:
+    """(the directory --llvm-bin-cmd printed last, "") or ("", why there is none)."""
+    if run.flooded:
+        return "", f"--llvm-bin-cmd printed more than {OUTPUT_LIMIT >> 20} MB on {run.flooded}, too long to be a path; stopped"
+    lines = [line.strip() for line in run.stdout.splitlines() if line.strip()]
+    if run.returncode != 0 or not lines:
+        return "", f"--llvm-bin-cmd found no build (exit {run.returncode}): {_tail(run.stdout + run.stderr)}"
+    if not os.path.isdir(lines[-1]):  # (False for a name too long or holding a NUL)
+        whole = not run.cut or "\n" in run.stdout.rstrip()
+        shown = quote(lines[-1]) if whole else f"{lines[-1][:58]!r}... (more than {KEPT:,} bytes)"
+        return "", f"--llvm-bin-cmd printed {shown} last, which is not a directory"
+    return lines[-1], ""
+
+
 def _decide(code: int, why: str, invert: bool = False) -> int:
     """Print the one line of this step and return its exit status. With --invert, 0 is the old
     term (still broken) and 1 the new one (fixed), as `git bisect --term-old/--term-new` reads them."""
     words = {GOOD: "old: still broken", BAD: "new: fixed", SKIP: "skip"} if invert else {GOOD: "good", BAD: "bad", SKIP: "skip"}
-    print(f"bisect-run: {words[code]} (exit {code}): {why}", flush=True)
+    print(printable(f"bisect-run: {words[code]} (exit {code}): {why}"), flush=True)
     return code
 
 
-def _shell(command: str, timeout: float | None) -> subprocess.CompletedProcess:
+@dataclasses.dataclass(frozen=True)
+class ShellRun:
+    """What a user's command did: its exit status (124 when it timed out), the ends of its
+    streams (`cut`: stdout was longer than what is kept), and the name of a stream it printed
+    more than OUTPUT_LIMIT bytes on ("" if none)."""
+
+    returncode: int
+    stdout: str
+    stderr: str
+    flooded: str = ""
+    cut: bool = False
+
+
+# Bytes a user's command may print on one stream before it is stopped (a build log is a few MB),
+# and of each stream's end kept for the one line a step prints.
+OUTPUT_LIMIT = toolchain.OUTPUT_LIMIT
+KEPT = 64 << 10
+
+
+def _shell(command: str, timeout: float | None) -> ShellRun:
     """A user's build or lookup command, run through the shell as typed (it is theirs), in a
-    process group of its own: a timeout, Ctrl-C or SIGTERM ends the shell and everything it
-    started, and nothing is left running when the step ends."""
-    proc = subprocess.Popen(
-        command,
-        shell=True,
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        errors="replace",
-        start_new_session=True,
-    )
-    try:
-        out, err = proc.communicate(timeout=timeout)
-    except subprocess.TimeoutExpired:
-        _end_group(proc)
-        return subprocess.CompletedProcess(command, 124, "", f"timed out after {timeout:g} s")
-    except BaseException:
-        _end_group(proc)
-        raise
-    _end_group(proc)  # (a child left in the background by a shell that has exited)
-    return subprocess.CompletedProcess(command, proc.returncode, out, err)
+    session of its own, its streams written to unnamed temporary files: the step goes on once
+    the shell has exited, even when a daemon it started (sccache, a gradle daemon) still holds
+    them. A timeout, a flood, Ctrl-C or SIGTERM ends the shell and everything left in its
+    session, and nothing in it is left running when the step ends."""
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+        proc = subprocess.Popen(command, shell=True, stdin=subprocess.DEVNULL, stdout=out, stderr=err, start_new_session=True)
+        try:
+            streams = {"stdout": out, "stderr": err}
+            timed_out, flooded = toolchain.await_exit(proc, math.inf if timeout is None else timeout, streams, OUTPUT_LIMIT)
+        except BaseException:
+            _end_group(proc)
+            raise
+        flooded = flooded or next((name for name, f in streams.items() if os.fstat(f.fileno()).st_size > OUTPUT_LIMIT), "")
+        if timed_out:
+            return ShellRun(124, "", f"timed out after {timeout:g} s")
+        cut = os.fstat(out.fileno()).st_size > KEPT
+        return ShellRun(proc.returncode, _end_of(out), _end_of(err), flooded, cut)
+
+
+def _end_of(f) -> str:
+    """The last KEPT bytes a stream's file holds, as text."""
+    size = os.fstat(f.fileno()).st_size
+    f.seek(max(0, size - KEPT))
+    return f.read(KEPT).decode(errors="replace")
 
 
 def _end_group(proc: subprocess.Popen) -> None:
-    """Kill the command's process group and reap the shell; pipes are not waited on (a child
-    that escaped the group keeps them open)."""
+    """Kill the command's session and reap the shell."""
     try:
         os.killpg(proc.pid, signal.SIGKILL)
     except (ProcessLookupError, PermissionError):
         pass
     proc.wait()
-    for stream in (proc.stdout, proc.stderr):
-        if stream is not None:
-            stream.close()
 
 
 def _digest(path: str) -> str:
@@ -210,7 +240,7 @@ def _digest(path: str) -> str:
 
 
 def _tail(text: str, lines: int = 3) -> str:
-    kept = [line.strip() for line in text.splitlines() if line.strip()][-lines:]
+    kept = [shorten(line.strip()) for line in text.splitlines() if line.strip()][-lines:]
     return " | ".join(kept) or "no output"
 
 

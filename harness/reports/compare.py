@@ -27,12 +27,14 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import json
+import os
 import shlex
 import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from harness import files
 from harness.errors import InputError
 from harness.reports import report
 from harness.specs import cases, selection
@@ -315,6 +317,20 @@ def check_output_path(path: Path | None) -> None:
         raise InputError(f"--html {path}: {'is a directory' if path.is_dir() else 'no such directory'}")
 
 
+def read_files(cases_dir: Path, columns: list[Build]) -> list[Path]:
+    """The files a matrix reads or runs: every spec and known-bugs.yaml of the cases directory,
+    and every file of each build's bin directory (its tools)."""
+    bins = {b.toolchain.bin_dir for b in columns if b.toolchain.bin_dir is not None}
+    out: list[Path] = []
+    for d, suffix in [(Path(cases_dir), ".yaml"), *((d, "") for d in bins)]:
+        try:
+            with os.scandir(d) as entries:
+                out += [Path(e.path) for e in entries if e.name.endswith(suffix)]
+        except OSError:  # (a directory that cannot be listed was refused where it was read)
+            continue
+    return out
+
+
 def emit(doc: dict, args) -> None:
     """Write --html (atomically) and print the chosen format; shared with `harness report`."""
     if args.html:
@@ -338,6 +354,7 @@ def main(args) -> int:
     for b in columns:  # a pipeline opt cannot parse is bad input, found before anything runs
         if b.pipeline != "none" and planned:
             Runner(b.toolchain).check_pipeline(planned[0].case, b.pipeline)
+    files.not_an_input(args.html, read_files(args.cases, columns), "--html")
     for b in columns:
         print(f"# {b.id}: {b.toolchain.describe()}", file=sys.stderr)
     cells = compare(columns, planned, args.jobs, StderrProgress.for_output(args.json))

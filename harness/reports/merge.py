@@ -13,7 +13,6 @@ from __future__ import annotations
 import argparse
 import json
 import math
-import os
 import re
 import sys
 from pathlib import Path
@@ -22,6 +21,7 @@ from harness import files
 from harness.errors import InputError
 from harness.reports import compare, html_report, report
 from harness.specs.matrix import MAX_WIDTH
+from harness.specs.spec import shorten
 from harness.tools.commands import Selector
 from harness.tools.verdicts import VerdictCode
 
@@ -68,6 +68,11 @@ def load_document(path) -> tuple[str, dict]:
         doc = json.loads(data.decode("utf-8"))
     except (ValueError, UnicodeDecodeError, RecursionError) as exc:
         raise InputError(f"not JSON: {str(exc) or type(exc).__name__}", str(path)) from None
+    field = _not_text(doc)
+    if field:
+        raise InputError(
+            f"{shorten(field)}: a lone surrogate (\\ud800-\\udfff) is not text; no page or table can hold it", str(path)
+        )
     kind, records, width = _kind(doc, path)
     _check_shard(doc.get("shard"), path)
     if not isinstance(doc.get("selection", {}), dict):
@@ -85,6 +90,36 @@ def load_document(path) -> tuple[str, dict]:
         else:
             r["verdicts"] = [_verdict(v, i, r, path) for v in r["verdicts"]]
     return kind, doc
+
+
+def _not_text(doc) -> str:
+    """Where the first string of `doc` (a key or a value) is not Unicode text, e.g.
+    `cells[3].details[1]` ("" when every one is): JSON's \\udcff escapes decode to a lone
+    surrogate, which no page, table or document can be written with."""
+    todo: list[tuple[object, str]] = [(doc, "")]
+    while todo:
+        value, where = todo.pop()
+        if isinstance(value, dict):
+            for key, item in value.items():
+                name = f"{where}.{key}" if where else str(key)
+                if not _is_text(key):
+                    return (where + "." if where else "") + "(a key)"
+                todo.append((item, name))
+        elif isinstance(value, list):
+            todo.extend((item, f"{where}[{i}]") for i, item in enumerate(value))
+        elif isinstance(value, str) and not _is_text(value):
+            return where or "the document"
+    return ""
+
+
+def _is_text(text: str) -> bool:
+    if text.isascii():
+        return True
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def _kind(doc, path) -> tuple[str, list, int | None]:
@@ -250,20 +285,6 @@ def run_as_matrix(doc: dict) -> dict:
     return compare.document([build], cells, doc.get("selection", {}), None)
 
 
-def _not_an_input(output: Path | None, inputs: list[Path]) -> None:
-    """--html must not name one of the inputs (the page would replace the document it is made
-    from), directly, through a link or as a second hard link."""
-    if output is None or not os.path.lexists(output):
-        return
-    for path in inputs:
-        try:
-            same = os.path.samefile(output, path)
-        except OSError:  # (an input that cannot be read is refused as it is loaded)
-            continue
-        if same:
-            raise InputError(f"--html {output} is the input {path}: the page would replace it")
-
-
 def add_parser(sub, formatter_class=None):
     """`harness report FILE.json...` (register with the other commands; `main` runs it)."""
     p = sub.add_parser(
@@ -290,7 +311,7 @@ def add_parser(sub, formatter_class=None):
 
 def main(args) -> int:
     compare.check_output_path(args.html)
-    _not_an_input(args.html, args.files)
+    files.not_an_input(args.html, args.files, "--html")
     kind, doc = merge([(str(path), *load_document(path)) for path in args.files])
     # Everything is computed before anything is written: a failure leaves no page behind.
     as_matrix = doc if kind == "matrix" else run_as_matrix(doc)

@@ -9,11 +9,15 @@ not part of the key. Binaries are hashed once per process per path + inode + siz
 that digest is remembered in the cache directory, so a later process only stat()s them.
 
 Where: `--cache-dir DIR`, else `$XDG_CACHE_HOME/matrix-harness`, else `~/.cache/matrix-harness`.
-Every entry is written atomically (a temporary file, then a rename). An entry that is not a
-regular file of bounded size (a FIFO, a device, a link to one: never waited on, never read
-without end), that cannot be read, decompressed within that bound or parsed (too deeply nested
-JSON included), that names another key, or that claims a run which timed out or was stopped
-from outside, is a miss and is rewritten: a broken cache costs time, never a wrong verdict.
+Every entry is written atomically (a temporary file, then a rename). An entry starts with a head
+naming the format, its key and the length it inflates to; it is inflated only to that length,
+and only when that length is at most RATIO_LIMIT times the entry's size (and ENTRY_LIMIT), so a
+damaged or forged entry is refused after reading its head, never after inflating a bomb. An
+entry that is not a regular file of bounded size (a FIFO, a device, a link to one: never waited
+on, never read without end), whose head is not its own, that cannot be read, inflated to the
+length it declares or parsed (too deeply nested JSON included), or that claims a run which timed
+out or was stopped from outside, is a miss and is rewritten: a broken cache costs time, never a
+wrong verdict.
 Runs that timed out or were killed from outside (SIGKILL, SIGTERM, SIGINT) are not stored; a
 stored run slower than the current `--timeout` is a miss (it would time out now).
 
@@ -43,9 +47,17 @@ from harness import files
 from harness.errors import InputError
 from harness.tools.toolchain import OUTPUT_LIMIT, Toolchain, ToolRun
 
-FORMAT = 1  # bump when the entry layout or the key material changes
+FORMAT = 2  # bump when the entry layout or the key material changes
 # Bytes of one entry, stored and inflated: a run keeps at most OUTPUT_LIMIT bytes per stream.
 ENTRY_LIMIT = 3 * OUTPUT_LIMIT
+# An entry is HEAD (magic with FORMAT, the key's 32 bytes, the length of the JSON it inflates to)
+# then the zlib data; nothing is inflated past the length it declares.
+HEAD = struct.Struct(">4s32sQ")
+MAGIC = b"mh\0" + bytes([FORMAT])
+# Most bytes an entry may inflate to per stored byte: tool runs compress at most about 26 times at
+# zlib's level 1 (9,687 entries of the specs), a run of one byte about 230 times at level 1 and
+# 1,030 times at level 9 (a bomb). A run that would need more is not stored.
+RATIO_LIMIT = 64
 NOTE_LIMIT = 1 << 16  # a binary's digest note is one line of JSON
 # Signals that mean the tool itself crashed (deterministic) rather than being stopped from outside.
 _CRASH_SIGNALS = {-signal.SIGABRT, -signal.SIGSEGV, -signal.SIGILL, -signal.SIGBUS, -signal.SIGFPE, -signal.SIGTRAP}
@@ -146,7 +158,11 @@ class Cache:
             "seconds": run.seconds,
             "data": base64.b64encode(run.data).decode(),
         }
-        if _write_bytes(self.dir, self._path(key), zlib.compress(json.dumps(entry).encode(), 1)):
+        text = json.dumps(entry).encode()
+        packed = zlib.compress(text, 1)
+        if len(text) > ENTRY_LIMIT or not _plausible(len(text), HEAD.size + len(packed)):
+            return  # (it would be refused as a bomb when read)
+        if _write_bytes(self.dir, self._path(key), HEAD.pack(MAGIC, bytes.fromhex(key), len(text)) + packed):
             with self._lock:
                 self.stored += 1
 
@@ -246,10 +262,15 @@ def _load(raw: bytes, key: str, argv: list[str]) -> ToolRun:
 
     Runs that timed out or were stopped by a signal from outside are never stored, so an entry
     claiming one was forged or damaged: refused like any other broken entry."""
+    magic, stored_key, length = HEAD.unpack_from(raw)
+    if magic != MAGIC or stored_key != bytes.fromhex(key):
+        raise ValueError("another format or another entry")
+    if length > ENTRY_LIMIT or not _plausible(length, len(raw)):
+        raise ValueError("declares more than an entry inflates to")
     inflate = zlib.decompressobj()
-    text = inflate.decompress(raw, ENTRY_LIMIT)
-    if inflate.unconsumed_tail or not inflate.eof:  # a bomb, or a cut entry
-        raise ValueError("not one whole entry within the limit")
+    text = inflate.decompress(memoryview(raw)[HEAD.size :], length + 1)
+    if len(text) != length or inflate.unconsumed_tail or not inflate.eof:  # a bomb, or a cut entry
+        raise ValueError("not the entry its head declares")
     entry = json.loads(text)
     if not isinstance(entry, dict) or entry["key"] != key or entry["format"] != FORMAT:
         raise ValueError("another entry")
@@ -266,6 +287,11 @@ def _load(raw: bytes, key: str, argv: list[str]) -> ToolRun:
         float(seconds),
         base64.b64decode(entry["data"], validate=True),
     )
+
+
+def _plausible(inflated: int, stored: int) -> bool:
+    """Whether `stored` bytes of entry may inflate to `inflated` bytes of JSON (RATIO_LIMIT)."""
+    return inflated <= RATIO_LIMIT * stored
 
 
 def _read_regular(path: Path, limit: int) -> bytes:

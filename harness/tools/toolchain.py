@@ -97,7 +97,7 @@ def run_tool(
             if stopping:  # (started just as the harness was told to stop)
                 _kill_group(proc)
                 raise KeyboardInterrupt
-            timed_out, flooded = _await(proc, timeout, {"stdout": out, "stderr": err})
+            timed_out, flooded = await_exit(proc, timeout, {"stdout": out, "stderr": err})
         except BaseException:
             _kill_group(proc)
             proc.wait()
@@ -118,11 +118,13 @@ def run_tool(
     return ToolRun(tuple(argv), proc.returncode, decode(printed), said, elapsed, input=kept)
 
 
-def _await(proc: subprocess.Popen, timeout: float, streams: dict) -> tuple[bool, str]:
+def await_exit(proc: subprocess.Popen, timeout: float, streams: dict, limit: int | None = None) -> tuple[bool, str]:
     """Wait for the tool to exit, then end whatever it left running in its session, and reap
-    it. Returns (timed out, the name of a stream it printed more than OUTPUT_LIMIT on, or "").
-    A tool still running is looked at after 10 ms, then at doubling intervals up to 0.1 s: one
-    that floods a stream is killed within that time, and a short run costs no wake-up."""
+    it. Returns (timed out, the name of a file in `streams` it wrote more than `limit` (default
+    OUTPUT_LIMIT) bytes to, or ""). A tool still running is looked at after 10 ms, then at
+    doubling intervals up to 0.1 s: one that floods a stream is killed within that time, and a
+    short run costs no wake-up. `timeout` may be math.inf."""
+    limit = OUTPUT_LIMIT if limit is None else limit
     exited = threading.Thread(target=_exit_of, args=(proc.pid,), daemon=True)
     exited.start()
     deadline, pause, flooded = time.monotonic() + timeout, 0.01, ""
@@ -130,7 +132,7 @@ def _await(proc: subprocess.Popen, timeout: float, streams: dict) -> tuple[bool,
         exited.join(max(0.0, min(pause, deadline - time.monotonic())))
         if not exited.is_alive() or time.monotonic() >= deadline:
             break
-        flooded = next((name for name, f in streams.items() if _size(f) > OUTPUT_LIMIT), "")
+        flooded = next((name for name, f in streams.items() if _size(f) > limit), "")
         if flooded:
             break
         pause = min(pause * 2, 0.1)
