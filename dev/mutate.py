@@ -865,7 +865,23 @@ def plan(m: Mutant, args: argparse.Namespace) -> tuple[list[str], float]:
     found = args.coverage_map.tests(m) if args.coverage_map else None
     if found:
         return list(found[0]), min(args.timeout, 60 + 3 * found[1])
-    return list(m.tests), args.timeout
+    red = args.coverage_map.failed if args.coverage_map else ()
+    return [*m.tests, *(f"--deselect={t}" for t in red)], args.timeout
+
+
+def _resumed(path: Path | None, chosen: list[Mutant]) -> dict[str, tuple[str, str, float]]:
+    """name -> (result, killer, seconds) of the chosen mutants an earlier --json run killed (a
+    generated one only while its key, i.e. its site and edit, is unchanged); survivors run again."""
+    try:
+        doc = json.loads(path.read_text(encoding="utf-8")) if path else {}
+    except (OSError, ValueError):
+        return {}
+    keys = {m.name: getattr(m, "key", "") for m in chosen}
+    return {
+        r["name"]: (r["result"], r["by"], r["seconds"])
+        for r in doc.get("mutants", [])
+        if r.get("name") in keys and r.get("key", "") == keys[r["name"]] and r.get("result") in ("killed", "timeout")
+    }
 
 
 def run_all(chosen: list[Mutant], args: argparse.Namespace) -> list[Row]:
@@ -876,7 +892,11 @@ def run_all(chosen: list[Mutant], args: argparse.Namespace) -> list[Row]:
         problem = "" if args.no_baseline else baseline(work, chosen, args)
         if problem:
             raise SystemExit(f"mutate: {problem}")
+        done = _resumed(args.json, chosen) if args.resume else {}
         for number, m in enumerate(chosen, 1):
+            if m.name in done:
+                rows.append((m, *done[m.name]))
+                continue
             tree = work / f"m{number}"
             copy_tree(ROOT, tree)
             problem = _apply(m, tree)
@@ -887,6 +907,8 @@ def run_all(chosen: list[Mutant], args: argparse.Namespace) -> list[Row]:
             rows.append((m, result, killer, seconds))
             print(f"  [{number}/{len(chosen)}] {m.name}: {result} {killer} ({seconds:.0f} s)", file=sys.stderr, flush=True)
             shutil.rmtree(tree)
+            if args.json:  # after each mutant: a run stopped part-way keeps what it found (--resume)
+                write_json(args.json, rows, sum(r[3] for r in rows))
     finally:
         shutil.rmtree(work, ignore_errors=True)
     return rows
@@ -1006,6 +1028,7 @@ print(json.dumps(out))
 class CoverageMap:
     lines: dict[str, dict[str, list[str]]]
     durations: dict[str, float]
+    failed: tuple[str, ...] = ()  # red under coverage: deselected from every run
 
     @staticmethod
     def load(path: Path) -> CoverageMap:
@@ -1013,7 +1036,7 @@ class CoverageMap:
             doc = json.loads(path.read_text(encoding="utf-8"))
             failed = set(doc.get("failed", []))
             lines = {f: {n: [t for t in found if t not in failed] for n, found in by.items()} for f, by in doc["lines"].items()}
-            return CoverageMap(lines, doc["durations"])
+            return CoverageMap(lines, doc["durations"], tuple(sorted(failed)))
         except (OSError, ValueError, KeyError, TypeError) as exc:
             raise SystemExit(f"mutate: {path}: not a map written by --build-map ({exc})") from None
 
@@ -1120,6 +1143,7 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--no-baseline", action="store_true", help="skip the unmutated run of the chosen mutants' tests")
     p.add_argument("--python", default=sys.executable, help="the interpreter with pytest (default: this one)")
     p.add_argument("--json", type=Path, metavar="FILE", help="also write the results to FILE")
+    p.add_argument("--resume", action="store_true", help="keep the results --json FILE already holds; run the rest")
     p.add_argument("--map", type=Path, metavar="FILE", help="run each mutant's tests as this coverage map names them")
     p.add_argument("--build-map", type=Path, metavar="FILE", help="run the suite once under coverage, write FILE, stop")
     p.add_argument("--coverage-lib", type=Path, metavar="DIR", help="where `coverage` is installed, for --build-map")
@@ -1128,6 +1152,8 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
         p.error("--per-package must be at least 1")
     if args.map and args.build_map:
         p.error("--map and --build-map exclude each other")
+    if args.resume and not args.json:
+        p.error("--resume needs --json FILE")
     args.coverage_map = None
     return args
 
@@ -1152,6 +1178,17 @@ def choose(args: argparse.Namespace) -> list[Mutant]:
     return chosen
 
 
+def interleaved(chosen: list[Mutant]) -> list[Mutant]:
+    """The first mutant of each package, then the second of each, ...: a run stopped part-way
+    has measured every package."""
+    seen: dict[str, int] = {}
+    index = []
+    for m in chosen:
+        seen[_package(m)] = seen.get(_package(m), -1) + 1
+        index.append(seen[_package(m)])
+    return [m for _, m in sorted(zip(index, chosen), key=lambda pair: pair[0])]
+
+
 def main(argv: list[str] | None = None) -> int:
     args = parse(argv)
     if args.build_map:
@@ -1168,6 +1205,7 @@ def main(argv: list[str] | None = None) -> int:
             print(f"{m.name:44} {_package(m):24} {m.description}{note}\n{'':44} tests: {' '.join(m.tests)}")
         return 0
     started = time.monotonic()
+    chosen = interleaved(chosen)
     try:
         rows = run_all(chosen, args)
     except SystemExit as exc:

@@ -95,6 +95,11 @@ def test_only_the_builds_tools_cat_and_sed_run():
         ("(a|aa)+", False),
         (r"(\w+)\1", False),
         ("a.*b.*c.*d", False),
+        ("a(?=b+)c", True),  # what a lookaround holds is judged like the rest
+        ("(?=(a+)+)x", False),
+        ("(?<!(a|aa)+)b", False),
+        ("(?>a+)b", True),
+        ("(?>(a+)+)b", False),
     ],
 )
 def test_regexes_that_could_backtrack_without_bound_are_told_apart(pattern, bounded):
