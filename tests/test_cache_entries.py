@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 import resource
+import shutil
 import subprocess
 import sys
 import zlib
@@ -84,3 +85,24 @@ def test_a_digest_note_that_is_not_a_file_is_recomputed(tmp_path, kind):
     for note in notes:
         spoil(note, kind)
     assert lookup(tmp_path, "get") == '["out", 1, 0, 0]'
+
+
+@pytest.mark.parametrize("tags", ["--disable-new-dtags", "--enable-new-dtags"])  # DT_RPATH, DT_RUNPATH
+def test_a_library_found_through_rpath_or_runpath_is_part_of_the_build(tmp_path, tags):
+    """The cache key covers the libraries a tool loads from its own directories: a real ELF pair,
+    linked by the system's C compiler with either kind of search path."""
+    from conftest import unavailable
+
+    from harness.tools import cache
+
+    cc = shutil.which("cc") or shutil.which("gcc")
+    if not cc:
+        unavailable("no C compiler to link an ELF with an RPATH")
+    lib = tmp_path / "lib"
+    lib.mkdir()
+    (tmp_path / "f.c").write_text("int f(void) { return 1; }\n")
+    (tmp_path / "main.c").write_text("int f(void);\nint main(void) { return f(); }\n")
+    subprocess.run([cc, "-shared", "-fPIC", "-o", lib / "libf.so", tmp_path / "f.c"], check=True, timeout=120)
+    link = [cc, "-o", tmp_path / "tool", tmp_path / "main.c", f"-L{lib}", "-lf", f"-Wl,{tags}", "-Wl,-rpath,$ORIGIN/lib"]
+    subprocess.run(link, check=True, timeout=120)
+    assert cache._build_libraries(str(tmp_path / "tool")) == {str((lib / "libf.so").resolve())}
