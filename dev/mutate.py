@@ -742,6 +742,8 @@ EQUIVALENT: dict[str, str] = {  # Generated.key -> why no test can tell
     "harness/nvptx/tiles.py::Tile.seed::int-plus-minus-1::1_000_003=>1000002#1": "the multiplier that mixes the run's "
     "seed with the row's CRC: any value gives each row its own reproducible inputs, and the checker reads the seed from "
     "the manifest, so only a test restating the formula could tell",
+    "harness/reports/report.py::records_table::int-plus-minus-1::0=>1#2": "every row starts as dict.fromkeys(ALL, 0) "
+    "and `used` holds only its keys, so the default of r.get(v, 0) is never read",
 }
 
 
