@@ -392,3 +392,11 @@ def test_r600_and_wrapped_llc_lines_are_said_to_be_skipped(audit, tmp_path):
     proc, out = audit(path)
     skipped = [r.get("skipped", "") for r in out["files"][0]["runs"]]
     assert "R600" in skipped[0] and "%if" in skipped[1] and "expected to fail" in skipped[2], skipped
+
+
+def test_a_quoted_reason_is_one_line_of_at_most_300_characters():
+    from harness.checks import audit
+
+    assert audit._cut("a  b\n" * 60) == " ".join(["a b"] * 60)  # 300 characters: whole, on one line
+    assert audit._cut("x" * 301) == "x" * 300 + "..."
+    assert audit._cut("w\n" * 200) == " ".join(["w"] * 200)[:300] + "..."

@@ -155,6 +155,16 @@ def test_run_lines_that_write_or_run_anything_are_not_run(audit, tmp_path, befor
     assert list(canary.iterdir()) == []
 
 
+@pytest.mark.parametrize("flags", ["-time-passes -info-output-file={canary}/info", "-load={canary}/plugin.so"])
+def test_an_llc_that_would_write_a_file_or_load_code_itself_is_not_run(audit, tmp_path, flags):
+    canary = tmp_path / "canary"
+    canary.mkdir()
+    code, _, err = audit(f"; RUN: {LLC} {flags.format(canary=canary)} < %s\n{FADD}")
+    line = one_error(err)
+    assert code == 2 and "nothing audited" in line and "writes a file or loads code: not run" in line, line
+    assert list(canary.iterdir()) == []
+
+
 def test_lit_substitutions_come_from_the_files_own_directory(audit):
     code, out, _ = audit(f"; RUN: cat %S/t.ll | {LLC} -mattr=%{{fs-sep}}%{{pathsep}}\n{DECL}{overwide()}", bare=True)
     assert code == 1 and "over: mc-reject" in out

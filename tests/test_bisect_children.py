@@ -152,3 +152,20 @@ def test_a_command_printing_past_the_limit_is_stopped_and_skipped(monkeypatch, c
     assert bisect.main(parser.build(words).parse_args(words)) == 125
     out = capsys.readouterr().out
     assert "printed more than 1 MB on stdout" in out and "stopped" in out, out[:2000]
+
+
+def test_an_internal_error_while_judging_aborts_the_bisect_and_never_votes(llvm_22_1_8, monkeypatch, capsys):
+    """A failure of the harness itself after the build was found (here planted in the step) is
+    not the commit's: abort (128), never good (0), bad (1) or skip (125)."""
+    from harness import parser
+    from harness.reports import bisect
+
+    argv = ["bisect-run", "--llvm-bin", str(llvm_22_1_8.bin_dir), "--intrinsic", "mfma.scale.f32.16x16x128.f8f6f4"]
+    args = parser.build().parse_args([*argv, "--fmt-a", "fp8", "--fmt-b", "fp8", "--selector", "sdag"])
+
+    def planted(*_):
+        raise RuntimeError("planted")
+
+    monkeypatch.setattr(bisect, "_step", planted)
+    assert bisect.main(args) == bisect.OWN_FAILURE == 128
+    assert capsys.readouterr().err == "harness bisect-run: internal error: RuntimeError: planted\n"

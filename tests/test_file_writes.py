@@ -58,3 +58,12 @@ def test_an_input_that_is_not_a_regular_file_is_refused_unread(tmp_path, kind):
         path.mkdir()
     with pytest.raises(InputError, match="not a regular file"):
         files.read_input(path, 1 << 20, "spec")
+
+
+def test_an_input_of_exactly_the_limit_is_read_and_one_byte_more_is_refused(tmp_path):
+    path = tmp_path / "input"
+    path.write_bytes(b"x" * 4096)
+    assert files.read_input(path, 4096, "spec") == b"x" * 4096
+    with pytest.raises(InputError) as refused:
+        files.read_input(path, 4095, "spec")
+    assert str(refused.value) == f"{path}: error: 4,096 bytes: a spec is at most 4,095 bytes"

@@ -1,4 +1,4 @@
-"""Tests that kill bugs a mutation run planted and the rest of the suite let through (ci/mutate.py
+"""Tests that kill bugs a mutation run planted and the rest of the suite let through (dev/mutate.py
 plants them again). Each feeds the harness what the real tools print; a fake tool directory appears
 only as fault injection (a tool that hangs), never as an imitation of a tool's output.
 """

@@ -523,3 +523,24 @@ def test_without_ptxas_a_kernel_is_never_called_a_plain_pass(tmp_path, cli, nvpt
     rows = proc.stdout.splitlines()
     assert rows[1].split()[-6:] == ["skipped", "counts", "pass", "(PTX", "not", "assembled)"]
     assert rows[2] == "1 kernels, 1 pass, 0 fail; 1 not assembled (--no-ptxas): their mma counts only"
+
+
+def test_the_gpu_check_table_lines_its_columns_up_and_sums_up():
+    """`gpu_check.table` on a report of the shape `check` returns (no GPU needed to print one)."""
+    report = {
+        "gpu": {"name": "NVIDIA H200", "cc": [9, 0], "cupy": "13.6.0", "driver": "13000", "runtime": "13000"},
+        "layout": "PTX ISA",
+        "tolerance": "K * 2^-10",
+        "cases": [
+            {"kernel": "gemm_16x8x16_f16", "max_abs": 0.001, "max_rel": 0.0002, "worst_over_tol": 0.5, "verdict": "pass"},
+            {"kernel": "gemm_a_much_longer_kernel_name", "verdict": "not-run", "why": "needs sm_90a"},
+        ],
+        "summary": {"pass": 1, "fail": 0, "not-run": 1, "worst": {"kernel": "gemm_16x8x16_f16", "worst_over_tol": 0.5}},
+    }
+    lines = gpu_check.table(report).splitlines()
+    assert lines[0].startswith("GPU: NVIDIA H200 (compute capability 9.0, CuPy 13.6.0") and lines[1] == "tolerance: K * 2^-10"
+    head, passed, not_run = lines[2:5]
+    assert len({head.index("verdict"), passed.index(" pass") + 1, not_run.index("not-run (needs sm_90a)")}) == 1
+    assert len({head.index("max_abs"), passed.index("0.001"), not_run.index("-")}) == 1
+    assert passed.split() == ["gemm_16x8x16_f16", "0.001", "0.0002", "0.5", "pass"]
+    assert lines[5:] == ["2 kernels: 1 within tolerance, 0 not, 1 not run; worst gemm_16x8x16_f16 at 0.5 of tol"]

@@ -387,3 +387,15 @@ def test_tile_ptx_plants_and_replaces_its_own_output(cli, tmp_path, nvptx_tc, pt
         "mma.m8n8k16.row.col.u8"
     ]
     assert len(list(out.iterdir())) == 2 and not [p for p in tmp_path.iterdir() if p.name.startswith(".")]
+
+
+@pytest.mark.parametrize("variant, u", [("mma.m16n8k16.row.col.f16.f16", "2^-11"), ("mma.m16n8k8.row.col.f32.f32", "2^-24")])
+def test_a_tile_no_gpu_here_can_run_is_reported_with_its_bound_and_why(variant, u):
+    """The rows gpu-check reports without launching anything: PTX-only kernels, and kernels for a
+    newer SM than the GPU's; their bound names K and the unit roundoff of D's type."""
+    entry = _entry(_row(variant))
+    ptx_only = tile_check._check_entry(None, {"cc": [8, 0]}, Path("."), {**entry, "ptx_only": True, "sm": "sm_100a"})
+    newer = tile_check._check_entry(None, {"cc": [8, 0]}, Path("."), {**entry, "sm": "sm_90"})
+    assert ptx_only["verdict"] == "ptx-only" and ptx_only["why"] == "PTX only (needs sm_100a)"
+    assert newer["verdict"] == "not-run" and newer["why"] == "sm_90 PTX does not run on compute capability 8.0"
+    assert ptx_only["bound"] == newer["bound"] == f"g·S, K = {entry['k']}, u = {u}"

@@ -111,6 +111,11 @@ def test_only_the_builds_tools_cat_and_sed_run():
         ("(ab){2}", True),
         ("(a|b)?", True),
         (r"v\[\d{1,3}:\d{1,3}\]", True),
+        ("a(?=b+)c", True),  # what a lookaround holds is judged like the rest
+        ("(?=(a+)+)x", False),
+        ("(?<!(a|aa)+)b", False),
+        ("(?>a+)b", True),
+        ("(?>(a+)+)b", False),
     ],
 )
 def test_regexes_that_could_backtrack_without_bound_are_told_apart(pattern, bounded):

@@ -167,6 +167,17 @@ def test_update_checks_records_the_build_it_regenerated_from(cli, llvm_22_1_8, s
     assert snapshots.recorded_version(snap.read_text()) == "22.1.8"
 
 
+def test_check_fails_on_a_snapshot_recording_another_build_and_writes_nothing(cli, llvm_22_1_8, suite):
+    assert cli("expand", "--cases", suite / "cases").returncode == 0
+    snap = suite / "cases" / "generated" / "snapshots" / NAME
+    stale = snapshots.record(snap.read_text(), "21.0.0")
+    snap.write_text(stale)
+    proc = cli("update-checks", "--check", snap)
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    assert f"{snap}: the snapshot records LLVM 21.0.0; this is 22.1.8" in proc.stdout.splitlines()
+    assert "1 function/prefix block(s) differ from llc 22.1.8" in proc.stdout and snap.read_text() == stale
+
+
 def test_semantic_files_are_left_alone_by_update_checks(cli, llvm, repo_root, tmp_path):
     target = tmp_path / NAME
     shutil.copy(repo_root / "cases" / "generated" / NAME, target)

@@ -18,9 +18,9 @@ definition (never derived from the code under test):
 
 Not run by CI (minutes per revision, real LLVM tools). Examples:
 
-  python ci/attacks.py                         # ed1c00d (before the hostile-input work) and HEAD
-  python ci/attacks.py HEAD --only tools --verbose
-  python ci/attacks.py HEAD WORKTREE --only audit     # WORKTREE: uncommitted changes included
+  python dev/attacks.py                         # ed1c00d (before the hostile-input work) and HEAD
+  python dev/attacks.py HEAD --only tools --verbose
+  python dev/attacks.py HEAD WORKTREE --only audit     # WORKTREE: uncommitted changes included
 """
 
 from __future__ import annotations
