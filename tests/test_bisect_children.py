@@ -29,19 +29,28 @@ def env() -> dict:
     return {**os.environ, "PYTHONPATH": str(REPO), "LLVM_DISABLE_SYMBOLIZATION": "1"}
 
 
-def alive(pidfile: Path) -> list[int]:
-    """The listed processes still running (a zombie waiting for its reaper is not); they are
-    killed on the way out, so a failing test leaves nothing behind either."""
-    out = []
-    for word in pidfile.read_text().split() if pidfile.exists() else []:
-        try:
-            state = Path(f"/proc/{int(word)}/stat").read_text().rsplit(")", 1)[1].split()[0]
-        except OSError:
-            continue
-        if state != "Z":
-            out.append(int(word))
-            os.kill(int(word), signal.SIGKILL)
+def alive(pidfile: Path, grace: float = 10.0) -> list[int]:
+    """The listed processes still running (a zombie waiting for its reaper is not) after up to
+    `grace` seconds: a process sent SIGKILL dies when the kernel next schedules it, which on a
+    loaded machine is not at once. They are killed on the way out, so a failing test leaves
+    nothing behind either."""
+    words = pidfile.read_text().split() if pidfile.exists() else []
+    deadline = time.monotonic() + grace
+    while True:
+        out = [int(w) for w in words if _running(int(w))]
+        if not out or time.monotonic() > deadline:
+            break
+        time.sleep(0.1)
+    for pid in out:
+        os.kill(pid, signal.SIGKILL)
     return out
+
+
+def _running(pid: int) -> bool:
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
 
 
 def fake_opt(tmp_path: Path, real: Path, script: str) -> Path:
@@ -119,7 +128,7 @@ def test_a_daemon_left_holding_the_commands_output_does_not_hold_the_step(llvm_2
         )
         assert proc.returncode == 0 and proc.stdout.startswith("bisect-run: good (exit 0)"), (proc.stdout + proc.stderr)[:2000]
     finally:
-        alive(pids)  # (the daemon escaped the command's session on purpose: the test ends it)
+        alive(pids, grace=0)  # (the daemon escaped the command's session on purpose: the test ends it)
 
 
 def test_a_line_too_long_to_be_a_path_is_a_skip_quoted_short(tmp_path):
