@@ -30,16 +30,7 @@ CASE = {
 
 
 def gpu_check(directory) -> tuple[int, list[str]]:
-    proc = subprocess.run(
-        [sys.executable, "-m", "harness", "gpu-check", str(directory)],
-        capture_output=True,
-        text=True,
-        cwd=REPO,
-        timeout=HANG_GUARD,
-        env={**os.environ, "PYTHONPATH": str(REPO)},
-    )
-    assert "Traceback" not in proc.stderr, proc.stderr[-2000:]
-    return proc.returncode, [line for line in proc.stderr.splitlines() if line.strip()]
+    return _harness("gpu-check", directory)
 
 
 def manifest(tmp_path, **changes) -> None:
@@ -123,6 +114,7 @@ def test_an_output_directory_whose_manifest_is_a_fifo_is_not_taken_for_an_earlie
 
 
 def _harness(*words) -> tuple[int, list[str]]:
+    """`harness WORDS` in a child: (exit status, its non-empty stderr lines); never a traceback."""
     proc = subprocess.run(
         [sys.executable, "-m", "harness", *map(str, words)],
         capture_output=True,
@@ -131,7 +123,8 @@ def _harness(*words) -> tuple[int, list[str]]:
         timeout=HANG_GUARD,
         env={**os.environ, "PYTHONPATH": str(REPO)},
     )
-    return proc.returncode, proc.stderr.splitlines()
+    assert "Traceback" not in proc.stderr, proc.stderr[-2000:]
+    return proc.returncode, [line for line in proc.stderr.splitlines() if line.strip()]
 
 
 # ---- gemm-ptx ----------------------------------------------------------------------------------
