@@ -23,7 +23,7 @@ from harness.tools.runner import Runner, StderrProgress
 
 
 def _tc(args) -> toolchain.Toolchain:
-    return toolchain.discover(args.llvm_bin, args.timeout)
+    return toolchain.discover(args.llvm_bin, args.timeout, cache.keeps_answers(args))
 
 
 def cmd_expand(args) -> int:

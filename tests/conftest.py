@@ -12,12 +12,17 @@ import os
 import shutil
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
 from hypothesis import settings
 
 REPO = Path(__file__).resolve().parent.parent
+# What builds answered about themselves, and cached tool runs, go under a directory of this
+# process's own (each xdist worker has one), never the user's, and the harness processes the
+# tests start inherit it.
+os.environ["XDG_CACHE_HOME"] = tempfile.mkdtemp(prefix="harness-tests-cache-")
 MEASURED_VERSION = "22.1.8"  # the release the verdict facts in these tests were measured on
 
 # Property tests draw the same examples on every CI run (a red CI is a change, never a new draw;

@@ -146,7 +146,7 @@ def test_a_library_found_through_rpath_or_runpath_is_part_of_the_build(tmp_path,
     linked by the system's C compiler with either kind of search path."""
     from conftest import unavailable
 
-    from harness.tools import cache
+    from harness.tools import builds
 
     cc = shutil.which("cc") or shutil.which("gcc")
     if not cc:
@@ -158,4 +158,4 @@ def test_a_library_found_through_rpath_or_runpath_is_part_of_the_build(tmp_path,
     subprocess.run([cc, "-shared", "-fPIC", "-o", lib / "libf.so", tmp_path / "f.c"], check=True, timeout=120)
     link = [cc, "-o", tmp_path / "tool", tmp_path / "main.c", f"-L{lib}", "-lf", f"-Wl,{tags}", "-Wl,-rpath,$ORIGIN/lib"]
     subprocess.run(link, check=True, timeout=120)
-    assert cache._build_libraries(str(tmp_path / "tool")) == {str((lib / "libf.so").resolve())}
+    assert builds.libraries(str(tmp_path / "tool")) == {str((lib / "libf.so").resolve())}

@@ -105,7 +105,7 @@ def builds(texts: list[str] | None, timeout: float, store: cache.Cache | None) -
     seen: set[tuple[str, str]] = set()
     for text in texts or [""]:
         directory, pipeline = parse_build(text) if text else ("", "none")
-        tc = toolchain.discover(directory or None, timeout)
+        tc = toolchain.discover(directory or None, timeout, store is not None)
         where = str(tc.bin_dir) if tc.bin_dir else "PATH"
         if (where, pipeline) in seen:
             raise InputError(f"--llvm-bin {text!r}: this build and pipeline are already a column")

@@ -33,11 +33,8 @@ import hashlib
 import json
 import os
 import signal
-import stat
 import struct
 import sys
-import sysconfig
-import tempfile
 import threading
 import zlib
 from dataclasses import dataclass, field
@@ -45,6 +42,7 @@ from pathlib import Path
 
 from harness import files
 from harness.errors import InputError
+from harness.tools import builds
 from harness.tools.toolchain import OUTPUT_LIMIT, Toolchain, ToolRun
 
 FORMAT = 2  # bump when the entry layout or the key material changes
@@ -61,11 +59,6 @@ RATIO_LIMIT = 64
 NOTE_LIMIT = 1 << 16  # a binary's digest note is one line of JSON
 # Signals that mean the tool itself crashed (deterministic) rather than being stopped from outside.
 _CRASH_SIGNALS = {-signal.SIGABRT, -signal.SIGSEGV, -signal.SIGILL, -signal.SIGBUS, -signal.SIGFPE, -signal.SIGTRAP}
-
-
-def default_dir() -> Path:
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return Path(base) / "matrix-harness"
 
 
 class Cache:
@@ -92,7 +85,7 @@ class Cache:
         memo = (path, st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
         with self._lock:
             if memo not in self._tools:
-                files = [os.path.realpath(path), *sorted(_build_libraries(path))]
+                files = [os.path.realpath(path), *sorted(builds.libraries(path))]
                 self._tools[memo] = _sha256("\0".join(self._file_digest(f) for f in files).encode())
             return self._tools[memo]
 
@@ -104,13 +97,13 @@ class Cache:
             return self._digests[memo]
         note = self.dir / "files" / (_sha256(real.encode())[:32] + ".json")
         try:
-            known = json.loads(_read_regular(note, NOTE_LIMIT))
+            known = json.loads(builds.read_regular(note, NOTE_LIMIT))
             digest = known["sha256"] if known["stamp"] == stamp and isinstance(known["sha256"], str) else ""
         except (OSError, ValueError, KeyError, TypeError, RecursionError):
             digest = ""
         if not digest:
             digest = files.sha256_of(real)
-            _write_bytes(self.dir, note, json.dumps({"stamp": stamp, "sha256": digest}).encode())
+            builds.write_under(self.dir, note, json.dumps({"stamp": stamp, "sha256": digest}).encode())
         self._digests[memo] = digest
         return digest
 
@@ -126,7 +119,7 @@ class Cache:
     def get(self, key: str, argv: list[str], timeout: float) -> ToolRun | None:
         """The stored run for `key` (reported with `argv`, the command as run now), or None."""
         try:
-            raw = _read_regular(self._path(key), ENTRY_LIMIT)
+            raw = builds.read_regular(self._path(key), ENTRY_LIMIT)
         except FileNotFoundError:
             self._count(miss=True)
             return None
@@ -162,7 +155,7 @@ class Cache:
         packed = zlib.compress(text, 1)
         if len(text) > ENTRY_LIMIT or not _plausible(len(text), HEAD.size + len(packed)):
             return  # (it would be refused as a bomb when read)
-        if _write_bytes(self.dir, self._path(key), HEAD.pack(MAGIC, bytes.fromhex(key), len(text)) + packed):
+        if builds.write_under(self.dir, self._path(key), HEAD.pack(MAGIC, bytes.fromhex(key), len(text)) + packed):
             with self._lock:
                 self.stored += 1
 
@@ -179,9 +172,10 @@ class Cache:
         return f"cache: {self.hits} hits, {self.misses} misses{extra} ({self.dir})"
 
     def wrap(self, toolchain: Toolchain) -> CachedToolchain:
-        """`toolchain` with every tool run going through this cache."""
+        """`toolchain` with every tool run going through this cache, its probes included (which
+        this cache keeps, in place of the build's kept answers)."""
         base = toolchain.base if isinstance(toolchain, CachedToolchain) else toolchain
-        return CachedToolchain(base.bin_dir, base.how, base.timeout, store=self, base=base)
+        return CachedToolchain(base.bin_dir, base.how, base.timeout, base.keep_inputs, None, store=self, base=base)
 
 
 @dataclass
@@ -211,7 +205,7 @@ class CachedToolchain(Toolchain):
 
 
 def add_flags(p: argparse.ArgumentParser, default_on: bool = True) -> None:
-    """--cache-dir DIR and --no-cache (or --cache, when the command does not cache by default)."""
+    """--cache-dir DIR, --no-cache, and --cache where the command does not cache by default."""
     p.add_argument(
         "--cache-dir",
         type=Path,
@@ -219,19 +213,27 @@ def add_flags(p: argparse.ArgumentParser, default_on: bool = True) -> None:
         metavar="DIR",
         help="where tool runs are cached (default: $XDG_CACHE_HOME/matrix-harness or ~/.cache/matrix-harness)",
     )
-    if default_on:
-        p.add_argument(
-            "--no-cache", dest="cache", action="store_false", default=True, help="run every tool; read and write no cache"
-        )
-    else:
+    p.add_argument(
+        "--no-cache",
+        dest="cache",
+        action="store_const",
+        const=False,
+        default=True if default_on else None,
+        help="run every tool, the build's own probes (version, CPUs, intrinsics) included; read and write no cache",
+    )
+    if not default_on:
         p.add_argument(
             "--cache",
             dest="cache",
             action="store_const",
             const=True,
-            default=None,
             help="answer repeated tool runs from the on-disk cache (also turned on by --cache-dir)",
         )
+
+
+def keeps_answers(args) -> bool:
+    """Whether the build's answers about itself are kept between processes (not with --no-cache)."""
+    return getattr(args, "cache", None) is not False
 
 
 def from_args(args) -> Cache | None:
@@ -244,7 +246,7 @@ def from_args(args) -> Cache | None:
     if chosen is not None:
         return Cache(chosen)
     try:
-        return Cache(default_dir())
+        return Cache(builds.default_dir())
     except InputError as exc:
         print(f"harness: note: running without a cache: {exc}", file=sys.stderr)
         return None
@@ -294,142 +296,7 @@ def _plausible(inflated: int, stored: int) -> bool:
     return inflated <= RATIO_LIMIT * stored
 
 
-def _read_regular(path: Path, limit: int) -> bytes:
-    """The bytes of a regular file of at most `limit` bytes. FileNotFoundError when there is none;
-    another OSError or ValueError when it is something else (opened without blocking, so a FIFO
-    cannot hang the read, and judged by what was opened) or larger."""
-    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
-    try:
-        info = os.fstat(fd)
-        if not stat.S_ISREG(info.st_mode) or info.st_size > limit:
-            raise ValueError("not a regular file of at most the limit")
-        with os.fdopen(os.dup(fd), "rb") as fh:
-            data = fh.read(limit + 1)
-    finally:
-        os.close(fd)
-    if len(data) > limit:
-        raise ValueError("grew past the limit")
-    return data
-
-
 def _text(value) -> str:
     if not isinstance(value, str):
         raise TypeError("not text")
     return value
-
-
-def _write_bytes(root: Path, target: Path, data: bytes) -> bool:
-    """Write `data` to `target`, a file under the cache directory `root`, atomically; False (and
-    nothing left behind) when that fails or a directory between them (`runs/`, `runs/ab/`) is a
-    link: a link inside the cache must not send writes elsewhere."""
-    tmp = None
-    try:
-        inside = target.parent.relative_to(root)
-        for part in (*reversed(inside.parents[:-1]), inside):  # runs, then runs/ab
-            step = root / part
-            step.mkdir(exist_ok=True)
-            if step.is_symlink():
-                return False
-        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-        os.replace(tmp, target)
-        return True
-    except OSError:
-        if tmp:
-            try:
-                os.unlink(tmp)
-            except OSError:
-                pass
-        return False
-
-
-def _build_libraries(path: str) -> set[str]:
-    """Real paths of the shared libraries `path` loads that belong to an LLVM build, transitively:
-    those found through its RPATH, $LD_LIBRARY_PATH or RUNPATH (searched in the loader's order),
-    and any libLLVM* found in the system's directories (Debian's libLLVM-14.so.1 has no RUNPATH).
-    Other system libraries (libc, libstdc++, libz...) are left out."""
-    env_dirs = [d for d in os.environ.get("LD_LIBRARY_PATH", "").split(":") if d]
-    seen: set[str] = set()
-    todo = [os.path.realpath(path)]
-    while todo:
-        obj = todo.pop()
-        needed, rpath, runpath = _elf_dynamic(obj)
-        origin = os.path.dirname(obj)
-        own = [
-            d.replace("${ORIGIN}", origin).replace("$ORIGIN", origin)
-            for d in ((rpath if not runpath else []) + env_dirs + runpath)
-        ]
-        for name in needed:
-            if "/" in name:
-                found = os.path.realpath(name) if os.path.isfile(name) else None
-            else:
-                found = next((os.path.realpath(c) for c in (os.path.join(d, name) for d in own) if os.path.isfile(c)), None)
-                if found is None and name.startswith("libLLVM"):
-                    found = next(
-                        (os.path.realpath(c) for c in (os.path.join(d, name) for d in _SYSTEM_DIRS) if os.path.isfile(c)), None
-                    )
-            if found and found not in seen:
-                seen.add(found)
-                todo.append(found)
-    return seen
-
-
-_MULTIARCH = sysconfig.get_config_var("MULTIARCH") or ""
-_SYSTEM_DIRS = [
-    d
-    for d in (f"/lib/{_MULTIARCH}", f"/usr/lib/{_MULTIARCH}", "/lib64", "/usr/lib64", "/lib", "/usr/lib", "/usr/local/lib")
-    if not d.endswith("/")
-]
-
-
-def _elf_dynamic(path: str) -> tuple[list[str], list[str], list[str]]:
-    """(DT_NEEDED names, DT_RPATH directories, DT_RUNPATH directories) of an ELF file; empty for
-    anything else or anything unreadable (a script, another object format)."""
-    try:
-        with open(path, "rb") as fh:
-            head = fh.read(64)
-            if len(head) < 52 or head[:4] != b"\x7fELF" or head[4] not in (1, 2) or head[5] not in (1, 2):
-                return [], [], []
-            wide, end = head[4] == 2, "<" if head[5] == 1 else ">"
-            if wide:
-                (phoff,) = struct.unpack_from(end + "Q", head, 32)
-                phentsize, phnum = struct.unpack_from(end + "HH", head, 54)
-                ph_fmt, dyn_fmt = end + "IIQQQQQQ", end + "qQ"
-            else:
-                (phoff,) = struct.unpack_from(end + "I", head, 28)
-                phentsize, phnum = struct.unpack_from(end + "HH", head, 42)
-                ph_fmt, dyn_fmt = end + "IIIIIIII", end + "iI"
-            fh.seek(phoff)
-            table = fh.read(phentsize * phnum)
-            loads, dynamic = [], None
-            for i in range(phnum):
-                f = struct.unpack_from(ph_fmt, table, i * phentsize)
-                # (type, offset, vaddr, filesz) from either layout
-                kind, offset, vaddr, size = (f[0], f[2], f[3], f[5]) if wide else (f[0], f[1], f[2], f[4])
-                if kind == 1:
-                    loads.append((vaddr, offset, size))
-                elif kind == 2:
-                    dynamic = (offset, size)
-            if dynamic is None:
-                return [], [], []
-            fh.seek(dynamic[0])
-            raw = fh.read(dynamic[1])
-            step = struct.calcsize(dyn_fmt)
-            entries = [struct.unpack_from(dyn_fmt, raw, i) for i in range(0, len(raw) - step + 1, step)]
-            strtab = next((v for t, v in entries if t == 5), None)
-            base = next((off + strtab - va for va, off, size in loads if va <= (strtab or -1) < va + size), None)
-            if base is None:
-                return [], [], []
-
-            def string(offset: int) -> str:
-                fh.seek(base + offset)
-                return fh.read(4096).split(b"\0", 1)[0].decode(errors="replace")
-
-            needed = [string(v) for t, v in entries if t == 1]
-            runpath = [string(v) for t, v in entries if t == 29]
-            rpath = [string(v) for t, v in entries if t == 15]
-            split = lambda texts: [d for text in texts for d in text.split(":") if d]
-            return needed, split(rpath), split(runpath)
-    except (OSError, struct.error):
-        return [], [], []

@@ -27,7 +27,7 @@ from pathlib import Path
 
 from harness import files
 from harness.errors import InputError
-from harness.tools import commands
+from harness.tools import builds, commands
 
 DEFAULT_TIMEOUT = commands.DEFAULT_TIMEOUT
 
@@ -278,6 +278,7 @@ class Toolchain:
     how: str  # why this build was chosen, for the log
     timeout: float = DEFAULT_TIMEOUT
     keep_inputs: bool = False  # every ToolRun keeps its stdin (try --keep writes them out)
+    answers: builds.Answers | None = None  # what the build said about itself in earlier processes
     _cache: dict = field(default_factory=dict, repr=False)
 
     def tool(self, name: str) -> str:
@@ -307,6 +308,22 @@ class Toolchain:
                 self._cache[key] = compute()
         return self._cache[key]
 
+    def _kept(self, tool: str, question: list, compute: Callable, encode: Callable, decode: Callable):
+        """compute(), or what the build's `tool` answered to `question` in an earlier process
+        (`answers`). What compute() gives is kept when encode() makes JSON of it (None: a probe
+        that died, never kept)."""
+        if self.answers is None:
+            return compute()
+        path = self.require(tool)
+        found = self.answers.get(path, question, decode)
+        if found is not None:
+            return found
+        value = compute()
+        kept = encode(value)
+        if kept is not None:
+            self.answers.put(path, question, kept)
+        return value
+
     @property
     def version_text(self) -> str:
         def ask() -> str:
@@ -317,7 +334,7 @@ class Toolchain:
                 raise InputError(f"{run.argv[0]} --version was killed by signal {-(run.returncode or 0)}")
             return run.stdout
 
-        return self._memo("version", ask)
+        return self._memo("version", lambda: self._kept("llc", ["version"], ask, _same, _text))
 
     @property
     def version(self) -> str:
@@ -342,7 +359,8 @@ class Toolchain:
             text = (run.stdout + run.stderr).split("Available features", 1)[0]
             return frozenset(m.group(1) for m in re.finditer(r"^\s+(\S+)\s+- Select the", text, re.M))
 
-        answer = self._memo(("cpus", triple), compute)
+        question = ["cpus", triple]
+        answer = self._memo(("cpus", triple), lambda: self._kept("llc", question, compute, _cpu_list, _cpu_set))
         if isinstance(answer, ProbeDied):
             raise answer
         return answer
@@ -378,7 +396,13 @@ class Toolchain:
                 out.update(ask({name: decl})[1])
             return out
 
-        return self._memo(key, compute)
+        def decode(answer) -> dict[str, str]:
+            if not (isinstance(answer, dict) and answer.keys() == declarations.keys()):
+                raise ValueError("not an answer for these declarations")
+            return {name: _text(why) for name, why in answer.items()}
+
+        question = ["intrinsics", sorted(declarations.items())]
+        return self._memo(key, lambda: self._kept("opt", question, compute, _same, decode))
 
     def describe(self) -> str:
         where = self.bin_dir if self.bin_dir else "PATH"
@@ -397,18 +421,45 @@ class ProbeDied(InputError):
         super().__init__(f"{tool} {how} on {asked} (the build-support probe)")
 
 
+def _same(value):
+    return value
+
+
+def _text(answer) -> str:
+    if not isinstance(answer, str):
+        raise TypeError("not text")
+    return answer
+
+
+def _cpu_list(cpus) -> list[str] | None:
+    return sorted(cpus) if isinstance(cpus, frozenset) else None  # (a ProbeDied is not kept)
+
+
+def _cpu_set(answer) -> frozenset[str]:
+    if not isinstance(answer, list):
+        raise TypeError("not a list of CPUs")
+    return frozenset(_text(cpu) for cpu in answer)
+
+
 def _symbol(declaration: str) -> str:
     m = re.search(r"@([\w.]+)\(", declaration)
     return m.group(1) if m else ""
 
 
-def _amdgpu_version_text(llc: Path) -> str:
+def _amdgpu_version_text(llc: Path, answers: builds.Answers | None) -> str:
     """`llc --version` when that build has the AMDGPU target, else ""."""
-    try:
-        run = subprocess.run([str(llc), "--version"], capture_output=True, text=True, timeout=15, env=TOOL_ENV)
-    except (OSError, subprocess.TimeoutExpired):
-        return ""
-    return run.stdout if run.returncode == 0 and re.search(r"^\s+amdgcn\s+-", run.stdout, re.M) else ""
+    text = answers.get(str(llc), ["version"], _text) if answers is not None else None
+    if text is None:
+        try:
+            run = subprocess.run([str(llc), "--version"], capture_output=True, text=True, timeout=15, env=TOOL_ENV)
+        except (OSError, subprocess.TimeoutExpired):
+            return ""
+        if run.returncode != 0:
+            return ""
+        text = run.stdout
+        if answers is not None:
+            answers.put(str(llc), ["version"], text)
+    return text if re.search(r"^\s+amdgcn\s+-", text, re.M) else ""
 
 
 def _system_llvm_dirs() -> list[Path]:
@@ -420,40 +471,43 @@ def _system_llvm_dirs() -> list[Path]:
 
 
 @functools.cache
-def _discover_cached(explicit: str | None, env_bin: str | None, timeout: float) -> Toolchain:
+def _discover_cached(explicit: str | None, env_bin: str | None, timeout: float, keep: bool) -> Toolchain:
+    answers = builds.Answers(builds.default_dir()) if keep else None
     if explicit:
-        return _checked(Path(explicit), "--llvm-bin / --param llvm_bin", timeout)
+        return _checked(Path(explicit), "--llvm-bin / --param llvm_bin", timeout, answers)
     if env_bin:
-        return _checked(Path(env_bin), "$LLVM_BIN", timeout)
+        return _checked(Path(env_bin), "$LLVM_BIN", timeout, answers)
     for candidate in _system_llvm_dirs():
-        version = _amdgpu_version_text(candidate / "llc") if (candidate / "llc").exists() else ""
+        version = _amdgpu_version_text(candidate / "llc", answers) if (candidate / "llc").exists() else ""
         if version:
-            tc = Toolchain(candidate, "newest /usr/lib/llvm-N with AMDGPU", timeout)
+            tc = Toolchain(candidate, "newest /usr/lib/llvm-N with AMDGPU", timeout, answers=answers)
             tc._cache["version"] = version  # (what version_text would ask again)
             return tc
     found = shutil.which("llc")
     if found:
         # Every tool from llc's own directory: tools of different builds never mix.
-        return Toolchain(Path(found).resolve().parent, "llc on PATH", timeout)
+        return Toolchain(Path(found).resolve().parent, "llc on PATH", timeout, answers=answers)
     raise InputError(
         "no LLVM build found: install one (apt-get install llvm-22 llvm-22-tools) or pass --llvm-bin DIR / set LLVM_BIN"
     )
 
 
-def _checked(path: Path, how: str, timeout: float) -> Toolchain:
+def _checked(path: Path, how: str, timeout: float, answers: builds.Answers | None) -> Toolchain:
     if not path.is_dir():
         what = "is not a directory" if path.exists() else "does not exist"
         raise InputError(f"LLVM bin directory {path} (from {how}) {what}")
     if not (path / "llc").exists():
         raise InputError(f"LLVM bin directory {path} (from {how}) has no llc")
-    return Toolchain(path.resolve(), how, timeout)
+    return Toolchain(path.resolve(), how, timeout, answers=answers)
 
 
-def discover(explicit: str | None = None, timeout: float = DEFAULT_TIMEOUT) -> Toolchain:
+def discover(explicit: str | None = None, timeout: float = DEFAULT_TIMEOUT, keep_answers: bool = True) -> Toolchain:
+    """The build to test (see the module's doc). With `keep_answers`, what the build says about
+    itself (version, CPUs, intrinsics) is kept for later processes (`builds.Answers`)."""
     if explicit is not None and not explicit.strip():
         # `--llvm-bin "$UNSET"` must not quietly test the default build.
         raise InputError("the LLVM bin directory given is empty (--llvm-bin / --param llvm_bin)")
-    return _discover_cached(explicit or None, os.environ.get("LLVM_BIN") or None, timeout)
+    return _discover_cached(explicit or None, os.environ.get("LLVM_BIN") or None, timeout, keep_answers)
 
 
 def keep_runs(directory: Path, runs: list[ToolRun]) -> list[str]:

@@ -1,0 +1,245 @@
+"""What identifies an LLVM build on disk, and what it answered about itself.
+
+A tool's *stamp* is the stat identity (real path, device, inode, size, modification and change
+times) of its binary and of every shared library it loads from its own build (`libraries`): a
+rebuild, a relink, a package upgrade or a file written in place changes it. Only an ELF binary
+has one: a script may run another build's tool, which its own file does not show.
+
+`Answers` keeps what a build said about itself (llc's `--version`, `-mcpu=help` per target, which
+intrinsic declarations opt knows) under `<cache dir>/answers/`, keyed by the asking tool's stamp
+and the question, so that a later process on the same build asks again nothing it was answered.
+Only answers are kept: a probe that timed out, was killed or could not be read is asked again
+next time. An entry that is not a regular file of bounded size, not JSON, not for its own key or
+not of the answer's type is a miss, and is written again.
+
+The on-disk cache of tool runs (`harness.tools.cache`) keeps its entries the same way
+(`read_regular`, `write_under`) under the same directory (`default_dir`).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import stat
+import struct
+import sysconfig
+import tempfile
+import threading
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, TypeVar
+
+T = TypeVar("T")
+ANSWERS_FORMAT = 1  # bump when an answer's layout or its key material changes
+ANSWER_LIMIT = 1 << 20  # bytes of one stored answer (every declaration's verdict of a target)
+
+
+def default_dir() -> Path:
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(base) / "matrix-harness"
+
+
+def read_regular(path: Path, limit: int) -> bytes:
+    """The bytes of a regular file of at most `limit` bytes. FileNotFoundError when there is none;
+    another OSError or ValueError when it is something else (opened without blocking, so a FIFO
+    cannot hang the read, and judged by what was opened) or larger."""
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode) or info.st_size > limit:
+            raise ValueError("not a regular file of at most the limit")
+        with os.fdopen(os.dup(fd), "rb") as fh:
+            data = fh.read(limit + 1)
+    finally:
+        os.close(fd)
+    if len(data) > limit:
+        raise ValueError("grew past the limit")
+    return data
+
+
+def write_under(root: Path, target: Path, data: bytes) -> bool:
+    """Write `data` to `target`, a file under the cache directory `root`, atomically; False (and
+    nothing left behind) when that fails or a directory between them (`runs/`, `runs/ab/`) is a
+    link: a link inside the cache must not send writes elsewhere."""
+    tmp = None
+    try:
+        inside = target.parent.relative_to(root)
+        for part in (*reversed(inside.parents[:-1]), inside):  # runs, then runs/ab
+            step = root / part
+            step.mkdir(exist_ok=True)
+            if step.is_symlink():
+                return False
+        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+        os.replace(tmp, target)
+        return True
+    except OSError:
+        if tmp:
+            try:
+                os.unlink(tmp)
+            except OSError:
+                pass
+        return False
+
+
+def libraries(path: str) -> set[str]:
+    """Real paths of the shared libraries `path` loads that belong to an LLVM build, transitively:
+    those found through its RPATH, $LD_LIBRARY_PATH or RUNPATH (searched in the loader's order),
+    and any libLLVM* found in the system's directories (Debian's libLLVM-14.so.1 has no RUNPATH).
+    Other system libraries (libc, libstdc++, libz...) are left out."""
+    env_dirs = [d for d in os.environ.get("LD_LIBRARY_PATH", "").split(":") if d]
+    seen: set[str] = set()
+    todo = [os.path.realpath(path)]
+    while todo:
+        obj = todo.pop()
+        needed, rpath, runpath = _elf_dynamic(obj)
+        origin = os.path.dirname(obj)
+        own = [
+            d.replace("${ORIGIN}", origin).replace("$ORIGIN", origin)
+            for d in ((rpath if not runpath else []) + env_dirs + runpath)
+        ]
+        for name in needed:
+            if "/" in name:
+                found = os.path.realpath(name) if os.path.isfile(name) else None
+            else:
+                found = next((os.path.realpath(c) for c in (os.path.join(d, name) for d in own) if os.path.isfile(c)), None)
+                if found is None and name.startswith("libLLVM"):
+                    found = next(
+                        (os.path.realpath(c) for c in (os.path.join(d, name) for d in _SYSTEM_DIRS) if os.path.isfile(c)), None
+                    )
+            if found and found not in seen:
+                seen.add(found)
+                todo.append(found)
+    return seen
+
+
+_MULTIARCH = sysconfig.get_config_var("MULTIARCH") or ""
+_SYSTEM_DIRS = [
+    d
+    for d in (f"/lib/{_MULTIARCH}", f"/usr/lib/{_MULTIARCH}", "/lib64", "/usr/lib64", "/lib", "/usr/lib", "/usr/local/lib")
+    if not d.endswith("/")
+]
+
+
+def _elf_dynamic(path: str) -> tuple[list[str], list[str], list[str]]:
+    """(DT_NEEDED names, DT_RPATH directories, DT_RUNPATH directories) of an ELF file; empty for
+    anything else or anything unreadable (a script, another object format)."""
+    try:
+        with open(path, "rb") as fh:
+            head = fh.read(64)
+            if len(head) < 52 or head[:4] != b"\x7fELF" or head[4] not in (1, 2) or head[5] not in (1, 2):
+                return [], [], []
+            wide, end = head[4] == 2, "<" if head[5] == 1 else ">"
+            if wide:
+                (phoff,) = struct.unpack_from(end + "Q", head, 32)
+                phentsize, phnum = struct.unpack_from(end + "HH", head, 54)
+                ph_fmt, dyn_fmt = end + "IIQQQQQQ", end + "qQ"
+            else:
+                (phoff,) = struct.unpack_from(end + "I", head, 28)
+                phentsize, phnum = struct.unpack_from(end + "HH", head, 42)
+                ph_fmt, dyn_fmt = end + "IIIIIIII", end + "iI"
+            fh.seek(phoff)
+            table = fh.read(phentsize * phnum)
+            loads, dynamic = [], None
+            for i in range(phnum):
+                f = struct.unpack_from(ph_fmt, table, i * phentsize)
+                # (type, offset, vaddr, filesz) from either layout
+                kind, offset, vaddr, size = (f[0], f[2], f[3], f[5]) if wide else (f[0], f[1], f[2], f[4])
+                if kind == 1:
+                    loads.append((vaddr, offset, size))
+                elif kind == 2:
+                    dynamic = (offset, size)
+            if dynamic is None:
+                return [], [], []
+            fh.seek(dynamic[0])
+            raw = fh.read(dynamic[1])
+            step = struct.calcsize(dyn_fmt)
+            entries = [struct.unpack_from(dyn_fmt, raw, i) for i in range(0, len(raw) - step + 1, step)]
+            strtab = next((v for t, v in entries if t == 5), None)
+            base = next((off + strtab - va for va, off, size in loads if va <= (strtab or -1) < va + size), None)
+            if base is None:
+                return [], [], []
+
+            def string(offset: int) -> str:
+                fh.seek(base + offset)
+                return fh.read(4096).split(b"\0", 1)[0].decode(errors="replace")
+
+            needed = [string(v) for t, v in entries if t == 1]
+            runpath = [string(v) for t, v in entries if t == 29]
+            rpath = [string(v) for t, v in entries if t == 15]
+            split = lambda texts: [d for text in texts for d in text.split(":") if d]
+            return needed, split(rpath), split(runpath)
+    except (OSError, struct.error):
+        return [], [], []
+
+
+def stamp(path: str) -> list | None:
+    """The stat identity of a tool and of the libraries of its build (see the module's doc), or
+    None for anything but an ELF binary."""
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode) or os.read(fd, 4) != b"\x7fELF":
+            return None
+    finally:
+        os.close(fd)
+    out = []
+    for real in [os.path.realpath(path), *sorted(libraries(path))]:
+        st = os.stat(real)
+        out.append([real, st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns])
+    return out
+
+
+class Answers:
+    """A build's answers about itself, kept under `directory` (see the module's doc). `get` and
+    `put` never raise for the store's sake: a store that cannot be read or written costs a probe."""
+
+    def __init__(self, directory: Path):
+        self.dir = Path(directory)
+        self._stamps: dict[tuple, list | None] = {}  # (path, stat) -> stamp, once per process
+        self._lock = threading.Lock()
+
+    def _key(self, tool: str, question: Any) -> str | None:
+        try:
+            st = os.stat(tool)
+            memo = (tool, st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
+            with self._lock:
+                if memo not in self._stamps:
+                    self._stamps[memo] = stamp(tool)
+                identity = self._stamps[memo]
+        except OSError:
+            return None
+        if identity is None:
+            return None
+        material = json.dumps([ANSWERS_FORMAT, identity, os.path.basename(tool), question])
+        return hashlib.sha256(material.encode()).hexdigest()
+
+    def _path(self, key: str) -> Path:
+        return self.dir / "answers" / (key + ".json")
+
+    def get(self, tool: str, question: Any, decode: Callable[[Any], T]) -> T | None:
+        """The answer `tool` gave to `question`, through `decode` (which raises on anything that
+        is not an answer of its kind), or None."""
+        key = self._key(tool, question)
+        if key is None:
+            return None
+        try:
+            entry = json.loads(read_regular(self._path(key), ANSWER_LIMIT))
+            if not isinstance(entry, dict) or entry.get("key") != key:
+                return None
+            return decode(entry["answer"])
+        except Exception:  # none stored, or not one to trust: asked again
+            return None
+
+    def put(self, tool: str, question: Any, answer: Any) -> None:
+        """Keep `answer` (JSON: text, lists, objects) as what `tool` said to `question`."""
+        key = self._key(tool, question)
+        data = json.dumps({"key": key, "answer": answer}).encode()
+        if key is None or len(data) > ANSWER_LIMIT:
+            return
+        try:
+            self.dir.mkdir(parents=True, exist_ok=True)
+        except OSError:  # (no store here: the next process asks again)
+            return
+        write_under(self.dir, self._path(key), data)
