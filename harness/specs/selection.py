@@ -30,7 +30,7 @@ def add_case_flags(p: argparse.ArgumentParser, selector_default: Selector | None
         action="append",
         metavar="NAME",
         help="intrinsic name without llvm.amdgcn. (repeatable where many cases run), e.g. "
-        + ", ".join(list(catalog.BY_NAME)[:2])
+        + ", ".join(i.name for i in catalog.AMDGPU_INTRINSICS[:2])
         + "; an LLVM name with several forms (gfx11/gfx12 types, wave64) means each (try: the one for --cpu), "
         "a form's own name (wmma.f32.16x16x16.f16.gfx1100w64) one; run, matrix and bisect-run take globs (smfmac.*)",
     )
@@ -263,8 +263,7 @@ def planned(args, direct_ok: bool = True) -> list[Planned]:
     selectors = (Selector(args.selector),) if args.selector else SELECTORS
     names = [i for n in args.intrinsic or [] for i in lookup_all(n)]
     for side, text in ((Side.A, args.fmt_a), (Side.B, args.fmt_b)):
-        pool = names or catalog.INTRINSICS
-        if text is not None and all(_format_value(text, i.source(side)) is None for i in pool):
+        if text is not None and all(_format_value(text, i.source(side)) is None for i in names or catalog.INTRINSICS):
             raise InputError(f"--fmt-{side}: not a matrix format: {text!r} (accepted: {formats.spellings()})")
     one = len(args.intrinsic or []) == 1 and not is_glob(args.intrinsic[0])
     if one and direct_ok and len(names) > 1:  # an LLVM name with several forms: the one for --cpu

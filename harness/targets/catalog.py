@@ -8,6 +8,7 @@ how the assembler prints the formats. Nothing else in the harness branches on a 
 from __future__ import annotations
 
 import difflib
+import functools
 import re
 from dataclasses import dataclass
 from enum import StrEnum
@@ -309,7 +310,7 @@ _F4 = _Sources(
 )
 _F4_HEAD = (SRC_A, SRC_B, "immarg i16 0", ACC)
 
-INTRINSICS: tuple[Intrinsic, ...] = (
+SEED_INTRINSICS: tuple[Intrinsic, ...] = (
     Intrinsic(
         name="wmma.f32.16x16x128.f8f6f4",
         mnemonic="v_wmma_f32_16x16x128_f8f6f4",
@@ -384,7 +385,7 @@ INTRINSICS: tuple[Intrinsic, ...] = (
     ),
 )
 
-SEED_NAMES = frozenset(i.name for i in INTRINSICS)
+SEED_NAMES = frozenset(i.name for i in SEED_INTRINSICS)
 
 # ---- the rows of every other AMDGPU matrix intrinsic (amdgpu_rows), as entries ----------------
 
@@ -538,13 +539,7 @@ def _nvptx_entries(row: nvptx_rows.Row) -> list[Intrinsic]:
     return out
 
 
-NVPTX_INTRINSICS: tuple[Intrinsic, ...] = tuple(e for r in nvptx_rows.ROWS for e in _nvptx_entries(r))
-# A cohort's rows on one CPU compile under one llc command line (their -mattr follows from the
-# PTX version the cohort names), so a lit file of theirs has one RUN line per selector.
-assert len({(i.cohort, c): i.features for i in NVPTX_INTRINSICS for c in i.cpus}) == len(
-    {(i.cohort, c, i.features) for i in NVPTX_INTRINSICS for c in i.cpus}
-), "a cohort's rows need different -mattr on one CPU"
-INTRINSICS = INTRINSICS + ROW_INTRINSICS + NVPTX_INTRINSICS
+AMDGPU_INTRINSICS: tuple[Intrinsic, ...] = SEED_INTRINSICS + ROW_INTRINSICS
 PREFIXES = tuple(t.intrinsic_prefix for t in (AMDGPU, NVPTX))
 
 
@@ -554,14 +549,52 @@ def _bare(name: str) -> str:
     return next((name.removeprefix(p) for p in PREFIXES if name.startswith(p)), name)
 
 
-BY_NAME: dict[str, Intrinsic] = {i.name: i for i in INTRINSICS}
-assert len(BY_NAME) == len(INTRINSICS), "duplicate catalog names"
-CPUS: tuple[str, ...] = tuple(sorted({cpu for i in INTRINSICS for cpu in i.cpus}))
+def _by_base(entries: tuple[Intrinsic, ...]) -> dict[str, tuple[Intrinsic, ...]]:
+    out: dict[str, tuple[Intrinsic, ...]] = {}
+    for entry in entries:
+        out[entry.base or entry.name] = out.get(entry.base or entry.name, ()) + (entry,)
+    return out
 
 
-BY_BASE: dict[str, tuple[Intrinsic, ...]] = {}
-for _entry in INTRINSICS:
-    BY_BASE[_entry.base or _entry.name] = BY_BASE.get(_entry.base or _entry.name, ()) + (_entry,)
+# Every CPU an entry runs on (an NVPTX entry runs on the SMs its row runs on).
+CPUS: tuple[str, ...] = tuple(
+    sorted({cpu for i in AMDGPU_INTRINSICS for cpu in i.cpus} | {c for r in nvptx_rows.ROWS for c in NVPTX.cpus if r.runs_on(c)})
+)
+_AMDGPU_BY_NAME = {i.name: i for i in AMDGPU_INTRINSICS}
+_AMDGPU_BY_BASE = _by_base(AMDGPU_INTRINSICS)
+
+
+@functools.cache
+def _nvptx() -> tuple[Intrinsic, ...]:
+    """The NVPTX entries, built when first asked for (a run of AMDGPU cases never asks)."""
+    entries = tuple(e for r in nvptx_rows.ROWS for e in _nvptx_entries(r))
+    # A cohort's rows on one CPU compile under one llc command line (their -mattr follows from
+    # the PTX version the cohort names), so a lit file of theirs has one RUN line per selector.
+    assert len({(i.cohort, c): i.features for i in entries for c in i.cpus}) == len(
+        {(i.cohort, c, i.features) for i in entries for c in i.cpus}
+    ), "a cohort's rows need different -mattr on one CPU"
+    return entries
+
+
+@functools.cache
+def _every() -> tuple[tuple[Intrinsic, ...], dict[str, Intrinsic], dict[str, tuple[Intrinsic, ...]]]:
+    """(every entry, by name, by base name): the AMDGPU entries, then the NVPTX ones."""
+    entries = AMDGPU_INTRINSICS + _nvptx()
+    by_name = {i.name: i for i in entries}
+    assert len(by_name) == len(entries), "duplicate catalog names"
+    return entries, by_name, _by_base(entries)
+
+
+_LAZY = {"INTRINSICS": 0, "BY_NAME": 1, "BY_BASE": 2}
+
+
+def __getattr__(name: str):
+    """INTRINSICS (every entry), BY_NAME, BY_BASE and NVPTX_INTRINSICS, built when first read."""
+    if name in _LAZY:
+        return _every()[_LAZY[name]]
+    if name == "NVPTX_INTRINSICS":
+        return _nvptx()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def lookup_all(name: str) -> tuple[Intrinsic, ...]:
@@ -569,18 +602,21 @@ def lookup_all(name: str) -> tuple[Intrinsic, ...]:
     entry's own name, or an LLVM name with several forms (gfx11 and gfx12 WMMA, wave32 and
     wave64): all of them."""
     key = _bare(name)
-    if key in BY_NAME:
-        return (BY_NAME[key],)
-    if key in BY_BASE:
-        return BY_BASE[key]
+    for index in (lambda: (_AMDGPU_BY_NAME, _AMDGPU_BY_BASE), lambda: _every()[1:]):  # (NVPTX only if needed)
+        by_name, by_base = index()
+        if key in by_name:
+            return (by_name[key],)
+        if key in by_base:
+            return by_base[key]
     raise KeyError(unknown(name))
 
 
 def unknown(name: str) -> str:
     """The message for a name no entry has: the closest names, and where the rest are listed."""
-    close = difflib.get_close_matches(_bare(name), list(BY_BASE), 3, 0.75)
+    by_base = _every()[2]
+    close = difflib.get_close_matches(_bare(name), list(by_base), 3, 0.75)
     hint = f"; did you mean {', '.join(close)}?" if close else ""
-    return f"unknown intrinsic {_quoted(name)}{hint} ({len(BY_BASE)} names: `harness coverage --json` lists them)"
+    return f"unknown intrinsic {_quoted(name)}{hint} ({len(by_base)} names: `harness coverage --json` lists them)"
 
 
 def _quoted(name: str, limit: int = 60) -> str:

@@ -18,12 +18,12 @@ The on-disk cache of tool runs (`harness.tools.cache`) keeps its entries the sam
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import os
 import stat
 import struct
-import sysconfig
 import tempfile
 import threading
 from collections.abc import Callable
@@ -107,7 +107,7 @@ def libraries(path: str) -> set[str]:
                 found = next((os.path.realpath(c) for c in (os.path.join(d, name) for d in own) if os.path.isfile(c)), None)
                 if found is None and name.startswith("libLLVM"):
                     found = next(
-                        (os.path.realpath(c) for c in (os.path.join(d, name) for d in _SYSTEM_DIRS) if os.path.isfile(c)), None
+                        (os.path.realpath(c) for c in (os.path.join(d, name) for d in _system_dirs()) if os.path.isfile(c)), None
                     )
             if found and found not in seen:
                 seen.add(found)
@@ -115,12 +115,14 @@ def libraries(path: str) -> set[str]:
     return seen
 
 
-_MULTIARCH = sysconfig.get_config_var("MULTIARCH") or ""
-_SYSTEM_DIRS = [
-    d
-    for d in (f"/lib/{_MULTIARCH}", f"/usr/lib/{_MULTIARCH}", "/lib64", "/usr/lib64", "/lib", "/usr/lib", "/usr/local/lib")
-    if not d.endswith("/")
-]
+@functools.cache
+def _system_dirs() -> list[str]:
+    """The loader's default directories (a libLLVM found there belongs to the build too)."""
+    import sysconfig  # (only when a library is looked for there: its import costs start-up)
+
+    multiarch = sysconfig.get_config_var("MULTIARCH") or ""
+    dirs = (f"/lib/{multiarch}", f"/usr/lib/{multiarch}", "/lib64", "/usr/lib64", "/lib", "/usr/lib", "/usr/local/lib")
+    return [d for d in dirs if not d.endswith("/")]
 
 
 def _elf_dynamic(path: str) -> tuple[list[str], list[str], list[str]]:

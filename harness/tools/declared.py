@@ -53,8 +53,9 @@ def header_names(tc: Toolchain, target: Target) -> frozenset[str] | None:
     """The matrix intrinsics the build's header declares for `target`, or None when the build
     ships no header (memoised per build)."""
 
+    path = header_path(tc, target)
+
     def read() -> frozenset[str] | None:
-        path = header_path(tc, target)
         if not os.path.lexists(path):
             return None  # (a directory, FIFO or broken link there is refused as it is read, never opened)
         data = files.read_input(path, HEADER_LIMIT, "build's intrinsic header")
@@ -63,7 +64,26 @@ def header_names(tc: Toolchain, target: Target) -> frozenset[str] | None:
             raise InputError(f"{path} names no {target.intrinsic_prefix}* intrinsic: not an intrinsic header of this build")
         return frozenset(names_in_header(text, target))
 
-    return tc._memo(("header", target.name), read)
+    def kept() -> frozenset[str] | None:
+        # What the header named is kept with the build's answers, for this header as it is now.
+        try:
+            st = os.stat(path)
+        except OSError:
+            return read()
+        question = ["header", target.name, str(path), st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns]
+        return tc._kept("llc", question, read, _name_list, _name_set)
+
+    return tc._memo(("header", target.name), kept)
+
+
+def _name_list(names: frozenset[str] | None) -> list[str] | None:
+    return sorted(names) if names is not None else None
+
+
+def _name_set(answer) -> frozenset[str]:
+    if not (isinstance(answer, list) and all(isinstance(n, str) for n in answer)):
+        raise TypeError("not a list of names")
+    return frozenset(answer)
 
 
 def support(tc: Toolchain, target: Target, wanted: Mapping[str, tuple[str, str]]) -> dict[str, str]:

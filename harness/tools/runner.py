@@ -335,6 +335,8 @@ class Runner:
         threading.Thread(target=_settle, args=(asked, self.unsupported, groups), daemon=True).start()
         whole_plan = batches(groups)
         for m in _largest_first(whole_plan)[: self.jobs]:  # the first tasks' modules, while the build answers
+            if asked.done():
+                break
             m.module  # noqa: B018
         reasons = asked.result()
         for g in groups:
