@@ -54,25 +54,24 @@ ROOT = Path(__file__).resolve().parent.parent
 VERDICT_TESTS = (
     "tests/test_verdicts.py",
     "tests/test_parsers_real_output.py",
-    "tests/test_mutation_kills.py",
+    "tests/test_function_split.py",
     "tests/test_try_facts.py",
     "tests/test_audit.py",
 )
 RUNNER_TESTS = (
-    "tests/test_mutation_kills.py",
+    "tests/test_function_split.py",
     "tests/test_fake_tools.py",
     "tests/test_cli_try_run.py",
     "tests/test_run_modes.py",
     "tests/test_try_facts.py",
     "tests/test_bisect_run.py",
 )
-LIT_TESTS = ("tests/test_lit.py", "tests/test_mutation_kills.py", "tests/test_bisect_step.py", "tests/test_lit_tools.py")
+LIT_TESTS = ("tests/test_lit.py", "tests/test_bisect_step.py", "tests/test_lit_tools.py")
 SPEC_TESTS = (
     "tests/test_expansion.py",
     "tests/test_spec_errors.py",
     "tests/test_spec_hostile.py",
     "tests/test_case_classes.py",
-    "tests/test_mutation_kills.py",
 )
 GENERATED_TESTS = ("tests/test_generated_checks.py", "tests/test_expansion.py", "tests/test_commands.py", "tests/test_lit.py")
 
@@ -186,7 +185,7 @@ MUTATIONS = (
         "            owner[len(lines) + offset + 1] = case.function\n",
         "            owner[len(lines) + offset + 2] = case.function\n",
         "7: IR line N is owned by the function of line N-1 (a parse error blamed on the line before)",
-        ("tests/test_emit_ir.py", "tests/test_mutation_kills.py", "tests/test_cli_try_run.py"),
+        ("tests/test_emit_ir.py", "tests/test_function_split.py", "tests/test_cli_try_run.py"),
     ),
     Mutation(
         "ir-parse-error-prev-line",
@@ -203,12 +202,7 @@ MUTATIONS = (
         '_ERROR_WORD = re.compile(r"\\b(?:error|fatal)\\s*:", re.I)\n',
         '_ERROR_WORD = re.compile(r"\\berror\\s*:", re.I)\n',
         "first_error skips ptxas's `fatal` lines and quotes the first line instead",
-        (
-            "tests/test_mutation_kills.py",
-            "tests/test_nvptx_mma.py",
-            "tests/test_verdicts.py",
-            "tests/test_parsers_real_output.py",
-        ),
+        ("tests/test_nvptx_mma.py", "tests/test_verdicts.py", "tests/test_parsers_real_output.py"),
     ),
     Mutation(
         "legalize-failure-is-crash",
@@ -216,7 +210,7 @@ MUTATIONS = (
         '    gave_up = re.compile(r"[Cc]annot select|unable to legalize")\n',
         '    gave_up = re.compile(r"[Cc]annot select")\n',
         "GlobalISel's `unable to legalize` becomes `crash` instead of `cannot-select`",
-        VERDICT_TESTS + ("tests/test_cli_try_run.py",),
+        VERDICT_TESTS + ("tests/test_cli_try_run.py", "tests/test_run_modes.py"),
     ),
     Mutation(
         "verifier-message-dropped",
@@ -320,7 +314,7 @@ MUTATIONS = (
         'Selector.GISEL: ("-global-isel=1", "-global-isel-abort=1")}',
         'Selector.GISEL: ("-global-isel=1", "-global-isel-abort=2")}',
         "GlobalISel silently falls back to SelectionDAG instead of aborting",
-        GENERATED_TESTS + ("tests/test_mutation_kills.py",),
+        GENERATED_TESTS + ("tests/test_run_modes.py",),
     ),
     Mutation(
         "run-line-keeps-backslash",
@@ -641,9 +635,9 @@ _T = "tests/test_"
 CLI_TESTS = tuple(f"{_T}{n}.py" for n in ("cli_surface", "cli_try_run", "run_modes", "spec_errors"))
 _RUNS = tuple(f"{_T}{n}.py" for n in ("cli_try_run", "run_modes", "fake_tools", "verifier_runs", "try_facts"))
 _AUTOGEN = tuple(f"{_T}{n}.py" for n in ("update_checks", "update_checks_hostile", "run_line_guard", "snapshots"))
-_NVPTX_GEMM = tuple(f"{_T}{n}.py" for n in ("nvptx_gemm", "gpu_manifest", "review_fixes"))
+_NVPTX_GEMM = tuple(f"{_T}{n}.py" for n in ("nvptx_gemm", "gpu_manifest"))
 _NVPTX_TILES = tuple(f"{_T}{n}.py" for n in ("nvptx_tiles", "nvptx_second_opinion"))
-_ROWS = tuple(f"{_T}{n}.py" for n in ("amdgpu_rows", "formats_catalog", "rows_review", "emit_ir"))
+_ROWS = tuple(f"{_T}{n}.py" for n in ("amdgpu_rows", "formats_catalog", "amdgpu_row_cases", "emit_ir"))
 _SPECS = tuple(f"{_T}{n}.py" for n in ("expansion", "spec_errors", "spec_hostile", "spec_limits", "case_classes"))
 TESTS_FOR: dict[str, tuple[str, ...]] = {
     "harness/__main__.py": CLI_TESTS,
@@ -677,8 +671,8 @@ TESTS_FOR: dict[str, tuple[str, ...]] = {
     "harness/nvptx/tile_check.py": _NVPTX_TILES,
     "harness/nvptx/second.py": _NVPTX_TILES,
     "harness/nvptx/second_check.py": _NVPTX_TILES,
-    "harness/reports/report.py": tuple(f"{_T}{n}.py" for n in ("matrix", "report_inputs", "review_fixes", "run_modes")),
-    "harness/reports/merge.py": (f"{_T}matrix.py", f"{_T}report_inputs.py", f"{_T}review_fixes.py"),
+    "harness/reports/report.py": tuple(f"{_T}{n}.py" for n in ("matrix", "report_inputs", "run_modes")),
+    "harness/reports/merge.py": (f"{_T}matrix.py", f"{_T}report_inputs.py"),
     "harness/reports/html_report.py": (f"{_T}html_report.py", f"{_T}matrix.py", f"{_T}report_inputs.py"),
     "harness/reports/compare.py": (f"{_T}matrix.py",),
     "harness/reports/bisect.py": (f"{_T}bisect_run.py", f"{_T}bisect_children.py", f"{_T}bisect_step.py"),
@@ -687,22 +681,22 @@ TESTS_FOR: dict[str, tuple[str, ...]] = {
     "harness/specs/matrix.py": _SPECS,
     "harness/specs/cases.py": _SPECS + (f"{_T}emit_ir.py",),
     "harness/specs/emit.py": (f"{_T}emit_ir.py", f"{_T}parsers_real_output.py", f"{_T}try_facts.py"),
-    "harness/specs/selection.py": CLI_TESTS + (f"{_T}try_facts.py", f"{_T}rows_review.py"),
-    "harness/specs/known_bugs.py": (f"{_T}lit.py", f"{_T}generated_checks.py", f"{_T}review_fixes.py", f"{_T}spec_errors.py"),
+    "harness/specs/selection.py": CLI_TESTS + (f"{_T}try_facts.py", f"{_T}amdgpu_row_cases.py", f"{_T}expansion.py"),
+    "harness/specs/known_bugs.py": (f"{_T}lit.py", f"{_T}generated_checks.py", f"{_T}spec_errors.py"),
     "harness/targets/__init__.py": _ROWS + (f"{_T}nvptx_mma.py", f"{_T}lit_tools.py", f"{_T}tool_lookup.py"),
     "harness/targets/amdgpu_rows.py": _ROWS,
     "harness/targets/families.py": _ROWS,
     "harness/targets/catalog.py": _ROWS,
     "harness/targets/formats.py": _ROWS,
     "harness/targets/nvptx_rows.py": (f"{_T}nvptx_mma.py", f"{_T}nvptx_sparse_rows.py", f"{_T}nvptx_tiles.py"),
-    "harness/tools/toolchain.py": tuple(f"{_T}{n}.py" for n in ("tool_lookup", "fake_tools", "lit_tools", "review_fixes")),
-    "harness/tools/declared.py": (f"{_T}coverage.py", f"{_T}nvptx_mma.py", f"{_T}rows_review.py"),
-    "harness/tools/commands.py": (f"{_T}commands.py", f"{_T}run_line_guard.py", f"{_T}generated_checks.py"),
-    "harness/tools/runner.py": _RUNS + (f"{_T}mutation_kills.py",),
-    "harness/tools/cache.py": (f"{_T}cache_entries.py", f"{_T}matrix.py", f"{_T}review_fixes.py"),
-    "harness/tools/verdicts.py": tuple(
-        f"{_T}{n}.py" for n in ("verdicts", "parsers_real_output", "function_split", "mutation_kills")
+    "harness/tools/toolchain.py": tuple(
+        f"{_T}{n}.py" for n in ("tool_lookup", "fake_tools", "lit_tools", "nvptx_mma", "nvptx_gemm")
     ),
+    "harness/tools/declared.py": tuple(f"{_T}{n}.py" for n in ("coverage", "nvptx_mma", "amdgpu_row_cases", "matrix", "lit")),
+    "harness/tools/commands.py": (f"{_T}commands.py", f"{_T}run_line_guard.py", f"{_T}generated_checks.py"),
+    "harness/tools/runner.py": _RUNS + (f"{_T}function_split.py",),
+    "harness/tools/cache.py": (f"{_T}cache_entries.py", f"{_T}matrix.py"),
+    "harness/tools/verdicts.py": tuple(f"{_T}{n}.py" for n in ("verdicts", "parsers_real_output", "function_split", "run_modes")),
 }
 IMPORTS_ONLY = frozenset({"tests/test_layers.py"})
 _HARNESS_NAME = re.compile(r"\bharness(?:\.\w+)+|\bfrom (harness(?:\.\w+)*) import \(?([\w, \n]+)")

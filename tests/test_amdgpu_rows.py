@@ -308,3 +308,23 @@ def test_llvm14_judges_an_mfma_it_declares_and_calls_one_it_lacks_unknown(llvm14
     assert rec["verdict"] == "unsupported"
     assert "unknown to this build" in rec["detail"] and "IntrinsicsAMDGPU.h" in rec["detail"], rec["detail"]
     assert rec["tools"] == []  # decided from the header: nothing was run
+
+
+# ---- shapes of one IR signature --------------------------------------------------------------
+
+
+def test_every_shape_of_a_row_keeps_its_own_registers(monkeypatch):
+    """Two shapes of one IR signature with different registers are two entries: the second
+    shape's registers are not dropped for the first's."""
+    import dataclasses
+
+    from harness.targets import amdgpu_rows, catalog
+
+    row = amdgpu_rows.BY_NAME[F16_MFMA]
+    first, second = row.shapes[0], row.shapes[1]
+    assert (first.result, first.a, first.b) == (second.result, second.a, second.b)  # one signature
+    wider = dataclasses.replace(second, regs=(second.regs[0], second.regs[1] + 1, *second.regs[2:]))
+    entries = catalog._row_entries(dataclasses.replace(row, shapes=(first, wider)))
+    assert len(entries) == 2
+    assert {e.gprs[1] for e in entries} == {first.regs[1], first.regs[1] + 1}
+    assert {c for e in entries if e.gprs[1] == first.regs[1] + 1 for c in e.cpus} == set(wider.cpus)

@@ -400,3 +400,55 @@ def test_a_quoted_reason_is_one_line_of_at_most_300_characters():
     assert audit._cut("a  b\n" * 60) == " ".join(["a b"] * 60)  # 300 characters: whole, on one line
     assert audit._cut("x" * 301) == "x" * 300 + "..."
     assert audit._cut("w\n" * 200) == " ".join(["w"] * 200)[:300] + "..."
+
+
+# ---- RUN lines that write MIR or cannot be split; a file with nothing audited ----------------
+
+
+_FN = "define void @f() {\n  ret void\n}\n"
+
+
+@pytest.fixture
+def audit_cli(llvm_22_1_8, cli):
+    """audit_cli(*args) -> the CompletedProcess of `harness audit ARGS...` on the fixture's build."""
+    flag = ["--llvm-bin", str(llvm_22_1_8.bin_dir)] if llvm_22_1_8.bin_dir else []
+    return lambda *args: cli("audit", *flag, *map(str, args))
+
+
+def _one_line_exit_2(proc, *fragments):
+    assert "Traceback" not in proc.stderr, proc.stderr
+    assert proc.returncode == 2, proc.stdout + proc.stderr
+    lines = [l for l in (proc.stdout + proc.stderr).strip().splitlines() if not l.startswith("# ")]  # notes
+    assert len(lines) == 1 and all(f in lines[0] for f in fragments), lines
+
+
+def test_audit_skips_run_lines_that_write_mir(audit_cli, tmp_path):
+    path = tmp_path / "mir.ll"
+    path.write_text(
+        "; RUN: llc -mtriple=amdgcn -mcpu=gfx950 -stop-after=finalize-isel < %s\n"
+        "; RUN: llc -mtriple=amdgcn -mcpu=gfx950 --run-pass=none < %s\n"
+        "; RUN: llc -mtriple=amdgcn -mcpu=gfx950 < %s\n" + _FN
+    )
+    proc = audit_cli("--json", path)
+    runs = json.loads(proc.stdout)["files"][0]["runs"]
+    assert proc.returncode == 0 and [r["functions"] for r in runs[:2]] == [[], []]
+    assert all("MIR" in r["skipped"] for r in runs[:2]) and runs[2]["functions"][0]["verdict"] == "pass"
+    only_mir = tmp_path / "only-mir.ll"
+    only_mir.write_text("; RUN: llc -mtriple=amdgcn -mcpu=gfx950 -stop-before=machine-scheduler < %s\n" + _FN)
+    _one_line_exit_2(audit_cli(only_mir), str(only_mir), "nothing audited", "MIR")
+
+
+def test_audit_unterminated_quote_says_the_run_line_cannot_be_split(audit_cli, tmp_path):
+    path = tmp_path / "quote.ll"
+    path.write_text('; RUN: llc -mtriple=amdgcn "-mcpu=gfx950 < %s\n; RUN: llc -mtriple=amdgcn -mcpu=gfx950 < %s\n' + _FN)
+    proc = audit_cli(path)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    line = next(l for l in proc.stdout.splitlines() if "skipped" in l)
+    assert "cannot be split" in line and "quote" in line and "attribute" not in line and "lit.util" not in line
+
+
+@pytest.mark.parametrize("text", ["; RUN: opt -S < %s | FileCheck %s\n" + _FN, "; RUN: llc -mtriple=x86_64 < %s\n" + _FN, _FN])
+def test_audit_of_a_file_where_nothing_was_audited_exits_2(audit_cli, tmp_path, text):
+    path = tmp_path / "t.ll"
+    path.write_text(text)
+    _one_line_exit_2(audit_cli(path), str(path), "nothing audited")

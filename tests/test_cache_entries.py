@@ -2,7 +2,8 @@
 damaged is a miss, read without blocking and within a bound (issue 15); a zlib bomb is a miss
 without a byte inflated (bytes counted, not timed). Each lookup runs in a
 child process with a memory limit and a hang guard, so a regression fails here instead of
-taking the machine's memory."""
+taking the machine's memory. An entry that nests too deep or claims a killed or timed-out run
+is a miss too; a sound one (a crash included) is a hit."""
 
 from __future__ import annotations
 
@@ -17,6 +18,8 @@ from pathlib import Path
 
 import pytest
 from conftest import REPO
+
+from harness.tools import cache
 
 HANG_GUARD = 120  # seconds: only a blocked read reaches it
 MEMORY = 1 << 30  # bytes of address space for the child
@@ -159,3 +162,40 @@ def test_a_library_found_through_rpath_or_runpath_is_part_of_the_build(tmp_path,
     link = [cc, "-o", tmp_path / "tool", tmp_path / "main.c", f"-L{lib}", "-lf", f"-Wl,{tags}", "-Wl,-rpath,$ORIGIN/lib"]
     subprocess.run(link, check=True, timeout=120)
     assert builds.libraries(str(tmp_path / "tool")) == {str((lib / "libf.so").resolve())}
+
+
+# ---- what an entry's fields claim ------------------------------------------------------------
+
+KEY = "ab" + "0" * 62
+
+
+def _entry(store: cache.Cache, payload: bytes) -> None:
+    path = store._path(KEY)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(cache.HEAD.pack(cache.MAGIC, bytes.fromhex(KEY), len(payload)) + zlib.compress(payload))
+
+
+def _fields(**over) -> bytes:
+    entry = {"format": cache.FORMAT, "key": KEY, "argv": ["llc"], "returncode": 0, "stdout": "", "stderr": ""}
+    return json.dumps({**entry, "seconds": 0.1, "data": "", **over}).encode()
+
+
+def test_a_deeply_nested_cache_entry_is_a_miss(tmp_path):
+    store = cache.Cache(tmp_path)
+    _entry(store, b"[" * 100_000 + b"]" * 100_000)
+    assert store.get(KEY, ["llc"], 10.0) is None and store.unreadable == 1
+
+
+@pytest.mark.parametrize(
+    "over", [{"returncode": -9}, {"returncode": -15}, {"returncode": None}, {"timed_out": True}, {"seconds": float("nan")}]
+)
+def test_a_cache_entry_claiming_a_killed_or_timed_out_run_is_a_miss(tmp_path, over):
+    store = cache.Cache(tmp_path)
+    _entry(store, _fields(**over))
+    assert store.get(KEY, ["llc"], 10.0) is None and store.unreadable == 1
+
+
+def test_a_sound_cache_entry_is_a_hit(tmp_path):
+    store = cache.Cache(tmp_path)
+    _entry(store, _fields(returncode=-11))  # a crash (SIGSEGV) is stored: deterministic
+    assert store.get(KEY, ["llc"], 10.0).returncode == -11

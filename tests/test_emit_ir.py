@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from harness.checks import expand
@@ -192,3 +194,20 @@ def test_a_file_expects_a_verifier_error_exactly_when_llvm_as_rejects_its_ir(llv
         expects_reject = "; RUN: not llvm-as" in text
         assert expects_reject == (run.returncode != 0), f"{filename}: llvm-as rc {run.returncode}"
     assert any("; RUN: not llvm-as" in t for t in rendered.values()), "the <7 x i32> WMMA case must be verifier-only"
+
+
+def test_module_line_owner_is_exactly_each_define_to_its_closing_brace():
+    cases = [_case(W, FP4, FP4, 8, 8), _case(W, FP4, FP4, 16, 16), _case(W, FP8, FP4, 16, 8)]
+    header = ["; RUN: something", "; another header line"]
+    module = emit.module(cases, header, {cases[1].function: ["; CHECK: x", "; CHECK: y"]})
+    expected, current = {}, None
+    for number, line in enumerate(module.text.splitlines(), 1):
+        m = re.match(r"^define [^@]*@([\w.]+)\(", line)
+        if m:
+            current = m.group(1)
+        if current:
+            expected[number] = current
+        if line == "}":
+            current = None
+    assert set(expected.values()) == {c.function for c in cases}
+    assert module.line_owner == expected

@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import filecmp
+import re
 from collections import Counter
+from pathlib import Path
 
 import pytest
 
+import harness
 from harness.specs import cases, matrix
 
 FP8, BF8, FP6, BF6, FP4 = 0, 1, 2, 3, 4
@@ -229,3 +232,46 @@ def test_check_reports_modified_missing_and_orphaned_files_and_writes_nothing(cl
     assert cli("expand", "--cases", shipped_cases).returncode == 0
     assert not (gen / "orphan.ll").exists() and not edited.read_text().endswith("; hand edit\n")
     assert cli("expand", "--check", "--cases", shipped_cases).returncode == 0
+
+
+# ---- exclude rules: a glob drops every entry it matches; a format rule its own side only -----
+
+
+ROOT = Path(harness.__file__).resolve().parent.parent  # the checkout under test
+
+
+def _cli(cli, *args):
+    return cli(*args, cwd=ROOT)
+
+
+def test_an_exclude_glob_drops_every_entry_it_matches(cli, spec_dir):
+    """`exclude: {intrinsic: GLOB}` drops each entry the glob names, not just the first's forms."""
+    spec = 'matrix:\n  - intrinsic: ["wmma.f32.16x16x16.*", "wmma.i32.16x16x16.*"]\n    cpu: all\n    exclude: [{intrinsic: "wmma.f32.*"}]\n'
+    proc = _cli(cli, "expand", "--cases", spec_dir({"g.yaml": spec}), "--check")
+    assert proc.returncode == 1, proc.stderr  # files to write: only the iu4/iu8 ones
+    stale = [line.split("/")[-1] for line in proc.stdout.splitlines() if line.startswith("stale:")]
+    assert stale and all(name.startswith("wmma.i32.16x16x16.") for name in stale), stale
+
+
+def test_exclude_rules_on_one_format_leave_the_other_sources_format_alone(cli, spec_dir):
+    spec = (
+        "matrix:\n  - intrinsic: wmma.f32.16x16x128.f8f6f4\n    fmt_a: [fp8, fp4]\n    fmt_b: [fp8, fp4]\n"
+        "    selector: sdag\n    exclude:\n      - {fmt_b: fp4}\n"
+        "  - intrinsic: wmma.scale.f32.16x16x128.f8f6f4\n    fmt_a: [fp8, fp4]\n    fmt_b: [fp8, fp4]\n"
+        "    selector: sdag\n    exclude:\n      - {fmt_a: fp8, fmt_b: fp4}\n"
+    )
+    cases = spec_dir({"x.yaml": spec})
+    proc = cli("expand", "--cases", cases)
+    assert proc.returncode == 0, proc.stderr
+    defined = {
+        m.group(1)
+        for path in (cases / "generated").glob("*.ll")
+        for m in re.finditer(r"^define [^@]*@([\w.]+)\(", path.read_text(), re.M)
+    }
+    assert defined == {
+        "wmma_f32_16x16x128_f8f6f4__a_fp8_v16__b_fp8_v16",
+        "wmma_f32_16x16x128_f8f6f4__a_fp4_v8__b_fp8_v16",
+        "wmma_scale_f32_16x16x128_f8f6f4__a_fp8_v16__b_fp8_v16",
+        "wmma_scale_f32_16x16x128_f8f6f4__a_fp4_v8__b_fp8_v16",
+        "wmma_scale_f32_16x16x128_f8f6f4__a_fp4_v8__b_fp4_v8",
+    }

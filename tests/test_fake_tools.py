@@ -1,5 +1,7 @@
 """Fault injection with fake tool directories (the real build with one tool replaced): time stays
-bounded, and no verdict comes from output that makes no sense."""
+bounded (a tool that runs out of time gives `timeout`, whichever tool it is, and the same verdicts
+at every -j), and no verdict comes from output that makes no sense (an llvm-mc that fails printing
+nothing is exit 2)."""
 
 from __future__ import annotations
 
@@ -12,6 +14,8 @@ import time
 from pathlib import Path
 
 import pytest
+
+import harness
 
 TOOLS = ("llc", "llvm-mc", "opt", "llvm-as", "llvm-objdump", "FileCheck")
 
@@ -206,3 +210,114 @@ def test_sigterm_ends_the_nvptx_builders_and_their_tools_at_once(llvm_22_1_8, re
     assert subprocess.run(["pgrep", "-f", marker], capture_output=True, text=True).stdout.split() == []
     out = tmp_path / "out"
     assert not out.exists() or list(out.iterdir()) == [], list(out.iterdir())  # nothing half-written
+
+
+# ---- a tool that runs out of time gives `timeout`, whichever tool it is, at every -j ---------
+
+
+ROOT = Path(harness.__file__).resolve().parent.parent  # the checkout under test
+F16_MFMA = "mfma.f32.32x32x8f16"
+W = "wmma.f32.16x16x128.f8f6f4"
+
+
+def _cli(cli, *args):
+    return cli(*args, cwd=ROOT)
+
+
+def _json(cli, *args):
+    proc = _cli(cli, *args, "--json")
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    return json.loads(proc.stdout)
+
+
+def _one_line_exit_2(proc, *fragments) -> str:
+    assert "Traceback" not in proc.stdout + proc.stderr, proc.stderr[-3000:]
+    assert proc.returncode == 2, (proc.returncode, proc.stdout[-2000:], proc.stderr[-2000:])
+    lines = [l for l in (proc.stdout + proc.stderr).strip().splitlines() if not l.startswith("# ")]  # notes
+    assert len(lines) == 1 and all(f in lines[0] for f in fragments), lines
+    return lines[0]
+
+
+def _hanging(tmp_path: Path, real_dir: Path, name: str, hang: str, spare: str = "") -> tuple[Path, Path]:
+    """The real build with `name` replaced by a script (fault injection) that hangs on calls
+    whose arguments match the shell pattern `hang` and runs the real tool on the rest (and
+    on `spare` first). Returns the bin directory and the log of hung calls."""
+    out, log, real = tmp_path / "bin", tmp_path / f"{name}.hung", real_dir / name
+    out.mkdir()
+    for tool in ("llc", "llvm-mc", "opt", "llvm-as", "llvm-objdump", "FileCheck"):
+        if tool != name:
+            (out / tool).symlink_to(real_dir / tool)
+    arms = (f'  {spare}) exec {real} "$@";;\n' if spare else "") + f'  {hang}) echo "$*" >> {log}; exec sleep 600;;\n'
+    (out / name).write_text(f'#!/bin/sh\ncase "$*" in\n{arms}esac\nexec {real} "$@"\n')
+    (out / name).chmod(0o755)
+    return out, log
+
+
+def test_an_opt_pipeline_that_times_out_gives_timeout_not_pass(llvm_22_1_8, cli, spec_dir, tmp_path):
+    spec = (
+        "matrix:\n  - intrinsic: wmma.f32.16x16x128.f8f6f4\n    pipeline: instcombine\n    fmt_a: fp4\n"
+        "    fmt_b: [fp4, fp8]\n    width_a: [exact, max]\n    selector: sdag\n"
+    )
+    cases = spec_dir({"p.yaml": spec})
+    # The pipeline check (-disable-output) and the intrinsic probe (no -passes) get the real opt.
+    fake, log = _hanging(tmp_path, llvm_22_1_8.bin_dir, "opt", hang="*-passes=*", spare="*-disable-output*")
+    proc = cli("run", "--cases", cases, "--llvm-bin", fake, "-j", "1", "--timeout", "1", "--json")
+    assert proc.returncode == 0, proc.stderr
+    got = json.loads(proc.stdout)["cases"]
+    assert len(got) == 4
+    assert {c["verdict"] for c in got} == {"timeout"}, [(c["function"], c["verdict"], c["detail"]) for c in got]
+    assert {c["detail"] for c in got} == {"opt ran past 1 s on the module of 4 case(s)"}
+    assert len(log.read_text().splitlines()) == 1  # one opt run for the one module of all four, no retries
+
+
+@pytest.mark.parametrize("tool_name", ["llc", "llvm-mc"])
+def test_a_single_case_whose_tool_times_out_gives_timeout_not_pass(llvm_22_1_8, cli, tmp_path, tool_name):
+    spare = "*--version*|*help*" if tool_name == "llc" else ""  # the build's probes
+    fake, log = _hanging(tmp_path, llvm_22_1_8.bin_dir, tool_name, hang="*", spare=spare)
+    proc = cli(
+        "try", "--llvm-bin", fake, "--intrinsic", W, "--fmt-a", "fp4", "--fmt-b", "fp4", "--no-object", "--timeout", "1", "--json"
+    )
+    assert proc.returncode == 0, proc.stderr
+    record = json.loads(proc.stdout)
+    assert record["verdict"] == "timeout", record["detail"]
+    assert record["detail"] == f"{tool_name} ran past 1 s on the module of 1 case(s)"
+    assert len(log.read_text().splitlines()) == 1
+
+
+def test_a_hanging_module_takes_the_same_verdicts_at_every_j(llvm_22_1_8, cli, spec_dir, tmp_path):
+    hang_in = f"{F16_MFMA.replace('.', '_')}__a_half_v4__b_half_v4__arg3_7"  # immarg: high of CBSZ (3 bits)
+    real = llvm_22_1_8.bin_dir / "llc"
+    script = (
+        f'case "$*" in *--version*|*help*) exec {real} "$@";; esac\n'
+        f'in=$(mktemp "{tmp_path}/in.XXXXXX"); cat > "$in"\n'
+        f'if grep -q {hang_in} "$in"; then exec sleep 600; fi\n'
+        f'exec {real} "$@" < "$in"\n'
+    )
+    fake = fake_build(tmp_path, llvm_22_1_8.bin_dir, "llc", script)
+    # One CPU, one selector: all the cases share one module key, more of them than a worker's
+    # share at -j 3 (which once split the module, so that the hang took fewer cases with it).
+    spec = (
+        "matrix:\n  - intrinsic: [mfma.f32.32x32x8f16, mfma.f32.16x16x16f16, mfma.f32.32x32x4f16]\n"
+        "    cpu: gfx90a\n    selector: sdag\n    immarg: [high, outside]\n"
+    )
+    cases = spec_dir({"hang.yaml": spec})
+    docs = {}
+    for jobs in ("1", "3"):
+        args = ("run", "--cases", cases, "--llvm-bin", fake, "--timeout", "2", "-j", jobs)
+        docs[jobs] = _json(cli, *args)
+    records = docs["1"]["cases"]
+    assert len(records) > 16
+    [hung] = [r for r in records if r["function"] == hang_in]
+    assert hung["verdict"] == "timeout", hung
+    assert docs["1"] == docs["3"]
+
+
+# ---- an llvm-mc that fails silently ----------------------------------------------------------
+
+
+def test_an_llvm_mc_that_exits_1_printing_nothing_is_exit_2(llvm_22_1_8, cli, tmp_path):
+    real = llvm_22_1_8.bin_dir / "llvm-mc"
+    silent = f'case "$*" in *--version*|*help*) exec {real} "$@";; esac\ncat >/dev/null\nexit 1\n'
+    fake = fake_build(tmp_path, llvm_22_1_8.bin_dir, "llvm-mc", silent)
+    proc = _cli(cli, "try", "--intrinsic", F16_MFMA, "--cpu", "gfx942", "--llvm-bin", fake)
+    _one_line_exit_2(proc, "llvm-mc")

@@ -1,4 +1,5 @@
-"""lit over the generated files, known-bug XFAILs by exact LLVM version, and lit.cfg.py errors."""
+"""lit over the generated files, known-bug XFAILs by exact LLVM version (known-bugs.yaml and its
+located errors), every feature a file REQUIRES set on 22.1.8, and lit.cfg.py errors."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ import pytest
 import yaml
 from conftest import unavailable
 
+import harness
 from harness.errors import InputError
 from harness.specs import known_bugs
 
@@ -418,3 +420,109 @@ def test_malformed_known_bugs_file_is_an_input_error_naming_the_file(tmp_path, t
     assert str(tmp_path / "known-bugs.yaml") in message and "\n" not in message
     if located:
         assert err.value.line is not None
+
+
+def _known(tmp_path: Path, text: str):
+    (tmp_path / known_bugs.FILENAME).write_text(text)
+    return known_bugs.load(tmp_path)
+
+
+@pytest.mark.parametrize(
+    "text, fragments",
+    [
+        ("22.10:\n  - files: a\n    reason: b\n", (":1:1:", "'22.10'", "quote it")),
+        ('"22.1.8":\n  - files: a\n    reason:\n', (":3:12:", "reason")),
+        ('"22.1.8":\n  - files: a\n    reason: "  "\n', (":3:13:", "reason")),
+        ('"22.1.8":\n  - files: [a, 5]\n    reason: r\n', (":2:12:", "files")),
+        ('"22.1.8":\n  - files: {a: 1}\n    reason: r\n', (":2:12:", "files")),
+    ],
+)
+def test_known_bugs_refuses_bad_entries_located(tmp_path, text, fragments):
+    with pytest.raises(InputError) as err:
+        _known(tmp_path, text)
+    assert all(f in str(err.value) for f in fragments), str(err.value)
+
+
+def test_known_bugs_files_may_be_a_list_of_globs_never_stringified(tmp_path):
+    known = _known(tmp_path, '"22.1.8":\n  - files: [generated/a.ll, "generated/b*.ll"]\n    reason: r\n')
+    assert known == {"22.1.8": [("generated/a.ll", "r"), ("generated/b*.ll", "r")]}
+    assert known_bugs.reason_for(known, "22.1.8", "generated/b1.ll") == "r"
+
+
+def test_shipped_known_bugs_xfail_nothing_on_versions_that_only_share_a_prefix(repo_root):
+    known = known_bugs.load(repo_root / "cases")
+    rel = sorted(str(p.relative_to(repo_root / "cases")) for p in (repo_root / "cases" / "generated").rglob("*.ll"))
+    listed = [r for r in rel if known_bugs.reason_for(known, "22.1.8", r)]
+    assert listed, "22.1.8 lists known bugs"
+    for version in ("22.1.8git", "22.1.80", "22.1.8.1", "22.1.8-rc1", "22.1", "22"):
+        assert [r for r in rel if known_bugs.reason_for(known, version, r)] == [], version
+
+
+# ---- every lit feature a file REQUIRES is one lit.cfg.py sets on 22.1.8 ----------------------
+
+
+def test_one_file_per_required_feature_runs_on_22_1_8_none_unsupported(llvm_22_1_8, lit_exe, repo_root):
+    files = sorted((repo_root / "cases" / "generated").rglob("*.ll"), key=lambda p: (p.stat().st_size, p.name))
+    chosen: dict[str, Path] = {}
+    for path in files:
+        lines = [l for l in path.read_text().splitlines() if l.startswith("; REQUIRES:")]
+        for feature in (f.strip() for line in lines for f in line.split(":", 1)[1].split(",")):
+            chosen.setdefault(feature, path)
+    assert "llvm-filecheck" in chosen and "llvm-22.1.8" in chosen and "nvptx-ptx-kernel" in chosen
+    names = sorted({str(p.relative_to(repo_root)) for p in chosen.values()})
+    proc = subprocess.run([lit_exe, *names], cwd=repo_root, capture_output=True, text=True, timeout=590)
+    results = {name: code for code, name in re.findall(r"^([A-Z]+): matrix-lowering :: (\S+) \(", proc.stdout, re.M)}
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-2000:]
+    assert set(results) == set(names)
+    assert {n: c for n, c in results.items() if c not in ("PASS", "XFAIL")} == {}
+
+
+# ---- lit.cfg.py: a broken intrinsic header is one fatal line ---------------------------------
+
+
+ROOT = Path(harness.__file__).resolve().parent.parent  # the checkout under test
+TOOLS = ("llc", "llvm-mc", "opt", "llvm-as", "llvm-objdump", "FileCheck")
+F16_MFMA = "mfma.f32.32x32x8f16"
+
+
+def fake_build(tmp_path: Path, real: Path, name: str | None = None, script: str = "") -> Path:
+    """tmp/fake/bin: symlinks to the real build's tools, `name` (if any) replaced by a script."""
+    out = tmp_path / "fake" / "bin"
+    out.mkdir(parents=True)
+    for tool in TOOLS:
+        if (real / tool).exists():
+            (out / tool).symlink_to(real / tool)
+    if name:
+        (out / name).unlink(missing_ok=True)
+        (out / name).write_text("#!/bin/sh\n" + script)
+        (out / name).chmod(0o755)
+    return out
+
+
+def _broken_header_dir(path: Path) -> None:
+    path.mkdir()
+
+
+def _broken_header_junk(path: Path) -> None:
+    path.write_bytes(b"\xff\xfe\x80\x81 not an intrinsic header \xc3\x28\n")
+
+
+@pytest.mark.parametrize("breaks", [_broken_header_dir, _broken_header_junk], ids=["directory", "junk"])
+def test_lit_with_a_broken_intrinsic_header_is_one_fatal_line(llvm_22_1_8, lit_exe, tmp_path, breaks):
+    fake = fake_build(tmp_path, llvm_22_1_8.bin_dir)
+    header = fake.parent / "include" / "llvm" / "IR" / "IntrinsicsAMDGPU.h"
+    header.parent.mkdir(parents=True)
+    breaks(header)
+    proc = subprocess.run(
+        [lit_exe, "-q", "--param", f"llvm_bin={fake}", "--filter", F16_MFMA + ".gfx90a", "cases/"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        errors="replace",
+        timeout=300,
+    )
+    out = proc.stdout + proc.stderr
+    assert proc.returncode == 2, out[-3000:]
+    assert "Traceback" not in out, out[-3000:]
+    lines = [l for l in out.splitlines() if l.strip()]
+    assert len(lines) == 1 and "fatal" in lines[0] and str(header) in lines[0], lines

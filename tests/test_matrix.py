@@ -1,19 +1,22 @@
 """`harness matrix` (builds side by side), its on-disk cache and `harness report` (shard merging),
 on the real LLVM builds: 22.1.8 (the measured release) against llvm-14 (no gfx950/gfx1250, so
-every cell `unsupported`) and against itself plus instcombine."""
+every cell `unsupported`, each reason said once) and against itself plus instcombine."""
 
 from __future__ import annotations
 
 import argparse
+import html
 import json
 import os
 import re
 import shlex
+import subprocess
 import zlib
 from pathlib import Path
 
 import pytest
 
+import harness
 from harness.reports import compare, report
 from harness.specs import cases, selection
 from harness.tools import cache, toolchain
@@ -462,3 +465,58 @@ def test_the_page_never_replaces_a_spec_known_bugs_or_a_tool(matrix, repo_root, 
     errors = [line for line in proc.stderr.splitlines() if not line.startswith("#")]
     assert proc.returncode == 2 and len(errors) == 1 and "is the input" in errors[0], proc.stderr[-2000:]
     assert victim.read_bytes() == before
+
+
+# ---- each unsupported reason once per build --------------------------------------------------
+
+
+ROOT = Path(harness.__file__).resolve().parent.parent  # the checkout under test
+HEADER_NAME = re.compile(r"//\s*llvm\.amdgcn\.((?:mfma|smfmac|wmma|swmmac)\.[\w.]+)")
+
+
+def _cli(cli, *args):
+    return cli(*args, cwd=ROOT)
+
+
+def _header_names(bin_dir: Path) -> set[str]:
+    path = bin_dir.parent / "include" / "llvm" / "IR" / "IntrinsicsAMDGPU.h"
+    assert path.is_file(), path
+    return set(HEADER_NAME.findall(path.read_text(errors="replace")))
+
+
+def test_matrix_prints_each_unsupported_reason_once_with_counts_in_text_and_html(llvm_22_1_8, llvm14, cli, tmp_path):
+    version = re.search(
+        r"LLVM version (\S+)", subprocess.run([str(llvm14 / "llc"), "--version"], capture_output=True, text=True).stdout
+    ).group(1)
+    cpu_help = subprocess.run([str(llvm14 / "llc"), "-mtriple=amdgcn", "-mcpu=help"], capture_output=True, text=True)
+    old_cpus = set(re.findall(r"^\s+(gfx\w+)\s+- Select", cpu_help.stdout + cpu_help.stderr, re.M))
+    lacking = {"gfx942", "gfx950"} - old_cpus  # the SMFMAC CPUs (gfx940 and later) LLVM 14 lacks
+    assert lacking == {"gfx942", "gfx950"} and "gfx90a" in old_cpus
+    names = ("smfmac.f32.16x16x32.f16", "smfmac.f32.16x16x32.bf16")
+    assert not set(names) & _header_names(llvm14)
+
+    page = tmp_path / "m.html"
+    args = ["matrix", "--spec", "amdgpu-families.yaml", "--llvm-bin", llvm14, "--llvm-bin", llvm_22_1_8.bin_dir]
+    args += [a for n in names for a in ("--intrinsic", n)] + ["--no-cache", "--html", page]
+    proc = _cli(cli, *args)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    lines = proc.stdout.splitlines()
+    head = next(i for i, l in enumerate(lines) if l.split()[:1] == ["build"])
+    columns = lines[head].split()
+    row = next(l.split() for l in lines[head:] if l.split()[:1] == [version])
+    unsupported = int(row[columns.index("unsupported")])
+    assert unsupported == int(row[columns.index("total")]) > 0  # LLVM 14 knows none of these
+
+    reasons = [l for l in lines if l.startswith("unsupported on ")]
+    assert reasons and len(reasons) == len(set(reasons)), reasons
+    assert all(l.startswith(f"unsupported on {version}: ") for l in reasons), reasons
+    parsed = [re.fullmatch(rf"unsupported on {re.escape(version)}: (\d+) cell\(s\): (.+)", l) for l in reasons]
+    assert all(parsed), reasons
+    assert len({m.group(2) for m in parsed}) == len(parsed)
+    assert sum(int(m.group(1)) for m in parsed) == unsupported
+    for cpu in lacking:
+        assert sum(cpu in m.group(2) for m in parsed) == 1, (cpu, reasons)
+
+    ul = re.search(r'<ul id="unsupported-reasons">(.*?)</ul>', page.read_text(), re.S)
+    assert ul, "no #unsupported-reasons in the page"
+    assert [html.unescape(li) for li in re.findall(r"<li>(.*?)</li>", ul.group(1), re.S)] == reasons

@@ -27,6 +27,7 @@ from harness.errors import InputError
 from harness.nvptx import gemm, gemm_lit, gemm_spec, gpu_check, ptx
 from harness.nvptx.gemm import GemmCase, GemmError
 from harness.specs import matrix
+from harness.tools.toolchain import ToolRun
 
 REPO = Path(__file__).resolve().parent.parent
 SEED_TILINGS = {
@@ -544,3 +545,34 @@ def test_the_gpu_check_table_lines_its_columns_up_and_sums_up():
     assert len({head.index("max_abs"), passed.index("0.001"), not_run.index("-")}) == 1
     assert passed.split() == ["gemm_16x8x16_f16", "0.001", "0.0002", "0.5", "pass"]
     assert lines[5:] == ["2 kernels: 1 within tolerance, 0 not, 1 not run; worst gemm_16x8x16_f16 at 0.5 of tol"]
+
+
+# ---- a ptxas that crashes or hangs; a kernel never assembled ---------------------------------
+
+
+@pytest.fixture
+def bad_ptxas(tmp_path) -> dict[str, Path]:
+    out = {}
+    for name, body in (("segv", "kill -SEGV $$\n"), ("hang", "exec sleep 60\n")):
+        out[name] = tmp_path / f"ptxas-{name}"
+        out[name].write_text("#!/bin/sh\n" + body)
+        out[name].chmod(0o755)
+    return out
+
+
+@pytest.mark.parametrize("kind, words", [("segv", "ptxas crashed: killed by signal 11"), ("hang", "ptxas timed out")])
+def test_gemm_ptx_names_a_ptxas_crash_or_timeout(cli, nvptx_tc, bad_ptxas, tmp_path, kind, words):
+    proc = cli(
+        "gemm-ptx", "--out", tmp_path / "out", "--filter", "gemm_16x8x16_f16_beta0_nn_sm_90",
+        "--ptxas", bad_ptxas[kind], "--timeout", "8",
+    )  # fmt: skip
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    assert words in proc.stdout and "rejects" not in proc.stdout, proc.stdout
+
+
+def test_gemm_table_mentions_no_ptxas_only_when_it_was_given():
+    case = gemm_spec.load_cases_dir(Path(__file__).resolve().parent.parent / "cases")[0]
+    timed_out = ptx.Built(case, gemm.PTX, "", {}, ToolRun(("llc",), None, "", "", 2.0), None)
+    text = ptx.table([timed_out])
+    assert "llc failed: llc timed out" in text and "--no-ptxas" not in text and "0 pass, 1 fail; 1 not assembled" in text
+    assert "not assembled (--no-ptxas)" in ptx.table([timed_out], no_ptxas=True)

@@ -525,3 +525,29 @@ def test_an_older_build_selects_what_the_isa_lacks_and_ptxas_refuses_it(ptxas_pa
             continue
         assert (rec["verdict"], rec["cpu"]) == (V.MC_REJECT, "sm_80"), proc.stdout
         assert rec["detail"].startswith("ptxas: .dtype must be ") and "shape '.m16n8k16'" in rec["detail"], rec["detail"]
+
+
+# ---- a ptxas that crashes or hangs -----------------------------------------------------------
+
+
+@pytest.fixture
+def bad_ptxas(tmp_path) -> dict[str, Path]:
+    out = {}
+    for name, body in (("segv", "kill -SEGV $$\n"), ("hang", "exec sleep 60\n")):
+        out[name] = tmp_path / f"ptxas-{name}"
+        out[name].write_text("#!/bin/sh\n" + body)
+        out[name].chmod(0o755)
+    return out
+
+
+@pytest.mark.parametrize(
+    "kind, verdict, detail", [("segv", "crash", "ptxas killed by signal 11"), ("hang", "timeout", "ptxas ran past 8 s")]
+)
+def test_try_nvptx_ptxas_crash_and_timeout_are_not_rejections(cli, nvptx_tc, bad_ptxas, kind, verdict, detail):
+    proc = cli(
+        "try", "--intrinsic", "mma.m16n8k16.row.col.bf16", "--cpu", "sm_90", "--timeout", "8", "--json",
+        env={"PTXAS": str(bad_ptxas[kind])},
+    )  # fmt: skip
+    assert "Traceback" not in proc.stderr, proc.stderr
+    record = json.loads(proc.stdout)
+    assert record["verdict"] == verdict and detail in record["detail"], record

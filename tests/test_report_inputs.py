@@ -1,7 +1,9 @@
 """`harness report` on hostile --json documents (issue 15): every field a report reads is of its
 type and range or the input is refused with one located line (exit 2), a string that is no text
 (a lone surrogate) included, and the HTML page never
-lands on one of the inputs, through a link or not. No LLVM needed: the documents are written here."""
+lands on one of the inputs, through a link or not. Matrix documents written by hand: a metric
+that is no finite number, a shard that is not K/N or an unknown selector is refused and nothing
+is written; the markdown of a run document names the run kind. No LLVM needed: the documents are written here."""
 
 from __future__ import annotations
 
@@ -110,3 +112,86 @@ def test_the_page_never_replaces_an_input(report, tmp_path, cli):
     os.link(tmp_path / "run.json", tmp_path / "hard.html")
     code, lines, unchanged = report(DOC, "--html", "{dir}/hard.html")
     assert code == 2 and "is the input" in lines[0] and unchanged
+
+
+# ---- matrix documents written by hand: metrics, shard, selector; the markdown heading --------
+
+_CELL = {
+    "function": "f",
+    "intrinsic": "wmma.x",
+    "cpu": "gfx1250",
+    "opt": 0,
+    "pipeline": "none",
+    "class": "codegen",
+    "fmt_a": "fp8",
+    "fmt_b": "fp8",
+    "width_a": 16,
+    "width_b": 16,
+    "selector": "sdag",
+}
+
+
+def _matrix(metric_text: str = "1", shard: str = "null", selector: str = '"sdag"') -> str:
+    """A matrix document with raw JSON text in three places (JSON that json.dumps would not write)."""
+    builds = [{"id": i, "version": "22.1.8", "bin": "/b" + i, "pipeline": "none"} for i in ("a", "b")]
+    cell = {**_CELL, "selector": "@SEL@", "verdicts": ["pass", "pass"], "details": ["", ""], "commands": [None, None]}
+    cell["metrics"] = [{"vgpr": "@M@"}, {"vgpr": 2}]
+    doc = {"kind": "harness-matrix", "format": 1, "builds": builds, "shard": "@SHARD@", "cells": [cell]}
+    text = json.dumps(doc)
+    return text.replace('"@M@"', metric_text).replace('"@SHARD@"', shard).replace('"@SEL@"', selector)
+
+
+def _run_doc() -> str:
+    return json.dumps({"llvm": "22.1.8", "llvm_bin": None, "shard": None, "cases": [{**_CELL, "verdict": "pass"}]})
+
+
+def _one_line_exit_2(proc, *fragments):
+    assert "Traceback" not in proc.stderr, proc.stderr
+    assert proc.returncode == 2, proc.stdout + proc.stderr
+    lines = [l for l in (proc.stdout + proc.stderr).strip().splitlines() if not l.startswith("# ")]  # notes
+    assert len(lines) == 1 and all(f in lines[0] for f in fragments), lines
+
+
+def test_report_reads_a_wellformed_handmade_matrix(cli, tmp_path):
+    path = tmp_path / "m.json"
+    path.write_text(_matrix())
+    proc = cli("report", path, "--html", tmp_path / "m.html")
+    assert proc.returncode == 0, proc.stderr
+    assert (tmp_path / "m.html").is_file()
+
+
+@pytest.mark.parametrize("metric", ["1" + "0" * 4000, "NaN", "Infinity", "-Infinity", '"lots"', "[1]", "1e13", "true"])
+def test_report_refuses_metrics_that_are_not_finite_numbers_and_writes_nothing(cli, tmp_path, metric):
+    path = tmp_path / "m.json"
+    path.write_text(_matrix(metric))
+    proc = cli("report", path, "--html", tmp_path / "m.html")
+    _one_line_exit_2(proc, str(path), "record 1 (f)", "metrics")
+    assert not (tmp_path / "m.html").exists()
+
+
+@pytest.mark.parametrize("shard", ['"9/2"', "3", '"0/2"', '"1/2/3"', '"a/b"'])
+def test_report_refuses_a_shard_that_is_not_k_of_n(cli, tmp_path, shard):
+    path = tmp_path / "m.json"
+    path.write_text(_matrix(shard=shard))
+    _one_line_exit_2(cli("report", path), str(path), "shard", "K/N")
+
+
+def test_report_accepts_a_shard_k_of_n(cli, tmp_path):
+    path = tmp_path / "m.json"
+    path.write_text(_matrix(shard='"2/2"'))
+    proc = cli("report", path)
+    assert proc.returncode == 0 and "shard(s) 1/2 not among the inputs" in proc.stderr
+
+
+def test_report_refuses_an_unknown_selector(cli, tmp_path):
+    path = tmp_path / "m.json"
+    path.write_text(_matrix(selector='"evil"'))
+    _one_line_exit_2(cli("report", path), str(path), "selector 'evil'", "sdag, gisel")
+
+
+def test_report_markdown_of_run_documents_names_the_run_kind(cli, tmp_path):
+    path = tmp_path / "r.json"
+    path.write_text(_run_doc())
+    proc = cli("report", path, "--markdown")
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.startswith("**harness run**: ") and "harness matrix" not in proc.stdout

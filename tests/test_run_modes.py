@@ -1,4 +1,5 @@
-"""`harness run` modes on a tiny private cases directory: --metrics P1,P2, --by class, --spec."""
+"""`harness run` modes on a tiny private cases directory: --metrics P1,P2, --by class, --spec, and
+selectors (each gets its own verdicts)."""
 
 from __future__ import annotations
 
@@ -128,3 +129,32 @@ def test_cases_of_files_with_other_selectors_run_under_their_own(llvm_22_1_8, cl
     plain = "mfma_f32_32x32x8f16__a_half_v4__b_half_v4"
     # The ISA's highest cbsz, abid, blgp (3 bits, 4 bits, 3 bits): one case each, GlobalISel only.
     assert got == {(plain, "sdag"), *((f"{plain}__arg{i}_{v}", "gisel") for i, v in ((3, 7), (4, 15), (5, 7)))}
+
+
+# ---- each selector gets its own verdicts -----------------------------------------------------
+
+
+def test_gisel_cannot_select_what_sdag_passes_in_one_group(llvm_22_1_8, cli, spec_dir):
+    """On 22.1.8 GlobalISel cannot legalize a low-prefix llvm.vector.extract that SelectionDAG
+    selects: the same cases, one module per selector, differ. (The shipped spec splits the
+    selectors into their own files; here both run from one group.)"""
+    cases = spec_dir(
+        {
+            "ve.yaml": "matrix:\n  - intrinsic: wmma.f32.16x16x128.f8f6f4\n    narrowing: vector.extract\n"
+            "    fmt_a: [fp4, fp8]\n    fmt_b: fp4\n    width_a: max\n    width_b: max\n"
+        }
+    )
+    proc = cli("run", "--cases", cases, "--json")
+    assert proc.returncode == 0, proc.stderr
+    got = {(c["function"], c["selector"]): c for c in json.loads(proc.stdout)["cases"]}
+    functions = {f for f, _ in got}
+    assert len(functions) == 2 and len(got) == 4
+    for fn in functions:
+        assert got[(fn, "sdag")]["verdict"] == "pass", got[(fn, "sdag")]["detail"]
+        gisel = got[(fn, "gisel")]
+        assert gisel["verdict"] == "cannot-select", gisel["detail"]
+        assert (
+            gisel["detail"].startswith("LLVM ERROR: unable to legalize instruction: ")
+            and "G_EXTRACT_SUBVECTOR" in gisel["detail"]
+        )
+        assert f"(in function: {fn})" in gisel["detail"]

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import subprocess
+
 import pytest
 
 from harness.specs import emit
@@ -182,3 +184,44 @@ def test_the_fixed_sets_spell_as_their_strings():
     assert [r.side for r in (Role.SRC_A, Role.FMT_A, Role.SRC_B, Role.FMT_B)] == [Side.A, Side.A, Side.B, Side.B]
     with pytest.raises(ValueError):
         _ = Role.ACC.side
+
+
+# ---- the one line a verdict quotes -----------------------------------------------------------
+
+
+# PTX whose shfl without .sync ptxas only warns about (PTX ISA 6.3), calling an extern function
+# nothing defines: ptxas prints two warnings, then its one `fatal` line.
+WARN_THEN_FATAL_PTX = """.version 6.3
+.target sm_75
+.address_size 64
+.extern .func (.param .b32 r) foo (.param .b32 a);
+.visible .entry k(.param .u64 p)
+{
+	.reg .b32 %r<4>;
+	.reg .b64 %rd<2>;
+	ld.param.u64 %rd1, [p];
+	ld.global.u32 %r1, [%rd1];
+	shfl.idx.b32 %r2, %r1, 0, 31;
+	{
+	.param .b32 a0;
+	st.param.b32 [a0], %r2;
+	.param .b32 r0;
+	call.uni (r0), foo, (a0);
+	ld.param.b32 %r3, [r0];
+	}
+	st.global.u32 [%rd1], %r3;
+	ret;
+}
+"""
+
+
+def test_first_error_quotes_ptxas_fatal_line_not_the_warnings_before_it(ptxas_path, tmp_path):
+    (tmp_path / "k.ptx").write_text(WARN_THEN_FATAL_PTX)
+    # A relative name: the warnings quote it, and this test's own directory name says "error".
+    run = subprocess.run(
+        [ptxas_path, "-arch=sm_75", "-o", "/dev/null", "k.ptx"], cwd=tmp_path, capture_output=True, text=True, timeout=120
+    )
+    lines = [l for l in run.stderr.splitlines() if l.strip()]
+    assert run.returncode != 0 and len(lines) == 3, run.stderr
+    assert all("; warning : " in l for l in lines[:2])
+    assert V.first_error(run.stderr) == "ptxas fatal   : Unresolved extern function 'foo'"
