@@ -1,13 +1,15 @@
 """Shared fixtures: the repository, the CLI as a subprocess, and the real LLVM build (or skip).
 
-Nothing here fakes a tool. Tests that need LLVM take the `llvm` fixture, which skips with a
-reason when no AMDGPU-enabled llc is found; tests whose expected verdicts were measured on a
+No tool is imitated here: `fake_build` and `bad_ptxas` are fault injection (a real build with
+one tool replaced by a script that fails, a ptxas that crashes or hangs). Tests that need LLVM
+take the `llvm` fixture, which skips with a reason when no AMDGPU-enabled llc is found; tests whose expected verdicts were measured on a
 specific release take `llvm_22_1_8`. Under CI (`CI` set) every such skip is a failure instead:
 CI's set-up installs the measured build, so a skip there means the set-up is wrong.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
@@ -165,12 +167,16 @@ def tool(llvm):
 
 @pytest.fixture(scope="session")
 def cli():
-    """Run `python -m harness ARGS...` from the repository root; returns the CompletedProcess."""
+    """Run `python -m harness ARGS...` from the checkout of the harness this Python imports (so
+    the tests can be pointed at another checkout through PYTHONPATH); returns the CompletedProcess."""
+    import harness
+
+    checkout = Path(harness.__file__).resolve().parent.parent
 
     def run(*args: str, cwd: Path | None = None, env: dict | None = None) -> subprocess.CompletedProcess:
         return subprocess.run(
             [sys.executable, "-m", "harness", *map(str, args)],
-            cwd=cwd or REPO,
+            cwd=cwd or checkout,
             capture_output=True,
             text=True,
             env={**os.environ, **(env or {})},
@@ -229,3 +235,53 @@ def lit_exe() -> str:
     if not found:
         pytest.skip("lit is not installed")
     return found
+
+
+# ---- shared assertions and fault injection ----------------------------------------------------
+
+
+def one_line_exit_2(proc, *fragments: str, notes: bool = True) -> str:
+    """Exit 2 with one line holding every fragment, and no traceback; with `notes`, lines that
+    start with "# " (the build the harness chose) are not counted. Returns the line."""
+    out = proc.stdout + proc.stderr
+    assert "Traceback" not in out, proc.stderr[-3000:]
+    assert proc.returncode == 2, (proc.returncode, proc.stdout[-2000:], proc.stderr[-2000:])
+    lines = [l for l in out.strip().splitlines() if not (notes and l.startswith("# "))]
+    assert len(lines) == 1 and all(f in lines[0] for f in fragments), lines
+    return lines[0]
+
+
+def run_json(cli, *args):
+    """`harness ARGS... --json`, which must exit 0: its document."""
+    proc = cli(*args, "--json")
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    return json.loads(proc.stdout)
+
+
+FAKE_TOOLS = ("llc", "llvm-mc", "opt", "llvm-as", "llvm-objdump", "FileCheck")
+
+
+def fake_build(tmp_path: Path, real: Path, name: str | None = None, script: str = "") -> Path:
+    """Fault injection: tmp/fake/bin, links to the real build's tools, `name` (if any) replaced by
+    a shell script."""
+    out = tmp_path / "fake" / "bin"
+    out.mkdir(parents=True)
+    for tool in FAKE_TOOLS:
+        if (real / tool).exists():
+            (out / tool).symlink_to(real / tool)
+    if name:
+        (out / name).unlink(missing_ok=True)
+        (out / name).write_text("#!/bin/sh\n" + script)
+        (out / name).chmod(0o755)
+    return out
+
+
+@pytest.fixture
+def bad_ptxas(tmp_path) -> dict[str, Path]:
+    """Fault injection: ptxas scripts that segfault ("segv") and hang ("hang")."""
+    out = {}
+    for name, body in (("segv", "kill -SEGV $$\n"), ("hang", "exec sleep 60\n")):
+        out[name] = tmp_path / f"ptxas-{name}"
+        out[name].write_text("#!/bin/sh\n" + body)
+        out[name].chmod(0o755)
+    return out

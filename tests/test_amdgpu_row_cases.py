@@ -14,49 +14,14 @@ every subprocess), so these tests can be pointed at another checkout of the repo
 
 from __future__ import annotations
 
-import json
 import re
 import subprocess
 from pathlib import Path
 
-import harness
+from conftest import fake_build, one_line_exit_2, run_json
 
-ROOT = Path(harness.__file__).resolve().parent.parent  # the checkout under test
-TOOLS = ("llc", "llvm-mc", "opt", "llvm-as", "llvm-objdump", "FileCheck")
 F16_MFMA = "mfma.f32.32x32x8f16"
 HEADER_NAME = re.compile(r"//\s*llvm\.amdgcn\.((?:mfma|smfmac|wmma|swmmac)\.[\w.]+)")
-
-
-def fake_build(tmp_path: Path, real: Path, name: str | None = None, script: str = "") -> Path:
-    """tmp/fake/bin: symlinks to the real build's tools, `name` (if any) replaced by a script."""
-    out = tmp_path / "fake" / "bin"
-    out.mkdir(parents=True)
-    for tool in TOOLS:
-        if (real / tool).exists():
-            (out / tool).symlink_to(real / tool)
-    if name:
-        (out / name).unlink(missing_ok=True)
-        (out / name).write_text("#!/bin/sh\n" + script)
-        (out / name).chmod(0o755)
-    return out
-
-
-def _cli(cli, *args):
-    return cli(*args, cwd=ROOT)
-
-
-def _json(cli, *args):
-    proc = _cli(cli, *args, "--json")
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    return json.loads(proc.stdout)
-
-
-def _one_line_exit_2(proc, *fragments) -> str:
-    assert "Traceback" not in proc.stdout + proc.stderr, proc.stderr[-3000:]
-    assert proc.returncode == 2, (proc.returncode, proc.stdout[-2000:], proc.stderr[-2000:])
-    lines = [l for l in (proc.stdout + proc.stderr).strip().splitlines() if not l.startswith("# ")]  # notes
-    assert len(lines) == 1 and all(f in lines[0] for f in fragments), lines
-    return lines[0]
 
 
 def _header_names(bin_dir: Path) -> set[str]:
@@ -74,20 +39,20 @@ def test_a_fixed_type_source_refuses_another_width_in_a_spec_and_in_try(llvm, cl
     line = "  - {intrinsic: mfma.f32.32x32x8f16, cpu: gfx90a, width_a: [4, 8]}"
     cases = spec_dir({"fixed.yaml": f"matrix:\n{line}\n"})
     col = line.index("8]") + 1
-    proc = _cli(cli, "run", "--cases", cases, "--json")
-    _one_line_exit_2(proc, f"{cases / 'fixed.yaml'}:2:{col}:", "<4 x half>")
+    proc = cli("run", "--cases", cases, "--json")
+    one_line_exit_2(proc, f"{cases / 'fixed.yaml'}:2:{col}:", "<4 x half>")
     assert proc.stdout == ""
 
-    proc = _cli(cli, "try", "--intrinsic", "mfma.f32.32x32x1f32", "--cpu", "gfx942", "--width-a", "2")
-    _one_line_exit_2(proc, "--width-a")
+    proc = cli("try", "--intrinsic", "mfma.f32.32x32x1f32", "--cpu", "gfx942", "--width-a", "2")
+    one_line_exit_2(proc, "--width-a")
 
 
 def test_a_fixed_type_source_takes_only_its_own_type_name(cli):
     """A half source is named half; the F8F6F4 spellings (fp8 is format 0) do not pick it."""
-    proc = _cli(cli, "try", "--intrinsic", "wmma.f32.16x16x16.f16", "--cpu", "gfx1100", "--fmt-a", "fp8")
-    _one_line_exit_2(proc, "--fmt-a", "half")
-    proc = _cli(cli, "run", "--spec", "amdgpu-families.yaml", "--intrinsic", F16_MFMA, "--fmt-a", "MATRIX_FMT_FP8")
-    _one_line_exit_2(proc, "--fmt-a")
+    proc = cli("try", "--intrinsic", "wmma.f32.16x16x16.f16", "--cpu", "gfx1100", "--fmt-a", "fp8")
+    one_line_exit_2(proc, "--fmt-a", "half")
+    proc = cli("run", "--spec", "amdgpu-families.yaml", "--intrinsic", F16_MFMA, "--fmt-a", "MATRIX_FMT_FP8")
+    one_line_exit_2(proc, "--fmt-a")
 
 
 # ---- %name operands name their functions -----------------------------------------------------
@@ -98,7 +63,7 @@ def test_name_operands_give_distinct_functions_each_judged_on_its_own_call(llvm_
         "matrix:\n  - intrinsic: smfmac.f32.16x16x32.f16\n    cpu: gfx942\n    selector: sdag\n"
         '    args: [{3: "%x", 4: "%x"}, {3: "%x", 4: "%y"}]\n'
     )
-    records = _json(cli, "run", "--cases", spec_dir({"names.yaml": spec}))["cases"]
+    records = run_json(cli, "run", "--cases", spec_dir({"names.yaml": spec}))["cases"]
     assert len(records) == 2
     assert len({r["function"] for r in records}) == 2, [r["function"] for r in records]
     assert {(r["args"]["3"], r["args"]["4"]) for r in records} == {("%x", "%x"), ("%x", "%y")}
@@ -123,15 +88,15 @@ def test_an_outside_i1_immarg_is_true_in_run_in_the_ir_and_in_try(llvm_22_1_8, c
     # for GFX11, 0 for GFX12` -- on gfx1200 its only value is false, so `outside` is true.
     spec = "matrix:\n  - intrinsic: wmma.f16.16x16x16.f16.gfx1200\n    immarg: [high, outside]\n    selector: sdag\n"
     cases = spec_dir({"opsel.yaml": spec})
-    [rec] = _json(cli, "run", "--cases", cases)["cases"]
+    [rec] = run_json(cli, "run", "--cases", cases)["cases"]
     assert (rec["cpu"], rec["class"], rec["args"]) == ("gfx1200", "immarg-range", {"3": "true"}), rec
 
-    assert _cli(cli, "expand", "--cases", cases).returncode == 0
+    assert cli("expand", "--cases", cases).returncode == 0
     calls = [l for p in (cases / "generated").glob("*.ll") for l in p.read_text().splitlines() if "@llvm.amdgcn.wmma" in l]
     calls = [l for l in calls if " call " in l]
     assert len(calls) == 1 and re.search(r", i1 true\)$", calls[0]), calls
 
-    tried = _json(cli, "try", "--intrinsic", "wmma.f16.16x16x16.f16", "--cpu", "gfx1200", "--arg", "3=true")
+    tried = run_json(cli, "try", "--intrinsic", "wmma.f16.16x16x16.f16", "--cpu", "gfx1200", "--arg", "3=true")
     assert tried["class"] == "immarg-range", tried["class"]
     assert tried["selector"] == rec["selector"] == "sdag"
     assert tried["function"] == rec["function"]
@@ -144,7 +109,7 @@ def test_an_outside_i1_immarg_is_true_in_run_in_the_ir_and_in_try(llvm_22_1_8, c
 def test_args_and_immarg_high_never_set_one_operand_twice(cli, spec_dir):
     spec = f"matrix:\n  - intrinsic: {F16_MFMA}\n    cpu: gfx908\n    args: {{3: 5}}\n    immarg: high\n"
     cases = spec_dir({"both.yaml": spec})
-    assert _cli(cli, "expand", "--cases", cases).returncode == 0
+    assert cli("expand", "--cases", cases).returncode == 0
     text = "\n".join(p.read_text() for p in sorted((cases / "generated").glob("*.ll")))
     calls = re.findall(rf"^\s*%r\.(\w+) = call <16 x float> @llvm\.amdgcn\.{re.escape(F16_MFMA)}\((.*)\)$", text, re.M)
     # AMDGPUMfmaIntrinsic: A, B, C, then the immargs cbsz (3 bits), abid (4 bits), blgp (3 bits).
@@ -168,12 +133,12 @@ def test_args_and_immarg_high_never_set_one_operand_twice(cli, spec_dir):
 
 def test_intrinsic_globs_for_run_one_case_per_selector_for_bisect_run_and_none_for_try(llvm_22_1_8, cli):
     # run: the glob means every smfmac the build's header declares, and nothing else.
-    records = _json(cli, "run", "--spec", "amdgpu-families.yaml", "--intrinsic", "smfmac.*")["cases"]
+    records = run_json(cli, "run", "--spec", "amdgpu-families.yaml", "--intrinsic", "smfmac.*")["cases"]
     got = {r["intrinsic"] for r in records}
     assert got == {n for n in _header_names(llvm_22_1_8.bin_dir) if n.startswith("smfmac.")}
 
     # bisect-run: an LLVM name with four forms (gfx11/gfx12, wave32/64) is one case, both selectors.
-    proc = _cli(cli, "bisect-run", "--llvm-bin", llvm_22_1_8.bin_dir, "--intrinsic", "wmma.f32.16x16x16.f16")
+    proc = cli("bisect-run", "--llvm-bin", llvm_22_1_8.bin_dir, "--intrinsic", "wmma.f32.16x16x16.f16")
     out = proc.stdout + proc.stderr
     assert proc.returncode in (0, 1), out[-3000:]
     m = re.search(r"at \S+: ((?:\d+ [a-z-]+(?:, )?)+)", out)
@@ -181,7 +146,7 @@ def test_intrinsic_globs_for_run_one_case_per_selector_for_bisect_run_and_none_f
     assert sum(int(n) for n in re.findall(r"(\d+) [a-z-]+", m.group(1))) == 2, m.group(1)
 
     # try: one case, so a glob is bad input.
-    _one_line_exit_2(_cli(cli, "try", "--intrinsic", "wmma.*"), "wmma.*", "glob")
+    one_line_exit_2(cli("try", "--intrinsic", "wmma.*"), "wmma.*", "glob")
 
 
 # ---- a build that compiles the intrinsic as a plain call -------------------------------------
@@ -203,6 +168,6 @@ def test_a_headerless_old_build_that_calls_the_intrinsic_is_unsupported(llvm14, 
     assert direct.returncode == 0 and f"llvm.amdgcn.{name}" in direct.stdout, direct.stderr[-2000:]
 
     fake = fake_build(tmp_path, llvm14)  # no include/: no intrinsic header beside it
-    rec = _json(cli, "try", "--intrinsic", name, "--cpu", "gfx90a", "--llvm-bin", fake)
+    rec = run_json(cli, "try", "--intrinsic", name, "--cpu", "gfx90a", "--llvm-bin", fake)
     assert rec["verdict"] == "unsupported", rec
     assert rec["llvm"].split(".")[0] == "14"

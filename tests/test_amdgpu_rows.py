@@ -10,13 +10,12 @@ from a run of the harness.
 from __future__ import annotations
 
 import dataclasses
-import json
 import re
 import subprocess
 from pathlib import Path
 
 import pytest
-from conftest import unavailable
+from conftest import run_json, unavailable
 
 from harness.targets import amdgpu_rows, catalog
 
@@ -67,12 +66,6 @@ def _mc_error(bin_dir: Path, cpu: str, instruction: str) -> str:
     errors = re.findall(r"error: (.*)", proc.stderr)
     assert (proc.returncode != 0) == bool(errors), proc.stderr
     return errors[0] if errors else ""
-
-
-def _json(cli, *args):
-    proc = cli(*args, "--json")
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    return json.loads(proc.stdout)
 
 
 # ---- the table against the header, the ISA and arithmetic -------------------------------------
@@ -238,7 +231,7 @@ def test_a_synthetic_row_with_wrong_a_registers_is_checked_and_judged_wrong_shap
 
 
 def test_run_f16_mfma_rows_pass_exact_reject_outside_immargs_and_fail_on_the_absent_cpu(llvm_22_1_8, cli, shipped_cases):
-    doc = _json(cli, "run", "--cases", shipped_cases, "--spec", "amdgpu-families.yaml", "--intrinsic", F16_MFMA, "-j", "2")
+    doc = run_json(cli, "run", "--cases", shipped_cases, "--spec", "amdgpu-families.yaml", "--intrinsic", F16_MFMA, "-j", "2")
     assert doc["llvm"] == llvm_22_1_8.version
     records = doc["cases"]
     assert records and {r["intrinsic"] for r in records} == {F16_MFMA}
@@ -275,7 +268,7 @@ def test_run_f16_mfma_rows_pass_exact_reject_outside_immargs_and_fail_on_the_abs
 
 def test_try_smfmac_on_gfx90a_gisel_prints_code_llvm_mc_rejects_sdag_cannot_select(llvm_22_1_8, cli):
     name = "smfmac.f32.16x16x32.f16"
-    gisel = _json(cli, "try", "--intrinsic", name, "--cpu", "gfx90a", "--selector", "gisel")
+    gisel = run_json(cli, "try", "--intrinsic", name, "--cpu", "gfx90a", "--selector", "gisel")
     assert (gisel["cpu"], gisel["selector"], gisel["class"]) == ("gfx90a", "gisel", "absent")
     assert gisel["verdict"] == "mc-reject"
     message, instruction = gisel["detail"].split(": ", 1)
@@ -284,7 +277,7 @@ def test_try_smfmac_on_gfx90a_gisel_prints_code_llvm_mc_rejects_sdag_cannot_sele
     # The real assembler agrees: gfx90a has no SMFMAC, gfx942 assembles the same line.
     assert _mc_error(llvm_22_1_8.bin_dir, "gfx90a", instruction) == message
     assert _mc_error(llvm_22_1_8.bin_dir, "gfx942", instruction) == ""
-    sdag = _json(cli, "try", "--intrinsic", name, "--cpu", "gfx90a", "--selector", "sdag")
+    sdag = run_json(cli, "try", "--intrinsic", name, "--cpu", "gfx90a", "--selector", "sdag")
     assert sdag["verdict"] == "cannot-select" and "annot select" in sdag["detail"], sdag["detail"]
 
 
@@ -296,7 +289,7 @@ def test_llvm14_judges_an_mfma_it_declares_and_calls_one_it_lacks_unknown(llvm14
     lacking = "mfma.f32.16x16x32.bf8.bf8"  # a gfx940 MFMA, newer than LLVM 14
     assert F16_MFMA in known and lacking not in known
 
-    rec = _json(cli, "try", "--intrinsic", F16_MFMA, "--cpu", "gfx908", "--llvm-bin", llvm14)
+    rec = run_json(cli, "try", "--intrinsic", F16_MFMA, "--cpu", "gfx908", "--llvm-bin", llvm14)
     assert rec["verdict"] == "pass", rec["detail"]
     assert rec["llvm"].split(".")[0] == "14"
     ran = {Path(t["argv"][0]).name: t for t in rec["tools"]}
@@ -304,7 +297,7 @@ def test_llvm14_judges_an_mfma_it_declares_and_calls_one_it_lacks_unknown(llvm14
     assert all(Path(t["argv"][0]).parent == llvm14 for t in rec["tools"])
     assert ran["llc"]["returncode"] == 0 and ran["llvm-mc"]["returncode"] == 0
 
-    rec = _json(cli, "try", "--intrinsic", lacking, "--cpu", "gfx90a", "--llvm-bin", llvm14)
+    rec = run_json(cli, "try", "--intrinsic", lacking, "--cpu", "gfx90a", "--llvm-bin", llvm14)
     assert rec["verdict"] == "unsupported"
     assert "unknown to this build" in rec["detail"] and "IntrinsicsAMDGPU.h" in rec["detail"], rec["detail"]
     assert rec["tools"] == []  # decided from the header: nothing was run

@@ -12,7 +12,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from conftest import unavailable
+from conftest import one_line_exit_2, unavailable
 
 GEN = Path(__file__).resolve().parent.parent / "cases" / "generated"
 FMT = ("fp8", "bf8", "fp6", "bf6", "fp4")  # cbsz/blgp and matrix_*_fmt codes
@@ -415,13 +415,6 @@ def audit_cli(llvm_22_1_8, cli):
     return lambda *args: cli("audit", *flag, *map(str, args))
 
 
-def _one_line_exit_2(proc, *fragments):
-    assert "Traceback" not in proc.stderr, proc.stderr
-    assert proc.returncode == 2, proc.stdout + proc.stderr
-    lines = [l for l in (proc.stdout + proc.stderr).strip().splitlines() if not l.startswith("# ")]  # notes
-    assert len(lines) == 1 and all(f in lines[0] for f in fragments), lines
-
-
 def test_audit_skips_run_lines_that_write_mir(audit_cli, tmp_path):
     path = tmp_path / "mir.ll"
     path.write_text(
@@ -435,7 +428,7 @@ def test_audit_skips_run_lines_that_write_mir(audit_cli, tmp_path):
     assert all("MIR" in r["skipped"] for r in runs[:2]) and runs[2]["functions"][0]["verdict"] == "pass"
     only_mir = tmp_path / "only-mir.ll"
     only_mir.write_text("; RUN: llc -mtriple=amdgcn -mcpu=gfx950 -stop-before=machine-scheduler < %s\n" + _FN)
-    _one_line_exit_2(audit_cli(only_mir), str(only_mir), "nothing audited", "MIR")
+    one_line_exit_2(audit_cli(only_mir), str(only_mir), "nothing audited", "MIR")
 
 
 def test_audit_unterminated_quote_says_the_run_line_cannot_be_split(audit_cli, tmp_path):
@@ -451,4 +444,4 @@ def test_audit_unterminated_quote_says_the_run_line_cannot_be_split(audit_cli, t
 def test_audit_of_a_file_where_nothing_was_audited_exits_2(audit_cli, tmp_path, text):
     path = tmp_path / "t.ll"
     path.write_text(text)
-    _one_line_exit_2(audit_cli(path), str(path), "nothing audited")
+    one_line_exit_2(audit_cli(path), str(path), "nothing audited")

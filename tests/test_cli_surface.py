@@ -8,11 +8,10 @@ import argparse
 import json
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
+from conftest import one_line_exit_2
 
-import harness
 from harness import parser as harness_parser
 
 
@@ -215,21 +214,6 @@ def test_a_spec_path_outside_the_cases_directory_is_refused_not_swapped_for_a_na
 # ---- an --llvm-bin that is a file ------------------------------------------------------------
 
 
-ROOT = Path(harness.__file__).resolve().parent.parent  # the checkout under test
-
-
-def _cli(cli, *args):
-    return cli(*args, cwd=ROOT)
-
-
-def _one_line_exit_2(proc, *fragments) -> str:
-    assert "Traceback" not in proc.stdout + proc.stderr, proc.stderr[-3000:]
-    assert proc.returncode == 2, (proc.returncode, proc.stdout[-2000:], proc.stderr[-2000:])
-    lines = [l for l in (proc.stdout + proc.stderr).strip().splitlines() if not l.startswith("# ")]  # notes
-    assert len(lines) == 1 and all(f in lines[0] for f in fragments), lines
-    return lines[0]
-
-
 def test_an_llvm_bin_that_is_a_file_says_so(cli):
-    proc = _cli(cli, "coverage", "--llvm-bin", "/usr/lib/llvm-22/bin/llc")
-    _one_line_exit_2(proc, "is not a directory")
+    proc = cli("coverage", "--llvm-bin", "/usr/lib/llvm-22/bin/llc")
+    one_line_exit_2(proc, "is not a directory")

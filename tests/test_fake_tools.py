@@ -14,8 +14,7 @@ import time
 from pathlib import Path
 
 import pytest
-
-import harness
+from conftest import one_line_exit_2, run_json
 
 TOOLS = ("llc", "llvm-mc", "opt", "llvm-as", "llvm-objdump", "FileCheck")
 
@@ -215,27 +214,8 @@ def test_sigterm_ends_the_nvptx_builders_and_their_tools_at_once(llvm_22_1_8, re
 # ---- a tool that runs out of time gives `timeout`, whichever tool it is, at every -j ---------
 
 
-ROOT = Path(harness.__file__).resolve().parent.parent  # the checkout under test
 F16_MFMA = "mfma.f32.32x32x8f16"
 W = "wmma.f32.16x16x128.f8f6f4"
-
-
-def _cli(cli, *args):
-    return cli(*args, cwd=ROOT)
-
-
-def _json(cli, *args):
-    proc = _cli(cli, *args, "--json")
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    return json.loads(proc.stdout)
-
-
-def _one_line_exit_2(proc, *fragments) -> str:
-    assert "Traceback" not in proc.stdout + proc.stderr, proc.stderr[-3000:]
-    assert proc.returncode == 2, (proc.returncode, proc.stdout[-2000:], proc.stderr[-2000:])
-    lines = [l for l in (proc.stdout + proc.stderr).strip().splitlines() if not l.startswith("# ")]  # notes
-    assert len(lines) == 1 and all(f in lines[0] for f in fragments), lines
-    return lines[0]
 
 
 def _hanging(tmp_path: Path, real_dir: Path, name: str, hang: str, spare: str = "") -> tuple[Path, Path]:
@@ -304,7 +284,7 @@ def test_a_hanging_module_takes_the_same_verdicts_at_every_j(llvm_22_1_8, cli, s
     docs = {}
     for jobs in ("1", "3"):
         args = ("run", "--cases", cases, "--llvm-bin", fake, "--timeout", "2", "-j", jobs)
-        docs[jobs] = _json(cli, *args)
+        docs[jobs] = run_json(cli, *args)
     records = docs["1"]["cases"]
     assert len(records) > 16
     [hung] = [r for r in records if r["function"] == hang_in]
@@ -319,5 +299,5 @@ def test_an_llvm_mc_that_exits_1_printing_nothing_is_exit_2(llvm_22_1_8, cli, tm
     real = llvm_22_1_8.bin_dir / "llvm-mc"
     silent = f'case "$*" in *--version*|*help*) exec {real} "$@";; esac\ncat >/dev/null\nexit 1\n'
     fake = fake_build(tmp_path, llvm_22_1_8.bin_dir, "llvm-mc", silent)
-    proc = _cli(cli, "try", "--intrinsic", F16_MFMA, "--cpu", "gfx942", "--llvm-bin", fake)
-    _one_line_exit_2(proc, "llvm-mc")
+    proc = cli("try", "--intrinsic", F16_MFMA, "--cpu", "gfx942", "--llvm-bin", fake)
+    one_line_exit_2(proc, "llvm-mc")

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-from conftest import unavailable
+from conftest import fake_build, unavailable
 
 import harness
 from harness.errors import InputError
@@ -481,22 +481,7 @@ def test_one_file_per_required_feature_runs_on_22_1_8_none_unsupported(llvm_22_1
 
 
 ROOT = Path(harness.__file__).resolve().parent.parent  # the checkout under test
-TOOLS = ("llc", "llvm-mc", "opt", "llvm-as", "llvm-objdump", "FileCheck")
 F16_MFMA = "mfma.f32.32x32x8f16"
-
-
-def fake_build(tmp_path: Path, real: Path, name: str | None = None, script: str = "") -> Path:
-    """tmp/fake/bin: symlinks to the real build's tools, `name` (if any) replaced by a script."""
-    out = tmp_path / "fake" / "bin"
-    out.mkdir(parents=True)
-    for tool in TOOLS:
-        if (real / tool).exists():
-            (out / tool).symlink_to(real / tool)
-    if name:
-        (out / name).unlink(missing_ok=True)
-        (out / name).write_text("#!/bin/sh\n" + script)
-        (out / name).chmod(0o755)
-    return out
 
 
 def _broken_header_dir(path: Path) -> None:

@@ -550,16 +550,6 @@ def test_the_gpu_check_table_lines_its_columns_up_and_sums_up():
 # ---- a ptxas that crashes or hangs; a kernel never assembled ---------------------------------
 
 
-@pytest.fixture
-def bad_ptxas(tmp_path) -> dict[str, Path]:
-    out = {}
-    for name, body in (("segv", "kill -SEGV $$\n"), ("hang", "exec sleep 60\n")):
-        out[name] = tmp_path / f"ptxas-{name}"
-        out[name].write_text("#!/bin/sh\n" + body)
-        out[name].chmod(0o755)
-    return out
-
-
 @pytest.mark.parametrize("kind, words", [("segv", "ptxas crashed: killed by signal 11"), ("hang", "ptxas timed out")])
 def test_gemm_ptx_names_a_ptxas_crash_or_timeout(cli, nvptx_tc, bad_ptxas, tmp_path, kind, words):
     proc = cli(

@@ -530,16 +530,6 @@ def test_an_older_build_selects_what_the_isa_lacks_and_ptxas_refuses_it(ptxas_pa
 # ---- a ptxas that crashes or hangs -----------------------------------------------------------
 
 
-@pytest.fixture
-def bad_ptxas(tmp_path) -> dict[str, Path]:
-    out = {}
-    for name, body in (("segv", "kill -SEGV $$\n"), ("hang", "exec sleep 60\n")):
-        out[name] = tmp_path / f"ptxas-{name}"
-        out[name].write_text("#!/bin/sh\n" + body)
-        out[name].chmod(0o755)
-    return out
-
-
 @pytest.mark.parametrize(
     "kind, verdict, detail", [("segv", "crash", "ptxas killed by signal 11"), ("hang", "timeout", "ptxas ran past 8 s")]
 )

@@ -12,6 +12,7 @@ import json
 import os
 
 import pytest
+from conftest import one_line_exit_2
 
 RECORD = {
     "function": "mfma_scale_f32_16x16x128_f8f6f4__a_fp8_v8__b_fp8_v8",
@@ -145,13 +146,6 @@ def _run_doc() -> str:
     return json.dumps({"llvm": "22.1.8", "llvm_bin": None, "shard": None, "cases": [{**_CELL, "verdict": "pass"}]})
 
 
-def _one_line_exit_2(proc, *fragments):
-    assert "Traceback" not in proc.stderr, proc.stderr
-    assert proc.returncode == 2, proc.stdout + proc.stderr
-    lines = [l for l in (proc.stdout + proc.stderr).strip().splitlines() if not l.startswith("# ")]  # notes
-    assert len(lines) == 1 and all(f in lines[0] for f in fragments), lines
-
-
 def test_report_reads_a_wellformed_handmade_matrix(cli, tmp_path):
     path = tmp_path / "m.json"
     path.write_text(_matrix())
@@ -165,7 +159,7 @@ def test_report_refuses_metrics_that_are_not_finite_numbers_and_writes_nothing(c
     path = tmp_path / "m.json"
     path.write_text(_matrix(metric))
     proc = cli("report", path, "--html", tmp_path / "m.html")
-    _one_line_exit_2(proc, str(path), "record 1 (f)", "metrics")
+    one_line_exit_2(proc, str(path), "record 1 (f)", "metrics")
     assert not (tmp_path / "m.html").exists()
 
 
@@ -173,7 +167,7 @@ def test_report_refuses_metrics_that_are_not_finite_numbers_and_writes_nothing(c
 def test_report_refuses_a_shard_that_is_not_k_of_n(cli, tmp_path, shard):
     path = tmp_path / "m.json"
     path.write_text(_matrix(shard=shard))
-    _one_line_exit_2(cli("report", path), str(path), "shard", "K/N")
+    one_line_exit_2(cli("report", path), str(path), "shard", "K/N")
 
 
 def test_report_accepts_a_shard_k_of_n(cli, tmp_path):
@@ -186,7 +180,7 @@ def test_report_accepts_a_shard_k_of_n(cli, tmp_path):
 def test_report_refuses_an_unknown_selector(cli, tmp_path):
     path = tmp_path / "m.json"
     path.write_text(_matrix(selector='"evil"'))
-    _one_line_exit_2(cli("report", path), str(path), "selector 'evil'", "sdag, gisel")
+    one_line_exit_2(cli("report", path), str(path), "selector 'evil'", "sdag, gisel")
 
 
 def test_report_markdown_of_run_documents_names_the_run_kind(cli, tmp_path):
