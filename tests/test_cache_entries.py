@@ -159,3 +159,17 @@ def test_a_library_found_through_rpath_or_runpath_is_part_of_the_build(tmp_path,
     link = [cc, "-o", tmp_path / "tool", tmp_path / "main.c", f"-L{lib}", "-lf", f"-Wl,{tags}", "-Wl,-rpath,$ORIGIN/lib"]
     subprocess.run(link, check=True, timeout=120)
     assert builds.libraries(str(tmp_path / "tool")) == {str((lib / "libf.so").resolve())}
+
+
+def test_an_interrupt_while_an_entry_is_written_leaves_no_temporary_file(tmp_path, monkeypatch):
+    """Ctrl-C (or SIGTERM, which the CLI turns into the same) between the temporary file and the
+    rename: the interrupt goes on, and the cache holds no half-made entry."""
+    from harness.tools import builds
+
+    def interrupted(src, dst):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(builds.os, "replace", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        builds.write_under(tmp_path, tmp_path / "answers" / "k.json", b"{}")
+    assert [p.name for p in tmp_path.rglob("*") if p.is_file()] == []
