@@ -183,3 +183,40 @@ def test_llc_reading_a_device_or_a_fifo_is_refused_unread(update, tmp_path, sour
     text = f"; RUN: {LLC} < {source.format(fifo=tmp_path / 'fifo')} | FileCheck %s\n{fadd()}"
     code, _, err, after = update(text)
     assert code == 2 and after == text and "not a regular file" in errors(err)[0]
+
+
+def test_a_quoted_function_name_gets_checks_under_the_label_llc_prints(update):
+    """`@"my-func"` is `"my-func":` in llc's text: its checks are regenerated under that label
+    (it used to get none, its hand-written lines deleted, and alone it was "no code")."""
+    text = f"; RUN: {LLC} < %s | FileCheck %s\n" + fadd("; CHECK-LABEL: my-func:\n; CHECK: v_add_f32\n", '"my-func"')
+    rc, out, err, after = update(text + fadd(name="plain"))
+    assert rc == 0, err
+    assert '; CHECK-LABEL: "my-func":\n; CHECK:       ; %bb.0:' in after and "; CHECK-LABEL: plain:" in after
+    alone = update(f"; RUN: {LLC} < %s | FileCheck %s\n" + fadd(name='"my-func"'))
+    assert alone[0] == 0 and '; CHECK-LABEL: "my-func":' in alone[3], alone[2]
+    assert update("")[1].strip().endswith("up to date")  # (idempotent)
+
+
+def test_a_function_llc_names_otherwise_keeps_its_hand_written_lines(update):
+    """llc spells `@"q\\22uote"` as `"q\\"uote"`: a function whose code cannot be told apart keeps
+    its check lines (with a warning naming it), the others are regenerated."""
+    hand = '; CHECK-LABEL: "q\\"uote":\n; CHECK: v_add_f32\n'
+    rc, out, err, after = update(f"; RUN: {LLC} < %s | FileCheck %s\n" + fadd(hand, '"q\\22uote"') + fadd(name="plain"))
+    assert rc == 0, err
+    assert hand in after and "; CHECK-LABEL: plain:" in after
+    assert "q\\22uote" in err and "kept" in err
+
+
+@pytest.mark.parametrize("newline", ["\r\n", "\r"])
+def test_a_crlf_file_keeps_its_line_endings_and_check_agrees_with_write(update, tmp_path, newline):
+    """A CRLF checkout (git's autocrlf) is written back CRLF, and once up to date neither --check
+    nor a write touches it (the write used to turn every line into LF, "0 blocks changed")."""
+    text = (f"; RUN: {LLC} < %s | FileCheck %s\n; hand-written\n" + fadd()).replace("\n", newline)
+    rc, out, err, after = update(text)
+    assert rc == 0, err
+    written = (tmp_path / "t.ll").read_bytes()
+    assert written.count(newline.encode()) == len(after.splitlines()) and "; CHECK-LABEL: fadd:" in after
+    for flags in (("--check",), ()):
+        rc, out, err, _ = update("", *flags)
+        assert rc == 0 and (tmp_path / "t.ll").read_bytes() == written, (flags, out, err)
+    assert out.strip().endswith("up to date")
