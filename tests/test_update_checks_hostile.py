@@ -197,14 +197,40 @@ def test_a_quoted_function_name_gets_checks_under_the_label_llc_prints(update):
     assert update("")[1].strip().endswith("up to date")  # (idempotent)
 
 
-def test_a_function_llc_names_otherwise_keeps_its_hand_written_lines(update):
-    """llc spells `@"q\\22uote"` as `"q\\"uote"`: a function whose code cannot be told apart keeps
-    its check lines (with a warning naming it), the others are regenerated."""
-    hand = '; CHECK-LABEL: "q\\"uote":\n; CHECK: v_add_f32\n'
-    rc, out, err, after = update(f"; RUN: {LLC} < %s | FileCheck %s\n" + fadd(hand, '"q\\22uote"') + fadd(name="plain"))
+@pytest.mark.parametrize("name", [r"q\22uote", r"\01weird", r"back\\slash"])
+def test_an_escaped_function_name_gets_checks_under_the_label_llc_prints(update, llvm, tmp_path, name):
+    """llc spells `@"q\22uote"` as `"q\"uote":` and `@"\01weird"` as `weird:`: the LABEL line
+    is llc's spelling, and FileCheck accepts what was written."""
+    rc, out, err, after = update(f"; RUN: {LLC} < %s | FileCheck %s\n{fadd(name=chr(34) + name + chr(34))}{fadd(name='plain')}")
     assert rc == 0, err
-    assert hand in after and "; CHECK-LABEL: plain:" in after
-    assert "q\\22uote" in err and "kept" in err
+    label = {r"q\22uote": '"q\\"uote":', r"\01weird": "weird:", r"back\\slash": '"back\\\\slash":'}[name]
+    assert f"; CHECK-LABEL: {label}\n; CHECK:       ; %bb.0:" in after and "; CHECK-LABEL: plain:" in after
+    asm = subprocess.run([llvm.bin_dir / "llc", "-mtriple=amdgcn", "-mcpu=gfx950"], input=after, capture_output=True, text=True)
+    checked = subprocess.run([llvm.bin_dir / "FileCheck", tmp_path / "t.ll"], input=asm.stdout, capture_output=True, text=True)
+    assert checked.returncode == 0, checked.stderr
+
+
+ONLY_PLAIN = """cat <<'EOF'
+	.text
+	.globl	plain
+	.type	plain,@function
+plain:
+; %bb.0:
+	s_setpc_b64 s[30:31]
+.Lfunc_end0:
+EOF"""
+
+
+def test_a_function_llc_printed_no_code_for_keeps_its_hand_written_lines(update, fake_llc):
+    """A function absent from llc's text keeps its check lines (with a warning naming it); the
+    functions llc printed are regenerated."""
+    hand = "; CHECK-LABEL: other:\n; CHECK: v_add_f32\n"
+    rc, out, err, after = update(
+        f"; RUN: {LLC} < %s | FileCheck %s\n" + fadd(hand, "other") + fadd(name="plain"), bin_dir=fake_llc(ONLY_PLAIN)
+    )
+    assert rc == 0, err
+    assert hand in after and "; CHECK-LABEL: plain:\n; CHECK:       ; %bb.0:\n; CHECK-NEXT:    s_setpc_b64" in after
+    assert "no code for other" in err and "kept" in err
 
 
 @pytest.mark.parametrize("newline", ["\r\n", "\r"])

@@ -42,10 +42,12 @@ def _defined(line: str) -> str | None:
 
 
 def _label(bodies: layout.Bodies, name: str) -> str | None:
-    """The name llc's text gives function `name` (`"my-func"` for `@"my-func"`: quoted where it
-    is no plain identifier), or None when no RUN line printed code for it."""
+    """The name llc's text gives function `name` (IR spelling, quotes dropped): `"my-func"` for
+    `@"my-func"`, `"q\\"uote"` for `@"q\\22uote"`, `f` for `@"\\01f"`; None when no RUN line
+    printed code for it."""
+    wanted = check_lines.ir_name_bytes(name)
     printed = {fn for known in bodies.table.values() for fn in known}
-    return next((label for label in (name, f'"{name}"') if label in printed), None)
+    return next((label for label in sorted(printed) if check_lines.asm_name_bytes(label) == wanted), None)
 
 
 @dataclass(frozen=True)
