@@ -82,7 +82,7 @@ def cmd_update_checks(args) -> int:
                 print(f"{path}: the snapshot records LLVM {was or 'no build'}; this is {now}")
             continue
         if result.new_text != result.old_text:
-            files.write_atomically(path, result.new_text)
+            files.write_atomically(path, result.new_text, result.old_text.encode())
             print(f"{path}: updated ({len(result.changes)} function/prefix block(s) changed)")
             was, now = snapshots.recorded_version(result.old_text), snapshots.recorded_version(result.new_text)
             if was != now:

@@ -246,3 +246,14 @@ def test_a_crlf_file_keeps_its_line_endings_and_check_agrees_with_write(update, 
         rc, out, err, _ = update("", *flags)
         assert rc == 0 and (tmp_path / "t.ll").read_bytes() == written, (flags, out, err)
     assert out.strip().endswith("up to date")
+
+
+def test_an_edit_made_while_llc_runs_is_not_overwritten(update, fake_llc, tmp_path):
+    """The user saves the test while llc runs: the file keeps the edit, exit 2 in one line."""
+    edit = "; edited while llc ran"
+    bin_dir = fake_llc(f"echo '{edit}' >> {tmp_path / 't.ll'}\n" + ONLY_PLAIN)
+    code, out, err, after = update(f"; RUN: {LLC} < %s | FileCheck %s\n{fadd(name='plain')}", bin_dir=bin_dir)
+    assert code == 2 and after.endswith(edit + "\n"), (err, after)
+    assert [line for line in err.splitlines() if line.strip() and not line.startswith("#")] == [
+        f"harness: {tmp_path / 't.ll'}: error: changed while its new text was being made (edited meanwhile?): left as it is"
+    ]
