@@ -263,8 +263,8 @@ def main(argv: list[str] | None = None) -> int:
         parser.Parser.usage_status = bisect.USAGE
     else:
         parser.Parser.usage_status = 2
-    args = parser.build(words).parse_args(words)
     try:
+        args = parser.build(words).parse_args(words)
         return (COMMANDS.get(args.command) or parser.command(args.command))(args)
     except InputError as exc:
         print(f"harness: {exc}", file=sys.stderr)

@@ -206,3 +206,22 @@ def test_sigterm_ends_the_nvptx_builders_and_their_tools_at_once(llvm_22_1_8, re
     assert subprocess.run(["pgrep", "-f", marker], capture_output=True, text=True).stdout.split() == []
     out = tmp_path / "out"
     assert not out.exists() or list(out.iterdir()) == [], list(out.iterdir())  # nothing half-written
+
+
+@pytest.mark.parametrize("where", ["loading", "parsing the command line"])
+def test_an_interrupt_before_the_command_starts_is_exit_130_without_a_traceback(repo_root, where):
+    """Ctrl-C in the first moments (the modules still loading, the flags being read) is an
+    interrupt like any other: exit 130, nothing on stderr. The interrupt is raised where it
+    would land, by a stand-in for the step."""
+    raise_it = "def interrupted(*a, **k):\n    raise KeyboardInterrupt\n"
+    if where == "loading":
+        setup = (
+            raise_it
+            + "import builtins\nreal = builtins.__import__\n"
+            + ("builtins.__import__ = lambda name, *a, **k: interrupted() if name == 'harness.cli' else real(name, *a, **k)\n")
+        )
+    else:
+        setup = raise_it + "import harness.parser\nharness.parser.build = interrupted\n"
+    code = setup + "import runpy, sys\nsys.argv = ['harness', 'run']\nrunpy.run_module('harness', run_name='__main__')\n"
+    proc = subprocess.run([sys.executable, "-c", code], cwd=repo_root, capture_output=True, text=True, timeout=120)
+    assert (proc.returncode, proc.stderr) == (130, ""), proc.stderr[-2000:]
