@@ -2159,6 +2159,46 @@ _audit_attack(
 )
 
 
+@attack("nvptx", "[r3] tile-ptx --out an earlier output holding the user's notes.txt", "notes.txt kept (exit 2, one line)")
+def _tile_out_foreign(ctx: Ctx) -> Outcome:
+    ctx.need("tile-ptx")
+    out = ctx.work / "o"
+    argv = ("tile-ptx", "--out", out, "--variant", "mma.m16n8k16.row.col.bf16", "--llvm-bin", LLVM_BIN)
+    first = ctx.harness(*argv)
+    if first.rc != 0:
+        raise RuntimeError(f"setup tile-ptx failed: {first.brief()}")
+    (out / "notes.txt").write_text("precious\n")
+    res = ctx.harness(*argv)
+    if not (out / "notes.txt").exists():
+        return worst(judge(res, (0, 2)), Outcome("loss", "notes.txt deleted; " + res.brief()))
+    return judge(res, (2,))
+
+
+@attack(
+    "flags",
+    "[r3] SIGINT 0.05-0.5 s after start (harness modules loading, flags read), 10 times",
+    "exit 130 (or killed by SIGINT); no traceback through the harness's own code",
+)
+def _interrupt_at_start(ctx: Ctx) -> Outcome:
+    """The interpreter's own start (site, runpy finding `harness.__main__`) runs no harness code:
+    an interrupt there prints the interpreter's traceback whatever the harness does, so only a
+    traceback with a frame in a harness file counts."""
+    for i in range(10):
+        delay = 0.05 + 0.05 * i
+        began = time.monotonic()
+        proc = ctx.start([ctx.python, "-m", "harness", *TRY, "--llvm-bin", LLVM_BIN])
+        time.sleep(delay)
+        proc.send_signal(signal.SIGINT)
+        res = ctx.finish(proc, began)
+        if res.timed_out:
+            return Outcome("hang", f"SIGINT at {delay:.2f} s: " + res.brief())
+        if has_traceback(res) and re.search(r'File "[^"]*/harness/', res.err):
+            return Outcome("traceback", f"SIGINT at {delay:.2f} s: " + res.err.strip().splitlines()[-2][:160])
+        if not has_traceback(res) and res.rc not in (130, -signal.SIGINT, 0):
+            return Outcome("wrong", f"SIGINT at {delay:.2f} s: " + res.brief())
+    return Outcome("clean", "10 interrupts")
+
+
 # --------------------------------------------------------------------------- running
 
 
