@@ -1078,7 +1078,7 @@ def refused(ctx: Ctx, res: Result) -> Outcome:
 
 def mc_rejects(fn: str):
     def check(ctx: Ctx, res: Result) -> Outcome:
-        if res.rc != 1 or not re.search(rf"\b{re.escape(fn)}: mc-reject\b", res.out):
+        if res.rc != 1 or not re.search(rf"(?<![\w\\]){re.escape(fn)}: mc-reject\b", res.out):
             return Outcome("wrong", f"expected exit 1 and {fn}: mc-reject; " + _tail_out(res))
         return Outcome("clean", res.brief())
 
@@ -1722,6 +1722,481 @@ _cache_attack(
     "every run entry valid zlib of JSON with wrong types",
     _each("runs", lambda p: p.write_bytes(zlib.compress(b'{"format": 1, "key": [], "returncode": "0"}'))),
 )
+
+
+# --------------------------------------------------------------------------- round 3
+# Third review (after the kept answers of `harness/tools/builds.py`): every name carries "[r3]"
+# (`--filter '[r3]'` runs this round alone).
+
+
+def _store(ctx: Ctx) -> Path:
+    return ctx.base / "cache" / "matrix-harness"
+
+
+def _tmp_in(d: Path) -> list[str]:
+    return sorted(str(p.relative_to(d)) for p in d.rglob("*.tmp")) if d.is_dir() else []
+
+
+def _passes(res: Result, expect: str = "pass") -> Outcome:
+    outcome = accept(res, seconds=60)
+    if outcome.verdict == "clean" and verdict_of(res.out) != expect:
+        return Outcome("wrong", f"verdict {verdict_of(res.out)!r}, expected {expect!r}; {res.brief()}")
+    return outcome
+
+
+def _answers_attack(name: str, spoil: Callable[[Ctx, Path], None], expect: str = "the same verdict (pass), exit 0", **kw):
+    """`try` fills the answers store, `spoil(ctx, store)` damages it, `try` again must still
+    judge from the build (pass), write nothing outside the store, and leave no .tmp."""
+
+    def body(ctx: Ctx) -> Outcome:
+        first = ctx.harness(*TRY, "--llvm-bin", LLVM_BIN)
+        if first.rc != 0 or not (_store(ctx) / "answers").is_dir():
+            raise RuntimeError(f"setup try failed or kept no answers: {first.brief()}")
+        spoil(ctx, _store(ctx))
+        res = ctx.harness(*TRY, "--llvm-bin", LLVM_BIN, modes=kw.get("modes", False))
+        outcome = canary_outcome(ctx, _passes(res))
+        left = _tmp_in(_store(ctx))
+        if left:
+            outcome = worst(outcome, Outcome("loss", f"temporary files left in the store: {left[:3]}"))
+        if kw.get("check"):
+            outcome = worst(outcome, kw["check"](ctx, res))
+        return outcome
+
+    attack("cache", f"[r3] answers: {name}", expect)(body)
+
+
+def _entries(store: Path) -> list[Path]:
+    return sorted(p for p in (store / "answers").iterdir() if p.name.endswith(".json"))
+
+
+def _each_entry(make: Callable[[Ctx, Path], None]):
+    def spoil(ctx: Ctx, store: Path) -> None:
+        for p in _entries(store):
+            p.unlink()
+            make(ctx, p)
+
+    return spoil
+
+
+def _answers_elsewhere(ctx: Ctx, store: Path) -> None:
+    shutil.rmtree(store / "answers")
+    (store / "answers").symlink_to(ctx.canary, target_is_directory=True)
+
+
+def _answers_a_file(ctx: Ctx, store: Path) -> None:
+    shutil.rmtree(store / "answers")
+    (store / "answers").write_text("not a directory\n")
+
+
+def _victim(ctx: Ctx) -> Path:
+    return ctx.base / "victim.json"
+
+
+def _link_to_victim(ctx: Ctx, p: Path) -> None:
+    _victim(ctx).write_text('{"key": "precious", "answer": "precious"}\n')
+    p.symlink_to(_victim(ctx))
+
+
+def _victim_kept(ctx: Ctx, res: Result) -> Outcome:
+    if _victim(ctx).read_text() != '{"key": "precious", "answer": "precious"}\n':
+        return Outcome("wrong", "written through a link in the store; " + res.brief())
+    return Outcome("clean", "")
+
+
+def _unreadable(ctx: Ctx, p: Path) -> None:
+    p.write_text("{}")
+    p.chmod(0)
+
+
+def _read_only_store(ctx: Ctx, store: Path) -> None:
+    for p in _entries(store):
+        p.unlink()
+    (store / "answers").chmod(0o555)
+    store.chmod(0o555)
+
+
+def _damage_in_place(old: str, new: str):
+    """One answer's text changed where it lies (its key as it was): disk damage, not a forgery."""
+
+    def spoil(ctx: Ctx, store: Path) -> None:
+        hits = [p for p in _entries(store) if old in p.read_text()]
+        if not hits:
+            raise RuntimeError(f"no kept answer holds {old!r}")
+        hits[0].write_text(hits[0].read_text().replace(old, new, 1))
+
+    return spoil
+
+
+def _version_named(ctx: Ctx, res: Result) -> Outcome:
+    if "LLVM 22." not in res.out:
+        return Outcome("wrong", "the build's version is not the one llc gives; " + _tail_out(res))
+    return Outcome("clean", "")
+
+
+_answers_attack("answers/ a symlink to another directory", _answers_elsewhere, "pass, nothing written there")
+_answers_attack("answers/ a regular file", _answers_a_file)
+_answers_attack(
+    "every entry a symlink to a file outside", _each_entry(_link_to_victim), "pass, that file unchanged", check=_victim_kept
+)
+_answers_attack("every entry a FIFO", _each_entry(lambda ctx, p: os.mkfifo(p)))
+_answers_attack("every entry 2 MiB of spaces", _each_entry(lambda ctx, p: p.write_bytes(b" " * (2 << 20))))
+_answers_attack("every entry unreadable (mode 000, binding)", _each_entry(_unreadable), modes=True)
+_answers_attack("the store read-only (binding), emptied", _read_only_store, modes=True)
+_answers_attack('a CPU name damaged in place ("gfx950" -> "gfx95o")', _damage_in_place('"gfx950"', '"gfx95o"'))
+_answers_attack('the intrinsic answer damaged in place ("" -> "x")', _damage_in_place('": ""', '": "x"'))
+_answers_attack(
+    'the version text damaged in place ("22." -> "23.")',
+    _damage_in_place("LLVM version 22.", "LLVM version 23."),
+    "pass, LLVM 22 named",
+    check=_version_named,
+)
+
+
+def _xdg_attack(name: str, value: Callable[[Ctx], str]):
+    def body(ctx: Ctx) -> Outcome:
+        res = ctx.harness(*TRY, "--llvm-bin", LLVM_BIN, env={"XDG_CACHE_HOME": value(ctx)})
+        outcome = canary_outcome(ctx, _passes(res))
+        made = sorted(p.name for p in ctx.work.iterdir())
+        if made:
+            outcome = worst(outcome, Outcome("wrong", f"written in the working directory: {made}"))
+        return outcome
+
+    attack("cache", f"[r3] XDG_CACHE_HOME {name}", "pass; nothing written in the working directory")(body)
+
+
+def _fifo_at(ctx: Ctx) -> str:
+    os.mkfifo(ctx.base / "fifo")
+    return str(ctx.base / "fifo")
+
+
+def _file_at(ctx: Ctx) -> str:
+    (ctx.base / "file").write_text("x\n")
+    return str(ctx.base / "file")
+
+
+_xdg_attack("relative (cache)", lambda ctx: "cache")
+_xdg_attack("a regular file", _file_at)
+_xdg_attack("/dev/null", lambda ctx: "/dev/null")
+_xdg_attack("a FIFO", _fifo_at)
+
+
+@attack("cache", "[r3] answers: two concurrent try, 4 rounds, an empty store each", "all pass; no .tmp in the store")
+def _answers_concurrent(ctx: Ctx) -> Outcome:
+    for _ in range(4):
+        shutil.rmtree(ctx.base / "cache", ignore_errors=True)
+        began = time.monotonic()
+        procs = [ctx.start([ctx.python, "-m", "harness", *TRY, "--llvm-bin", LLVM_BIN]) for _ in range(2)]
+        for res in [ctx.finish(p, began) for p in procs]:
+            outcome = _passes(res)
+            if outcome.verdict != "clean":
+                return outcome
+        left = _tmp_in(_store(ctx))
+        if left:
+            return Outcome("loss", f"temporary files left: {left}")
+    return Outcome("clean", "4 rounds")
+
+
+@attack("cache", "[r3] answers: SIGINT to run at 0.2-1.0 s, 5 times, an empty store each", "exit 130 or 0; no .tmp in the store")
+def _answers_interrupted(ctx: Ctx) -> Outcome:
+    for delay in (0.2, 0.4, 0.6, 0.8, 1.0):
+        shutil.rmtree(ctx.base / "cache", ignore_errors=True)
+        began = time.monotonic()
+        proc = ctx.start([ctx.python, "-m", "harness", "run", *RUN_SELECTION, "--llvm-bin", LLVM_BIN])
+        time.sleep(delay)
+        proc.send_signal(signal.SIGINT)
+        res = ctx.finish(proc, began)
+        if res.timed_out or has_traceback(res):
+            return judge(res, (130, 0))
+        left = _tmp_in(_store(ctx))
+        if left:
+            return Outcome("loss", f"temporary files left after SIGINT at {delay} s: {left}")
+    return Outcome("clean", "5 interrupts")
+
+
+@attack("cache", "[r3] answers: run --no-cache", "exit 0; no answers kept")
+def _answers_no_cache(ctx: Ctx) -> Outcome:
+    res = ctx.harness("run", *RUN_SELECTION, "--llvm-bin", LLVM_BIN, "--no-cache")
+    outcome = accept(res)
+    if (_store(ctx) / "answers").exists():
+        return worst(outcome, Outcome("wrong", "answers kept with --no-cache"))
+    return outcome
+
+
+def _elf_llc(ctx: Ctx, damage: Callable[[bytearray], None]) -> Path:
+    out = fake_build(ctx, "llc", None)
+    data = bytearray((Path(LLVM_BIN) / "llc").read_bytes()[: 1 << 16])
+    damage(data)
+    (out / "llc").write_bytes(bytes(data))
+    (out / "llc").chmod(0o755)
+    return out
+
+
+def _phoff_huge(data: bytearray) -> None:
+    data[32:40] = (2**64 - 16).to_bytes(8, "little")
+
+
+def _dynamic_huge(data: bytearray) -> None:
+    phoff = int.from_bytes(data[32:40], "little")
+    phentsize, phnum = int.from_bytes(data[54:56], "little"), int.from_bytes(data[56:58], "little")
+    for i in range(phnum):
+        at = phoff + i * phentsize
+        if int.from_bytes(data[at : at + 4], "little") == 2:
+            data[at + 32 : at + 40] = (2**62).to_bytes(8, "little")
+
+
+def _elf_attack(name: str, damage: Callable[[bytearray], None]):
+    def body(ctx: Ctx) -> Outcome:
+        res = ctx.harness(*TRY, "--llvm-bin", _elf_llc(ctx, damage))
+        return refuse(res, seconds=60)
+
+    attack("cache", f"[r3] llc a damaged ELF: {name}", "exit 2, one line")(body)
+
+
+_elf_attack("program headers at 2^64-16", _phoff_huge)
+_elf_attack("a dynamic section of 2^62 bytes", _dynamic_huge)
+_elf_attack("the first 4 KiB of llc", lambda data: data.__delitem__(slice(4096, None)))
+_elf_attack("the ELF header alone", lambda data: data.__delitem__(slice(64, None)))
+
+
+def _swap_llc_attack(command: str):
+    """The same bin/llc path, another build between two runs: the second run's answers are that
+    build's (llvm-14 knows no gfx950), never the first build's kept ones."""
+
+    def body(ctx: Ctx) -> Outcome:
+        old = Path(LLVM_BIN).parent.parent / "llvm-14" / "bin" / "llc"
+        if not old.exists():
+            raise NotApplicable("no llvm-14 llc")
+        fake = fake_build(ctx, "llc", None)
+        shutil.copy2(Path(LLVM_BIN) / "llc", fake / "llc")
+        argv = (*BISECT, "--cases", ctx.cases(None)) if command == "bisect-run" else TRY
+        if command == "bisect-run":
+            ctx.need("bisect-run")
+        first = ctx.harness(*argv, "--llvm-bin", fake)
+        if first.rc != 0:
+            raise RuntimeError(f"setup failed: {first.brief()}")
+        (fake / "llc").unlink()
+        shutil.copy2(old, fake / "llc")
+        res = ctx.harness(*argv, "--llvm-bin", fake)
+        if command == "bisect-run":
+            return judge(res, (125,), seconds=60, one_line=False)
+        outcome = judge(res, (0, 2), seconds=60)
+        if res.rc == 0 and verdict_of(res.out) == "pass":
+            return Outcome("wrong", "pass from the first build's kept answers; " + _tail_out(res))
+        return outcome
+
+    want = "skip (125)" if command == "bisect-run" else "not pass (unsupported, or exit 2)"
+    attack("cache", f"[r3] {command}: bin/llc replaced by llvm-14's between two runs", want)(body)
+
+
+_swap_llc_attack("try")
+_swap_llc_attack("bisect-run")
+
+
+@attack("cache", "[r3] llc a symlink to /usr/bin/true (an ELF that answers nothing)", "exit 2, one line")
+def _llc_true(ctx: Ctx) -> Outcome:
+    fake = fake_build(ctx, "llc", None)
+    (fake / "llc").symlink_to("/usr/bin/true")
+    return refuse(ctx.harness(*TRY, "--llvm-bin", fake))
+
+
+# update-checks, round 3
+
+QUOTED_HAND = "; CHECK-LABEL: my-func:\n; CHECK: v_add_f32\n"
+
+
+def _hand_or_label(hand: str, label: str):
+    def check(ctx, res, before, after) -> Outcome:
+        if hand not in after and f"; CHECK-LABEL: {label}" not in after:
+            return Outcome("loss", f"the hand-written lines gone and no {label} checks; " + res.brief())
+        return judge(res, (0,))
+
+    return check
+
+
+def _label_written(label: str):
+    def check(ctx, res, before, after) -> Outcome:
+        if res.rc != 0 or f"; CHECK-LABEL: {label}\n" not in after:
+            return Outcome("wrong", f"no CHECK-LABEL {label}; " + _tail_out(res))
+        return judge(res, (0,))
+
+    return check
+
+
+_update_attack(
+    '[r3] @"my-func" with hand-written CHECK lines, beside a plain function',
+    test_file(f"{LLC950} < %s | FileCheck %s", fadd('"my-func"', QUOTED_HAND) + fadd("plain")),
+    "its lines kept, or regenerated under the label llc prints",
+    _hand_or_label(QUOTED_HAND, '"my-func":'),
+)
+_update_attack(
+    '[r3] @"my-func" alone',
+    test_file(f"{LLC950} < %s | FileCheck %s", fadd('"my-func"')),
+    'exit 0, CHECK-LABEL: "my-func":',
+    _label_written('"my-func":'),
+)
+_update_attack(
+    '[r3] @"\\01weird" beside a plain function',
+    test_file(f"{LLC950} < %s | FileCheck %s", fadd('"\\01weird"') + fadd("plain")),
+    "exit 0, CHECK-LABEL: weird:",
+    _label_written("weird:"),
+)
+
+
+def _crlf_kept(ctx, res, before, after) -> Outcome:
+    data = (ctx.work / "t.ll").read_bytes()
+    if data.count(b"\n") != data.count(b"\r\n"):
+        return Outcome("wrong", "line endings changed from CRLF; " + res.brief())
+    again = ctx.harness("update-checks", ctx.work / "t.ll", "--llvm-bin", LLVM_BIN)
+    if "up to date" not in again.out or (ctx.work / "t.ll").read_bytes() != data:
+        return Outcome("wrong", "a second run rewrote the file; " + _tail_out(again))
+    return judge(res, (0,))
+
+
+_update_attack(
+    "[r3] a CRLF file, run twice",
+    test_file(f"{LLC950} < %s | FileCheck %s", fadd()).replace("\n", "\r\n"),
+    "CRLF kept; the second run: up to date, nothing written",
+    _crlf_kept,
+)
+
+
+def _kept_line(line: str):
+    def check(ctx, res, before, after) -> Outcome:
+        if line not in after:
+            return Outcome("loss", f"the line {line[:40]!r} changed or gone; " + res.brief())
+        return judge(res, (0,), seconds=60)
+
+    return check
+
+
+_update_attack(
+    "[r3] a NUL byte in a comment",
+    test_file(f"{LLC950} < %s | FileCheck %s", "; a \0 byte\n" + fadd()),
+    "exit 0, the line kept",
+    _kept_line("; a \0 byte"),
+)
+_update_attack(
+    "[r3] U+2028 and U+0085 inside a comment",
+    test_file(f"{LLC950} < %s | FileCheck %s", "; sep \u2028 and \u0085 here\n" + fadd()),
+    "exit 0, the line kept",
+    _kept_line("; sep \u2028 and \u0085 here"),
+)
+_update_attack(
+    "[r3] a 4 MB comment line",
+    test_file(f"{LLC950} < %s | FileCheck %s", "; " + "x" * (4 << 20) + "\n" + fadd()),
+    "exit 0 within 60 s, the line kept",
+    _kept_line("; " + "x" * (4 << 20)),
+    seconds=60,
+)
+_update_attack(
+    "[r3] a UTF-8 byte-order mark",
+    "\ufeff" + test_file(f"{LLC950} < %s | FileCheck %s", fadd()),
+    "exit 2 (no RUN line read) with the file unchanged, or exit 0 with checks",
+    lambda ctx, res, before, after: (
+        unchanged_refused(ctx, res, before, after) if res.rc == 2 else labels("fadd")(ctx, res, before, after)
+    ),
+)
+_update_attack(
+    "[r3] an empty file",
+    "",
+    "exit 2, one line",
+    unchanged_refused,
+)
+
+
+@attack("update", "[r3] update-checks t.ll ./t.ll (one file named twice)", "exit 0; one CHECK block")
+def _update_twice_named(ctx: Ctx) -> Outcome:
+    path = _write_test(ctx, test_file(f"{LLC950} < %s | FileCheck %s", fadd()))
+    res = ctx.harness("update-checks", "t.ll", "./t.ll", "--llvm-bin", LLVM_BIN)
+    outcome = judge(res, (0,))
+    if path.read_text().count("; CHECK-LABEL: fadd:") != 1:
+        return Outcome("wrong", "not one CHECK block; " + res.brief())
+    return outcome
+
+
+@attack("update", "[r3] update-checks: the test edited while llc runs", "the edit kept (exit 2, one line)")
+def _update_edited_meanwhile(ctx: Ctx) -> Outcome:
+    path = _write_test(ctx, test_file(f"{LLC950} < %s | FileCheck %s", fadd()))
+    real = f'exec "{LLVM_BIN}/llc" "$@"\n'
+    fake = fake_tools(ctx, {"llc": f"echo '; edited meanwhile' >> {path}\n{real}"})
+    res = ctx.harness("update-checks", path, "--llvm-bin", fake)
+    if "; edited meanwhile" not in path.read_text():
+        return worst(judge(res, (0, 2)), Outcome("loss", "the edit made while llc ran is gone; " + res.brief()))
+    return judge(res, (2,))
+
+
+# audit, round 3
+
+_audit_attack(
+    '[r3] @"q\\22uote" with the over-wide MFMA',
+    test_file(f"{LLC950} < %s", overwide('"q\\22uote"')),
+    "exit 1, q\\22uote: mc-reject",
+    mc_rejects("q\\22uote"),
+)
+_audit_attack(
+    '[r3] @"\\01weird" with the over-wide MFMA',
+    test_file(f"{LLC950} < %s", overwide('"\\01weird"')),
+    "exit 1, \\01weird: mc-reject",
+    mc_rejects("\\01weird"),
+)
+_audit_attack(
+    '[r3] @"x\\0Ay" (a newline in the name) with the over-wide MFMA',
+    test_file(f"{LLC950} < %s", overwide('"x\\0Ay"')),
+    "exit 1, mc-reject",
+    mc_rejects("x\\0Ay"),
+)
+_audit_attack(
+    "[r3] a CRLF test with the over-wide MFMA",
+    test_file(f"{LLC950} < %s", overwide()).replace("\n", "\r\n"),
+    "exit 1, over: mc-reject",
+    mc_rejects("over"),
+)
+_audit_attack(
+    "[r3] a comment with U+2028 then RUN: touch FILE",
+    lambda ctx: f"; note \u2028 RUN: touch {ctx.canary}/x\n" + test_file(f"{LLC950} < %s", overwide()),
+    "no FILE; exit 1, over: mc-reject",
+    mc_rejects("over"),
+)
+
+
+@attack("nvptx", "[r3] tile-ptx --out an earlier output holding the user's notes.txt", "notes.txt kept (exit 2, one line)")
+def _tile_out_foreign(ctx: Ctx) -> Outcome:
+    ctx.need("tile-ptx")
+    out = ctx.work / "o"
+    argv = ("tile-ptx", "--out", out, "--variant", "mma.m16n8k16.row.col.bf16", "--llvm-bin", LLVM_BIN)
+    first = ctx.harness(*argv)
+    if first.rc != 0:
+        raise RuntimeError(f"setup tile-ptx failed: {first.brief()}")
+    (out / "notes.txt").write_text("precious\n")
+    res = ctx.harness(*argv)
+    if not (out / "notes.txt").exists():
+        return worst(judge(res, (0, 2)), Outcome("loss", "notes.txt deleted; " + res.brief()))
+    return judge(res, (2,))
+
+
+@attack(
+    "flags",
+    "[r3] SIGINT 0.05-0.5 s after start (harness modules loading, flags read), 10 times",
+    "exit 130 (or killed by SIGINT); no traceback through the harness's own code",
+)
+def _interrupt_at_start(ctx: Ctx) -> Outcome:
+    """The interpreter's own start (site, runpy finding `harness.__main__`) runs no harness code:
+    an interrupt there prints the interpreter's traceback whatever the harness does, so only a
+    traceback with a frame in a harness file counts."""
+    for i in range(10):
+        delay = 0.05 + 0.05 * i
+        began = time.monotonic()
+        proc = ctx.start([ctx.python, "-m", "harness", *TRY, "--llvm-bin", LLVM_BIN])
+        time.sleep(delay)
+        proc.send_signal(signal.SIGINT)
+        res = ctx.finish(proc, began)
+        if res.timed_out:
+            return Outcome("hang", f"SIGINT at {delay:.2f} s: " + res.brief())
+        if has_traceback(res) and re.search(r'File "[^"]*/harness/', res.err):
+            return Outcome("traceback", f"SIGINT at {delay:.2f} s: " + res.err.strip().splitlines()[-2][:160])
+        if not has_traceback(res) and res.rc not in (130, -signal.SIGINT, 0):
+            return Outcome("wrong", f"SIGINT at {delay:.2f} s: " + res.brief())
+    return Outcome("clean", "10 interrupts")
 
 
 # --------------------------------------------------------------------------- running

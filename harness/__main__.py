@@ -1,7 +1,10 @@
 import os
 import sys
 
-from harness.cli import main
+try:
+    from harness.cli import main
+except KeyboardInterrupt:  # Ctrl-C while the harness loads: nothing was started, nothing to say
+    os._exit(130)
 
 status = main()
 # Everything is written and every temporary is gone when main() returns: leave without the

@@ -82,7 +82,7 @@ def cmd_update_checks(args) -> int:
                 print(f"{path}: the snapshot records LLVM {was or 'no build'}; this is {now}")
             continue
         if result.new_text != result.old_text:
-            files.write_atomically(path, result.new_text)
+            files.write_atomically(path, result.new_text, result.old_text.encode())
             print(f"{path}: updated ({len(result.changes)} function/prefix block(s) changed)")
             was, now = snapshots.recorded_version(result.old_text), snapshots.recorded_version(result.new_text)
             if was != now:
@@ -263,8 +263,8 @@ def main(argv: list[str] | None = None) -> int:
         parser.Parser.usage_status = bisect.USAGE
     else:
         parser.Parser.usage_status = 2
-    args = parser.build(words).parse_args(words)
     try:
+        args = parser.build(words).parse_args(words)
         return (COMMANDS.get(args.command) or parser.command(args.command))(args)
     except InputError as exc:
         print(f"harness: {exc}", file=sys.stderr)

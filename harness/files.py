@@ -14,11 +14,13 @@ from pathlib import Path
 from harness.errors import InputError
 
 
-def write_atomically(target: Path, text: str) -> None:
+def write_atomically(target: Path, text: str, read_as: bytes | None = None) -> None:
     """Replace `target` with `text` (UTF-8), never half-written. An existing file keeps its
     permission bits and its owner (or is refused when its owner cannot be kept); a new one gets
     what the umask allows. A symbolic link is refused: nothing is ever written through one (a
-    link planted where an output goes would redirect the write onto any file)."""
+    link planted where an output goes would redirect the write onto any file). With `read_as`
+    (the bytes the new text was made from), a file that no longer holds them (edited while its
+    new text was being made) is refused and left as it is: the edit is not lost."""
     target = Path(target)
     if target.is_symlink():
         raise InputError("cannot write: a symbolic link (the harness never writes through one)", str(target))
@@ -40,9 +42,19 @@ def write_atomically(target: Path, text: str) -> None:
             if info is not None:
                 _keep_owner(tmp, info, target)
             os.chmod(tmp, mode)  # (after chown, which may clear set-id bits)
+            if read_as is not None and not _holds(target, read_as):
+                raise InputError("changed while its new text was being made (edited meanwhile?): left as it is", str(target))
             os.replace(tmp, target)
     except OSError as exc:
         raise InputError(f"cannot write: {exc.strerror}", str(target)) from None
+
+
+def _holds(path: Path, data: bytes) -> bool:
+    """Whether `path` is a regular file holding exactly `data`."""
+    try:
+        return read_input(path, len(data), "file") == data
+    except InputError:  # (larger, gone, or no longer a regular file)
+        return False
 
 
 def not_an_input(output: Path | None, inputs: list[Path], flag: str) -> None:

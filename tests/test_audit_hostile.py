@@ -91,6 +91,16 @@ def test_a_quoted_function_name_gets_its_own_verdict(audit):
     assert "note" not in run  # the errors are the function's, not "outside any function"
 
 
+@pytest.mark.parametrize("name", [r"q\22uote", r"\01weird", r"x\0Ay", r"back\\slash", "fé x"])
+def test_an_escaped_function_name_is_found_as_llc_spells_it(audit, name):
+    """llc prints `@"q\22uote"` as `"q\"uote":`, `@"\01weird"` as `weird:`: each is judged under
+    its IR name, beside a plain function that passes (it used to be "no code for any function")."""
+    code, out, err = audit(f"; RUN: {LLC} < %s\n{DECL}{overwide(chr(34) + name + chr(34))}{FADD}", json_out=True)
+    run = json.loads(out)["files"][0]["runs"][0]
+    assert code == 1, err
+    assert [(f["name"], f["verdict"]) for f in run["functions"]] == [(name, "mc-reject"), ("fadd", "pass")]
+
+
 @pytest.mark.parametrize("said", ["echo 'this is not assembly'", "true"], ids=["junk", "nothing"])
 def test_llc_output_without_the_functions_is_no_verdict(audit, build, said):
     code, out, err = audit(f"; RUN: {LLC} < %s\n{FADD}", build({"llc": f"cat >/dev/null\n{said}\n"}))

@@ -14,6 +14,8 @@ from pathlib import Path
 
 import pytest
 
+from harness.tools import builds
+
 SELECTION = ("--spec", "f4-fixed-format.yaml", "--intrinsic", "wmma.f32.32x16x128.f4", "--selector", "sdag", "--json")
 TOOLS = ("llc", "llvm-mc", "opt", "llvm-as", "llvm-objdump", "FileCheck")
 
@@ -39,11 +41,13 @@ def stored(cache: Path) -> list[Path]:
 
 
 def plant_cpus(cache: Path, drop: str) -> None:
-    """Rewrite the kept CPU list that names `drop` without it (the key stays the entry's own)."""
+    """Forge the kept CPU list that names `drop` without it (the key stays the entry's own, the
+    digest is the forged answer's)."""
     for path in stored(cache):
         entry = json.loads(path.read_text())
         if isinstance(entry["answer"], list) and drop in entry["answer"]:
             entry["answer"].remove(drop)
+            entry["sum"] = builds.digest(entry["key"], entry["answer"])
             path.write_text(json.dumps(entry))
             return
     raise AssertionError(f"no kept CPU list names {drop}")
@@ -84,7 +88,17 @@ def test_no_cache_asks_the_build_and_keeps_nothing(cli, build, env, tmp_path):
     assert {p: p.read_bytes() for p in stored(cache)} == before
 
 
-@pytest.mark.parametrize("damage", ["garbage", "wrong-type", "fifo", "directory", "other-key"])
+def _one_character_changed(answer):
+    """The answer with the first character of its first text changed (JSON stays well-formed)."""
+    if isinstance(answer, str):
+        return "X" + answer[1:]
+    if isinstance(answer, list):
+        return [_one_character_changed(answer[0]), *answer[1:]]
+    first = next(iter(answer))
+    return {**answer, first: answer[first] + "x"}
+
+
+@pytest.mark.parametrize("damage", ["garbage", "wrong-type", "fifo", "directory", "other-key", "one-character"])
 def test_a_damaged_answer_is_asked_again_and_rewritten(cli, build, env, tmp_path, damage):
     cache = tmp_path / "cache"
     first = verdicts(cli("run", "--llvm-bin", build, *SELECTION, env=env))
@@ -100,6 +114,8 @@ def test_a_damaged_answer_is_asked_again_and_rewritten(cli, build, env, tmp_path
             os.mkfifo(path)
         elif damage == "directory":
             path.mkdir()
+        elif damage == "one-character":  # damaged in place: the key and digest as they were
+            path.write_text(json.dumps({**entry, "answer": _one_character_changed(entry["answer"])}))
         else:  # a well-formed answer filed under another key
             path.write_text(json.dumps({"key": "0" * 64, "answer": entry["answer"]}))
     assert verdicts(cli("run", "--llvm-bin", build, *SELECTION, env=env)) == first
@@ -116,3 +132,49 @@ def test_a_script_tool_is_asked_every_time(cli, llvm_22_1_8, tmp_path, env):
     cli("run", "--llvm-bin", build, *SELECTION, env=env)
     kept = [json.loads(p.read_text())["answer"] for p in stored(tmp_path / "cache")]
     assert len(kept) == 1 and isinstance(kept[0], dict), kept  # opt's intrinsic answers alone
+
+
+def _damaged_elf(tmp_path: Path, real: Path, how: str) -> Path:
+    """The real llc's first 64 KiB with one header field made absurd (a damaged or truncated copy)."""
+    import struct
+
+    data = bytearray(real.read_bytes()[: 1 << 16])
+    if how == "program-headers-past-2**63":
+        struct.pack_into("<Q", data, 32, 2**64 - 16)
+    elif how == "dynamic-section-of-2**62-bytes":
+        phoff, (phentsize, phnum) = struct.unpack_from("<Q", data, 32)[0], struct.unpack_from("<HH", data, 54)
+        for i in range(phnum):
+            at = phoff + i * phentsize
+            if struct.unpack_from("<I", data, at)[0] == 2:  # PT_DYNAMIC: its file size
+                struct.pack_into("<Q", data, at + 32, 2**62)
+    else:  # "truncated": the ELF header alone
+        del data[64:]
+    out = tmp_path / "llc"
+    out.write_bytes(bytes(data))
+    out.chmod(0o755)
+    return out
+
+
+@pytest.mark.parametrize("how", ["program-headers-past-2**63", "dynamic-section-of-2**62-bytes", "truncated"])
+def test_a_damaged_elf_tool_has_a_stamp_and_is_one_line(cli, llvm_22_1_8, tmp_path, env, how):
+    """A damaged llc (a copy cut short, a flipped header byte) is read within its size: a stamp,
+    never an exception; the harness then says in one line what became of running it (the kernel
+    refuses it, or it dies)."""
+    build = copied_build(tmp_path, llvm_22_1_8.bin_dir)
+    (build / "llc").unlink()
+    damaged = _damaged_elf(build, llvm_22_1_8.bin_dir / "llc", how)
+    assert builds.stamp(str(damaged))[0][0] == str(damaged)
+    proc = cli("run", "--llvm-bin", build, *SELECTION, env=env)
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr, proc.stderr
+    said = [line for line in proc.stderr.splitlines() if not line.startswith("#")]
+    assert len(said) == 1 and said[0].startswith("harness: error:") and str(damaged) in said[0], said
+
+
+def test_a_relative_xdg_cache_home_is_ignored(monkeypatch, tmp_path):
+    """The XDG base directory specification: a relative $XDG_CACHE_HOME is invalid and ignored
+    (it would put a cache under whatever directory the harness runs in)."""
+    monkeypatch.setenv("HOME", str(tmp_path))
+    monkeypatch.setenv("XDG_CACHE_HOME", "cache")
+    assert builds.default_dir() == tmp_path / ".cache" / "matrix-harness"
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    assert builds.default_dir() == tmp_path / "xdg" / "matrix-harness"

@@ -199,3 +199,17 @@ def test_a_sound_cache_entry_is_a_hit(tmp_path):
     store = cache.Cache(tmp_path)
     _entry(store, _fields(returncode=-11))  # a crash (SIGSEGV) is stored: deterministic
     assert store.get(KEY, ["llc"], 10.0).returncode == -11
+
+
+def test_an_interrupt_while_an_entry_is_written_leaves_no_temporary_file(tmp_path, monkeypatch):
+    """Ctrl-C (or SIGTERM, which the CLI turns into the same) between the temporary file and the
+    rename: the interrupt goes on, and the cache holds no half-made entry."""
+    from harness.tools import builds
+
+    def interrupted(src, dst):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(builds.os, "replace", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        builds.write_under(tmp_path, tmp_path / "answers" / "k.json", b"{}")
+    assert [p.name for p in tmp_path.rglob("*") if p.is_file()] == []

@@ -301,3 +301,22 @@ def test_an_llvm_mc_that_exits_1_printing_nothing_is_exit_2(llvm_22_1_8, cli, tm
     fake = fake_build(tmp_path, llvm_22_1_8.bin_dir, "llvm-mc", silent)
     proc = cli("try", "--intrinsic", F16_MFMA, "--cpu", "gfx942", "--llvm-bin", fake)
     one_line_exit_2(proc, "llvm-mc")
+
+
+@pytest.mark.parametrize("where", ["loading", "parsing the command line"])
+def test_an_interrupt_before_the_command_starts_is_exit_130_without_a_traceback(repo_root, where):
+    """Ctrl-C in the first moments (the modules still loading, the flags being read) is an
+    interrupt like any other: exit 130, nothing on stderr. The interrupt is raised where it
+    would land, by a stand-in for the step."""
+    raise_it = "def interrupted(*a, **k):\n    raise KeyboardInterrupt\n"
+    if where == "loading":
+        setup = (
+            raise_it
+            + "import builtins\nreal = builtins.__import__\n"
+            + ("builtins.__import__ = lambda name, *a, **k: interrupted() if name == 'harness.cli' else real(name, *a, **k)\n")
+        )
+    else:
+        setup = raise_it + "import harness.parser\nharness.parser.build = interrupted\n"
+    code = setup + "import runpy, sys\nsys.argv = ['harness', 'run']\nrunpy.run_module('harness', run_name='__main__')\n"
+    proc = subprocess.run([sys.executable, "-c", code], cwd=repo_root, capture_output=True, text=True, timeout=120)
+    assert (proc.returncode, proc.stderr) == (130, ""), proc.stderr[-2000:]

@@ -67,3 +67,17 @@ def test_an_input_of_exactly_the_limit_is_read_and_one_byte_more_is_refused(tmp_
     with pytest.raises(InputError) as refused:
         files.read_input(path, 4095, "spec")
     assert str(refused.value) == f"{path}: error: 4,096 bytes: a spec is at most 4,095 bytes"
+
+
+def test_a_file_edited_since_it_was_read_is_not_replaced(tmp_path):
+    """`read_as`: the bytes the new text was made from. A file that holds others now (an edit
+    made meanwhile, longer, shorter or the same length) keeps them, and no temporary is left."""
+    target = tmp_path / "t.ll"
+    for edited in ("; read\n; edited\n", "", "; READ\n"):
+        target.write_text(edited)
+        with pytest.raises(InputError, match="changed while its new text was being made"):
+            files.write_atomically(target, "; new\n", read_as=b"; read\n")
+        assert target.read_text() == edited and [p.name for p in tmp_path.iterdir()] == ["t.ll"]
+    target.write_text("; read\n")
+    files.write_atomically(target, "; new\n", read_as=b"; read\n")
+    assert target.read_text() == "; new\n"

@@ -373,6 +373,21 @@ def test_tile_ptx_refuses_bad_flags_and_outputs_in_one_line(cli, tmp_path):
     assert proc.returncode == 2 and "symbolic link" in proc.stderr and (tmp_path / "real" / "keep.txt").read_text() == "mine"
 
 
+def test_an_earlier_output_holding_a_file_tile_ptx_did_not_write_is_refused(tmp_path):
+    """The output directory is replaced whole: a file someone put in an earlier output (notes,
+    a PTX edited by hand under a new name) would be lost, so the run is refused first."""
+    out = tmp_path / "o"
+    out.mkdir()
+    manifest = {"format": tiles.MANIFEST_FORMAT, "tiles": [{"ptx": "tile_a.ptx"}, {"ptx": 5}, "junk"]}
+    (out / "manifest.json").write_text(json.dumps(manifest))
+    (out / "tile_a.ptx").write_text("//\n")
+    tiles.check_out(out)  # (its own files only: replaced)
+    (out / "notes.txt").write_text("mine")
+    with pytest.raises(InputError, match="holds 'notes.txt', which no tile-ptx run wrote there"):
+        tiles.check_out(out)
+    assert (out / "notes.txt").read_text() == "mine"
+
+
 def test_tile_ptx_plants_and_replaces_its_own_output(cli, tmp_path, nvptx_tc, ptxas_path):
     out = tmp_path / "plant"
     args = ("tile-ptx", "--out", out, "--variant", "mma.m8n8k16.row.col.s8", "--plant", "all", "--llvm-bin", nvptx_tc.bin_dir)

@@ -183,3 +183,77 @@ def test_llc_reading_a_device_or_a_fifo_is_refused_unread(update, tmp_path, sour
     text = f"; RUN: {LLC} < {source.format(fifo=tmp_path / 'fifo')} | FileCheck %s\n{fadd()}"
     code, _, err, after = update(text)
     assert code == 2 and after == text and "not a regular file" in errors(err)[0]
+
+
+def test_a_quoted_function_name_gets_checks_under_the_label_llc_prints(update):
+    """`@"my-func"` is `"my-func":` in llc's text: its checks are regenerated under that label
+    (it used to get none, its hand-written lines deleted, and alone it was "no code")."""
+    text = f"; RUN: {LLC} < %s | FileCheck %s\n" + fadd("; CHECK-LABEL: my-func:\n; CHECK: v_add_f32\n", '"my-func"')
+    rc, out, err, after = update(text + fadd(name="plain"))
+    assert rc == 0, err
+    assert '; CHECK-LABEL: "my-func":\n; CHECK:       ; %bb.0:' in after and "; CHECK-LABEL: plain:" in after
+    alone = update(f"; RUN: {LLC} < %s | FileCheck %s\n" + fadd(name='"my-func"'))
+    assert alone[0] == 0 and '; CHECK-LABEL: "my-func":' in alone[3], alone[2]
+    assert update("")[1].strip().endswith("up to date")  # (idempotent)
+
+
+@pytest.mark.parametrize("name", [r"q\22uote", r"\01weird", r"back\\slash"])
+def test_an_escaped_function_name_gets_checks_under_the_label_llc_prints(update, llvm, tmp_path, name):
+    """llc spells `@"q\22uote"` as `"q\"uote":` and `@"\01weird"` as `weird:`: the LABEL line
+    is llc's spelling, and FileCheck accepts what was written."""
+    rc, out, err, after = update(f"; RUN: {LLC} < %s | FileCheck %s\n{fadd(name=chr(34) + name + chr(34))}{fadd(name='plain')}")
+    assert rc == 0, err
+    label = {r"q\22uote": '"q\\"uote":', r"\01weird": "weird:", r"back\\slash": '"back\\\\slash":'}[name]
+    assert f"; CHECK-LABEL: {label}\n; CHECK:       ; %bb.0:" in after and "; CHECK-LABEL: plain:" in after
+    asm = subprocess.run([llvm.bin_dir / "llc", "-mtriple=amdgcn", "-mcpu=gfx950"], input=after, capture_output=True, text=True)
+    checked = subprocess.run([llvm.bin_dir / "FileCheck", tmp_path / "t.ll"], input=asm.stdout, capture_output=True, text=True)
+    assert checked.returncode == 0, checked.stderr
+
+
+ONLY_PLAIN = """cat <<'EOF'
+	.text
+	.globl	plain
+	.type	plain,@function
+plain:
+; %bb.0:
+	s_setpc_b64 s[30:31]
+.Lfunc_end0:
+EOF"""
+
+
+def test_a_function_llc_printed_no_code_for_keeps_its_hand_written_lines(update, fake_llc):
+    """A function absent from llc's text keeps its check lines (with a warning naming it); the
+    functions llc printed are regenerated."""
+    hand = "; CHECK-LABEL: other:\n; CHECK: v_add_f32\n"
+    rc, out, err, after = update(
+        f"; RUN: {LLC} < %s | FileCheck %s\n" + fadd(hand, "other") + fadd(name="plain"), bin_dir=fake_llc(ONLY_PLAIN)
+    )
+    assert rc == 0, err
+    assert hand in after and "; CHECK-LABEL: plain:\n; CHECK:       ; %bb.0:\n; CHECK-NEXT:    s_setpc_b64" in after
+    assert "no code for other" in err and "kept" in err
+
+
+@pytest.mark.parametrize("newline", ["\r\n", "\r"])
+def test_a_crlf_file_keeps_its_line_endings_and_check_agrees_with_write(update, tmp_path, newline):
+    """A CRLF checkout (git's autocrlf) is written back CRLF, and once up to date neither --check
+    nor a write touches it (the write used to turn every line into LF, "0 blocks changed")."""
+    text = (f"; RUN: {LLC} < %s | FileCheck %s\n; hand-written\n" + fadd()).replace("\n", newline)
+    rc, out, err, after = update(text)
+    assert rc == 0, err
+    written = (tmp_path / "t.ll").read_bytes()
+    assert written.count(newline.encode()) == len(after.splitlines()) and "; CHECK-LABEL: fadd:" in after
+    for flags in (("--check",), ()):
+        rc, out, err, _ = update("", *flags)
+        assert rc == 0 and (tmp_path / "t.ll").read_bytes() == written, (flags, out, err)
+    assert out.strip().endswith("up to date")
+
+
+def test_an_edit_made_while_llc_runs_is_not_overwritten(update, fake_llc, tmp_path):
+    """The user saves the test while llc runs: the file keeps the edit, exit 2 in one line."""
+    edit = "; edited while llc ran"
+    bin_dir = fake_llc(f"echo '{edit}' >> {tmp_path / 't.ll'}\n" + ONLY_PLAIN)
+    code, out, err, after = update(f"; RUN: {LLC} < %s | FileCheck %s\n{fadd(name='plain')}", bin_dir=bin_dir)
+    assert code == 2 and after.endswith(edit + "\n"), (err, after)
+    assert [line for line in err.splitlines() if line.strip() and not line.startswith("#")] == [
+        f"harness: {tmp_path / 't.ll'}: error: changed while its new text was being made (edited meanwhile?): left as it is"
+    ]

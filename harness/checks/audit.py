@@ -297,7 +297,7 @@ def _audit_run(
         audit.skipped = "" if error else "what llc reads here defines no function: nothing to audit"
         return error
     if remaining:
-        printed = _labels(gen.stdout) & set(remaining)
+        printed = _labels(gen.stdout, remaining)
         if not printed and not decided:
             raise InputError(
                 f"llc printed code for none of the {len(remaining)} function(s) it was given "
@@ -362,23 +362,25 @@ def _compile(path: Path, args: list[str], source: str, names: list[str], tc: Too
             return gen, decided, [], ""
 
 
-def _labels(asm: str) -> set[str]:
-    """Every label of llc's text, quotes dropped."""
-    return {m.group(1).strip('"') for m in _ASM_LABEL.finditer(asm)}
+def _labels(asm: str, names: list[str]) -> set[str]:
+    """The functions of `names` (IR spelling, quotes dropped) that llc's text has a label for."""
+    found = {check_lines.asm_name_bytes(m.group(1)) for m in _ASM_LABEL.finditer(asm)}
+    return {n for n in names if check_lines.ir_name_bytes(n) in found}
 
 
 def _owners(asm: str, names: set[str]) -> dict[int, str]:
     """1-based line of llc's text -> the function of `names` whose body holds it: from its label
-    (plain or quoted) to the `.Lfunc_end` label after it."""
+    (plain or quoted, in llc's spelling of the name) to the `.Lfunc_end` label after it."""
+    by_label = {check_lines.ir_name_bytes(n): n for n in names}
     out: dict[int, str] = {}
     current = ""
     for number, line in enumerate(asm.splitlines(), 1):
         m = _ASM_LABEL.match(line)
         if m:
-            label = m.group(1).strip('"')
-            if label in names:
-                current = label
-            elif label.startswith(".Lfunc_end"):
+            label = check_lines.asm_name_bytes(m.group(1))
+            if label in by_label:
+                current = by_label[label]
+            elif label.startswith(b".Lfunc_end"):
                 current = ""
         if current:
             out[number] = current

@@ -140,3 +140,23 @@ def _variable_end(check: str, start: int) -> int:
             depth = max(depth - 1, 0)
         i += 1
     return -1
+
+
+# ---- function names: the IR's spelling and llc's -----------------------------------------------
+
+
+def ir_name_bytes(name: str) -> bytes:
+    r"""What an IR function name (quotes dropped) stands for, as LLVM's lexer reads it: `\\` and
+    the `\XX` escapes decoded, and the leading `\01` that tells LLVM not to mangle the name
+    dropped (llc prints the name without it)."""
+    out = re.sub(
+        rb"\\(\\|[0-9A-Fa-f]{2})", lambda m: b"\\" if m.group(1) == b"\\" else bytes([int(m.group(1), 16)]), name.encode()
+    )
+    return out[1:] if out.startswith(b"\x01") else out
+
+
+def asm_name_bytes(label: str) -> bytes:
+    r"""What a label of llc's text stands for: a quoted one's `\"`, `\\` and `\n` decoded."""
+    if not (len(label) >= 2 and label[0] == label[-1] == '"'):
+        return label.encode()
+    return re.sub(r"\\(.)", lambda m: "\n" if m.group(1) == "n" else m.group(1), label[1:-1]).encode()

@@ -390,7 +390,8 @@ def select(globs: list[str], plants: list[Plant]) -> tuple[list[Tile], list[Skip
 
 def check_out(out: Path) -> None:
     """Refuse an output path that is a symbolic link, not a directory, or a directory holding
-    anything but an earlier tile-ptx output (InputError)."""
+    anything but an earlier tile-ptx output: its manifest and the PTX files that manifest names
+    (InputError). The directory is replaced whole: a file someone put there would be lost."""
     if out.is_symlink():
         raise InputError("is a symbolic link; give the directory itself", str(out))
     if not out.exists():
@@ -399,6 +400,24 @@ def check_out(out: Path) -> None:
         raise InputError("exists and is not a directory", str(out))
     if any(out.iterdir()) and gpu_check.manifest_format(out) != MANIFEST_FORMAT:
         raise InputError("exists and is not a tile-ptx output (no tile manifest); choose a new or empty directory", str(out))
+    foreign = sorted(set(os.listdir(out)) - _written(out))
+    if foreign:
+        raise InputError(
+            f"holds {foreign[0]!r}{f' and {len(foreign) - 1} more' if len(foreign) > 1 else ''}, which no tile-ptx "
+            "run wrote there (the directory is replaced whole); move it away or choose another directory",
+            str(out),
+        )
+
+
+def _written(out: Path) -> set[str]:
+    """The names an earlier tile-ptx output holds: its manifest and the PTX files it lists."""
+    try:
+        doc = gpu_check.read_manifest(out, "")
+    except gpu_check.BadInput:  # (replaced since it was looked at: nothing in it is known)
+        return {MANIFEST}
+    tiles = doc.get("tiles") if isinstance(doc, dict) else None
+    listed = {t.get("ptx") for t in tiles if isinstance(t, dict)} if isinstance(tiles, list) else set()
+    return {MANIFEST} | {name for name in listed if isinstance(name, str)}
 
 
 def _staging(out: Path) -> Path:

@@ -9,8 +9,9 @@ has one: a script may run another build's tool, which its own file does not show
 intrinsic declarations opt knows) under `<cache dir>/answers/`, keyed by the asking tool's stamp
 and the question, so that a later process on the same build asks again nothing it was answered.
 Only answers are kept: a probe that timed out, was killed or could not be read is asked again
-next time. An entry that is not a regular file of bounded size, not JSON, not for its own key or
-not of the answer's type is a miss, and is written again.
+next time. An entry that is not a regular file of bounded size, not JSON, not for its own key,
+not matching the digest it carries of its key and answer (damaged in place), or not of the
+answer's type is a miss, and is written again.
 
 The on-disk cache of tool runs (`harness.tools.cache`) keeps its entries the same way
 (`read_regular`, `write_under`) under the same directory (`default_dir`).
@@ -24,19 +25,25 @@ import json
 import os
 import stat
 import struct
-import tempfile
 import threading
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
 
+from harness import files
+
 T = TypeVar("T")
-ANSWERS_FORMAT = 1  # bump when an answer's layout or its key material changes
+ANSWERS_FORMAT = 2  # bump when an answer's layout or its key material changes
 ANSWER_LIMIT = 1 << 20  # bytes of one stored answer (every declaration's verdict of a target)
 
 
 def default_dir() -> Path:
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    """`$XDG_CACHE_HOME/matrix-harness`, else `~/.cache/matrix-harness`. A relative
+    $XDG_CACHE_HOME is ignored, as the XDG base directory specification asks (it would put the
+    cache under whatever directory the harness runs in)."""
+    base = os.environ.get("XDG_CACHE_HOME", "")
+    if not os.path.isabs(base):
+        base = os.path.join(os.path.expanduser("~"), ".cache")
     return Path(base) / "matrix-harness"
 
 
@@ -60,9 +67,8 @@ def read_regular(path: Path, limit: int) -> bytes:
 
 def write_under(root: Path, target: Path, data: bytes) -> bool:
     """Write `data` to `target`, a file under the cache directory `root`, atomically; False (and
-    nothing left behind) when that fails or a directory between them (`runs/`, `runs/ab/`) is a
-    link: a link inside the cache must not send writes elsewhere."""
-    tmp = None
+    nothing left behind, an interrupt included) when that fails or a directory between them
+    (`runs/`, `runs/ab/`) is a link: a link inside the cache must not send writes elsewhere."""
     try:
         inside = target.parent.relative_to(root)
         for part in (*reversed(inside.parents[:-1]), inside):  # runs, then runs/ab
@@ -70,17 +76,12 @@ def write_under(root: Path, target: Path, data: bytes) -> bool:
             step.mkdir(exist_ok=True)
             if step.is_symlink():
                 return False
-        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-        os.replace(tmp, target)
+        with files.temporary(target.parent, f".{target.name}.") as (fd, tmp):
+            with os.fdopen(fd, "wb") as fh:
+                fh.write(data)
+            os.replace(tmp, target)
         return True
     except OSError:
-        if tmp:
-            try:
-                os.unlink(tmp)
-            except OSError:
-                pass
         return False
 
 
@@ -127,54 +128,72 @@ def _system_dirs() -> list[str]:
 
 def _elf_dynamic(path: str) -> tuple[list[str], list[str], list[str]]:
     """(DT_NEEDED names, DT_RPATH directories, DT_RUNPATH directories) of an ELF file; empty for
-    anything else or anything unreadable (a script, another object format)."""
+    anything else or anything unreadable (a script, another object format, a truncated or
+    damaged ELF file: every offset and size it gives is checked against the file's size before
+    it is used, so no read goes past the file and no buffer is larger than it)."""
     try:
         with open(path, "rb") as fh:
-            head = fh.read(64)
-            if len(head) < 52 or head[:4] != b"\x7fELF" or head[4] not in (1, 2) or head[5] not in (1, 2):
+            size = os.fstat(fh.fileno()).st_size
+
+            def chunk(offset: int, length: int) -> bytes:
+                if not (0 <= offset <= size and 0 <= length <= size - offset):
+                    raise ValueError("outside the file")
+                fh.seek(offset)
+                return fh.read(length)
+
+            found = _dynamic_section(chunk(0, min(64, size)), chunk)
+            if found is None:
                 return [], [], []
-            wide, end = head[4] == 2, "<" if head[5] == 1 else ">"
-            if wide:
-                (phoff,) = struct.unpack_from(end + "Q", head, 32)
-                phentsize, phnum = struct.unpack_from(end + "HH", head, 54)
-                ph_fmt, dyn_fmt = end + "IIQQQQQQ", end + "qQ"
-            else:
-                (phoff,) = struct.unpack_from(end + "I", head, 28)
-                phentsize, phnum = struct.unpack_from(end + "HH", head, 42)
-                ph_fmt, dyn_fmt = end + "IIIIIIII", end + "iI"
-            fh.seek(phoff)
-            table = fh.read(phentsize * phnum)
-            loads, dynamic = [], None
-            for i in range(phnum):
-                f = struct.unpack_from(ph_fmt, table, i * phentsize)
-                # (type, offset, vaddr, filesz) from either layout
-                kind, offset, vaddr, size = (f[0], f[2], f[3], f[5]) if wide else (f[0], f[1], f[2], f[4])
-                if kind == 1:
-                    loads.append((vaddr, offset, size))
-                elif kind == 2:
-                    dynamic = (offset, size)
-            if dynamic is None:
-                return [], [], []
-            fh.seek(dynamic[0])
-            raw = fh.read(dynamic[1])
-            step = struct.calcsize(dyn_fmt)
-            entries = [struct.unpack_from(dyn_fmt, raw, i) for i in range(0, len(raw) - step + 1, step)]
-            strtab = next((v for t, v in entries if t == 5), None)
-            base = next((off + strtab - va for va, off, size in loads if va <= (strtab or -1) < va + size), None)
-            if base is None:
-                return [], [], []
+            entries, base = found
 
             def string(offset: int) -> str:
-                fh.seek(base + offset)
-                return fh.read(4096).split(b"\0", 1)[0].decode(errors="replace")
+                start = base + offset
+                return chunk(start, min(4096, max(0, size - start))).split(b"\0", 1)[0].decode(errors="replace")
 
             needed = [string(v) for t, v in entries if t == 1]
             runpath = [string(v) for t, v in entries if t == 29]
             rpath = [string(v) for t, v in entries if t == 15]
             split = lambda texts: [d for text in texts for d in text.split(":") if d]
             return needed, split(rpath), split(runpath)
-    except (OSError, struct.error):
+    except (OSError, ValueError, struct.error):
         return [], [], []
+
+
+def _dynamic_section(head: bytes, chunk: Callable[[int, int], bytes]) -> tuple[list[tuple[int, int]], int] | None:
+    """The (tag, value) entries of an ELF file's dynamic section and the file offset its string
+    table's offsets count from, or None (not ELF, no dynamic section, no string table in a
+    loaded segment). `chunk(offset, length)` reads the file, raising ValueError outside it."""
+    if len(head) < 52 or head[:4] != b"\x7fELF" or head[4] not in (1, 2) or head[5] not in (1, 2):
+        return None
+    wide, end = head[4] == 2, "<" if head[5] == 1 else ">"
+    if wide:
+        (phoff,) = struct.unpack_from(end + "Q", head, 32)
+        phentsize, phnum = struct.unpack_from(end + "HH", head, 54)
+        ph_fmt, dyn_fmt = end + "IIQQQQQQ", end + "qQ"
+    else:
+        (phoff,) = struct.unpack_from(end + "I", head, 28)
+        phentsize, phnum = struct.unpack_from(end + "HH", head, 42)
+        ph_fmt, dyn_fmt = end + "IIIIIIII", end + "iI"
+    if phentsize < struct.calcsize(ph_fmt):
+        return None
+    table = chunk(phoff, phentsize * phnum)
+    loads, dynamic = [], None
+    for i in range(phnum):
+        f = struct.unpack_from(ph_fmt, table, i * phentsize)
+        # (type, offset, vaddr, filesz) from either layout
+        kind, offset, vaddr, filesz = (f[0], f[2], f[3], f[5]) if wide else (f[0], f[1], f[2], f[4])
+        if kind == 1:
+            loads.append((vaddr, offset, filesz))
+        elif kind == 2:
+            dynamic = (offset, filesz)
+    if dynamic is None:
+        return None
+    raw = chunk(*dynamic)
+    step = struct.calcsize(dyn_fmt)
+    entries = [struct.unpack_from(dyn_fmt, raw, i) for i in range(0, len(raw) - step + 1, step)]
+    strtab = next((v for t, v in entries if t == 5), None)
+    base = next((off + strtab - va for va, off, filesz in loads if strtab is not None and va <= strtab < va + filesz), None)
+    return None if base is None else (entries, base)
 
 
 def stamp(path: str) -> list | None:
@@ -228,7 +247,7 @@ class Answers:
             return None
         try:
             entry = json.loads(read_regular(self._path(key), ANSWER_LIMIT))
-            if not isinstance(entry, dict) or entry.get("key") != key:
+            if not isinstance(entry, dict) or entry.get("key") != key or entry.get("sum") != digest(key, entry["answer"]):
                 return None
             return decode(entry["answer"])
         except Exception:  # none stored, or not one to trust: asked again
@@ -237,11 +256,20 @@ class Answers:
     def put(self, tool: str, question: Any, answer: Any) -> None:
         """Keep `answer` (JSON: text, lists, objects) as what `tool` said to `question`."""
         key = self._key(tool, question)
-        data = json.dumps({"key": key, "answer": answer}).encode()
-        if key is None or len(data) > ANSWER_LIMIT:
+        if key is None:
+            return
+        data = json.dumps({"key": key, "sum": digest(key, answer), "answer": answer}).encode()
+        if len(data) > ANSWER_LIMIT:
             return
         try:
             self.dir.mkdir(parents=True, exist_ok=True)
         except OSError:  # (no store here: the next process asks again)
             return
         write_under(self.dir, self._path(key), data)
+
+
+def digest(key: str, answer: Any) -> str:
+    """The digest an entry carries of its key and answer: an entry damaged in place (a byte of a
+    CPU name changed, a verdict text cut short) is a miss, not a believed answer."""
+    material = json.dumps([key, answer], sort_keys=True, ensure_ascii=True)
+    return hashlib.sha256(material.encode()).hexdigest()

@@ -4,7 +4,7 @@ utils/update_llc_test_checks.py (its UpdateTestChecks output format, DEFAULT_VER
     from harness.checks import autogen
     result = autogen.update(Path("test.ll"), "/usr/lib/llvm-22/bin/llc")
     if result.changed and not result.refused:
-        files.write_atomically(result.path, result.new_text)
+        files.write_atomically(result.path, result.new_text, result.old_text.encode())
 
 Modules: `options` (UTC_ARGS and the NOTE header), `runs` (which RUN lines count, running them
 without a shell), `scrub` (llc's assembly cut into normalised function bodies), `layout` (bodies

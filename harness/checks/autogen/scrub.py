@@ -23,11 +23,12 @@ from dataclasses import dataclass
 from harness.checks.autogen import guard
 from harness.checks.autogen.options import Filter
 
-# The `.type NAME,@function` directive, the label `NAME:` right after it (llc adds `; @NAME`), the
-# body, then the first line that (after any blank lines) is a `.Lfunc_endN:` label or a section.
+# The `.type NAME,@function` directive, the label `NAME:` right after it (llc adds a comment
+# `; @NAME` in the IR's spelling: `"fé":` is `; @"f\C3\A9"`), the body, then the first line that
+# (after any blank lines) is a `.Lfunc_endN:` label or a section.
 _FUNCTION = re.compile(
     r"\.type\s+_?(?P<name>[^,\n]+),@function\n"
-    r'^_?(?P=name):(?:[ \t]*;+[ \t]*@"?(?P=name)"?)?\n'
+    r"^_?(?P=name):(?:[ \t]*;[^\n]*)?\n"
     r"(?P<body>.*?)\n"
     r"^\s*(?:\.Lfunc_end[0-9]+:\n|\.section)",
     re.M | re.S,

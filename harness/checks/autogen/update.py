@@ -32,7 +32,22 @@ from harness.errors import InputError
 from harness.tools import commands
 
 # A `define` line and the function it defines (quotes around the name dropped).
-_DEFINE = re.compile(r'^\s*define\s+(?:internal\s+)?[^@]*@"?([\w.$-]+)"?\s*\(')
+_DEFINE = re.compile(r'^\s*define\s+(?:internal\s+)?[^@]*@(?:"([^"]*)"|([\w.$-]+))\s*\(')
+
+
+def _defined(line: str) -> str | None:
+    """The name of the function a `define` line defines (without quotes), or None."""
+    m = _DEFINE.match(line)
+    return None if m is None else m.group(1) if m.group(1) is not None else m.group(2)
+
+
+def _label(bodies: layout.Bodies, name: str) -> str | None:
+    """The name llc's text gives function `name` (IR spelling, quotes dropped): `"my-func"` for
+    `@"my-func"`, `"q\\"uote"` for `@"q\\22uote"`, `f` for `@"\\01f"`; None when no RUN line
+    printed code for it."""
+    wanted = check_lines.ir_name_bytes(name)
+    printed = {fn for known in bodies.table.values() for fn in known}
+    return next((label for label in sorted(printed) if check_lines.asm_name_bytes(label) == wanted), None)
 
 
 @dataclass(frozen=True)
@@ -94,6 +109,7 @@ def update(path: Path, llc: str, *, force: bool = False, timeout: float = 120.0)
         new_text, prefixes = _generate(path, text, data, llc, force, timeout, warnings)
     except _Refused as exc:
         return Update(path, text, text, _one_line(warnings), _one_line([str(exc)])[0])
+    new_text = new_text.replace("\n", _newline(text))  # (a CRLF file stays one)
     return Update(path, text, new_text, _one_line(warnings), "", _changes(path, text, new_text, prefixes))
 
 
@@ -140,6 +156,7 @@ def _generate(
         warnings.append(f"{path}:{run_list[stuck[0]].line}: {bodies.conflict_message(name, stuck)}")
 
     prefixes = {p for run in run_list for p in run.prefixes}
+    _warn_unprinted(lines, bodies, warn)
     note = note_prefix + SCRIPT_NAME + opts.first.note_suffix()
     used: Collection[str]  # the prefixes the checks use
     if opts.first.include_generated_funcs:
@@ -149,6 +166,15 @@ def _generate(
     if opts.last.unused_prefix_trailer:
         out.extend(layout.unused_trailer(run_list, used, comment))
     return "\n".join(out) + "\n", prefixes
+
+
+def _warn_unprinted(lines: list[str], bodies: layout.Bodies, warn) -> None:
+    """A warning for each function no RUN line printed code for that can be told apart (its
+    check lines are kept; see `_rewrite`)."""
+    for number, line in enumerate(lines, 1):
+        defined = _defined(line)
+        if defined is not None and _label(bodies, defined) is None and "available_externally" not in line:
+            warn(number, f"llc printed no code for {defined} that can be told apart; its CHECK lines are kept as they are")
 
 
 # The unused-prefix trailer's catch-all lines: `; PREFIX: {{.*}}`.
@@ -191,7 +217,7 @@ def _run(path: Path, lines, planned, skipped, data, llc, timeout, opts: FileOpti
     keeps its CHECK lines: refused when it shares a prefix with one that ran (that one's output
     would take the prefix over), or when none ran."""
     ran = []
-    defined = [m.group(1) for line in lines if (m := _DEFINE.match(line)) and "available_externally" not in line]
+    defined = [name for line in lines if (name := _defined(line)) is not None and "available_externally" not in line]
     for run, pipeline in planned:
         try:
             output = runs.llc_output(run, pipeline, path, data, llc, timeout)
@@ -240,17 +266,19 @@ def _rewrite(lines, opts: FileOptions, note, prefixes, run_list, bodies) -> tupl
     """The file with each function's checks regenerated right after its `define` line (after
     any comment lines there that are not our checks; blank lines there go). A function whose
     `define` line also closes it (`define void @f() { ret void }`) owns only the check lines
-    right after it: the next function's lines stay the next function's."""
+    right after it: the next function's lines stay the next function's. A function no RUN line
+    printed code for (as llc's text names it) keeps the check lines it has: nothing replaces them."""
     out = [note]
     used: list[str] = []
-    in_function = starting = one_line = False
-    name = ""
+    in_function = starting = one_line = kept = False
+    label: str | None = None
     filtered = opts.first.filtered
 
     def checks() -> None:
-        block, printed = layout.function_checks(run_list, bodies, name, filtered)
-        out.extend(block)
-        used.extend(printed)
+        if label is not None:
+            block, printed = layout.function_checks(run_list, bodies, label, filtered)
+            out.extend(block)
+            used.extend(printed)
 
     for line, line_opts in zip(lines, opts.lines):
         if line_opts is None:  # an old NOTE header
@@ -261,13 +289,13 @@ def _rewrite(lines, opts: FileOptions, note, prefixes, run_list, bodies) -> tupl
         if starting:
             if line == "" and not one_line:
                 continue
-            if line.lstrip().startswith(";") and not _is_own_check(line, prefixes):
+            if line.lstrip().startswith(";") and (kept or not _is_own_check(line, prefixes)):
                 out.append(line)
                 continue
             checks()
             starting = False
         if in_function:
-            if line.strip() in (";", ";.") or _is_own_check(line, prefixes):
+            if not kept and (line.strip() in (";", ";.") or _is_own_check(line, prefixes)):
                 continue
             if not one_line:
                 out.append(line)
@@ -275,10 +303,11 @@ def _rewrite(lines, opts: FileOptions, note, prefixes, run_list, bodies) -> tupl
                 continue
             in_function = False  # (past a one-line function: this line is read afresh)
         out.append(line)
-        m = _DEFINE.match(line)
-        if m and (line_opts.function is None or m.group(1) == line_opts.function):
-            name = m.group(1)
+        name = _defined(line)
+        if name is not None and (line_opts.function is None or name == line_opts.function):
+            label = _label(bodies, name)
             in_function = starting = True
+            kept = label is None
             one_line = "{" in line and line.rstrip().endswith("}")
     if starting:  # (the file ends right after a function's define line)
         checks()
@@ -316,6 +345,12 @@ def _decode(data: bytes, path: Path) -> str:
     except UnicodeDecodeError as exc:
         line = len(_lines(data[: exc.start].decode("utf-8") + "x"))  # the line the bad byte is on
         raise InputError(f"not UTF-8 text (byte 0x{data[exc.start]:02x})", str(path), line) from None
+
+
+def _newline(text: str) -> str:
+    """The line ending a file uses, as its first line ends: "\r\n", "\r" or "\n"."""
+    m = re.search(r"\r\n|\r|\n", text)
+    return m.group(0) if m else "\n"
 
 
 def _lines(text: str) -> list[str]:
