@@ -41,13 +41,19 @@ def _defined(line: str) -> str | None:
     return None if m is None else m.group(1) if m.group(1) is not None else m.group(2)
 
 
-def _label(bodies: layout.Bodies, name: str) -> str | None:
+def _labels(bodies: layout.Bodies) -> dict[bytes, str]:
+    """What each function llc printed stands for (`check_lines.asm_name_bytes`) -> its label."""
+    out: dict[bytes, str] = {}
+    for label in sorted({fn for known in bodies.table.values() for fn in known}):
+        out.setdefault(check_lines.asm_name_bytes(label), label)
+    return out
+
+
+def _label(labels: dict[bytes, str], name: str) -> str | None:
     """The name llc's text gives function `name` (IR spelling, quotes dropped): `"my-func"` for
     `@"my-func"`, `"q\\"uote"` for `@"q\\22uote"`, `f` for `@"\\01f"`; None when no RUN line
-    printed code for it."""
-    wanted = check_lines.ir_name_bytes(name)
-    printed = {fn for known in bodies.table.values() for fn in known}
-    return next((label for label in sorted(printed) if check_lines.asm_name_bytes(label) == wanted), None)
+    printed code for it. `labels`: `_labels` of the RUN lines' bodies."""
+    return labels.get(check_lines.ir_name_bytes(name))
 
 
 @dataclass(frozen=True)
@@ -156,24 +162,25 @@ def _generate(
         warnings.append(f"{path}:{run_list[stuck[0]].line}: {bodies.conflict_message(name, stuck)}")
 
     prefixes = {p for run in run_list for p in run.prefixes}
-    _warn_unprinted(lines, bodies, warn)
+    labels = _labels(bodies)
+    _warn_unprinted(lines, labels, warn)
     note = note_prefix + SCRIPT_NAME + opts.first.note_suffix()
     used: Collection[str]  # the prefixes the checks use
     if opts.first.include_generated_funcs:
         out, used = _rewrite_checks_at_end(lines, opts, note, prefixes, run_list, bodies)
     else:
-        out, used = _rewrite(lines, opts, note, prefixes, run_list, bodies)
+        out, used = _rewrite(lines, opts, note, prefixes, run_list, bodies, labels)
     if opts.last.unused_prefix_trailer:
         out.extend(layout.unused_trailer(run_list, used, comment))
     return "\n".join(out) + "\n", prefixes
 
 
-def _warn_unprinted(lines: list[str], bodies: layout.Bodies, warn) -> None:
+def _warn_unprinted(lines: list[str], labels: dict[bytes, str], warn) -> None:
     """A warning for each function no RUN line printed code for that can be told apart (its
     check lines are kept; see `_rewrite`)."""
     for number, line in enumerate(lines, 1):
         defined = _defined(line)
-        if defined is not None and _label(bodies, defined) is None and "available_externally" not in line:
+        if defined is not None and _label(labels, defined) is None and "available_externally" not in line:
             warn(number, f"llc printed no code for {defined} that can be told apart; its CHECK lines are kept as they are")
 
 
@@ -262,7 +269,7 @@ def _is_own_check(line: str, prefixes: set[str]) -> bool:
     return check_lines.directive(line, prefixes) is not None
 
 
-def _rewrite(lines, opts: FileOptions, note, prefixes, run_list, bodies) -> tuple[list[str], list[str]]:
+def _rewrite(lines, opts: FileOptions, note, prefixes, run_list, bodies, labels) -> tuple[list[str], list[str]]:
     """The file with each function's checks regenerated right after its `define` line (after
     any comment lines there that are not our checks; blank lines there go). A function whose
     `define` line also closes it (`define void @f() { ret void }`) owns only the check lines
@@ -305,7 +312,7 @@ def _rewrite(lines, opts: FileOptions, note, prefixes, run_list, bodies) -> tupl
         out.append(line)
         name = _defined(line)
         if name is not None and (line_opts.function is None or name == line_opts.function):
-            label = _label(bodies, name)
+            label = _label(labels, name)
             in_function = starting = True
             kept = label is None
             one_line = "{" in line and line.rstrip().endswith("}")
