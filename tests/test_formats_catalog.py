@@ -125,6 +125,7 @@ def test_lookup_accepts_the_llvm_prefix_and_rejects_unknown_names():
         *("gfx1100", "gfx1200", "gfx1250", "gfx908", "gfx90a", "gfx942", "gfx950"),
         *("sm_100a", "sm_120a", "sm_80", "sm_89", "sm_90", "sm_90a"),
     )
+    assert set(catalog.CPUS) == {cpu for i in catalog.INTRINSICS for cpu in i.cpus}  # (CPUS is declared, not derived)
 
 
 @pytest.mark.parametrize("fmt", range(5))

@@ -90,6 +90,9 @@ def test_asm_owners_follows_the_rules(text, names):
     owners = V.asm_owners(joined, names)
     assert owners.as_dict() == reference_owners(joined, names)
     assert all(owners.get(n) == reference_owners(joined, names).get(n) for n in range(0, len(lines) + 2))
+    # Each line as llvm-mc numbers them ("\n" ends a line), "" outside the text.
+    numbered = dict(enumerate(joined.split("\n"), 1))
+    assert [owners.line(joined, n) for n in range(-1, len(lines) + 3)] == [numbered.get(n, "") for n in range(-1, len(lines) + 3)]
 
 
 # ---- on the real tools' output: llvm-mc's errors belong to the function whose body holds their line ---

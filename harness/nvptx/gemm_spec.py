@@ -19,20 +19,23 @@ import itertools
 import math
 import re
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from harness.errors import InputError
-from harness.nvptx.gemm import DEFAULT_CPU, MAX_MMA, GemmCase, GemmError
 from harness.specs import spec
 from harness.specs.spec import quote
 
+if TYPE_CHECKING:  # (imported where a spec has a gemm section: most runs have none)
+    from harness.nvptx.gemm import GemmCase
+
 KEYS = ("shape", "dtype", "beta", "alpha", "transpose_a", "transpose_b", "cpu")
-DEFAULTS = {"beta": 0, "alpha": 1, "transpose_a": False, "transpose_b": False, "cpu": DEFAULT_CPU}
 _SHAPE = re.compile(r"\s*(\d+)\s*[xX×]\s*(\d+)\s*[xX×]\s*(\d+)\s*")
 _FIELD_KEY = {"m": "shape", "n": "shape", "k": "shape"}
 
 
 def _shape(v: spec.Value) -> tuple[int, int, int]:
+    from harness.nvptx.gemm import MAX_MMA
+
     m = _SHAPE.fullmatch(str(v.value))
     if not m:
         raise v.error(f"shape must be MxNxK, such as 16x8x16; got {quote(v.value)}")
@@ -60,6 +63,9 @@ MAX_KERNELS = 4096  # per block: each kernel is a lit file and a PTX file
 
 def expand_block(block: spec.Block) -> list[GemmCase]:
     """Every kernel one block asks for; a rejected value is reported where it is written."""
+    from harness.nvptx.gemm import DEFAULT_CPU, GemmCase, GemmError
+
+    defaults = {"beta": 0, "alpha": 1, "transpose_a": False, "transpose_b": False, "cpu": DEFAULT_CPU}
     if "shape" not in block.dims:
         raise block.error("gemm block has no 'shape' (MxNxK)")
     if "dtype" not in block.dims:
@@ -74,7 +80,7 @@ def expand_block(block: spec.Block) -> list[GemmCase]:
         m, n, k = _shape(chosen["shape"])
         # YAML scalars, of whatever type was written: GemmCase checks each (GemmError).
         fields: dict[str, Any] = {
-            key: _scalar(key, chosen[key]) if key in chosen else DEFAULTS[key] for key in KEYS if key != "shape"
+            key: _scalar(key, chosen[key]) if key in chosen else defaults[key] for key in KEYS if key != "shape"
         }
         try:
             out.append(GemmCase(m, n, k, **fields))

@@ -20,6 +20,8 @@ from harness.targets.catalog import SIDES, Intrinsic, Side
 from harness.tools import commands
 from harness.tools.commands import Selector
 
+_A, _B = SIDES  # (a member read from its enum class costs ~10 times a module name)
+
 SELECTORS: tuple[Selector, ...] = tuple(Selector)
 OPT_LEVELS = (0, 1, 2, 3)
 POLICIES = ("exact", "max", "overwide", "underwide")
@@ -93,21 +95,22 @@ class Case:
     pipeline_at: Value | None = field(default=None, compare=False, repr=False)
 
     def fmt(self, side: Side) -> int:
-        return self.fmt_a if side == Side.A else self.fmt_b
+        return self.fmt_a if side == _A else self.fmt_b
 
     def width(self, side: Side) -> int:
-        return self.width_a if side == Side.A else self.width_b
+        return self.width_a if side == _A else self.width_b
 
     def __post_init__(self) -> None:
         # One spelling per case: the intrinsic's own element type is "" (so `elem_a: i32` and
         # no elem_a make one case, with one function name).
-        for side, key in ((Side.A, "elem_a"), (Side.B, "elem_b")):
-            if getattr(self, key) == self.intrinsic.source(side).elem:
-                object.__setattr__(self, key, "")
+        if self.elem_a and self.elem_a == self.intrinsic.a.elem:
+            object.__setattr__(self, "elem_a", "")
+        if self.elem_b and self.elem_b == self.intrinsic.b.elem:
+            object.__setattr__(self, "elem_b", "")
 
     def elem(self, side: Side) -> str:
         """The element type of a source as the case passes it."""
-        own = self.elem_a if side == Side.A else self.elem_b
+        own = self.elem_a if side == _A else self.elem_b
         return own or self.intrinsic.source(side).elem
 
     def required(self, side: Side) -> int:
@@ -152,7 +155,7 @@ class Case:
                 return index
         return None
 
-    @property
+    @functools.cached_property  # (a frozen case: computed once)
     def rejection(self) -> str:
         """The verifier rule this case breaks first, or "" when it is valid IR."""
         if self.nonconst_operand is not None:
@@ -162,7 +165,7 @@ class Case:
         sides = {self.side_class(s) for s in SIDES if self.intrinsic.source(s).verified}
         return next((r for r in REJECTIONS if r in sides), "")
 
-    @property
+    @functools.cached_property  # (a frozen case: computed once)
     def file_class(self) -> FileClass:
         if self.cpu not in self.intrinsic.cpus:
             return FileClass.ABSENT
@@ -178,11 +181,11 @@ class Case:
             return FileClass.OBJECT
         if self.narrowing:
             return FileClass("narrowed-" + self.narrowing.replace(".", "-"))
-        sides = (self.side_class(Side.A), self.side_class(Side.B))
+        sides = (self.side_class(_A), self.side_class(_B))
         wider = (FileClass.OVERWIDE, FileClass.UNDERWIDE_UNVERIFIED)
         return next((c for c in wider if c.split("-")[0] in sides), FileClass.EXACT)
 
-    @property
+    @functools.cached_property  # (a frozen case: computed once)
     def signature(self) -> str:
         """How the intrinsic's declaration differs from its own where the mangled name cannot
         say so (a source the name does not carry, of another width or element type), e.g.
@@ -203,7 +206,7 @@ class Case:
         base = self.intrinsic.name.replace(".", "_")
         parts = [base]
         for side in SIDES:
-            own = self.elem_a if side == Side.A else self.elem_b
+            own = self.elem_a if side == _A else self.elem_b
             elem = "x" + own if own else ""
             source = self.intrinsic.source(side)
             parts.append(f"{side}_{source.name(self.fmt(side))}_v{self.width(side)}{elem}")
@@ -304,7 +307,7 @@ class Group:
         """The members' intrinsics, each once, in the order of their cases."""
         return list(dict.fromkeys(p.case.intrinsic for p in self.members))
 
-    @property
+    @functools.cached_property
     def filename(self) -> str:
         """Its name under generated/: spelled from the group's key alone, never its members."""
         cls = CLASSES.index(self.file_class)

@@ -15,6 +15,8 @@ from harness.specs.cases import Case
 from harness.targets import catalog, families
 from harness.targets.catalog import SIDES, Intrinsic, Role, Side
 
+_A, _B = SIDES  # (a member read from its enum class costs ~10 times a module name)
+
 mangle = families.mangle  # LLVM's overload suffix for a type: <8 x float> -> v8f32
 
 
@@ -32,7 +34,7 @@ def callee(case: Case) -> tuple[str, str]:
     """(mangled intrinsic name, declaration parameter list) for a case. Both depend only on the
     intrinsic and on each source's width and element type as the call passes it (immargs and
     other values do not change a type): cases that agree there share one answer."""
-    key = (case.intrinsic, case.call_width(Side.A), case.call_width(Side.B), case.elem(Side.A), case.elem(Side.B))
+    key = (case.intrinsic, case.call_width(_A), case.call_width(_B), case.elem(_A), case.elem(_B))
     found = _CALLEES.get(key)
     if found is None:
         found = _CALLEES[key] = _callee(case)
@@ -46,8 +48,8 @@ def _callee(case: Case) -> tuple[str, str]:
     intr = case.intrinsic
     types = {
         catalog.RESULT: intr.result,
-        catalog.SRC_A: call_type(case, Side.A),
-        catalog.SRC_B: call_type(case, Side.B),
+        catalog.SRC_A: call_type(case, _A),
+        catalog.SRC_B: call_type(case, _B),
         catalog.ACC: intr.acc_type,
         catalog.INDEX: intr.index_type,
     }
@@ -79,7 +81,24 @@ def call_operands(case: Case) -> tuple[tuple[str, str], ...]:
 def operands(case: Case) -> tuple[tuple[str, str], ...]:
     """(type, value text) of each entry of the intrinsic's operands."""
     given = dict(case.args)
-    return tuple(_operand(case, i, role, given) for i, role in enumerate(case.intrinsic.operands))
+    return tuple(
+        (fixed[0], given.get(i, fixed[1])) if fixed else _operand(case, i, role, given)
+        for i, (role, fixed) in enumerate(zip(case.intrinsic.operands, _fixed_operands(case.intrinsic)))
+    )
+
+
+@functools.cache
+def _fixed_operands(intr: Intrinsic) -> tuple[tuple[str, str] | None, ...]:
+    """(type, default value text) of each operand whose type and default no case changes (the
+    sparsity index, literals), None for the rest (sources, accumulator, formats)."""
+    return tuple(
+        (intr.index_type, "0")
+        if role == catalog.INDEX
+        else None
+        if role in catalog.SOURCE_ROLES or role in catalog.FORMAT_ROLES or role == catalog.ACC
+        else catalog.literal(role)
+        for role in intr.operands
+    )
 
 
 def operand(case: Case, index: int) -> tuple[str, str]:
@@ -89,18 +108,12 @@ def operand(case: Case, index: int) -> tuple[str, str]:
 
 def _operand(case: Case, index: int, role: Role | str, given: dict[int, str]) -> tuple[str, str]:
     if role == catalog.SRC_A or role == catalog.SRC_B:
-        side = Side.A if role == catalog.SRC_A else Side.B
+        side = _A if role == catalog.SRC_A else _B
         narrowed = case.call_width(side) != case.width(side)
         return call_type(case, side), f"%{side}.narrow" if narrowed else f"%{side}"
     if role == catalog.ACC:
         return case.intrinsic.acc_type, "%c"
-    if role == catalog.INDEX:
-        return case.intrinsic.index_type, given.get(index, "0")
-    if role == catalog.FMT_A or role == catalog.FMT_B:
-        ty, value = "i32", str(case.fmt(Side.A if role == catalog.FMT_A else Side.B))
-    else:
-        ty, value = catalog.literal(role)
-    return ty, given.get(index, value)
+    return "i32", given.get(index, str(case.fmt(_A if role == catalog.FMT_A else _B)))  # a format
 
 
 def call_text(case: Case) -> str:
@@ -142,7 +155,7 @@ def function_lines(case: Case, checks: Sequence[str] = ()) -> list[str]:
     if intr.fragments:  # a parameter per register
         params = [f"{ty} {value}" for ty, value in call_operands(case) if re.fullmatch(r"%[abc][0-9]+", value)]
     else:
-        params = [f"{source_type(case, Side.A)} %a", f"{source_type(case, Side.B)} %b", f"{intr.acc_type} %c"]
+        params = [f"{source_type(case, _A)} %a", f"{source_type(case, _B)} %b", f"{intr.acc_type} %c"]
     params += [] if intr.returns else ["ptr addrspace(1) %out"]
     # A %name given for several operands (of one type: harness.specs.matrix checks) is one parameter.
     params += dict.fromkeys(f"{operand(case, i)[0]} {v}" for i, v in case.args if v.startswith("%"))

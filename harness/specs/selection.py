@@ -30,7 +30,7 @@ def add_case_flags(p: argparse.ArgumentParser, selector_default: Selector | None
         action="append",
         metavar="NAME",
         help="intrinsic name without llvm.amdgcn. (repeatable where many cases run), e.g. "
-        + ", ".join(i.name for i in catalog.AMDGPU_INTRINSICS[:2])
+        + ", ".join(i.name for i in catalog.SEED_INTRINSICS[:2])
         + "; an LLVM name with several forms (gfx11/gfx12 types, wave64) means each (try: the one for --cpu), "
         "a form's own name (wmma.f32.16x16x16.f16.gfx1100w64) one; run, matrix and bisect-run take globs (smfmac.*)",
     )

@@ -7,14 +7,16 @@ how the assembler prints the formats. Nothing else in the harness branches on a 
 
 from __future__ import annotations
 
-import difflib
 import functools
 import re
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import TypedDict
+from typing import TYPE_CHECKING, TypedDict
 
-from harness.targets import AMDGPU, NVPTX, Target, amdgpu_rows, families, formats, nvptx_rows
+from harness.targets import AMDGPU, NVPTX, Target, families, formats
+
+if TYPE_CHECKING:
+    from harness.targets import amdgpu_rows, nvptx_rows
 
 
 class Side(StrEnum):
@@ -36,6 +38,7 @@ class Side(StrEnum):
 
 # Both sources in order, as a tuple: iterating the enum itself costs a generator per loop.
 SIDES = (Side.A, Side.B)
+_SIDE_A = Side.A  # (a member read from its enum class costs ~10 times a module name)
 
 
 class Role(StrEnum):
@@ -228,7 +231,7 @@ class Intrinsic:
         return FMT_A in self.operands
 
     def source(self, side: Side) -> Source:
-        return self.a if side == Side.A else self.b
+        return self.a if side == _SIDE_A else self.b
 
     def arg_index(self, role: str) -> int:
         return self.operands.index(role)
@@ -470,7 +473,14 @@ def _row_entries(row: amdgpu_rows.Row) -> list[Intrinsic]:
     return out
 
 
-ROW_INTRINSICS: tuple[Intrinsic, ...] = tuple(e for r in amdgpu_rows.ROWS if r.name not in SEED_NAMES for e in _row_entries(r))
+@functools.cache
+def _amdgpu() -> tuple[tuple[Intrinsic, ...], dict[str, Intrinsic], dict[str, tuple[Intrinsic, ...]]]:
+    """(every AMDGPU entry, by name, by base name): the seed's, then the rows' (amdgpu_rows), built
+    when first asked for (a run of the seed's cases never asks)."""
+    from harness.targets import amdgpu_rows
+
+    entries = SEED_INTRINSICS + tuple(e for r in amdgpu_rows.ROWS if r.name not in SEED_NAMES for e in _row_entries(r))
+    return entries, {i.name: i for i in entries}, _by_base(entries)
 
 
 def _fragment(ir_register: str, count: int, name: str) -> Source:
@@ -502,6 +512,8 @@ def _nvptx_entries(row: nvptx_rows.Row) -> list[Intrinsic]:
     its first SM (`...b1.sm_80`, `...b1.sm_89`) and has the row's name as `base`, as AMDGPU's
     per-CPU forms. The first entry carries the row's absent SM (llc must fail there)."""
     d, a, b, c = row.regs
+    from harness.targets import nvptx_rows
+
     reg = nvptx_rows.IR_REGISTER
     operands, ranges = _nvptx_operands(row)
     groups: dict[str, list[str]] = {}
@@ -539,7 +551,6 @@ def _nvptx_entries(row: nvptx_rows.Row) -> list[Intrinsic]:
     return out
 
 
-AMDGPU_INTRINSICS: tuple[Intrinsic, ...] = SEED_INTRINSICS + ROW_INTRINSICS
 PREFIXES = tuple(t.intrinsic_prefix for t in (AMDGPU, NVPTX))
 
 
@@ -556,17 +567,17 @@ def _by_base(entries: tuple[Intrinsic, ...]) -> dict[str, tuple[Intrinsic, ...]]
     return out
 
 
-# Every CPU an entry runs on (an NVPTX entry runs on the SMs its row runs on).
-CPUS: tuple[str, ...] = tuple(
-    sorted({cpu for i in AMDGPU_INTRINSICS for cpu in i.cpus} | {c for r in nvptx_rows.ROWS for c in NVPTX.cpus if r.runs_on(c)})
-)
-_AMDGPU_BY_NAME = {i.name: i for i in AMDGPU_INTRINSICS}
-_AMDGPU_BY_BASE = _by_base(AMDGPU_INTRINSICS)
+# Every CPU an entry runs on: each AMDGPU line's and each SM NVPTX has (a test derives the same
+# from the entries).
+CPUS: tuple[str, ...] = tuple(sorted(CDNA + RDNA + NVPTX.cpus))
+_SEED_BY_NAME = {i.name: i for i in SEED_INTRINSICS}
 
 
 @functools.cache
 def _nvptx() -> tuple[Intrinsic, ...]:
     """The NVPTX entries, built when first asked for (a run of AMDGPU cases never asks)."""
+    from harness.targets import nvptx_rows
+
     entries = tuple(e for r in nvptx_rows.ROWS for e in _nvptx_entries(r))
     # A cohort's rows on one CPU compile under one llc command line (their -mattr follows from
     # the PTX version the cohort names), so a lit file of theirs has one RUN line per selector.
@@ -579,7 +590,7 @@ def _nvptx() -> tuple[Intrinsic, ...]:
 @functools.cache
 def _every() -> tuple[tuple[Intrinsic, ...], dict[str, Intrinsic], dict[str, tuple[Intrinsic, ...]]]:
     """(every entry, by name, by base name): the AMDGPU entries, then the NVPTX ones."""
-    entries = AMDGPU_INTRINSICS + _nvptx()
+    entries = _amdgpu()[0] + _nvptx()
     by_name = {i.name: i for i in entries}
     assert len(by_name) == len(entries), "duplicate catalog names"
     return entries, by_name, _by_base(entries)
@@ -589,9 +600,14 @@ _LAZY = {"INTRINSICS": 0, "BY_NAME": 1, "BY_BASE": 2}
 
 
 def __getattr__(name: str):
-    """INTRINSICS (every entry), BY_NAME, BY_BASE and NVPTX_INTRINSICS, built when first read."""
+    """INTRINSICS (every entry), BY_NAME, BY_BASE, AMDGPU_INTRINSICS, ROW_INTRINSICS (the
+    AMDGPU entries not of the seed) and NVPTX_INTRINSICS, built when first read."""
     if name in _LAZY:
         return _every()[_LAZY[name]]
+    if name == "AMDGPU_INTRINSICS":
+        return _amdgpu()[0]
+    if name == "ROW_INTRINSICS":
+        return _amdgpu()[0][len(SEED_INTRINSICS) :]
     if name == "NVPTX_INTRINSICS":
         return _nvptx()
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
@@ -602,7 +618,9 @@ def lookup_all(name: str) -> tuple[Intrinsic, ...]:
     entry's own name, or an LLVM name with several forms (gfx11 and gfx12 WMMA, wave32 and
     wave64): all of them."""
     key = _bare(name)
-    for index in (lambda: (_AMDGPU_BY_NAME, _AMDGPU_BY_BASE), lambda: _every()[1:]):  # (NVPTX only if needed)
+    if key in _SEED_BY_NAME:  # (no other entry is built for the seed's names)
+        return (_SEED_BY_NAME[key],)
+    for index in (lambda: _amdgpu()[1:], lambda: _every()[1:]):  # (NVPTX only if needed)
         by_name, by_base = index()
         if key in by_name:
             return (by_name[key],)
@@ -613,6 +631,8 @@ def lookup_all(name: str) -> tuple[Intrinsic, ...]:
 
 def unknown(name: str) -> str:
     """The message for a name no entry has: the closest names, and where the rest are listed."""
+    import difflib
+
     by_base = _every()[2]
     close = difflib.get_close_matches(_bare(name), list(by_base), 3, 0.75)
     hint = f"; did you mean {', '.join(close)}?" if close else ""

@@ -9,8 +9,10 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from harness.targets.amdgpu_rows import Row
+if TYPE_CHECKING:
+    from harness.targets.amdgpu_rows import Row
 
 _SCALAR_SUFFIX = {"float": "f32", "half": "f16", "double": "f64", "bfloat": "bf16"}
 _VECTOR = re.compile(r"<(\d+) x (\w+)>")

@@ -172,9 +172,11 @@ _OWNER_BOUNDARY = re.compile(r"\n((?:[A-Za-z_.$][\w.$]*:|\.Lfunc_end|\}|\.(?:vis
 class LineOwners:
     """1-based line of llc's text -> the function whose body holds it (`get`, None outside)."""
 
-    def __init__(self, spans: list[tuple[int, int, str]]):
+    def __init__(self, spans: list[tuple[int, int, str]], marks: list[tuple[int, int]] | None = None):
         self._spans = spans  # (first line, last line, function), in order
         self._starts = [first for first, _, _ in spans]
+        self._marks = marks or [(1, 0)]  # (line, offset where it starts in the text), in order
+        self._mark_lines = [line for line, _ in self._marks]
 
     def get(self, line: int) -> str | None:
         i = bisect.bisect_right(self._starts, line) - 1
@@ -192,15 +194,30 @@ class LineOwners:
     def as_dict(self) -> dict[int, str]:
         return {n: fn for first, last, fn in self._spans for n in range(first, last + 1)}
 
+    def line(self, text: str, number: int) -> str:
+        """Line `number` of `text` (the text the owners were read from), "" past its end: found
+        from the nearest function boundary before it, not by splitting the whole text."""
+        if number < 1:
+            return ""
+        at, pos = self._marks[bisect.bisect_right(self._mark_lines, number) - 1]
+        for _ in range(number - at):
+            pos = text.find("\n", pos) + 1
+            if pos == 0:
+                return ""
+        end = text.find("\n", pos)
+        return text[pos : end if end >= 0 else len(text)]
+
 
 def asm_owners(asm: str, functions: set[str]) -> LineOwners:
     """Which function of `functions` owns each line of llc's text: from its label to its
     `.Lfunc_end` (or through a PTX function's closing `}`); what follows belongs to none."""
     spans: list[tuple[int, int, str]] = []
+    marks = [(1, 0)]
     current, opened, number, pos = "", 0, 1, 0
     for b in _OWNER_BOUNDARY.finditer("\n" + asm):  # (b.start() is where its line starts in asm)
         number += asm.count("\n", pos, b.start())
         pos, line = b.start(), b.group(1)
+        marks.append((number, pos))
         m = _LABEL.match(line) or (_FUNCTION_START.match(line) if line.startswith(_PTX_FUNCTION) else None)
         name = next((g for g in m.groups() if g), None) if m else None
         if name in functions:
@@ -213,7 +230,7 @@ def asm_owners(asm: str, functions: set[str]) -> LineOwners:
             current = ""  # what follows (config sections, metadata) belongs to no function
     if current:
         spans.append((opened, asm.count("\n") + (not asm.endswith("\n")), current))
-    return LineOwners(spans)
+    return LineOwners(spans, marks)
 
 
 def mc_rejections(stderr: str, asm: str, functions: set[str]) -> tuple[dict[str, str], list[str]]:
@@ -222,12 +239,11 @@ def mc_rejections(stderr: str, asm: str, functions: set[str]) -> tuple[dict[str,
     if not errors:  # (most modules: the text needs no map of its lines)
         return {}, []
     owners = asm_owners(asm, functions)
-    asm_lines = asm.splitlines()
     found: dict[str, str] = {}
     stray: list[str] = []
     for line, _col, message in errors:
         fn = owners.get(line)
-        text = asm_lines[line - 1].strip() if 0 < line <= len(asm_lines) else ""
+        text = owners.line(asm, line).strip()
         detail = f"{message}: {text}" if text else message
         if fn:
             found.setdefault(fn, detail)
@@ -312,10 +328,14 @@ def instruction(body: list[str], mnemonics: tuple[str, ...]) -> tuple[str, list[
     """(mnemonic, operands) of the first instruction in `body` whose mnemonic is one of these.
     An instruction whose operands start on the next line (PTX's mma: one brace group per line)
     runs on to its `;`."""
-    mentions = _any_of(mnemonics).search
-    for i, line in enumerate(body):
-        if not mentions(line):
+    joined = "\n".join(body)  # (one search over the body, not one per line)
+    below, pos = 0, 0  # body[below] starts at joined[pos]
+    for m in _any_of(mnemonics).finditer(joined):
+        if m.start() < pos:  # (on a line already looked at)
             continue
+        i = below + joined.count("\n", pos, m.start())
+        below, pos = i + 1, joined.find("\n", m.start()) + 1 or len(joined) + 1
+        line = body[i]
         text = line.split("//")[0].split(";")[0].strip()
         head, _, rest = text.replace("\t", " ").partition(" ")
         if head not in mnemonics:
