@@ -7,13 +7,13 @@ Cases are grouped so that every case in a group is expected to behave alike (the
 
 from __future__ import annotations
 
-import functools
 import hashlib
 import re
 from collections.abc import Callable, Hashable
 from dataclasses import dataclass, field
 from enum import StrEnum
 
+from harness import once
 from harness.specs.spec import Value
 from harness.targets import catalog
 from harness.targets.catalog import SIDES, Intrinsic, Side
@@ -128,6 +128,13 @@ class Case:
 
     def side_class(self, side: Side) -> str:
         """nonconst/badformat (its format operand), illegal (shape), underwide, overwide, exact."""
+        return self._side_classes[0 if side == _A else 1]
+
+    @once
+    def _side_classes(self) -> tuple[str, str]:
+        return self._side_class(_A), self._side_class(_B)
+
+    def _side_class(self, side: Side) -> str:
         fmt_value = self.override(side.fmt)
         if fmt_value is not None:
             if fmt_value.startswith("%"):
@@ -155,7 +162,7 @@ class Case:
                 return index
         return None
 
-    @functools.cached_property  # (a frozen case: computed once)
+    @once
     def rejection(self) -> str:
         """The verifier rule this case breaks first, or "" when it is valid IR."""
         if self.nonconst_operand is not None:
@@ -165,7 +172,7 @@ class Case:
         sides = {self.side_class(s) for s in SIDES if self.intrinsic.source(s).verified}
         return next((r for r in REJECTIONS if r in sides), "")
 
-    @functools.cached_property  # (a frozen case: computed once)
+    @once
     def file_class(self) -> FileClass:
         if self.cpu not in self.intrinsic.cpus:
             return FileClass.ABSENT
@@ -185,7 +192,7 @@ class Case:
         wider = (FileClass.OVERWIDE, FileClass.UNDERWIDE_UNVERIFIED)
         return next((c for c in wider if c.split("-")[0] in sides), FileClass.EXACT)
 
-    @functools.cached_property  # (a frozen case: computed once)
+    @once
     def signature(self) -> str:
         """How the intrinsic's declaration differs from its own where the mangled name cannot
         say so (a source the name does not carry, of another width or element type), e.g.
@@ -200,7 +207,7 @@ class Case:
                 parts.append(f".{side}{width}x{elem}".replace(" ", "").replace("<", "").replace(">", ""))
         return "".join(parts)
 
-    @functools.cached_property
+    @once
     def function(self) -> str:
         """IR function name: intrinsic, then each source's format and width, then variations."""
         base = self.intrinsic.name.replace(".", "_")
@@ -307,7 +314,7 @@ class Group:
         """The members' intrinsics, each once, in the order of their cases."""
         return list(dict.fromkeys(p.case.intrinsic for p in self.members))
 
-    @functools.cached_property
+    @once
     def filename(self) -> str:
         """Its name under generated/: spelled from the group's key alone, never its members."""
         cls = CLASSES.index(self.file_class)

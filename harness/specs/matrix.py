@@ -324,12 +324,13 @@ def expand_block(block: Block, limit: int = MAX_CASES, earlier: int = 0) -> list
         for (cpu, opt, pipe, check, ea, eb, narrow, args), fa, fb in itertools.product(shared, fmts_a, fmts_b):
             wa = _unique(w for p in policies_a for w in widths_for(p, intrinsic.a, fa))
             wb = _unique(w for p in policies_b for w in widths_for(p, intrinsic.b, fb))
-            for width_a, width_b, selector in itertools.product(wa, wb, selectors):
+            for width_a, width_b in itertools.product(wa, wb):
                 case = Case(intrinsic, cpu, fa, fb, width_a, width_b, opt, pipe, check, args, ea, eb, narrow, written.get(pipe))
-                if not excludes.drop(case, selector):
-                    if earlier + len(out) >= limit:  # stop early: a runaway block costs at most `limit` cases
-                        raise too_many()
-                    out.append((case, selector))
+                for selector in selectors:
+                    if not excludes.drop(case, selector):
+                        if earlier + len(out) >= limit:  # stop early: a runaway block costs at most `limit` cases
+                            raise too_many()
+                        out.append((case, selector))
     if not out:
         raise block.error("this matrix block expands to no cases")
     for case, _ in out:

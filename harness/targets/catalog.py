@@ -28,17 +28,18 @@ class Side(StrEnum):
     @property
     def src(self) -> Role:
         """The role of this source's vector operand."""
-        return Role.SRC_A if self is Side.A else Role.SRC_B
+        return SRC_A if self is _SIDE_A else SRC_B
 
     @property
     def fmt(self) -> Role:
         """The role of this source's format operand."""
-        return Role.FMT_A if self is Side.A else Role.FMT_B
+        return FMT_A if self is _SIDE_A else FMT_B
 
 
 # Both sources in order, as a tuple: iterating the enum itself costs a generator per loop.
 SIDES = (Side.A, Side.B)
-_SIDE_A = Side.A  # (a member read from its enum class costs ~10 times a module name)
+# (A member read from its enum class costs ~10 times a module name: hot paths use these.)
+_SIDE_A, _SIDE_B = SIDES
 
 
 class Role(StrEnum):
@@ -57,10 +58,10 @@ class Role(StrEnum):
     @property
     def side(self) -> Side:
         """The source a source or format operand belongs to."""
-        if self in (Role.SRC_A, Role.FMT_A):
-            return Side.A
-        if self in (Role.SRC_B, Role.FMT_B):
-            return Side.B
+        if self == SRC_A or self == FMT_A:
+            return _SIDE_A
+        if self == SRC_B or self == FMT_B:
+            return _SIDE_B
         raise ValueError(f"{self} belongs to no source")
 
 
