@@ -473,11 +473,10 @@ def _unique(items) -> list:
 def plan(spec_paths: list[Path], max_cases: int = MAX_CASES) -> list[Planned]:
     """Expand every spec; a case asked for twice runs once under the union of its selectors.
     More than `max_cases` (case, selector) pairs stop with the count, before anything is built."""
-    # Key: the case, plus its selector when its block splits selectors into their own files.
-    # (the selector is "" when the block does not split selectors)
-    selectors: dict[tuple[Case, Selector | str], dict[Selector, None]] = {}
-    origins: dict[tuple[Case, Selector | str], dict[str, None]] = {}
-    snapshots: set[tuple[Case, Selector | str]] = set()
+    # Key: the case, plus its selector when its block splits selectors into their own files
+    # (the selector is "" when the block does not split selectors). Value: its selectors, the
+    # spec files that ask for it, whether a snapshot pins it.
+    found: dict[tuple[Case, Selector | str], tuple[dict[Selector, None], dict[str, None], list[bool]]] = {}
     total = 0
     for path in spec_paths:
         for block in load_spec(path):
@@ -490,13 +489,15 @@ def plan(spec_paths: list[Path], max_cases: int = MAX_CASES) -> list[Planned]:
                         f"snapshot: only cases llc compiles can be pinned (check: codegen, valid IR); {case.function} is not one"
                     )
                 key = (case, selector if split else "")
-                selectors.setdefault(key, {})[selector] = None
-                origins.setdefault(key, {})[path.name] = None
-                if pinned:
-                    snapshots.add(key)
+                entry = found.get(key)  # (one look-up per pair: a case's hash covers all its fields)
+                if entry is None:
+                    entry = found[key] = ({}, {}, [False])
+                entry[0][selector] = None
+                entry[1][path.name] = None
+                entry[2][0] = entry[2][0] or pinned
     planned = [
-        Planned(key[0], tuple(s for s in SELECTORS if s in selectors[key]), tuple(origins[key]), key in snapshots)
-        for key in selectors
+        Planned(key[0], tuple(s for s in SELECTORS if s in selectors), tuple(origins), pin[0])
+        for key, (selectors, origins, pin) in found.items()
     ]
     return sorted(planned, key=lambda p: (p.case.sort_key(), p.selectors))
 

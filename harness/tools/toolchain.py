@@ -282,8 +282,9 @@ class Toolchain:
     _cache: dict = field(default_factory=dict, repr=False)
 
     def tool(self, name: str) -> str:
-        """The path of a tool ("" when there is none): the build's own, or an EXTERNAL one."""
-        return tool_path(name, self.bin_dir)
+        """The path of a tool ("" when there is none): the build's own, or an EXTERNAL one.
+        Looked up once per toolchain (a tool that goes away later fails to start: bad input)."""
+        return self._memo(("tool", name), lambda: tool_path(name, self.bin_dir))
 
     def require(self, name: str) -> str:
         path = self.tool(name)
