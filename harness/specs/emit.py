@@ -81,39 +81,46 @@ def call_operands(case: Case) -> tuple[tuple[str, str], ...]:
 def operands(case: Case) -> tuple[tuple[str, str], ...]:
     """(type, value text) of each entry of the intrinsic's operands."""
     given = dict(case.args)
-    return tuple(
-        (fixed[0], given.get(i, fixed[1])) if fixed else _operand(case, i, role, given)
-        for i, (role, fixed) in enumerate(zip(case.intrinsic.operands, _fixed_operands(case.intrinsic)))
-    )
+    out = []
+    for index, (kind, ty, value) in enumerate(_operand_kinds(case.intrinsic)):
+        if kind == _FIXED:
+            out.append((ty, given.get(index, value)))
+        elif kind == _FORMAT:
+            out.append((ty, given.get(index, str(case.fmt(value)))))
+        elif kind == _SOURCE:
+            narrowed = case.call_width(value) != case.width(value)
+            out.append((call_type(case, value), f"%{value}.narrow" if narrowed else f"%{value}"))
+        else:
+            out.append((ty, value))  # the accumulator (no case gives it a value)
+    return tuple(out)
+
+
+_FIXED, _FORMAT, _SOURCE, _ACCUMULATOR = range(4)
 
 
 @functools.cache
-def _fixed_operands(intr: Intrinsic) -> tuple[tuple[str, str] | None, ...]:
-    """(type, default value text) of each operand whose type and default no case changes (the
-    sparsity index, literals), None for the rest (sources, accumulator, formats)."""
-    return tuple(
-        (intr.index_type, "0")
-        if role == catalog.INDEX
-        else None
-        if role in catalog.SOURCE_ROLES or role in catalog.FORMAT_ROLES or role == catalog.ACC
-        else catalog.literal(role)
-        for role in intr.operands
-    )
+def _operand_kinds(intr: Intrinsic) -> tuple[tuple, ...]:
+    """Per operand of the intrinsic: (_FIXED, type, default value text) where no case changes the
+    type (the sparsity index, literals); (_FORMAT, "i32", side); (_SOURCE, "", side);
+    (_ACCUMULATOR, type, "%c")."""
+    out: list[tuple] = []
+    for role in intr.operands:
+        if role == catalog.INDEX:
+            out.append((_FIXED, intr.index_type, "0"))
+        elif role in catalog.SOURCE_ROLES:
+            out.append((_SOURCE, "", Role(role).side))
+        elif role in catalog.FORMAT_ROLES:
+            out.append((_FORMAT, "i32", Role(role).side))
+        elif role == catalog.ACC:
+            out.append((_ACCUMULATOR, intr.acc_type, "%c"))
+        else:
+            out.append((_FIXED, *catalog.literal(role)))
+    return tuple(out)
 
 
 def operand(case: Case, index: int) -> tuple[str, str]:
     """(type, value text) of call operand `index`."""
     return operands(case)[index]
-
-
-def _operand(case: Case, index: int, role: Role | str, given: dict[int, str]) -> tuple[str, str]:
-    if role == catalog.SRC_A or role == catalog.SRC_B:
-        side = _A if role == catalog.SRC_A else _B
-        narrowed = case.call_width(side) != case.width(side)
-        return call_type(case, side), f"%{side}.narrow" if narrowed else f"%{side}"
-    if role == catalog.ACC:
-        return case.intrinsic.acc_type, "%c"
-    return "i32", given.get(index, str(case.fmt(_A if role == catalog.FMT_A else _B)))  # a format
 
 
 def call_text(case: Case) -> str:
@@ -124,6 +131,8 @@ def call_text(case: Case) -> str:
 
 def narrowing_lines(case: Case) -> list[str]:
     """IR that narrows each over-wide source to the exact width, in the case's representation."""
+    if not case.narrowing:  # (each source is called as it is passed)
+        return []
     lines = []
     for side in SIDES:
         wide, narrow = source_type(case, side), call_type(case, side)

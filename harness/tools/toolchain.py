@@ -282,8 +282,11 @@ class Toolchain:
     _cache: dict = field(default_factory=dict, repr=False)
 
     def tool(self, name: str) -> str:
-        """The path of a tool ("" when there is none): the build's own, or an EXTERNAL one.
-        Looked up once per toolchain (a tool that goes away later fails to start: bad input)."""
+        """The path of a tool ("" when there is none): the build's own, looked up once per
+        toolchain (one that goes away later fails to start: bad input), or an EXTERNAL one,
+        looked up by its own rule each time."""
+        if name in EXTERNAL:
+            return tool_path(name, self.bin_dir)
         return self._memo(("tool", name), lambda: tool_path(name, self.bin_dir))
 
     def require(self, name: str) -> str:
