@@ -21,6 +21,7 @@ from harness.tools import commands
 from harness.tools.commands import Selector
 
 _A, _B = SIDES  # (a member read from its enum class costs ~10 times a module name)
+_INTEGER = re.compile(r"-?[0-9]+")
 
 SELECTORS: tuple[Selector, ...] = tuple(Selector)
 OPT_LEVELS = (0, 1, 2, 3)
@@ -158,7 +159,7 @@ class Case:
         given = dict(self.args)
         for index, low, high in self.intrinsic.ranges:
             value = {"false": "0", "true": "1"}.get(given.get(index, ""), given.get(index, ""))
-            if re.fullmatch(r"-?[0-9]+", value) and not low <= int(value) <= high:
+            if _INTEGER.fullmatch(value) and not low <= int(value) <= high:
                 return index
         return None
 

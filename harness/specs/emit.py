@@ -16,6 +16,7 @@ from harness.targets import catalog, families
 from harness.targets.catalog import SIDES, Intrinsic, Role, Side
 
 _A, _B = SIDES  # (a member read from its enum class costs ~10 times a module name)
+_REGISTER_PARAMETER = re.compile(r"%[abc][0-9]+")  # one register of a fragment (%a0, %c3)
 
 mangle = families.mangle  # LLVM's overload suffix for a type: <8 x float> -> v8f32
 
@@ -162,7 +163,7 @@ def function_lines(case: Case, checks: Sequence[str] = ()) -> list[str]:
     (LLVM 14) read too."""
     intr, fn = case.intrinsic, case.function
     if intr.fragments:  # a parameter per register
-        params = [f"{ty} {value}" for ty, value in call_operands(case) if re.fullmatch(r"%[abc][0-9]+", value)]
+        params = [f"{ty} {value}" for ty, value in call_operands(case) if _REGISTER_PARAMETER.fullmatch(value)]
     else:
         params = [f"{source_type(case, _A)} %a", f"{source_type(case, _B)} %b", f"{intr.acc_type} %c"]
     params += [] if intr.returns else ["ptr addrspace(1) %out"]

@@ -349,8 +349,11 @@ class Toolchain:
 
     @property
     def targets(self) -> frozenset[str]:
-        text = self.version_text.split("Registered Targets:", 1)[-1]
-        return frozenset(m.group(1) for m in re.finditer(r"^\s+(\S+)\s+- ", text, re.M))
+        def compute() -> frozenset[str]:
+            text = self.version_text.split("Registered Targets:", 1)[-1]
+            return frozenset(m.group(1) for m in re.finditer(r"^\s+(\S+)\s+- ", text, re.M))
+
+        return self._memo("targets", compute)
 
     def cpus(self, triple: str) -> frozenset[str]:
         def compute():

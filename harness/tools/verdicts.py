@@ -324,6 +324,16 @@ def _any_of(words: tuple[str, ...]) -> re.Pattern[str]:
     return re.compile("|".join(map(re.escape, words)))
 
 
+# Operand separators: commas outside braces (PTX's register groups) and outside brackets
+# (AMDGPU modifiers such as neg_lo:[0,0,1]).
+_BRACED_COMMA = re.compile(r",(?![^{]*})")
+_BRACKETED_COMMA = re.compile(r",(?![^\[]*\])")
+# A register tuple (v[10:17]), a PTX brace group ({%r1, %r2}), one register (v4).
+_REGISTER_RANGE = re.compile(r"[avs]\[(\d+):(\d+)\]")
+_BRACE_GROUP = re.compile(r"\{\s*(%\w+(?:\s*,\s*%\w+)*)\s*\}")
+_ONE_REGISTER = re.compile(r"[avs]\d+")
+
+
 def instruction(body: list[str], mnemonics: tuple[str, ...]) -> tuple[str, list[str]] | None:
     """(mnemonic, operands) of the first instruction in `body` whose mnemonic is one of these.
     An instruction whose operands start on the next line (PTX's mma: one brace group per line)
@@ -348,12 +358,12 @@ def instruction(body: list[str], mnemonics: tuple[str, ...]) -> tuple[str, list[
                     break
             rest = " ".join(following).split(";")[0]
             # Commas inside braces separate the registers of one group.
-            return head, [o.strip() for o in re.split(r",(?![^{]*})", rest) if o.strip()]
+            return head, [o.strip() for o in _BRACED_COMMA.split(rest) if o.strip()]
         if rest.lstrip().startswith("{"):  # PTX brace groups on one line
-            return head, [o.strip() for o in re.split(r",(?![^{]*})", rest) if o.strip()]
+            return head, [o.strip() for o in _BRACED_COMMA.split(rest) if o.strip()]
         # Commas inside brackets belong to a modifier (neg_lo:[0,0,1]); the last operand
         # carries the modifiers after a space: "v[10:17] matrix_a_fmt:..."
-        operands = [o.strip() for o in re.split(r",(?![^\[]*\])", rest)]
+        operands = [o.strip() for o in _BRACKETED_COMMA.split(rest)]
         operands[-1] = operands[-1].split(" ")[0]
         return head, operands
     return None
@@ -372,13 +382,13 @@ def matrix_instruction(body: list[str], prefixes: tuple[str, ...]) -> tuple[str,
 def tuple_width(operand: str) -> int | None:
     """32-bit registers an operand names: v[8:15] -> 8, a3 -> 1, a PTX group {%r1, %r2} -> 2;
     None for anything else."""
-    m = re.fullmatch(r"[avs]\[(\d+):(\d+)\]", operand)
+    m = _REGISTER_RANGE.fullmatch(operand)
     if m:
         return int(m.group(2)) - int(m.group(1)) + 1
-    m = re.fullmatch(r"\{\s*(%\w+(?:\s*,\s*%\w+)*)\s*\}", operand)
+    m = _BRACE_GROUP.fullmatch(operand)
     if m:
         return len(m.group(1).split(","))
-    return 1 if re.fullmatch(r"[avs]\d+", operand) else None
+    return 1 if _ONE_REGISTER.fullmatch(operand) else None
 
 
 def shape_mismatch(operands: list[str], expected: dict[str, tuple[int, int]]) -> str:
