@@ -13,6 +13,7 @@ import functools
 import glob
 import os
 import re
+import select
 import shutil
 import signal
 import site
@@ -125,23 +126,56 @@ def await_exit(proc: subprocess.Popen, timeout: float, streams: dict, limit: int
     doubling intervals up to 0.1 s: one that floods a stream is killed within that time, and a
     short run costs no wake-up. `timeout` may be math.inf."""
     limit = OUTPUT_LIMIT if limit is None else limit
-    exited = threading.Thread(target=_exit_of, args=(proc.pid,), daemon=True)
-    exited.start()
+    exited = _Exit(proc.pid)
     deadline, pause, flooded = time.monotonic() + timeout, 0.01, ""
-    while True:
-        exited.join(max(0.0, min(pause, deadline - time.monotonic())))
-        if not exited.is_alive() or time.monotonic() >= deadline:
-            break
-        flooded = next((name for name, f in streams.items() if _size(f) > limit), "")
-        if flooded:
-            break
-        pause = min(pause * 2, 0.1)
-    timed_out = exited.is_alive() and not flooded
+    try:
+        while True:
+            if exited.wait(max(0.0, min(pause, deadline - time.monotonic()))) or time.monotonic() >= deadline:
+                break
+            flooded = next((name for name, f in streams.items() if _size(f) > limit), "")
+            if flooded:
+                break
+            pause = min(pause * 2, 0.1)
+        timed_out = not exited.wait(0) and not flooded
+    finally:
+        exited.close()
     # The tool has exited (or is to be stopped) but is not reaped: its session's id cannot be
     # anyone else's yet, so ending the session reaches only what the tool started.
     _kill_group(proc)
     proc.wait()
     return timed_out, flooded
+
+
+class _Exit:
+    """Whether process `pid` has exited, without reaping it: through a pidfd (Linux 5.3 and
+    later; the waiting thread sleeps in poll(), one wake-up when the process exits), else a
+    thread that waits in waitid(WNOWAIT)."""
+
+    def __init__(self, pid: int):
+        self._poll: select.poll | None = None
+        self._fd = -1
+        self._thread: threading.Thread | None = None
+        try:
+            self._fd = os.pidfd_open(pid)
+        except (AttributeError, OSError):
+            self._thread = threading.Thread(target=_exit_of, args=(pid,), daemon=True)
+            self._thread.start()
+            return
+        self._poll = select.poll()
+        self._poll.register(self._fd, select.POLLIN)
+
+    def wait(self, seconds: float) -> bool:
+        """Whether it has exited, waiting up to `seconds` for it."""
+        if self._poll is not None:
+            return bool(self._poll.poll(seconds * 1000))
+        assert self._thread is not None
+        self._thread.join(seconds)
+        return not self._thread.is_alive()
+
+    def close(self) -> None:
+        if self._fd >= 0:
+            os.close(self._fd)
+            self._fd = -1
 
 
 def _exit_of(pid: int) -> None:
