@@ -320,3 +320,30 @@ def test_an_interrupt_before_the_command_starts_is_exit_130_without_a_traceback(
     code = setup + "import runpy, sys\nsys.argv = ['harness', 'run']\nrunpy.run_module('harness', run_name='__main__')\n"
     proc = subprocess.run([sys.executable, "-c", code], cwd=repo_root, capture_output=True, text=True, timeout=120)
     assert (proc.returncode, proc.stderr) == (130, ""), proc.stderr[-2000:]
+
+
+@pytest.mark.parametrize("pidfd", [True, False], ids=["pidfd", "waiter-thread"])
+def test_a_tools_exit_its_timeout_and_its_flood_are_seen_with_or_without_a_pidfd(pidfd, monkeypatch):
+    """A tool's exit is awaited through its pidfd, or where the kernel has none through a thread
+    in waitid: either way its output and status come back, a hang ends at the timeout with its
+    whole session killed, and a flood is stopped. (Fault injection with sh, sleep and yes.)"""
+    import errno
+
+    from harness.errors import InputError
+    from harness.tools import toolchain
+
+    if not pidfd:
+
+        def no_pidfd(pid: int) -> int:
+            raise OSError(errno.ENOSYS, "no pidfd_open")
+
+        monkeypatch.setattr(toolchain.os, "pidfd_open", no_pidfd)
+    done = toolchain.run_tool(["sh", "-c", "echo out; echo err >&2; exit 3"], timeout=60)
+    assert (done.returncode, done.stdout, done.stderr, done.timed_out) == (3, "out\n", "err\n", False)
+    marker = f"sleep 3{random.randrange(10**6):06d}"  # (a command line no other process has)
+    hung = toolchain.run_tool(["sh", "-c", f"{marker}; true"], timeout=0.3)
+    assert hung.timed_out and hung.returncode is None
+    assert subprocess.run(["pgrep", "-f", marker], capture_output=True).stdout == b""  # (its child too)
+    monkeypatch.setattr(toolchain, "OUTPUT_LIMIT", 1 << 16)
+    with pytest.raises(InputError, match="yes printed more than 0 MB on stdout"):
+        toolchain.run_tool(["yes"], timeout=60)
