@@ -904,9 +904,10 @@ def run_all(chosen: list[Mutant], args: argparse.Namespace) -> list[Row]:
                 raise SystemExit(f"mutate: {problem}")
             tests, limit = plan(m, args)
             result, killer, seconds = run_tests(tree, tests, args.python, args.jobs, limit)
-            if result == "survived" and tests[: len(m.tests)] != list(m.tests):
+            if result in ("survived", "error") and tests[: len(m.tests)] != list(m.tests):
                 # The map misses what runs in processes the tests start with a bare environment
-                # (`env={"PYTHONPATH": ...}`): a survivor of its tests meets the table's too.
+                # (`env={"PYTHONPATH": ...}`), and a mutant that renames the map's tests (their
+                # parametrize ids) runs none of them: a survivor of its tests meets the table's too.
                 result, killer, more = run_tests(tree, list(m.tests), args.python, args.jobs, args.timeout)
                 seconds += more
             rows.append((m, result, killer, seconds))

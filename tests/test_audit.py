@@ -440,6 +440,22 @@ def test_audit_unterminated_quote_says_the_run_line_cannot_be_split(audit_cli, t
     assert "cannot be split" in line and "quote" in line and "attribute" not in line and "lit.util" not in line
 
 
+@pytest.mark.parametrize("quote", ['"', "'"])
+def test_audit_names_the_quote_a_run_line_leaves_open(audit_cli, tmp_path, quote):
+    """A quote of the other kind inside a closed pair is text; the quote left open is the one
+    named (the file's name holds no "quote", so only the reason can say it)."""
+    other = "'" if quote == '"' else '"'
+    path = tmp_path / "t.ll"
+    path.write_text(
+        f"; RUN: llc -mtriple=amdgcn {other}-mcpu=gfx950{quote}{other} {quote}-O0 < %s\n"
+        "; RUN: llc -mtriple=amdgcn -mcpu=gfx950 < %s\n" + _FN
+    )
+    proc = audit_cli(path)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    line = next(l for l in proc.stdout.splitlines() if "skipped" in l)
+    assert f"cannot be split (lit's shell parser): missing closing {quote} quote" in line, line
+
+
 @pytest.mark.parametrize("text", ["; RUN: opt -S < %s | FileCheck %s\n" + _FN, "; RUN: llc -mtriple=x86_64 < %s\n" + _FN, _FN])
 def test_audit_of_a_file_where_nothing_was_audited_exits_2(audit_cli, tmp_path, text):
     path = tmp_path / "t.ll"

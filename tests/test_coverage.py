@@ -215,6 +215,15 @@ def test_a_header_path_that_is_no_regular_file_is_bad_input(llvm_22_1_8, cli, fa
     assert str(path) in line and "not a regular file" in line, line
 
 
+def test_a_header_path_that_is_a_dangling_link_is_bad_input(llvm_22_1_8, cli, fake_build):
+    """A link at the header's path that leads nowhere is a broken build too, not one without a
+    header: one line naming it and exit 2."""
+    path = _ir_dir(fake_build) / "IntrinsicsAMDGPU.h"
+    path.symlink_to(fake_build / "nowhere.h")
+    line = _one_line(cli("coverage", "--llvm-bin", fake_build / "bin", "--target", "amdgpu"))
+    assert str(path) in line and "cannot read" in line, line
+
+
 def test_a_header_that_names_no_amdgcn_intrinsic_is_bad_input(llvm_22_1_8, cli, fake_build):
     path = _ir_dir(fake_build) / "IntrinsicsAMDGPU.h"
     path.write_text("// not an intrinsic header\n")

@@ -541,3 +541,15 @@ def test_try_nvptx_ptxas_crash_and_timeout_are_not_rejections(cli, nvptx_tc, bad
     assert "Traceback" not in proc.stderr, proc.stderr
     record = json.loads(proc.stdout)
     assert record["verdict"] == verdict and detail in record["detail"], record
+
+
+def test_llc_default_ptx_is_the_version_llc_writes_for_each_sm(nvptx_tc):
+    """LLC_DEFAULT_PTX, which decides when a row needs -mattr=+ptxNN on an SM, is the PTX ISA
+    version llc itself writes there without -mattr (its `.version` line)."""
+    written = {}
+    for sm in nvptx_rows.SM_ORDER:
+        run = nvptx_tc.run("llc", [f"-mtriple={NVPTX.triple}", f"-mcpu={sm}"], "define void @f() {\n  ret void\n}\n")
+        found = re.search(r"^\.version (\d+)\.(\d)$", run.stdout, re.MULTILINE)
+        assert run.ok and found, (sm, run.stderr)
+        written[sm] = int(found.group(1)) * 10 + int(found.group(2))
+    assert written == nvptx_rows.LLC_DEFAULT_PTX

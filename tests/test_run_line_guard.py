@@ -39,6 +39,8 @@ def test_a_test_suites_own_substitution_is_refused():
         (["-f", "-i"], False),
         (["--", "-i"], False),
         (["-E", "s/i/j/g"], False),
+        (["-es/i/j/", "f"], False),  # a script attached to -e: its i is text
+        (["-nes/fi/fo/p", "f"], False),
     ],
 )
 def test_sed_may_not_edit_in_place(args, refused):

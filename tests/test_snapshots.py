@@ -186,6 +186,17 @@ def test_semantic_files_are_left_alone_by_update_checks(cli, llvm, repo_root, tm
     assert proc.returncode == 0 and "not updated: its first line says" in proc.stderr and target.read_bytes() == before
 
 
+def test_check_of_a_file_it_cannot_update_fails_the_gate_and_counts_it(cli, llvm, repo_root, tmp_path):
+    """--check is a gate: a file it could not check (here a semantic file, not a snapshot) makes
+    it exit 2, and the summary counts it."""
+    target = tmp_path / NAME
+    shutil.copy(repo_root / "cases" / "generated" / NAME, target)
+    proc = cli("update-checks", "--check", target)
+    assert proc.returncode == 2, proc.stdout + proc.stderr
+    assert "not updated: its first line says" in proc.stderr
+    assert proc.stdout.splitlines()[-1].endswith(", 1 could not be checked"), proc.stdout
+
+
 @pytest.mark.parametrize(
     "args, message",
     [
