@@ -387,9 +387,17 @@ class Runner:
 
         pool = ThreadPoolExecutor(max_workers=self.jobs)
         try:
-            for m in _largest_first(modules):
+            order = _largest_first(modules)
+            for m in order:
                 for sels in [(sel,) for sel in m.selectors] if _compiled(m) else [m.selectors]:
                     pool.submit(compile_one, m, sels)
+            # The modules the first tasks do not take are emitted here, in the order the tasks
+            # will need them, while those tasks' tools run (a worker that needs one first waits
+            # for it): no worker's next tool waits for its module to be written.
+            for m in order[self.jobs :]:
+                if errors:
+                    break
+                m.module  # noqa: B018
             with finished:
                 finished.wait_for(lambda: done >= total or errors)
         except BaseException:  # Ctrl-C, SIGTERM: end the tools running now and drop the queue
