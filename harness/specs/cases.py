@@ -16,11 +16,10 @@ from enum import StrEnum
 from harness import once
 from harness.specs.spec import Value
 from harness.targets import catalog
-from harness.targets.catalog import SIDES, Intrinsic, Side
+from harness.targets.catalog import SIDE_A, SIDE_B, SIDES, Intrinsic, Side
 from harness.tools import commands
 from harness.tools.commands import Selector
 
-_A, _B = SIDES  # (a member read from its enum class costs ~10 times a module name)
 _INTEGER = re.compile(r"-?[0-9]+")
 
 SELECTORS: tuple[Selector, ...] = tuple(Selector)
@@ -96,10 +95,10 @@ class Case:
     pipeline_at: Value | None = field(default=None, compare=False, repr=False)
 
     def fmt(self, side: Side) -> int:
-        return self.fmt_a if side == _A else self.fmt_b
+        return self.fmt_a if side == SIDE_A else self.fmt_b
 
     def width(self, side: Side) -> int:
-        return self.width_a if side == _A else self.width_b
+        return self.width_a if side == SIDE_A else self.width_b
 
     def __post_init__(self) -> None:
         # One spelling per case: the intrinsic's own element type is "" (so `elem_a: i32` and
@@ -111,7 +110,7 @@ class Case:
 
     def elem(self, side: Side) -> str:
         """The element type of a source as the case passes it."""
-        own = self.elem_a if side == _A else self.elem_b
+        own = self.elem_a if side == SIDE_A else self.elem_b
         return own or self.intrinsic.source(side).elem
 
     def required(self, side: Side) -> int:
@@ -129,11 +128,11 @@ class Case:
 
     def side_class(self, side: Side) -> str:
         """nonconst/badformat (its format operand), illegal (shape), underwide, overwide, exact."""
-        return self._side_classes[0 if side == _A else 1]
+        return self._side_classes[0 if side == SIDE_A else 1]
 
     @once
     def _side_classes(self) -> tuple[str, str]:
-        return self._side_class(_A), self._side_class(_B)
+        return self._side_class(SIDE_A), self._side_class(SIDE_B)
 
     def _side_class(self, side: Side) -> str:
         fmt_value = self.override(side.fmt)
@@ -189,7 +188,7 @@ class Case:
             return FileClass.OBJECT
         if self.narrowing:
             return FileClass("narrowed-" + self.narrowing.replace(".", "-"))
-        sides = (self.side_class(_A), self.side_class(_B))
+        sides = (self.side_class(SIDE_A), self.side_class(SIDE_B))
         wider = (FileClass.OVERWIDE, FileClass.UNDERWIDE_UNVERIFIED)
         return next((c for c in wider if c.split("-")[0] in sides), FileClass.EXACT)
 
@@ -214,7 +213,7 @@ class Case:
         base = self.intrinsic.name.replace(".", "_")
         parts = [base]
         for side in SIDES:
-            own = self.elem_a if side == _A else self.elem_b
+            own = self.elem_a if side == SIDE_A else self.elem_b
             elem = "x" + own if own else ""
             source = self.intrinsic.source(side)
             parts.append(f"{side}_{source.name(self.fmt(side))}_v{self.width(side)}{elem}")

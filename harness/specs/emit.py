@@ -13,9 +13,8 @@ from dataclasses import dataclass
 
 from harness.specs.cases import Case
 from harness.targets import catalog, families
-from harness.targets.catalog import SIDES, Intrinsic, Role, Side
+from harness.targets.catalog import SIDE_A, SIDE_B, SIDES, Intrinsic, Role, Side
 
-_A, _B = SIDES  # (a member read from its enum class costs ~10 times a module name)
 _REGISTER_PARAMETER = re.compile(r"%[abc][0-9]+")  # one register of a fragment (%a0, %c3)
 
 mangle = families.mangle  # LLVM's overload suffix for a type: <8 x float> -> v8f32
@@ -35,7 +34,7 @@ def callee(case: Case) -> tuple[str, str]:
     """(mangled intrinsic name, declaration parameter list) for a case. Both depend only on the
     intrinsic and on each source's width and element type as the call passes it (immargs and
     other values do not change a type): cases that agree there share one answer."""
-    key = (case.intrinsic, case.call_width(_A), case.call_width(_B), case.elem(_A), case.elem(_B))
+    key = (case.intrinsic, case.call_width(SIDE_A), case.call_width(SIDE_B), case.elem(SIDE_A), case.elem(SIDE_B))
     found = _CALLEES.get(key)
     if found is None:
         found = _CALLEES[key] = _callee(case)
@@ -49,8 +48,8 @@ def _callee(case: Case) -> tuple[str, str]:
     intr = case.intrinsic
     types = {
         catalog.RESULT: intr.result,
-        catalog.SRC_A: call_type(case, _A),
-        catalog.SRC_B: call_type(case, _B),
+        catalog.SRC_A: call_type(case, SIDE_A),
+        catalog.SRC_B: call_type(case, SIDE_B),
         catalog.ACC: intr.acc_type,
         catalog.INDEX: intr.index_type,
     }
@@ -165,7 +164,7 @@ def function_lines(case: Case, checks: Sequence[str] = ()) -> list[str]:
     if intr.fragments:  # a parameter per register
         params = [f"{ty} {value}" for ty, value in call_operands(case) if _REGISTER_PARAMETER.fullmatch(value)]
     else:
-        params = [f"{source_type(case, _A)} %a", f"{source_type(case, _B)} %b", f"{intr.acc_type} %c"]
+        params = [f"{source_type(case, SIDE_A)} %a", f"{source_type(case, SIDE_B)} %b", f"{intr.acc_type} %c"]
     params += [] if intr.returns else ["ptr addrspace(1) %out"]
     # A %name given for several operands (of one type: harness.specs.matrix checks) is one parameter.
     params += dict.fromkeys(f"{operand(case, i)[0]} {v}" for i, v in case.args if v.startswith("%"))
