@@ -403,6 +403,7 @@ class Generated:
     key: str = ""
     tests: tuple[str, ...] = ()
     equivalent: str = ""
+    at_import: bool = False  # outside every function: the line runs when the module is imported
 
     @property
     def name(self) -> str:
@@ -478,6 +479,7 @@ class _Sites(ast.NodeVisitor):
             self.starts.append(self.starts[-1] + len(line))
         self.scope: list[str] = []
         self.classes: list[int] = []  # the scope depth of each enclosing class body
+        self.functions = 0  # how many function bodies enclose the node
         self.found: list[Generated] = []
 
     def _span(self, node: ast.AST) -> tuple[int, int]:
@@ -490,7 +492,8 @@ class _Sites(ast.NodeVisitor):
             line = bisect.bisect_right(self.starts, start)
             col = len(self.data[self.starts[line - 1] : start].decode()) + 1
             scope = ".".join(self.scope) or "<module>"
-            self.found.append(Generated(self.rel, line, col, start, end, old, new, operator, scope))
+            site = Generated(self.rel, line, col, start, end, old, new, operator, scope, at_import=not self.functions)
+            self.found.append(site)
 
     def generic_visit(self, node: ast.AST) -> None:
         for field, value in ast.iter_fields(node):
@@ -515,10 +518,13 @@ class _Sites(ast.NodeVisitor):
 
     def _scoped(self, node: ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef) -> None:
         self.scope.append(node.name)
-        if isinstance(node, ast.ClassDef):
+        is_class = isinstance(node, ast.ClassDef)
+        if is_class:
             self.classes.append(len(self.scope))
+        self.functions += not is_class
         self.generic_visit(node)
-        if isinstance(node, ast.ClassDef):
+        self.functions -= not is_class
+        if is_class:
             self.classes.pop()
         self.scope.pop()
 
@@ -1048,10 +1054,14 @@ class CoverageMap:
 
     def tests(self, m: Mutant) -> tuple[tuple[str, ...], float] | None:
         """The tests that ran the mutant's first line, fastest first, and their measured seconds;
-        None when no test ran it (or it ran only while modules were imported)."""
+        None when no test ran it. A line that runs at import is recorded under every test that
+        imported its module (through the CLI: hundreds), so such a mutant keeps only the map's
+        tests in its table's files."""
         if not isinstance(m, Generated):
             return None
         found = self.lines.get(m.file, {}).get(str(m.line))
+        if found and m.at_import:
+            found = [t for t in found if t.split("::", 1)[0] in m.tests]
         if not found:
             return None
         ordered = sorted(found, key=lambda t: (self.durations.get(t, 60.0), t))
