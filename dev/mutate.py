@@ -40,6 +40,7 @@ import json
 import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -825,6 +826,9 @@ def run_tests(tree: Path, tests: list[str], python: str, jobs: str, timeout: flo
         os.killpg(proc.pid, 9)
         proc.communicate()
         return "timeout", f"(no result within {timeout:g} s)", time.monotonic() - start
+    except BaseException:  # Ctrl-C or SIGTERM: the tests (their own session) go with us
+        os.killpg(proc.pid, 9)
+        raise
     seconds = time.monotonic() - start
     if proc.returncode == 0:
         return "survived", "", seconds
@@ -863,16 +867,18 @@ def baseline(work: Path, chosen: list[Mutant], args: argparse.Namespace) -> str:
     return "" if result == "survived" else f"the unmutated tests are not green ({failed}); fix that first"
 
 
-def plan(m: Mutant, args: argparse.Namespace) -> tuple[list[str], float]:
-    """The tests a mutant runs and their time limit: the whole suite (--full), the tests the
-    coverage map says ran its line (3x their measured time, plus a minute), or its table subset."""
+def plan(m: Mutant, args: argparse.Namespace) -> tuple[list[str], float, str]:
+    """The tests a mutant runs, their time limit and the pytest-xdist workers: the whole suite
+    (--full), the tests the coverage map says ran its line (3x their measured time, plus a minute;
+    one process when they take under SMALL seconds, where starting workers costs more), or its
+    table subset."""
     if args.full:
-        return ["tests/"], args.timeout
+        return ["tests/"], args.timeout, args.jobs
     found = args.coverage_map.tests(m) if args.coverage_map else None
     if found:
-        return list(found[0]), min(args.timeout, 60 + 3 * found[1])
+        return list(found[0]), min(args.timeout, 60 + 3 * found[1]), "0" if found[1] < SMALL else args.jobs
     red = args.coverage_map.failed if args.coverage_map else ()
-    return [*m.tests, *(f"--deselect={t}" for t in red)], args.timeout
+    return [*m.tests, *(f"--deselect={t}" for t in red)], args.timeout, args.jobs
 
 
 def _resumed(path: Path | None, chosen: list[Mutant]) -> dict[str, tuple[str, str, float]]:
@@ -908,8 +914,8 @@ def run_all(chosen: list[Mutant], args: argparse.Namespace) -> list[Row]:
             problem = _apply(m, tree)
             if problem:
                 raise SystemExit(f"mutate: {problem}")
-            tests, limit = plan(m, args)
-            result, killer, seconds = run_tests(tree, tests, args.python, args.jobs, limit)
+            tests, limit, jobs = plan(m, args)
+            result, killer, seconds = run_tests(tree, tests, args.python, jobs, limit)
             if result in ("survived", "error") and tests[: len(m.tests)] != list(m.tests):
                 # The map misses what runs in processes the tests start with a bare environment
                 # (`env={"PYTHONPATH": ...}`), and a mutant that renames the map's tests (their
@@ -1036,6 +1042,10 @@ print(json.dumps(out))
 """
 
 
+SMALL = 20.0  # seconds of measured tests under which a mutant's run starts no pytest-xdist workers
+BUDGET = 300.0  # seconds of a line's measured tests past which they are cut to its table's files
+
+
 @dataclass(frozen=True)
 class CoverageMap:
     lines: dict[str, dict[str, list[str]]]
@@ -1052,20 +1062,24 @@ class CoverageMap:
         except (OSError, ValueError, KeyError, TypeError) as exc:
             raise SystemExit(f"mutate: {path}: not a map written by --build-map ({exc})") from None
 
-    def tests(self, m: Mutant) -> tuple[tuple[str, ...], float] | None:
+    def seconds(self, tests: list[str]) -> float:
+        return sum(self.durations.get(t, 60.0) for t in tests)
+
+    def tests(self, m: Mutant, budget: float = BUDGET) -> tuple[tuple[str, ...], float] | None:
         """The tests that ran the mutant's first line, fastest first, and their measured seconds;
         None when no test ran it. A line that runs at import is recorded under every test that
-        imported its module (through the CLI: hundreds), so such a mutant keeps only the map's
-        tests in its table's files."""
+        imported its module, and a helper's line under every test that reached it (through the
+        CLI: hundreds of tests, > 20 min), so such a mutant (at import, or its tests over `budget`
+        seconds) keeps only the map's tests in its table's files: a lower bound on what the suite kills."""
         if not isinstance(m, Generated):
             return None
         found = self.lines.get(m.file, {}).get(str(m.line))
-        if found and m.at_import:
+        if found and (m.at_import or self.seconds(found) > budget):
             found = [t for t in found if t.split("::", 1)[0] in m.tests]
         if not found:
             return None
         ordered = sorted(found, key=lambda t: (self.durations.get(t, 60.0), t))
-        return tuple(ordered), sum(self.durations.get(t, 60.0) for t in ordered)
+        return tuple(ordered), self.seconds(ordered)
 
 
 # ------------------------------------------------------------------------------ report
@@ -1234,4 +1248,8 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    signal.signal(signal.SIGTERM, signal.default_int_handler)  # SIGTERM as Ctrl-C: the running tests are ended too
+    try:
+        sys.exit(main())
+    except KeyboardInterrupt:
+        sys.exit("mutate: interrupted")
