@@ -312,3 +312,25 @@ def test_the_gpu_side_compares_d_byte_for_byte(compared, llc_dir, monkeypatch):
         text.splitlines()[-1]
         == "94 kernels: 94 compiled by nvcc; 94 run on both sides: 0 bitwise equal, 94 differ; 0 failed to run, 0 not run"
     )
+
+
+@pytest.mark.parametrize(
+    "change, message",
+    [
+        ({"kernel": "tile_nowhere"}, "kernel 'tile_nowhere' is not a tile of "),
+        ({"kernel": 5}, "kernel 5 is not a tile of "),
+        ({"ptx": 5}, "ptx is 5, not a string"),
+        ({"ptx": "../manifest.json"}, "no PTX file '../manifest.json' in "),
+        ({"ptx": "gone.ptx"}, "no PTX file 'gone.ptx' in "),
+    ],
+)
+def test_the_gpu_side_refuses_a_bad_nvidia_entry_in_one_line(compared, llc_dir, tmp_path, change, message):
+    d = tmp_path / "tiles"
+    shutil.copytree(llc_dir, d)
+    path = d / second.NVIDIA / tiles.MANIFEST
+    doc = json.loads(path.read_text())
+    doc["tiles"][1].update(change)
+    path.write_text(json.dumps(doc))
+    with pytest.raises(second_check.BadInput) as exc:
+        second_check.load(d)
+    assert str(exc.value).startswith(f"{path}: tile 1: {message}") and "\n" not in str(exc.value)

@@ -183,9 +183,25 @@ def test_report_refuses_an_unknown_selector(cli, tmp_path):
     one_line_exit_2(cli("report", path), str(path), "selector 'evil'", "sdag, gisel")
 
 
-def test_report_markdown_of_run_documents_names_the_run_kind(cli, tmp_path):
+def test_report_markdown_of_run_documents_names_the_run_kind_and_counts_its_cases(cli, tmp_path):
     path = tmp_path / "r.json"
-    path.write_text(_run_doc())
+    doc = json.loads(_run_doc())
+    doc["cases"] += [{**_CELL, "function": f"g{i}", "verdict": "mc-reject", "detail": "too wide"} for i in range(2)]
+    path.write_text(json.dumps(doc))
     proc = cli("report", path, "--markdown")
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.startswith("**harness run**: ") and "harness matrix" not in proc.stdout
+    assert "| pass | 1 |" in proc.stdout and "| mc-reject | 2 |" in proc.stdout and "| **total** | 3 |" in proc.stdout
+
+
+def test_report_of_one_build_counts_verdicts_and_compares_nothing(cli, tmp_path):
+    doc = json.loads(_matrix())
+    doc["builds"] = doc["builds"][:1]
+    for key in ("verdicts", "details", "commands", "metrics"):
+        doc["cells"][0][key] = doc["cells"][0][key][:1]
+    path = tmp_path / "m.json"
+    path.write_text(json.dumps(doc))
+    proc = cli("report", path)
+    assert proc.returncode == 0, proc.stderr
+    assert "verdict counts per build" in proc.stdout and proc.stdout.splitlines()[-1].split() == ["a", "1", "1"]
+    assert "between builds" not in proc.stdout and "all builds compiled" not in proc.stdout, proc.stdout

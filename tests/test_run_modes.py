@@ -69,6 +69,11 @@ def test_metrics_text_table_has_a_row_per_case_and_a_summary_per_intrinsic(llvm_
     assert lines[0].split()[6:] == ["vgpr", "agpr", "sgpr", "scratch_loads", "scratch_stores", "instructions"]
     assert all(re.fullmatch(r"\d+|(\d+|n/a)>(\d+|n/a)", cell) for cell in wide[4:]), wide
     assert "register cost: one number where none and instcombine agree, else none's>instcombine's" in proc.stdout
+    # The summary's mean VGPR per pipeline is the mean of the rows' vgpr cells.
+    cells = [line.split()[4] for line in lines if line.startswith(W.replace(".", "_") + "__")]
+    pairs = [(c.split(">") * 2)[:2] for c in cells]
+    means = [f"{sum(int(p[i]) for p in pairs) / len(pairs):.1f}" for i in (0, 1)]
+    assert len(cells) == 2 and f"mean VGPR none {means[0]}, instcombine {means[1]}" in proc.stdout, proc.stdout
 
 
 def test_by_class_rows_are_file_classes_with_pipeline_and_level(llvm_22_1_8, cli, two_specs):

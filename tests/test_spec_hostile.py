@@ -81,6 +81,19 @@ def test_values_past_what_llvm_or_the_harness_takes_are_located_errors(cli, tmp_
     assert len(proc.stderr.strip().splitlines()) == 1
 
 
+@pytest.mark.parametrize(
+    "value, fits", [("-2147483648", True), ("-2147483649", False), ("4294967295", True), ("4294967296", False)]
+)
+def test_an_i32_operand_takes_every_value_of_32_bits_signed_or_not(cli, tmp_path, value, fits):
+    spec = tmp_path / "a.yaml"
+    spec.write_text(
+        f"matrix:\n  - intrinsic: mfma.scale.f32.16x16x128.f8f6f4\n    fmt_a: fp8\n    fmt_b: fp8\n    args: {{5: {value}}}\n"
+    )
+    proc = cli("expand", "--check", "--cases", tmp_path)
+    assert proc.returncode == (1 if fits else 2), proc.stderr  # 1: a file to generate, none yet
+    assert (f"{spec}:5:15: error: " in proc.stderr and f"is i32; {value} does not fit" in proc.stderr) != fits
+
+
 def test_the_case_limit_can_be_raised(cli, tmp_path):
     (tmp_path / "a.yaml").write_text("matrix:\n  - intrinsic: wmma.f32.32x16x128.f4\n    width_a: [exact, overwide]\n")
     assert cli("expand", "--check", "--cases", tmp_path, "--max-cases", "3").returncode == 2

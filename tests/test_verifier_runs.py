@@ -60,3 +60,12 @@ def test_what_llvm_as_accepts_is_left_to_llc(llvm_22_1_8, cli, tmp_path):
     verdicts = _verdicts(cli("run", "--llvm-bin", fake, *ONE))
     assert set(verdicts.values()) == {"verifier-reject"}, verdicts
     assert len(_runs(tmp_path, "llvm-as")) == 1 and len(_runs(tmp_path, "llc")) == 2
+
+
+def test_calls_the_verifier_accepts_cost_no_llvm_as_run(llvm_22_1_8, cli, tmp_path):
+    """A codegen module goes straight to llc, one task per selector: llvm-as would decide nothing."""
+    fake = logging_build(tmp_path, llvm_22_1_8.bin_dir)
+    proc = cli("run", "--llvm-bin", fake, "--spec", "f4-fixed-format.yaml", "--intrinsic", "wmma.f32.32x16x128.f4", "--json")
+    verdicts = _verdicts(proc)
+    assert len(verdicts) > 2 and "verifier-reject" not in set(verdicts.values()), verdicts
+    assert _runs(tmp_path, "llvm-as") == [] and _runs(tmp_path, "llc") != []
