@@ -724,7 +724,7 @@ def test_importers(root: Path) -> dict[str, set[str]]:
             )
             for name in names:
                 parts = name.split(".")
-                for cut in range(len(parts), 1, -1):  # harness.a.b.attr -> the longest prefix that is a module
+                for cut in range(len(parts), 0, -1):  # harness.a.b.attr -> the longest prefix that is a module
                     path = "/".join(parts[:cut])
                     hit = next((p for p in (f"{path}.py", f"{path}/__init__.py") if (root / p).is_file()), None)
                     if hit:

@@ -108,3 +108,17 @@ def test_a_line_run_at_import_keeps_only_the_maps_tests_in_its_table_files(tmp_p
     assert cmap.tests(at_import) == (("tests/test_rows.py::test_c", "tests/test_rows.py::test_b"), 61.0)
     assert cmap.tests(in_function)[0] == ("tests/test_rows.py::test_c", "tests/test_cli.py::test_a", "tests/test_rows.py::test_b")
     assert cmap.tests(mutate.replace(sites["4"], tests=("tests/test_other.py",))) is None
+
+
+def test_a_name_imported_from_the_package_itself_ties_the_test_to_its_init(tmp_path):
+    mutate = _mutate()
+    (tmp_path / "harness").mkdir()
+    (tmp_path / "tests").mkdir()
+    for rel in ("harness/__init__.py", "harness/a.py"):
+        (tmp_path / rel).write_text("")
+    (tmp_path / "tests" / "test_x.py").write_text("from harness import once, a\n")
+    (tmp_path / "tests" / "test_y.py").write_text("import harness.a\n")
+    assert mutate.test_importers(tmp_path) == {
+        "harness/__init__.py": {"tests/test_x.py"},
+        "harness/a.py": {"tests/test_x.py", "tests/test_y.py"},
+    }
