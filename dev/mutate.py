@@ -497,9 +497,16 @@ class _Sites(ast.NodeVisitor):
             self.found.append(site)
 
     def generic_visit(self, node: ast.AST) -> None:
+        self._fields(node)
+
+    def _fields(self, node: ast.AST, body_runs_later: bool = False) -> None:
+        """Visit the node's fields; with `body_runs_later` (a function or a lambda), its body is
+        code that runs when called, the rest (decorators, defaults) where the node is."""
         for field, value in ast.iter_fields(node):
             if field in SKIPPED_FIELDS:
                 continue
+            later = body_runs_later and field == "body"
+            self.functions += later
             if isinstance(value, list) and value and isinstance(value[0], ast.stmt):
                 self._block(value)
             elif isinstance(value, list):
@@ -508,6 +515,7 @@ class _Sites(ast.NodeVisitor):
                         self.visit(item)
             elif isinstance(value, ast.AST):
                 self.visit(value)
+            self.functions -= later
 
     def _block(self, stmts: list[ast.stmt]) -> None:
         live = [s for s in stmts if not _is_quiet(s)]
@@ -522,14 +530,15 @@ class _Sites(ast.NodeVisitor):
         is_class = isinstance(node, ast.ClassDef)
         if is_class:
             self.classes.append(len(self.scope))
-        self.functions += not is_class
-        self.generic_visit(node)
-        self.functions -= not is_class
+        self._fields(node, body_runs_later=not is_class)
         if is_class:
             self.classes.pop()
         self.scope.pop()
 
     visit_FunctionDef = visit_AsyncFunctionDef = visit_ClassDef = _scoped
+
+    def visit_Lambda(self, node: ast.Lambda) -> None:
+        self._fields(node, body_runs_later=True)
 
     def _negate(self, test: ast.expr) -> None:
         start, end = self._span(test)
