@@ -497,9 +497,16 @@ class _Sites(ast.NodeVisitor):
             self.found.append(site)
 
     def generic_visit(self, node: ast.AST) -> None:
+        self._fields(node)
+
+    def _fields(self, node: ast.AST, body_runs_later: bool = False) -> None:
+        """Visit the node's fields; with `body_runs_later` (a function or a lambda), its body is
+        code that runs when called, the rest (decorators, defaults) where the node is."""
         for field, value in ast.iter_fields(node):
             if field in SKIPPED_FIELDS:
                 continue
+            later = body_runs_later and field == "body"
+            self.functions += later
             if isinstance(value, list) and value and isinstance(value[0], ast.stmt):
                 self._block(value)
             elif isinstance(value, list):
@@ -508,6 +515,7 @@ class _Sites(ast.NodeVisitor):
                         self.visit(item)
             elif isinstance(value, ast.AST):
                 self.visit(value)
+            self.functions -= later
 
     def _block(self, stmts: list[ast.stmt]) -> None:
         live = [s for s in stmts if not _is_quiet(s)]
@@ -522,14 +530,15 @@ class _Sites(ast.NodeVisitor):
         is_class = isinstance(node, ast.ClassDef)
         if is_class:
             self.classes.append(len(self.scope))
-        self.functions += not is_class
-        self.generic_visit(node)
-        self.functions -= not is_class
+        self._fields(node, body_runs_later=not is_class)
         if is_class:
             self.classes.pop()
         self.scope.pop()
 
     visit_FunctionDef = visit_AsyncFunctionDef = visit_ClassDef = _scoped
+
+    def visit_Lambda(self, node: ast.Lambda) -> None:
+        self._fields(node, body_runs_later=True)
 
     def _negate(self, test: ast.expr) -> None:
         start, end = self._span(test)
@@ -724,7 +733,7 @@ def test_importers(root: Path) -> dict[str, set[str]]:
             )
             for name in names:
                 parts = name.split(".")
-                for cut in range(len(parts), 1, -1):  # harness.a.b.attr -> the longest prefix that is a module
+                for cut in range(len(parts), 0, -1):  # harness.a.b.attr -> the longest prefix that is a module
                     path = "/".join(parts[:cut])
                     hit = next((p for p in (f"{path}.py", f"{path}/__init__.py") if (root / p).is_file()), None)
                     if hit:
@@ -740,12 +749,9 @@ def tests_for(module: str, importers: dict[str, set[str]]) -> tuple[str, ...]:
 
 # ------------------------------------------------------------------------------ running
 EQUIVALENT: dict[str, str] = {  # Generated.key -> why no test can tell
-    "harness/nvptx/tiles.py::Tile.seed::int-plus-minus-1::1_000_003=>1000002#1": "the multiplier that mixes the run's "
-    "seed with the row's CRC: any value gives each row its own reproducible inputs, and the checker reads the seed from "
-    "the manifest, so only a test restating the formula could tell",
     "harness/reports/report.py::records_table::int-plus-minus-1::0=>1#2": "every row starts as dict.fromkeys(ALL, 0) "
     "and `used` holds only its keys, so the default of r.get(v, 0) is never read",
-    "harness/nvptx/tile_check.py::inputs::int-plus-minus-1::0=>1#4": "which column of B a .satfinite tile sets to "
+    "harness/nvptx/tile_check.py::inputs::int-plus-minus-1::0=>1#2": "which column of B a .satfinite tile sets to "
     "B's maximum: any one drives D's first row past INT32_MAX and its last past INT32_MIN (the test counts the "
     "saturated elements), and the checker reads the same inputs as the kernel",
     "harness/checks/autogen/update.py::_changes::delete-statement::if old == new: return []=>pass#1": "a shortcut: "
@@ -828,11 +834,11 @@ def run_tests(tree: Path, tests: list[str], python: str, jobs: str, timeout: flo
     try:
         out, _ = proc.communicate(timeout=timeout)
     except subprocess.TimeoutExpired:
-        os.killpg(proc.pid, 9)
+        _end(proc)
         proc.communicate()
         return "timeout", f"(no result within {timeout:g} s)", time.monotonic() - start
     except BaseException:  # Ctrl-C or SIGTERM: the tests (their own session) go with us
-        os.killpg(proc.pid, 9)
+        _end(proc)
         raise
     seconds = time.monotonic() - start
     if proc.returncode == 0:
@@ -841,6 +847,20 @@ def run_tests(tree: Path, tests: list[str], python: str, jobs: str, timeout: flo
         m = _FAILED.search(out)
         return "killed", m.group(1) if m else f"(pytest exit {proc.returncode}) {out.strip().splitlines()[-1:]}", seconds
     return "error", f"pytest exit {proc.returncode}: {out.strip()[-300:]}", seconds
+
+
+def _end(proc: subprocess.Popen) -> None:
+    """End a pytest run and what it started: SIGINT first, so the harness processes under test end
+    the tools they run in sessions of their own, then SIGKILL for whatever is left of its group."""
+    for sig, grace in ((signal.SIGINT, 5.0), (signal.SIGKILL, 0.0)):
+        try:
+            os.killpg(proc.pid, sig)
+        except ProcessLookupError:
+            return
+        try:
+            proc.wait(grace or None)
+        except subprocess.TimeoutExpired:
+            continue
 
 
 def imports_from(tree: Path, python: str) -> str:
@@ -1142,7 +1162,9 @@ def write_json(path: Path, rows: list[Row], seconds: float) -> None:
             for m, r, k, s in rows
         ],
     }
-    path.write_text(json.dumps(doc, indent=1) + "\n", encoding="utf-8")
+    partial = path.with_name(path.name + ".partial")
+    partial.write_text(json.dumps(doc, indent=1) + "\n", encoding="utf-8")
+    os.replace(partial, path)  # an interrupted write leaves the last whole file for --resume
 
 
 # ------------------------------------------------------------------------------ command line
@@ -1257,4 +1279,5 @@ if __name__ == "__main__":
     try:
         sys.exit(main())
     except KeyboardInterrupt:
-        sys.exit("mutate: interrupted")
+        print("mutate: interrupted", file=sys.stderr)
+        sys.exit(130)

@@ -97,14 +97,31 @@ def test_bad_usage_is_one_line_and_exit_2():
 def test_a_line_run_at_import_keeps_only_the_maps_tests_in_its_table_files(tmp_path):
     mutate = _mutate()
     (tmp_path / "harness").mkdir()
-    (tmp_path / "harness" / "m.py").write_text("N = 4\n\n\nclass C:\n    k = 6\n\n    def f(self):\n        return 8\n")
+    (tmp_path / "harness" / "m.py").write_text(
+        "N = 4\n\n\nclass C:\n    k = 6\n\n    @cache(10)\n    def f(self, x=12):\n        return 8\n\n\nL = lambda: 14\n"
+    )
     sites = {s.old: s for s in mutate.module_sites(tmp_path, "harness/m.py") if s.operator == "int-plus-minus-1"}
-    assert {old: s.at_import for old, s in sites.items()} == {"4": True, "6": True, "8": False}
+    found = {old: s.at_import for old, s in sites.items()}
+    assert found == {"4": True, "6": True, "10": True, "12": True, "8": False, "14": False}  # decorators, defaults: at def
     ran = ["tests/test_cli.py::test_a", "tests/test_rows.py::test_b", "tests/test_rows.py::test_c"]
-    cmap = mutate.CoverageMap({"harness/m.py": {"1": ran, "8": ran}}, {"tests/test_rows.py::test_c": 1.0})
+    cmap = mutate.CoverageMap({"harness/m.py": {"1": ran, "9": ran}}, {"tests/test_rows.py::test_c": 1.0})
     table = ("tests/test_rows.py",)
     at_import = mutate.replace(sites["4"], tests=table)
     in_function = mutate.replace(sites["8"], tests=table)
     assert cmap.tests(at_import) == (("tests/test_rows.py::test_c", "tests/test_rows.py::test_b"), 61.0)
     assert cmap.tests(in_function)[0] == ("tests/test_rows.py::test_c", "tests/test_cli.py::test_a", "tests/test_rows.py::test_b")
     assert cmap.tests(mutate.replace(sites["4"], tests=("tests/test_other.py",))) is None
+
+
+def test_a_name_imported_from_the_package_itself_ties_the_test_to_its_init(tmp_path):
+    mutate = _mutate()
+    (tmp_path / "harness").mkdir()
+    (tmp_path / "tests").mkdir()
+    for rel in ("harness/__init__.py", "harness/a.py"):
+        (tmp_path / rel).write_text("")
+    (tmp_path / "tests" / "test_x.py").write_text("from harness import once, a\n")
+    (tmp_path / "tests" / "test_y.py").write_text("import harness.a\n")
+    assert mutate.test_importers(tmp_path) == {
+        "harness/__init__.py": {"tests/test_x.py"},
+        "harness/a.py": {"tests/test_x.py", "tests/test_y.py"},
+    }

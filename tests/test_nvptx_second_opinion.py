@@ -324,13 +324,16 @@ def test_the_gpu_side_compares_d_byte_for_byte(compared, llc_dir, monkeypatch):
         ({"ptx": "gone.ptx"}, "no PTX file 'gone.ptx' in "),
     ],
 )
-def test_the_gpu_side_refuses_a_bad_nvidia_entry_in_one_line(compared, llc_dir, tmp_path, change, message):
-    d = tmp_path / "tiles"
-    shutil.copytree(llc_dir, d)
+def test_the_gpu_side_refuses_a_bad_nvidia_entry_in_one_line(tmp_path, change, message):
+    d = _manifest_dir(tmp_path, [GOOD])
+    (d / second.NVIDIA).mkdir()
+    (d / second.NVIDIA / "n.ptx").write_text("// not compiled\n")
     path = d / second.NVIDIA / tiles.MANIFEST
-    doc = json.loads(path.read_text())
-    doc["tiles"][1].update(change)
-    path.write_text(json.dumps(doc))
+    good = {"kernel": GOOD["kernel"], "ptx": "n.ptx"}
+    write = lambda entries: path.write_text(json.dumps({"format": second_check.NVIDIA_FORMAT, "tiles": entries}))
+    write([good, good])
+    assert [n for _, n in second_check.load(d)] == [good, good]
+    write([good, {**good, **change}])
     with pytest.raises(second_check.BadInput) as exc:
         second_check.load(d)
     assert str(exc.value).startswith(f"{path}: tile 1: {message}") and "\n" not in str(exc.value)

@@ -242,12 +242,15 @@ def test_inputs_are_exact_in_their_types_and_satfinite_inputs_saturate():
                 assert np.array_equal(back, values) and (ptx != "tf32" or not np.any(kept.view(np.uint32) & 0x1FFF))
             elif ptx in tile_check.FP8:
                 assert np.array_equal(tile_check.fp8_decode(kept, ptx), values)
-            elif ptx in tile_check.INTEGERS:
-                lo, hi = tile_check.INTEGERS[ptx]
+            elif ptx in tile_check.INTEGERS or ptx == "s32":
+                lo, hi = tile_check.INTEGERS.get(ptx, tile_check.INT32)
                 assert values.min() >= lo and values.max() <= hi and np.array_equal(kept, tile_check.stored(values, ptx))
-        if row.satfinite:
+                assert ptx != "s32" or np.array_equal(kept.astype(np.int64), values), row.name  # no wrap-around
+        if row.satfinite:  # D saturates upwards, and downwards where A is signed
             r = tile_check.reference(entry, data["a"], data["b"], data["c"])
             assert tile_check.judge(entry, r, r, 0)["saturated"] > 0, row.name
+            signed = tile_check.INTEGERS[entry["a"]][0] < 0
+            assert ((r == tile_check.INT32[1]).any(), (r == tile_check.INT32[0]).any()) == (True, signed), row.name
 
 
 def test_fp8_decoding_of_hand_picked_bytes():
@@ -414,3 +417,10 @@ def test_a_tile_no_gpu_here_can_run_is_reported_with_its_bound_and_why(variant, 
     assert ptx_only["verdict"] == "ptx-only" and ptx_only["why"] == "PTX only (needs sm_100a)"
     assert newer["verdict"] == "not-run" and newer["why"] == "sm_90 PTX does not run on compute capability 8.0"
     assert ptx_only["bound"] == newer["bound"] == f"g·S, K = {entry['k']}, u = {u}"
+
+
+def test_each_32_bit_run_seed_gives_a_tile_its_own_inputs():
+    tile = tiles.Tile(ON_SM90[0])
+    seeds = [0, 1, 2**31, 2**31 + 1, 2**32 - 1, 12345]
+    assert len({tile.seed(s) for s in seeds}) == len(seeds)
+    assert tiles.Tile(ON_SM90[1]).seed(0) != tile.seed(0)  # the row mixes in

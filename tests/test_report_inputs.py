@@ -199,9 +199,11 @@ def test_report_of_one_build_counts_verdicts_and_compares_nothing(cli, tmp_path)
     doc["builds"] = doc["builds"][:1]
     for key in ("verdicts", "details", "commands", "metrics"):
         doc["cells"][0][key] = doc["cells"][0][key][:1]
+    doc["cells"] += [{**doc["cells"][0], "function": f"g{i}", "verdicts": ["mc-reject"]} for i in range(2)]
     path = tmp_path / "m.json"
     path.write_text(json.dumps(doc))
     proc = cli("report", path)
     assert proc.returncode == 0, proc.stderr
-    assert "verdict counts per build" in proc.stdout and proc.stdout.splitlines()[-1].split() == ["a", "1", "1"]
+    lines = proc.stdout.splitlines()
+    assert (lines[-3].split(), lines[-1].split()) == (["build", "pass", "mc-reject", "total"], ["a", "1", "2", "3"])
     assert "between builds" not in proc.stdout and "all builds compiled" not in proc.stdout, proc.stdout
