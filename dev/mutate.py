@@ -930,9 +930,9 @@ def run_all(chosen: list[Mutant], args: argparse.Namespace) -> list[Row]:
         if problem:
             raise SystemExit(f"mutate: {problem}")
         done = _resumed(args.json, chosen) if args.resume else {}
+        rows += [(m, *done[m.name]) for m in chosen if m.name in done]  # in every write: an interrupt loses none
         for number, m in enumerate(chosen, 1):
             if m.name in done:
-                rows.append((m, *done[m.name]))
                 continue
             tree = work / f"m{number}"
             copy_tree(ROOT, tree)
