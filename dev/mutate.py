@@ -1087,8 +1087,11 @@ class CoverageMap:
         except (OSError, ValueError, KeyError, TypeError) as exc:
             raise SystemExit(f"mutate: {path}: not a map written by --build-map ({exc})") from None
 
+    def duration(self, test: str) -> float:
+        return self.durations.get(test, 60.0)  # (a test the map did not time: a minute)
+
     def seconds(self, tests: list[str]) -> float:
-        return sum(self.durations.get(t, 60.0) for t in tests)
+        return sum(map(self.duration, tests))
 
     def tests(self, m: Mutant, budget: float = BUDGET) -> tuple[tuple[str, ...], float] | None:
         """The tests that ran the mutant's first line, fastest first, and their measured seconds;
@@ -1103,7 +1106,7 @@ class CoverageMap:
             found = [t for t in found if t.split("::", 1)[0] in m.tests]
         if not found:
             return None
-        ordered = sorted(found, key=lambda t: (self.durations.get(t, 60.0), t))
+        ordered = sorted(found, key=lambda t: (self.duration(t), t))
         return tuple(ordered), self.seconds(ordered)
 
 
