@@ -158,6 +158,51 @@ def test_llc_failure_with_no_output_is_an_unattributed_crash():
     assert kind == V.CRASH and fn is None and reason
 
 
+# A module llc rejects with a clean diagnostic: a pixel shader under the HSA ABI (llc 22: "error:
+# <unknown>:0:0: in function f void (): unsupported non-compute shaders with HSA", exit 1).
+CLEAN_REJECT_IR = "define amdgpu_ps void @f() {\n  ret void\n}\n"
+
+
+def _absent_filecheck(tool, llvm, tmp_path, stderr: str) -> int:
+    """FileCheck with the absent files' checks (litgen) over `stderr`: 0 when lit would pass."""
+    from harness.checks import litgen
+
+    check = tmp_path / "absent.ll"
+    check.write_text(litgen.ABSENT_CHECK + "\n")
+    nots = [f"--implicit-check-not={n}" for n in litgen.ABSENT_NOT]
+    return tool("FileCheck", ["--check-prefix=ABSENT", *nots, str(check)], stderr).returncode
+
+
+def test_a_clean_diagnostic_is_llc_reject_in_the_harness_and_in_lit(llvm, tool, tmp_path):
+    gen = tool("llc", ["-mtriple=amdgcn-amd-amdhsa", "-mcpu=gfx942", "-o", "/dev/null"], CLEAN_REJECT_IR)
+    assert gen.returncode == 1 and "error:" in gen.stderr, gen.stderr
+    kind, fn, reason = V.llc_failure(gen.stderr, gen.returncode)
+    assert (kind, fn) == (V.LLC_REJECT, "f") and "unsupported non-compute shaders" in reason
+    assert _absent_filecheck(tool, llvm, tmp_path, gen.stderr) == 0
+    # The same words from a process a signal ended are a crash.
+    assert V.llc_failure(gen.stderr, -6)[0] == V.CRASH
+
+
+@pytest.mark.parametrize(
+    "name, cpu, selector, words",
+    [
+        ("mfma.f32.32x32x8f16", "gfx1100", "sdag", "Cannot select"),  # aborts (signal 6)
+        ("mfma.f32.32x32x8f16", "gfx1100", "gisel", "cannot select"),  # exits 1
+        ("wmma.f32.16x16x32.bf16", "gfx1250", "gisel", "unable to translate"),  # aborts
+    ],
+)
+def test_the_selector_giving_up_is_cannot_select_in_the_harness_and_a_failure_in_lit(
+    llvm, tool, tmp_path, name, cpu, selector, words
+):
+    intr = catalog.lookup(name)
+    case = Case(intr, cpu, 0, 0, intr.a.widths[0], intr.b.widths[0])
+    gen = _llc(tool, [case], selector)
+    assert gen.returncode != 0 and words in gen.stderr, gen.stderr[-2000:]
+    kind, fn, reason = V.llc_failure(gen.stderr, gen.returncode)
+    assert (kind, fn) == (V.CANNOT_SELECT, case.function) and words in reason
+    assert _absent_filecheck(tool, llvm, tmp_path, gen.stderr) != 0
+
+
 def test_the_fixed_sets_spell_as_their_strings():
     """Enum members are their own JSON and text spellings: f-strings, str(), JSON values and keys."""
     import json
@@ -170,7 +215,9 @@ def test_the_fixed_sets_spell_as_their_strings():
         "pass",
         "mc-reject",
         "wrong-shape",
+        "no-code",
         "cannot-select",
+        "llc-reject",
         "verifier-reject",
         "crash",
         "timeout",

@@ -24,6 +24,7 @@ from harness import files
 from harness.checks import check_lines
 from harness.checks.autogen import guard
 from harness.errors import InputError
+from harness.targets import AMDGPU
 from harness.tools import commands, toolchain
 from harness.tools import verdicts as V
 from harness.tools.toolchain import Toolchain, ToolRun
@@ -298,6 +299,9 @@ def _audit_run(
         return error
     if remaining:
         printed = _labels(gen.stdout, remaining)
+        if AMDGPU.text_marker.search(gen.stdout):  # llc's own text: what it left out is `no-code`
+            why = "llc exited 0 and printed its text, but no code for this function"
+            decided.update({n: FunctionAudit(n, V.NO_CODE, why) for n in remaining if n not in printed})
         if not printed and not decided:
             raise InputError(
                 f"llc printed code for none of the {len(remaining)} function(s) it was given "
@@ -305,7 +309,7 @@ def _audit_run(
                 str(path),
                 audit.line,
             )
-        audit.unjudged = [n for n in remaining if n not in printed]
+        audit.unjudged = [n for n in remaining if n not in printed and n not in decided]
         remaining = [n for n in remaining if n in printed]
     if remaining:
         # Without -mcpu, llc chose a CPU; the assembler must parse the text for that one.
@@ -349,7 +353,7 @@ def _compile(path: Path, args: list[str], source: str, names: list[str], tc: Too
         if gen.timed_out:
             decided.update({n: FunctionAudit(n, V.TIMEOUT, "llc timed out") for n in remaining})
             return gen, decided, [], ""
-        kind, fn, reason = V.llc_failure(gen.stderr)
+        kind, fn, reason = V.llc_failure(gen.stderr, gen.returncode)
         if fn not in remaining:
             return gen, decided, [], f"llc cannot compile {path}: {_head(gen.stderr)}"
         decided[fn] = FunctionAudit(fn, kind, reason)

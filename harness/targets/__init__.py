@@ -14,6 +14,7 @@ need no new column. The assembler's name is in the verdict's detail and its tool
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -50,6 +51,9 @@ class Target:
     # matrix instruction prints each operand as a brace group on a line of its own (PTX).
     label: str = "{{{{^}}}}{fn}:"
     brace_groups: bool = False
+    # A line only llc's text for this target has (the target directive): text with it and no
+    # code for a function is llc's `no-code`; text without it is no llc text at all.
+    text_marker: re.Pattern[str] = re.compile(r"(?!)")
 
     def family(self, name: str) -> str:
         """The matrix family of a full intrinsic name, or "" when it is not a matrix intrinsic."""
@@ -119,6 +123,7 @@ NVPTX = Target(
     objects=False,  # llc: "target does not support generation of this file type"
     label="{{{{[ )]}}}}{fn}(",
     brace_groups=True,
+    text_marker=re.compile(r"^\.target sm_\w+", re.M),
 )
 
 AMDGPU = Target(
@@ -136,6 +141,7 @@ AMDGPU = Target(
     intrinsic_prefix="llvm.amdgcn.",
     matrix_families=("mfma", "smfmac", "wmma", "swmmac"),
     matrix_mnemonics=("v_mfma", "v_smfmac", "v_wmma", "v_swmmac"),
+    text_marker=re.compile(r"^\s*\.(?:amdgcn_target|amd_amdgpu_isa) \"", re.M),
 )
 
 TARGETS = {t.name: t for t in (NVPTX, AMDGPU)}

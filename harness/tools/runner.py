@@ -138,12 +138,13 @@ class Runner:
             assembled.set_result(None)
         try:
             printed = V.split_functions(gen.stdout, names)
-            if set(printed) != names:  # llc said it succeeded but did not print the code: no verdict
+            if set(printed) != names and not target.text_marker.search(gen.stdout):
+                # What llc printed is not its text for this target: no verdict comes from it.
                 missing = sorted(names - set(printed))[0]
                 raise InputError(
                     f"{gen.argv[0]} exited 0 but printed no code for {missing}: {V.first_error(gen.stdout) or 'no output'}"
                 )
-            shapes = {c.function: _shape(c, printed[c.function], gen) for c in cases}
+            shapes = {c.function: _shape(c, printed[c.function], gen) if c.function in printed else _NO_CODE for c in cases}
         finally:
             mc = assembled.result()  # (never left running: an error above waits for it first)
         if mc is None:
@@ -192,7 +193,7 @@ class Runner:
         for c in cases:
             tools = before + [gen, mc] + object_runs
             shape = shapes[c.function]
-            if shape is not None and shape[0] == V.UNSUPPORTED:
+            if shape is not None and shape[0] in (V.UNSUPPORTED, V.NO_CODE):
                 verdict = Verdict(*shape, tools)
             elif c.function in rejected:
                 verdict = Verdict(V.MC_REJECT, rejected[c.function], tools)
@@ -299,7 +300,7 @@ class Runner:
                     out[fn] = Verdict(V.UNSUPPORTED, f"{tool} cannot read this IR: {message}", [gen])
                     break
         if not out:
-            kind, fn, reason = V.llc_failure(gen.stderr)
+            kind, fn, reason = V.llc_failure(gen.stderr, gen.returncode)
             if gen.returncode is not None and gen.returncode < 0:  # killed: say by what, as for llvm-mc
                 reason = f"{tool} killed by signal {-gen.returncode}" + (f": {reason}" if gen.stderr.strip() else "")
             if fn not in names and len(cases) == 1:
@@ -493,6 +494,10 @@ def batches(groups: list[Group]) -> list[Batch]:
             declared[id(batch)].setdefault(*callee)
     whole = [b for chain in out.values() for b in chain]
     return [Batch(b.selectors, b.members[i : i + SHARE]) for b in whole for i in range(0, len(b.members), SHARE)]
+
+
+# A function llc was given and printed no code for, in text that is llc's for the target.
+_NO_CODE = (V.NO_CODE, "llc exited 0 and printed its text, but no code for this function")
 
 
 def _shape(case: Case, body: list[str], gen: ToolRun) -> tuple[V.VerdictCode, str] | None:

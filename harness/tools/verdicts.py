@@ -19,12 +19,21 @@ if TYPE_CHECKING:  # catalog imports (through the targets) what imports this mod
 
 
 class VerdictCode(StrEnum):
-    """The one set of verdicts, in table order; each member is its JSON and text spelling."""
+    """The one set of verdicts, in table order; each member is its JSON and text spelling.
+
+    How llc ends decides between four of them: `cannot-select`, the selector gave up with a fatal
+    error that names the selection (SelectionDAG's "Cannot select", GlobalISel's "cannot
+    select", "unable to legalize", "unable to translate"; whatever the exit status); `llc-reject`,
+    a clean diagnostic (an `error:` line, a non-zero exit, no signal, no `LLVM ERROR`); `no-code`,
+    llc exited 0 and printed its text but no code for the function; `crash`, anything else (a
+    signal, an assertion, a register-allocation failure, another fatal error)."""
 
     PASS = "pass"
     MC_REJECT = "mc-reject"
     WRONG_SHAPE = "wrong-shape"
+    NO_CODE = "no-code"
     CANNOT_SELECT = "cannot-select"
+    LLC_REJECT = "llc-reject"
     VERIFIER_REJECT = "verifier-reject"
     CRASH = "crash"
     TIMEOUT = "timeout"
@@ -35,7 +44,9 @@ class VerdictCode(StrEnum):
 PASS = VerdictCode.PASS
 MC_REJECT = VerdictCode.MC_REJECT
 WRONG_SHAPE = VerdictCode.WRONG_SHAPE
+NO_CODE = VerdictCode.NO_CODE
 CANNOT_SELECT = VerdictCode.CANNOT_SELECT
+LLC_REJECT = VerdictCode.LLC_REJECT
 VERIFIER_REJECT = VerdictCode.VERIFIER_REJECT
 CRASH = VerdictCode.CRASH
 TIMEOUT = VerdictCode.TIMEOUT
@@ -258,8 +269,16 @@ _SELECT_FUNCTION = (
 )
 
 
-def llc_failure(stderr: str) -> tuple[VerdictCode, str | None, str]:
-    """(verdict, failing function or None, one-line reason) for an llc run that failed."""
+# The selector gave up on the IR: SelectionDAG's "Cannot select", GlobalISel's "cannot select",
+# its legalizer's "unable to legalize" and its IRTranslator's "unable to translate".
+GAVE_UP = re.compile(r"[Cc]annot select|unable to legalize|unable to translate")
+# A diagnostic that is no clean rejection although it may say `error:`.
+_NOT_CLEAN = re.compile(r"LLVM ERROR|ran out of registers|Assertion .* failed|Stack dump")
+
+
+def llc_failure(stderr: str, returncode: int | None = 1) -> tuple[VerdictCode, str | None, str]:
+    """(verdict, failing function or None, one-line reason) for an llc run that failed with
+    `returncode` (negative: killed by that signal)."""
     fn = None
     for pattern in _SELECT_FUNCTION:
         m = pattern.search(stderr)
@@ -267,13 +286,33 @@ def llc_failure(stderr: str) -> tuple[VerdictCode, str | None, str]:
             fn = m.group(1)
             break
     reason = next((l.strip() for l in stderr.splitlines() if "LLVM ERROR" in l or "error:" in l), "")
-    # The selector gave up on the IR: SelectionDAG's "Cannot select", GlobalISel's "cannot
-    # select" or its legalizer's "unable to legalize". Anything else that kills llc is a crash.
-    gave_up = re.compile(r"[Cc]annot select|unable to legalize")
-    if gave_up.search(stderr):
-        lines = [l.strip() for l in stderr.splitlines() if gave_up.search(l)]
+    if GAVE_UP.search(stderr):
+        lines = [l.strip() for l in stderr.splitlines() if GAVE_UP.search(l)]
         return CANNOT_SELECT, fn, lines[-1] if lines else reason
+    if clean_rejection(stderr, returncode):
+        return LLC_REJECT, fn or _diagnosed_function(stderr), reason
     return CRASH, fn, reason or (stderr.strip().splitlines() or ["llc failed with no message"])[0]
+
+
+def clean_rejection(stderr: str, returncode: int | None) -> bool:
+    """Whether a failed tool rejected its input cleanly: it exited (no signal) non-zero, said
+    `error:`, and nothing fatal, no assertion and no register-allocation failure."""
+    return (
+        returncode is not None
+        and returncode > 0
+        and bool(re.search(r"\berror:", stderr))
+        and not _NOT_CLEAN.search(stderr)
+        and not GAVE_UP.search(stderr)
+    )
+
+
+# A diagnostic's function: `error: <unknown>:0:0: in function f void (...): message`.
+_DIAGNOSED = re.compile(r"in function ([\w.$]+)[ :]")
+
+
+def _diagnosed_function(stderr: str) -> str | None:
+    m = _DIAGNOSED.search(stderr)
+    return m.group(1) if m else None
 
 
 # ---- what llc's text and the disassembled object say about one function -------------------
