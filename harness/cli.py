@@ -14,7 +14,7 @@ from collections.abc import Callable
 from harness import files, parser
 from harness.errors import InputError
 from harness.nvptx import gemm_spec
-from harness.reports import compare, report
+from harness.reports import compare, expectations, report
 from harness.specs import cases, matrix, selection
 from harness.specs.cases import Planned
 from harness.tools import cache, commands, declared, toolchain
@@ -137,9 +137,13 @@ def _ask_ahead(tc: toolchain.Toolchain, planned: list[Planned]) -> None:
 
 
 def cmd_run(args) -> int:
-    planned = _run_selection(args)
+    if args.space == "full":
+        tc = _tc(args)
+        planned = selection.space(args, lambda t: tc.cpus(t.registered) if t.registered in tc.targets else None)
+    else:
+        planned = _run_selection(args)
+        tc = _tc(args)
     pipelines = _metrics_pipelines(args.metrics) if args.metrics else None
-    tc = _tc(args)
     store = cache.from_args(args)
     switch = sys.getswitchinterval()
     try:
@@ -154,20 +158,24 @@ def cmd_run(args) -> int:
     progress = StderrProgress.for_output(args.json)
     runner = Runner(tc, args.jobs, progress, with_object=args.object, cache=store, facts=args.json)
     outcomes = runner.run(groups)
+    judged = expectations.Judge(args.cases, tc.version, groups).all(outcomes)
     if args.json:
         shard = f"{args.shard[0]}/{args.shard[1]}" if args.shard else None
-        records = [report.case_record(o) for o in outcomes]
+        records = [report.case_record(j.outcome) | expectations.record(j) for j in judged]
         doc = {
             "llvm": tc.version,
             "llvm_bin": str(tc.bin_dir or "PATH"),
             "shard": shard,
             "selection": compare.selection_record(args),
+            "judgments": expectations.count_record(judged),
             "cases": records,
         }
         print(json.dumps(doc, indent=1))
     else:
-        print(report.table(outcomes, by=args.by))
-    return 0
+        bad = [report.case_record(j.outcome) | expectations.record(j) for j in judged if j.judgment == expectations.UNEXPECTED]
+        print("\n".join([*expectations.unexpected_lines(bad), report.table(outcomes, by=args.by)]))
+        print(expectations.summary(expectations.counts(judged)))
+    return expectations.exit_status(expectations.counts(judged))
 
 
 def _run_selection(args) -> list[Planned]:
@@ -223,7 +231,8 @@ def cmd_try(args) -> int:
     tc = _tc(args)
     tc.keep_inputs = args.keep is not None
     outcome = Runner(tc, 1, with_object=args.object).run([group])[0]
-    record = report.case_record(outcome, with_tools=True)
+    judged = expectations.Judge(getattr(args, "cases", selection.DEFAULT_CASES), tc.version, [group])(outcome)
+    record = report.case_record(outcome, with_tools=True) | expectations.record(judged)
     record["llvm"] = tc.version
     if args.keep is not None:
         toolchain.keep_runs(args.keep, outcome.verdict.tools)
@@ -233,13 +242,14 @@ def cmd_try(args) -> int:
     else:
         print(f"{case.function} [{args.selector}, -O{case.opt}, {tc.describe()}]")
         print(f"verdict: {outcome.verdict.verdict}")
+        print(f"judged:  {expectations.in_words(judged)}")
         if outcome.verdict.detail:
             print("detail:  " + outcome.verdict.detail.replace("\n", "\n         "))
         for key, value in outcome.verdict.details.items():
             print(f"{key + ':':8} {json.dumps(value)}")
         for t in outcome.verdict.tools:
             print(f"  $ {' '.join(t.argv)}  -> {'timeout' if t.timed_out else t.returncode}")
-    return 0
+    return expectations.exit_status(expectations.counts([judged]))
 
 
 # The subcommands run here; parser.ELSEWHERE names the modules that run the others.

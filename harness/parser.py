@@ -212,6 +212,14 @@ def _add_run(sub, fmt) -> None:
     selection.add_case_flags(p, selector_default=None)  # here each narrows the specs' cases
     p.add_argument("-j", "--jobs", type=selection.jobs, default=None, metavar="N", help="parallel tool runs (default: cores)")
     p.add_argument(
+        "--space",
+        choices=("specs", "full"),
+        default="specs",
+        help="specs: the specs' cases (default; lit's files); full: the whole space of the build, every "
+        "matrix intrinsic on every processor its llc lists (wave32 and wave64 forms), both selectors, -O0 "
+        "and -O2, each cell held against the ISA's expectation (the other case flags narrow it)",
+    )
+    p.add_argument(
         "--by",
         choices=("intrinsic", "class"),
         default="intrinsic",

@@ -486,7 +486,9 @@ def test_report_merges_nvptx_records_whose_register_classes_are_null(nvptx_tc, p
 def test_bisect_run_votes_on_an_nvptx_row_under_its_own_selectors(nvptx_tc, ptxas_path, cli):
     proc = cli("bisect-run", "--llvm-bin", nvptx_tc.bin_dir, "--intrinsic", K16_BF16, env={"PTXAS": ptxas_path})
     assert proc.returncode == 0, proc.stderr
-    assert proc.stdout.strip().endswith("1 pass: every case is pass")
+    assert proc.stdout.strip().endswith(
+        "1 pass (1 expected, 0 known bug, 0 unexpected, 0 not judged (unsupported or timeout)): every case is expected"
+    )
 
 
 def test_an_amdgpu_build_without_llvm_mc_is_bad_input_not_unsupported(llvm, cli, tmp_path):

@@ -19,7 +19,7 @@ from pathlib import Path
 
 from harness import files
 from harness.errors import InputError
-from harness.reports import compare, html_report, report
+from harness.reports import compare, expectations, html_report, report
 from harness.specs.matrix import MAX_WIDTH
 from harness.specs.spec import shorten
 from harness.tools.commands import Selector
@@ -323,12 +323,16 @@ def main(args) -> int:
     elif kind == "matrix":
         text = report.matrix_text(doc, args.all) + "\n"
     else:
-        text = report.records_table(doc["cases"], args.by) + "\n"
+        judged = [r for r in doc["cases"] if "judgment" in r]  # (documents from before judgments have none)
+        lines = [*expectations.unexpected_lines(judged), report.records_table(doc["cases"], args.by)]
+        if judged:
+            lines.append(expectations.summary(expectations.counts(judged)))
+        text = "\n".join(lines) + "\n"
     if page is not None:
         files.write_atomically(Path(args.html), page)
         print(f"# wrote {args.html}", file=sys.stderr)
     print(text, end="")
-    return 0
+    return expectations.exit_status(expectations.counts([r for r in doc.get("cases", []) if "judgment" in r]))
 
 
 COMMANDS = {"report": main}

@@ -174,7 +174,7 @@ class Case:
 
     @once
     def file_class(self) -> FileClass:
-        if self.cpu not in self.intrinsic.cpus:
+        if not self.intrinsic.runs_on(self.cpu):
             return FileClass.ABSENT
         if self.check == "diagnostic":
             # One file per rejected side: each attribution is its own expected outcome.

@@ -7,6 +7,7 @@ Used by `run`, `bisect-run` and `matrix`, so the same flags select the same case
 from __future__ import annotations
 
 import argparse
+import difflib
 import fnmatch
 import hashlib
 from pathlib import Path
@@ -15,7 +16,7 @@ from typing import Protocol
 from harness.errors import InputError
 from harness.specs import cases, matrix
 from harness.specs.cases import SELECTORS, Case, Planned
-from harness.targets import catalog, formats
+from harness.targets import catalog, formats, processors
 from harness.targets.catalog import Side
 from harness.tools import commands
 from harness.tools.commands import Selector
@@ -170,19 +171,40 @@ def is_glob(name: str) -> bool:
 
 def lookup(name: str, cpu: str | None = None) -> catalog.Intrinsic:
     """The one entry `name` means on `cpu` (see `catalog.lookup`): of several forms, the
-    one that runs there (the CPU is then checked against it)."""
+    one that runs there; on a processor without the instruction, its wave32 form."""
     if is_glob(name):
         raise InputError(f"one intrinsic, not a glob, is one case: {name!r} (run and matrix take globs)")
     found = lookup_all(name)
-    fits = [i for i in found if cpu is None or cpu in i.cpus or cpu == i.absent_cpu]
-    if cpu is not None and not fits:
-        runs = sorted({c for i in found for c in i.cpus})
-        absent = sorted({i.absent_cpu for i in found} - set(runs))
+    if cpu is not None:
+        check_cpu(found[0].target, cpu)
+        cpu = processors.canonical(cpu)
+    return catalog.lookup(name, cpu)
+
+
+def check_cpu(target, cpu: str) -> None:
+    """A processor the target's table has (any the harness can hold a cell against), else bad input."""
+    known = target_cpus(target)
+    if cpu not in known and processors.canonical(cpu) not in known:
+        hint = difflib.get_close_matches(cpu, known, 3, 0.6)
         raise InputError(
-            f"--cpu: {name} runs on {', '.join(runs)}, not {cpu}"
-            + (f" (its CPU without the instruction: {', '.join(absent)})" if absent else "")
+            f"--cpu: {_cut(cpu)} is not a processor of {target.name} the harness knows"
+            + (f" (did you mean {', '.join(hint)}?)" if hint else f" ({len(known)} known: `harness try --help`)")
         )
-    return catalog.lookup(name, cpu) if any(cpu in i.cpus for i in found) else fits[0] if fits else found[0]
+
+
+def target_cpus(target) -> list[str]:
+    """Every processor of a target the harness holds expectations for: AMDGPU's processor
+    table (canonical names), NVPTX's SMs."""
+    if target.name == "amdgpu":
+        return [p.name for p in processors.AMDGPU_PROCESSORS]
+    from harness.targets import nvptx_rows
+
+    return list(nvptx_rows.SM_ORDER)
+
+
+def _cut(text: str, limit: int = 60) -> str:
+    quoted = repr(text)
+    return quoted if len(quoted) <= limit else quoted[: limit - 4] + "...'"
 
 
 def fmt(text: str | None, source: catalog.Source, flag: str) -> int:
@@ -217,9 +239,8 @@ def width(text: str | None, source: catalog.Source, fmt_value: int, flag: str) -
 def one_case(args, intrinsic: catalog.Intrinsic, extra: dict | None = None) -> Case:
     """The case `harness try`'s flags name (widths default to exact, -O to 0, no pipeline)."""
     cpu = getattr(args, "cpu", None) or intrinsic.default_cpu
-    if cpu not in intrinsic.cpus and cpu != intrinsic.absent_cpu:
-        absent = f" (or {intrinsic.absent_cpu}, a CPU without it)" if intrinsic.absent_cpu else ""
-        raise InputError(f"--cpu: {intrinsic.name} runs on {', '.join(intrinsic.cpus)}{absent}, not {cpu}")
+    check_cpu(intrinsic.target, cpu)
+    cpu = processors.canonical(cpu)
     fa = fmt(args.fmt_a, intrinsic.a, "--fmt-a")
     fb = fmt(args.fmt_b, intrinsic.b, "--fmt-b")
     if intrinsic.fragments and (extra or {}).get("narrowing"):
@@ -293,6 +314,64 @@ def planned(args, direct_ok: bool = True) -> list[Planned]:
             )
     shard = getattr(args, "shard", None)
     return shard_of(chosen, *shard) if shard else chosen
+
+
+SPACE_OPT_LEVELS = (0, 2)
+
+
+def space(args, known_cpus) -> list[Planned]:
+    """The whole space of a build, narrowed by the case flags: every matrix intrinsic (each LLVM
+    name) on every processor of its target that the build lists (`known_cpus(target)`, names the
+    processor table holds, aliases once), at -O0 and -O2 under each selector the target has; on a
+    processor with wave32, the name's wave32 form (the one that runs there, else its first), and
+    where the name has wave64 forms, also one of those (the one that runs there, else its
+    first). Sources at their first format and exact width; immargs at their lowest values."""
+    names = {i.base or i.name for n in args.intrinsic or [] for i in lookup_all(n)}
+    out: list[Planned] = []
+    for target, cpus in _space_cpus(known_cpus).items():
+        selectors = tuple(s for s in target.selectors if args.selector in (None, s))
+        for base, forms in catalog.BY_BASE.items():
+            if forms[0].target is not target or (names and base not in names):
+                continue
+            for cpu in cpus:
+                for form in _space_forms(forms, cpu):
+                    for opt in SPACE_OPT_LEVELS:
+                        fa, fb = form.a.formats[0], form.b.formats[0]
+                        case = Case(form, cpu, fa, fb, form.a.regs[fa], form.b.regs[fb], opt)
+                        p = Planned(case, selectors, ("space",))
+                        if selectors and _wanted(p, args, set()):
+                            out.append(p)
+    if not out:
+        raise InputError("the selection matches no cell of the space (check --intrinsic, --cpu, -O and --selector)")
+    shard = getattr(args, "shard", None)
+    return shard_of(out, *shard) if shard else out
+
+
+def _space_cpus(known_cpus) -> dict:
+    """Target -> the processors of its table the build lists, in table order."""
+    from harness.targets import AMDGPU, NVPTX
+
+    out = {}
+    for target in (AMDGPU, NVPTX):
+        listed = known_cpus(target)
+        if listed is not None:
+            out[target] = [c for c in target_cpus(target) if c in listed]
+    return out
+
+
+def _space_forms(forms: tuple[catalog.Intrinsic, ...], cpu: str) -> list[catalog.Intrinsic]:
+    """The forms of one LLVM name a processor's cells use: its default-wave form, and a wave64
+    form where the name has one and the processor is not wave64-only."""
+    default = [f for f in forms if f.features != catalog.WAVE64]
+    wide = [f for f in forms if f.features == catalog.WAVE64]
+    out = [next((f for f in default if f.runs_on(cpu)), None) or _absent_form(default or list(forms), cpu)]
+    if wide and not (processors.BY_NAME.get(cpu) and processors.BY_NAME[cpu].waves == processors.W64):
+        out.append(next((f for f in wide if f.runs_on(cpu)), wide[0]))
+    return out
+
+
+def _absent_form(forms: list[catalog.Intrinsic], cpu: str) -> catalog.Intrinsic:
+    return next((f for f in forms if f.absent_cpu == cpu), forms[0])
 
 
 def _wanted(p: Planned, args, intrinsics: set[str]) -> bool:

@@ -195,8 +195,23 @@ class Intrinsic:
     def triple(self) -> str:
         return self.target.triple
 
+    def runs_on(self, cpu: str) -> bool:
+        """Whether `cpu` has this instruction, in this entry's wave size (a wave64 form needs a
+        processor with wave64; any other runs in the processor's own): one of its CPUs, or an
+        AMDGPU processor the processor table says has what they have (`processors.has`)."""
+        if self.target is not AMDGPU:
+            return cpu in self.cpus
+        from harness.targets import processors
+
+        has = processors.has(self.cpus, self.base or self.name, cpu)
+        return has and (self.features != WAVE64 or processors.runs_wave64(cpu))
+
     def mnemonics(self, cpu: str) -> tuple[str, ...]:
         """Every mnemonic a correct build may print for this intrinsic on `cpu`."""
+        if self.target is AMDGPU and cpu not in self.cpus:
+            from harness.targets import processors
+
+            cpu = processors.representative(cpu, self.cpus)
         own = dict(self.cpu_mnemonics).get(cpu, self.mnemonic)
         return (own, self.scaled_mnemonic) if self.scaled_mnemonic else (own,)
 
@@ -649,5 +664,6 @@ def _quoted(name: str, limit: int = 60) -> str:
 def lookup(name: str, cpu: str | None = None) -> Intrinsic:
     """The one entry a name means: of several forms, the wave32 one that runs on `cpu` (else the first)."""
     found = lookup_all(name)
-    fits = [i for i in found if cpu is None or cpu in i.cpus]
-    return next((i for i in fits if not i.features), (fits or list(found))[0])
+    fits = [i for i in found if cpu is None or i.runs_on(cpu)]
+    absent = [i for i in found if i.absent_cpu == cpu] or [i for i in found if not i.features]
+    return next((i for i in fits if not i.features), (fits or absent or list(found))[0])

@@ -461,7 +461,7 @@ def batch_key(g: Group, c: Case) -> tuple:
     # Calls the verifier should reject share a module only with each other: llc stops at the
     # verifier, naming every bad call at once, and the valid calls are compiled once, not first
     # read by a failing llc and then emitted and compiled again.
-    return (intr.target.name, c.cpu, intr.features, c.opt, c.pipeline, c.check, g.selectors, c.cpu in intr.cpus, _rejected(g))
+    return (intr.target.name, c.cpu, intr.features, c.opt, c.pipeline, c.check, g.selectors, intr.runs_on(c.cpu), _rejected(g))
 
 
 SHARE = 256  # cases at most in one module: what a hang or a crash in it costs, whatever -j

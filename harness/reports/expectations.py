@@ -1,0 +1,170 @@
+"""Every verdict held against its cell's expectation and the known bugs of its build.
+
+A cell's expected verdict follows from its file class alone, which follows from the ISA's rows
+and processor table, never from llc: a processor without the instruction must reject it cleanly
+(`llc-reject`), a call the IR verifier must refuse is `verifier-reject`, everything else must
+`pass`. A verdict that differs is a known bug when `known-bugs.yaml` lists the cell's lit file
+for this exact LLVM version (the same XFAIL lit applies), else unexpected. `unsupported` (the
+build cannot judge the cell) and `timeout` are neither: not judged.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections import Counter
+from dataclasses import dataclass
+from enum import StrEnum
+from pathlib import Path
+
+from harness.specs import known_bugs
+from harness.specs.cases import SELECTORS, VERIFIER_CLASSES, Case, FileClass, Group
+from harness.tools import verdicts as V
+from harness.tools.commands import Selector
+from harness.tools.runner import Outcome
+
+
+class Judgment(StrEnum):
+    """How a verdict stands against its cell's expectation, in the order a summary lists them."""
+
+    UNEXPECTED = "unexpected"
+    KNOWN_BUG = "known-bug"
+    EXPECTED = "expected"
+    NOT_JUDGED = "not-judged"
+
+
+JUDGMENTS: tuple[Judgment, ...] = tuple(Judgment)
+UNEXPECTED = Judgment.UNEXPECTED
+NOT_JUDGED_VERDICTS = (V.UNSUPPORTED, V.TIMEOUT)
+
+
+def expected_verdict(case: Case) -> V.VerdictCode:
+    """The verdict a correct build gives the case."""
+    if case.file_class == FileClass.ABSENT:
+        return V.LLC_REJECT
+    if case.file_class in VERIFIER_CLASSES:
+        return V.VERIFIER_REJECT
+    return V.PASS
+
+
+@dataclass(frozen=True)
+class Judged:
+    outcome: Outcome
+    judgment: Judgment
+    expected: V.VerdictCode
+    file: str  # the cell's lit file under generated/
+    reason: str = ""  # the known bug's reason
+
+
+class Judge:
+    """Judges outcomes of one build: its version's known bugs, each cell's file from its group."""
+
+    def __init__(self, cases_dir: Path, version: str, groups: list[Group]):
+        self.known = known_bugs.load(cases_dir)
+        self.version = version
+        # Each cell's lit file, and the file the specs give it under both selectors (a run or a
+        # try narrowed to one selector names a file of its own, which no entry may list).
+        self.files: dict[tuple[Case, Selector], tuple[str, ...]] = {
+            (p.case, s): _names(g) for g in groups for p in g.members for s in g.selectors
+        }
+
+    def __call__(self, outcome: Outcome) -> Judged:
+        case, verdict = outcome.case, outcome.verdict.verdict
+        expected = expected_verdict(case)
+        names = self.files.get((case, outcome.selector), ())
+        name = names[0] if names else ""
+        if verdict in NOT_JUDGED_VERDICTS:
+            return Judged(outcome, Judgment.NOT_JUDGED, expected, name)
+        if verdict == expected:
+            return Judged(outcome, Judgment.EXPECTED, expected, name)
+        for name in names:
+            reason = known_bugs.reason_for(self.known, self.version, f"generated/{name}")
+            if reason:
+                return Judged(outcome, Judgment.KNOWN_BUG, expected, name, reason)
+        return Judged(outcome, Judgment.UNEXPECTED, expected, names[0] if names else "")
+
+    def all(self, outcomes: list[Outcome]) -> list[Judged]:
+        return [self(o) for o in outcomes]
+
+
+def _names(g: Group) -> tuple[str, ...]:
+    """A group's file name, then the name it has under both selectors, as the specs give it."""
+    return (g.filename,) if g.selectors == SELECTORS else (g.filename, dataclasses.replace(g, selectors=SELECTORS).filename)
+
+
+def counts(judged: list[Judged] | list[dict]) -> Counter:
+    """Judgment -> cells, from judged outcomes or from case records that carry a judgment."""
+    return Counter(Judgment(j["judgment"]) if isinstance(j, dict) else j.judgment for j in judged)
+
+
+def summary(c: Counter) -> str:
+    """`N expected, N known bug, N unexpected, N not judged` (every count, zeros included)."""
+    words = {Judgment.EXPECTED: "expected", Judgment.KNOWN_BUG: "known bug", Judgment.UNEXPECTED: "unexpected"}
+    parts = [f"{c[j]} {words[j]}" for j in (Judgment.EXPECTED, Judgment.KNOWN_BUG, Judgment.UNEXPECTED)]
+    return ", ".join(parts) + f", {c[Judgment.NOT_JUDGED]} not judged (unsupported or timeout)"
+
+
+def unexpected_lines(records: list[dict], limit: int = 50) -> list[str]:
+    """One line per unexpected cell of these case records (the first `limit`): where, what was
+    expected, what came."""
+    bad = [r for r in records if r.get("judgment") == Judgment.UNEXPECTED]
+    lines = [
+        f"UNEXPECTED: {r['function']} [{r['selector']}, {r['cpu']}, -O{r['opt']}]: "
+        f"{r['verdict']}, expected {r['expected']}: {_first_line(r.get('detail') or '')}"
+        for r in bad[:limit]
+    ]
+    if len(bad) > limit:
+        lines.append(f"... and {len(bad) - limit} more unexpected (--json lists every one)")
+    return lines
+
+
+def _first_line(text: str, limit: int = 160) -> str:
+    line = (text.strip().splitlines() or [""])[0]
+    return line if len(line) <= limit else line[: limit - 3] + "..."
+
+
+def exit_status(c: Counter) -> int:
+    """1 when anything is unexpected, else 0."""
+    return 1 if c[Judgment.UNEXPECTED] else 0
+
+
+def in_words(j: Judged) -> str:
+    """One cell's judgment as `try` prints it."""
+    if j.judgment == Judgment.KNOWN_BUG:
+        return f"known bug of LLVM {_first_line(j.reason, 400)} (expected {j.expected}; known-bugs.yaml lists {j.file})"
+    if j.judgment == Judgment.NOT_JUDGED:
+        return "not judged: this build cannot judge the cell"
+    return f"{j.judgment} (a correct build gives {j.expected})"
+
+
+def record(j: Judged) -> dict:
+    """The JSON fields a cell's judgment adds to its record."""
+    out = {"expected": str(j.expected), "judgment": str(j.judgment), "file": j.file}
+    if j.reason:
+        out["known_bug"] = " ".join(j.reason.split())
+    return out
+
+
+def count_record(judged: list[Judged]) -> dict:
+    c = counts(judged)
+    return {str(k): c[k] for k in JUDGMENTS}
+
+
+def file_results(judged: list[Judged], known: dict, version: str) -> dict[str, str]:
+    """What lit reports for each lit file, from its cells' judgments: UNSUPPORTED when no cell
+    could be judged; FAIL when one is unexpected; for a file known-bugs.yaml lists for this
+    version, XFAIL when a cell shows the bug, else XPASS; else PASS."""
+    by_file: dict[str, list[Judgment]] = {}
+    for j in judged:
+        by_file.setdefault(j.file, []).append(j.judgment)
+    out = {}
+    for name, js in by_file.items():
+        judged_here = [x for x in js if x != Judgment.NOT_JUDGED]
+        if not judged_here:
+            out[name] = "UNSUPPORTED"
+        elif Judgment.UNEXPECTED in judged_here:
+            out[name] = "FAIL"
+        elif known_bugs.reason_for(known, version, f"generated/{name}"):
+            out[name] = "XFAIL" if Judgment.KNOWN_BUG in judged_here else "XPASS"
+        else:
+            out[name] = "PASS"
+    return out

@@ -1,0 +1,140 @@
+"""The AMDGPU processor table against the builds' own processor lists and AMDGPUUsage's words, and
+cells on processors the rows do not list: `try` on any processor, the whole space of a build, and
+each verdict held against its cell's expectation (expected, known bug, unexpected)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from harness.targets import catalog, processors
+
+BUILDS = ("14", "15", "16", "19", "22")
+
+
+def _listed(version: str) -> list[str]:
+    llc = Path(f"/usr/lib/llvm-{version}/bin/llc")
+    if not llc.exists():
+        pytest.skip(f"no llvm-{version} (ci/setup.sh --test installs it)")
+    out = subprocess.run([llc, "-mtriple=amdgcn", "-mcpu=help"], capture_output=True, text=True).stderr
+    out += subprocess.run([llc, "-mtriple=amdgcn", "-mcpu=help"], capture_output=True, text=True).stdout
+    block = out.split("Available CPUs for this target:")[1].split("Available features")[0]
+    return [line.split()[0] for line in block.splitlines() if line.strip()]
+
+
+@pytest.mark.parametrize("version", BUILDS)
+def test_every_processor_a_build_lists_is_in_the_table_under_its_canonical_name(version):
+    listed = _listed(version)
+    assert len(listed) > 40
+    missing = [p for p in listed if processors.canonical(p) not in processors.BY_NAME]
+    assert missing == [], f"llvm-{version} lists processors the table lacks: {missing}"
+
+
+def test_wave_sizes_follow_the_generation():
+    """Wave64 only before GFX10 (the generation features hold FeatureWavefrontSize64); both from
+    GFX10; wave32 only on GFX12.5 (FeatureISAVersion12_50 has FeatureWavefrontSize32 alone)."""
+    for p in processors.AMDGPU_PROCESSORS:
+        if p.generation in ("GCN", "GFX6", "GFX7", "GFX8", "GFX9", "GFX9.4", "GFX9.5"):
+            assert p.waves == (64,), p
+        elif p.generation == "GFX12.5":
+            assert p.waves == (32,), p
+        else:
+            assert p.waves == (32, 64), p
+
+
+# (intrinsic, processor, has it): AMDGPUUsage's generic-processor restrictions and the ISA's
+# instruction predicates, written out by hand.
+DOCUMENTED = [
+    ("mfma.f32.32x32x8f16", "gfx9-4-generic", True),  # isGFX940Plus MAI
+    ("mfma.f32.16x16x32.fp8.fp8", "gfx9-4-generic", False),  # "FP8 and BF8 instructions ... are not available"
+    ("smfmac.f32.16x16x64.bf8.fp8", "gfx9-4-generic", False),
+    ("mfma.f32.16x16x8.xf32", "gfx9-4-generic", False),  # "... instructions with XF32 format support"
+    ("mfma.f32.16x16x32.f16", "gfx9-4-generic", False),  # gfx950's own (no FeatureGFX950Insts)
+    ("smfmac.f32.16x16x32.f16", "gfx9-4-generic", True),
+    ("mfma.f32.16x16x32.fp8.fp8", "gfx942", True),
+    ("mfma.f32.16x16x8.xf32", "gfx950", False),  # FeatureISAVersion9_5_Common has no XF32
+    ("mfma.i32.16x16x16i8", "gfx942", False),  # isGFX908orGFX90A
+    ("mfma.f64.16x16x4f64", "gfx908", False),  # isGFX90APlus
+    ("wmma.f32.16x16x16.f16", "gfx1151", True),  # isGFX11Only
+    ("wmma.f32.16x16x16.f16", "gfx11-generic", True),
+    ("wmma.f32.16x16x16.f16", "gfx12-generic", True),
+    ("wmma.f32.16x16x16.f16", "gfx1250", False),  # isGFX12PlusNot12_50
+    ("wmma.f32.16x16x128.f8f6f4", "gfx1251", True),  # gfx1251 = gfx1250 + FeatureDPALU_DPP
+    ("swmmac.f32.16x16x32.f16", "gfx1201", True),
+    ("swmmac.f32.16x16x32.f16", "gfx1103", False),
+    ("mfma.f32.32x32x8f16", "gfx1100", False),
+    ("mfma.f32.32x32x8f16", "fiji", False),
+]
+
+
+@pytest.mark.parametrize("name, cpu, has", DOCUMENTED)
+def test_which_processors_have_an_instruction_follows_the_documents(name, cpu, has):
+    forms = catalog.lookup_all(name)
+    assert any(f.runs_on(cpu) for f in forms) == has
+
+
+def test_a_wave64_form_needs_a_processor_with_wave64():
+    w64 = catalog.lookup("wmma.f32.16x16x16.f16.gfx1200w64")
+    assert w64.runs_on("gfx1201") and not w64.runs_on("gfx1250") and not w64.runs_on("gfx1100")
+
+
+# ---- cells on any processor, judged (real LLVM 22.1.8) ----------------------------------------
+
+
+def _try(cli, *args):
+    proc = cli("try", *args, "--json")
+    assert proc.returncode in (0, 1) and "Traceback" not in proc.stderr, proc.stderr[-2000:]
+    return proc.returncode, json.loads(proc.stdout)
+
+
+def test_try_takes_a_processor_the_row_does_not_list_and_judges_it(llvm_22_1_8, cli):
+    code, rec = _try(cli, "--intrinsic", "mfma.f32.32x32x8f16", "--cpu", "gfx1100", "--selector", "sdag")
+    assert (rec["verdict"], rec["expected"], rec["judgment"], code) == ("cannot-select", "llc-reject", "known-bug", 0)
+    assert "signal 6" in rec["detail"]
+    code, rec = _try(cli, "--intrinsic", "smfmac.f32.16x16x32.f16", "--cpu", "gfx908", "--selector", "gisel")
+    assert (rec["verdict"], rec["expected"], rec["judgment"], code) == ("mc-reject", "llc-reject", "known-bug", 0)
+    assert "instruction not supported on this GPU" in rec["detail"]
+    # A processor the table says has it: the row's contract (gfx942's mnemonic on the generic target).
+    code, rec = _try(cli, "--intrinsic", "mfma.f32.32x32x8f16", "--cpu", "gfx9-4-generic")
+    assert (rec["verdict"], rec["expected"], rec["judgment"], code) == ("pass", "pass", "expected", 0)
+    # An alias is its processor.
+    _, rec = _try(cli, "--intrinsic", "mfma.f32.32x32x8f16", "--cpu", "fiji")
+    assert rec["cpu"] == "gfx803"
+
+
+def test_no_code_is_a_verdict_and_wave64_on_gfx1250_is_a_known_bug(llvm_22_1_8, cli):
+    code, rec = _try(cli, "--intrinsic", "wmma.f32.16x16x16.f16.gfx1200w64", "--cpu", "gfx1250")
+    assert (rec["verdict"], rec["expected"], rec["judgment"], code) == ("no-code", "llc-reject", "known-bug", 0)
+
+
+def test_an_unknown_processor_is_bad_input_in_one_line(cli):
+    from conftest import one_line_exit_2
+
+    one_line_exit_2(cli("try", "--intrinsic", "mfma.f32.32x32x8f16", "--cpu", "gfx9-4-gen"), "gfx9-4-generic")
+    one_line_exit_2(cli("try", "--intrinsic", "mfma.f32.32x32x8f16", "--cpu", "x" * 10000), "...")
+
+
+def test_the_space_of_one_intrinsic_is_every_processor_the_build_lists(llvm_22_1_8, cli):
+    proc = cli("run", "--space", "full", "--intrinsic", "mfma.f32.32x32x8f16", "--json")
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    doc = json.loads(proc.stdout)
+    listed = {processors.canonical(p) for p in _listed("22")}
+    cells = doc["cases"]
+    assert {c["cpu"] for c in cells} == listed
+    assert len(cells) == len(listed) * 2 * 2  # both selectors, -O0 and -O2
+    has = {"gfx908", "gfx90a", "gfx942", "gfx950", "gfx9-4-generic"}
+    assert {c["cpu"] for c in cells if c["expected"] == "pass"} == has
+    assert all(c["verdict"] == "pass" for c in cells if c["cpu"] in has)
+    assert doc["judgments"]["unexpected"] == 0 and sum(doc["judgments"].values()) == len(cells)
+
+
+def test_an_unexpected_verdict_is_listed_first_and_fails_the_run(llvm_22_1_8, cli, shipped_cases):
+    (shipped_cases / "known-bugs.yaml").write_text("{}\n")
+    proc = cli("run", "--cases", shipped_cases, "--spec", "amdgpu-families.yaml", "--intrinsic", "mfma.f32.32x32x8f16")
+    assert proc.returncode == 1, proc.stderr[-2000:]
+    lines = proc.stdout.splitlines()
+    assert lines[0].startswith("UNEXPECTED: mfma_f32_32x32x8f16") and "expected llc-reject" in lines[0]
+    assert lines[-1].endswith("not judged (unsupported or timeout)") and " 0 known bug" in lines[-1]
