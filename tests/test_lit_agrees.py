@@ -16,7 +16,6 @@ import pytest
 from harness.reports import expectations
 from harness.specs import known_bugs
 
-_BEYOND_THE_VERDICT = re.compile(r"\.(object|ir|ir-malformed|diagnostic-[ab]|diagnostic-none)\.")
 _RESULT = re.compile(
     r"^(PASS|FAIL|XFAIL|XPASS|UNSUPPORTED): matrix-lowering :: cases/generated/(\S+?)(?: \(\d+ of \d+\))?$", re.M
 )
@@ -40,10 +39,8 @@ def test_lit_and_the_harness_judge_every_generated_file_alike(cli, lit_exe, repo
     doc = json.loads(run.stdout)
     judged = [_Judged(c["file"], expectations.Judgment(c["judgment"])) for c in doc["cases"]]
     by_harness = expectations.file_results(judged, known_bugs.load(repo_root / "cases"), doc["llvm"])  # type: ignore[arg-type]
-    # Files the harness does not run (the gemm kernels, a snapshot's pinned text) are lit's alone;
-    # so are the classes whose lit checks go beyond the verdict (the object's tuples, the IR after
-    # a pipeline, which operand a diagnostic names).
-    compared = {n: r for n, r in by_lit.items() if n in by_harness and not _BEYOND_THE_VERDICT.search(n)}
+    # Files the harness does not run (the gemm kernels, a snapshot's pinned text) are lit's alone.
+    compared = {n: r for n, r in by_lit.items() if n in by_harness}
     differ = {n: (r, by_harness[n]) for n, r in compared.items() if by_harness[n] != r}
     assert differ == {}, f"{len(differ)} files: " + "; ".join(
         f"{n}: lit {a}, harness {b}" for n, (a, b) in list(differ.items())[:10]

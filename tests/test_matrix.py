@@ -347,6 +347,7 @@ def test_run_shards_merge_into_the_unsharded_run(cli, tmp_path, l22):
     expected = json.loads(whole.stdout)
     assert merged["llvm"] == expected["llvm"] and merged["llvm_bin"] == expected["llvm_bin"]
     assert merged["cases"] == sorted(expected["cases"], key=report.cell_order)
+    assert merged["judgments"] == expected["judgments"] and sum(expected["judgments"].values()) == len(expected["cases"])
     assert cli("report", *paths).stdout == cli(*args).stdout  # the same verdict table
     assert cli("report", *paths, "--by", "class").stdout == cli(*args, "--by", "class").stdout
 

@@ -138,3 +138,25 @@ def test_an_unexpected_verdict_is_listed_first_and_fails_the_run(llvm_22_1_8, cl
     lines = proc.stdout.splitlines()
     assert lines[0].startswith("UNEXPECTED: mfma_f32_32x32x8f16") and "expected llc-reject" in lines[0]
     assert lines[-1].endswith("not judged (unsupported or timeout)") and " 0 known bug" in lines[-1]
+
+
+def test_every_space_entry_of_known_bugs_names_cells_of_the_full_space(llvm_22_1_8, repo_root):
+    """A `space/` glob of known-bugs.yaml names cells lit has no file for: each must match the
+    file name of some cell of the whole space of 22.1.8 (else it is stale and does nothing)."""
+    import argparse
+    import fnmatch
+
+    import yaml
+
+    from harness.specs import cases, selection
+
+    flags = dict.fromkeys(("intrinsic", "selector", "fmt_a", "fmt_b", "width_a", "width_b", "opt", "cpu", "pipeline"))
+    args = argparse.Namespace(**flags, filter=None, shard=None)
+    planned = selection.space(args, lambda t: llvm_22_1_8.cpus(t.registered))
+    names = {g.filename for g in cases.group(planned)}
+    data = yaml.safe_load((repo_root / "cases" / "known-bugs.yaml").read_text())
+    globs = [g for e in data["22.1.8"] for g in ([e["files"]] if isinstance(e["files"], str) else e["files"])]
+    space = [g.removeprefix("space/") for g in globs if g.startswith("space/")]
+    assert space
+    for glob in space:
+        assert any(fnmatch.fnmatchcase(n, glob) for n in names), glob

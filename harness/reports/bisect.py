@@ -161,8 +161,13 @@ def _step(args, planned) -> int:
     if counts.get(V.UNSUPPORTED) and args.want != V.UNSUPPORTED:
         why = next(o.verdict.detail for o in outcomes if o.verdict.verdict == V.UNSUPPORTED)
         return _decide(SKIP, f"{build}: {summary}: this build cannot judge ({why})", invert)
-    want = (lambda o: expectations.expected_verdict(o.case)) if args.want == EXPECTED else (lambda o: V.VerdictCode(args.want))
-    wrong = [o for o in outcomes if o.verdict.verdict != want(o)]
+    if args.want == EXPECTED:
+        want, wrong = (
+            (lambda o: expectations.expected_verdict(o.case)),
+            [o for o in outcomes if not expectations.meets(o.case, o.verdict)],
+        )
+    else:
+        want, wrong = (lambda o: V.VerdictCode(args.want)), [o for o in outcomes if o.verdict.verdict != args.want]
     if not wrong:
         return _decide(BAD if invert else GOOD, f"{build}: {summary}: every case is {args.want}", invert)
     first = wrong[0]

@@ -2,9 +2,11 @@
 
 A cell's expected verdict follows from its file class alone, which follows from the ISA's rows
 and processor table, never from llc: a processor without the instruction must reject it cleanly
-(`llc-reject`), a call the IR verifier must refuse is `verifier-reject`, everything else must
-`pass`. A verdict that differs is a known bug when `known-bugs.yaml` lists the cell's lit file
-for this exact LLVM version (the same XFAIL lit applies), else unexpected. `unsupported` (the
+(`llc-reject`), a call the IR verifier must refuse is `verifier-reject` (also after a pipeline
+that must leave a malformed call alone), everything else must `pass`; `meets` adds what the
+class's lit file checks beside the verdict (an object's tuples, a diagnostic's operands). A
+verdict that does not meet it is a known bug when `known-bugs.yaml` lists the cell's lit file for
+this exact LLVM version (the same XFAIL lit applies), else unexpected. `unsupported` (the
 build cannot judge the cell) and `timeout` are neither: not judged.
 """
 
@@ -35,15 +37,35 @@ class Judgment(StrEnum):
 JUDGMENTS: tuple[Judgment, ...] = tuple(Judgment)
 UNEXPECTED = Judgment.UNEXPECTED
 NOT_JUDGED_VERDICTS = (V.UNSUPPORTED, V.TIMEOUT)
+# Where known-bugs.yaml's globs point: lit's files, then the full space's cells lit has no file for.
+SPACES = ("generated", "space")
+
+
+# Classes whose lit checks hold more than any verdict says: the IR an opt pipeline leaves of a
+# malformed call. A file of theirs that known-bugs.yaml lists is a known bug whatever the verdict.
+BEYOND_THE_VERDICT = (FileClass.IR_MALFORMED,)
+_DIAGNOSTIC_CLASSES = (FileClass.DIAGNOSTIC_A, FileClass.DIAGNOSTIC_B, FileClass.DIAGNOSTIC_NONE)
 
 
 def expected_verdict(case: Case) -> V.VerdictCode:
     """The verdict a correct build gives the case."""
     if case.file_class == FileClass.ABSENT:
         return V.LLC_REJECT
-    if case.file_class in VERIFIER_CLASSES:
+    if case.file_class in VERIFIER_CLASSES or case.file_class == FileClass.IR_MALFORMED:
         return V.VERIFIER_REJECT
     return V.PASS
+
+
+def meets(case: Case, verdict: V.Verdict) -> bool:
+    """Whether a verdict is what a correct build gives, as the cell's lit file checks it: an
+    `object` case's object holds the ISA's tuples (the text it was assembled from may be the
+    over-wide one, which `overwide` files hold); a diagnostic names the operands it is about."""
+    code = verdict.verdict
+    if case.file_class == FileClass.OBJECT and code == V.MC_REJECT:
+        return verdict.detail.startswith("obj-text-mismatch")
+    if code != expected_verdict(case):
+        return False
+    return case.file_class not in _DIAGNOSTIC_CLASSES or "misattributed" not in verdict.details.get("verifier", {})
 
 
 @dataclass(frozen=True)
@@ -74,13 +96,15 @@ class Judge:
         name = names[0] if names else ""
         if verdict in NOT_JUDGED_VERDICTS:
             return Judged(outcome, Judgment.NOT_JUDGED, expected, name)
-        if verdict == expected:
+        listed = next(((n, r) for n in names for where in SPACES if (r := self._reason(f"{where}/{n}"))), None)
+        if meets(case, outcome.verdict) and not (listed and case.file_class in BEYOND_THE_VERDICT):
             return Judged(outcome, Judgment.EXPECTED, expected, name)
-        for name in names:
-            reason = known_bugs.reason_for(self.known, self.version, f"generated/{name}")
-            if reason:
-                return Judged(outcome, Judgment.KNOWN_BUG, expected, name, reason)
-        return Judged(outcome, Judgment.UNEXPECTED, expected, names[0] if names else "")
+        if listed:
+            return Judged(outcome, Judgment.KNOWN_BUG, expected, *listed)
+        return Judged(outcome, Judgment.UNEXPECTED, expected, name)
+
+    def _reason(self, relpath: str) -> str:
+        return known_bugs.reason_for(self.known, self.version, relpath)
 
     def all(self, outcomes: list[Outcome]) -> list[Judged]:
         return [self(o) for o in outcomes]
@@ -144,8 +168,8 @@ def record(j: Judged) -> dict:
     return out
 
 
-def count_record(judged: list[Judged]) -> dict:
-    c = counts(judged)
+def count_record(judged: list[Judged] | Counter) -> dict:
+    c = judged if isinstance(judged, Counter) else counts(judged)
     return {str(k): c[k] for k in JUDGMENTS}
 
 
@@ -163,7 +187,7 @@ def file_results(judged: list[Judged], known: dict, version: str) -> dict[str, s
             out[name] = "UNSUPPORTED"
         elif Judgment.UNEXPECTED in judged_here:
             out[name] = "FAIL"
-        elif known_bugs.reason_for(known, version, f"generated/{name}"):
+        elif any(known_bugs.reason_for(known, version, f"{where}/{name}") for where in SPACES):
             out[name] = "XFAIL" if Judgment.KNOWN_BUG in judged_here else "XPASS"
         else:
             out[name] = "PASS"

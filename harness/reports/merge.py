@@ -270,6 +270,8 @@ def merge(inputs: list[tuple[str, str, dict]]) -> tuple[str, dict]:
     merged = {**{k: v for k, v in doc0.items() if k != "cases"}, "cases": records}
     if "shard" in merged:
         merged["shard"] = None
+    if "judgments" in merged:  # the merged cells' own counts, not the first input's
+        merged["judgments"] = expectations.count_record(expectations.counts([r for r in records if "judgment" in r]))
     return kind, merged
 
 

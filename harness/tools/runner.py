@@ -217,7 +217,12 @@ class Runner:
         """`verifier-reject` for each case whose call the IR verifier names in a tool's stderr."""
         names = {c.function: c for c in cases}
         out = {
-            fn: Verdict(V.VERIFIER_REJECT, text, [gen], {"verifier": diagnostic_facts(names[fn], text)} if self.facts else {})
+            fn: Verdict(
+                V.VERIFIER_REJECT,
+                text,
+                [gen],
+                {"verifier": diagnostic_facts(names[fn], text)} if self.facts or names[fn].check == "diagnostic" else {},
+            )
             for fn, text in V.verifier_diagnostics(gen.stderr).items()
             if fn in names
         }
@@ -456,12 +461,24 @@ def _settle(future: Future, call: Callable, *args) -> None:
 
 def batch_key(g: Group, c: Case) -> tuple:
     intr = c.intrinsic
-    # A CPU without the instruction aborts llc at its first call: such cases share a module
-    # only with their own kind, so that each abort costs a small module, not a large one.
-    # Calls the verifier should reject share a module only with each other: llc stops at the
-    # verifier, naming every bad call at once, and the valid calls are compiled once, not first
-    # read by a failing llc and then emitted and compiled again.
-    return (intr.target.name, c.cpu, intr.features, c.opt, c.pipeline, c.check, g.selectors, intr.runs_on(c.cpu), _rejected(g))
+    # A CPU without the instruction must make llc stop at the call: each such case is a module
+    # of its own (the fewest llc runs that decide them, and a call that hangs llc takes no other
+    # case's verdict with it). Calls the verifier should reject share a module only with each
+    # other: llc stops at the verifier, naming every bad call at once, and the valid calls are
+    # compiled once, not first read by a failing llc and then emitted and compiled again.
+    runs = intr.runs_on(c.cpu)
+    return (
+        intr.target.name,
+        c.cpu,
+        intr.features,
+        c.opt,
+        c.pipeline,
+        c.check,
+        g.selectors,
+        runs,
+        _rejected(g),
+        runs or c.function,
+    )
 
 
 SHARE = 256  # cases at most in one module: what a hang or a crash in it costs, whatever -j
