@@ -23,9 +23,14 @@ verdicts (per case and selector):
                    for NVPTX, ptxas rejecting it: the detail names the tool)
   wrong-shape      the assembler accepts llc's text, but it is not the row's instruction or a
                    register tuple is not as wide as the ISA says
-  cannot-select    llc's selector gave up ("Cannot select", GlobalISel "unable to legalize")
+  no-code          llc exited 0 and printed its text, but no code for the function
+  cannot-select    llc's selector gave up ("Cannot select", GlobalISel "cannot select",
+                   "unable to legalize", "unable to translate")
+  llc-reject       llc rejected the IR cleanly: an error: line, a non-zero exit, no signal,
+                   no LLVM ERROR (what a processor without the instruction must do)
   verifier-reject  the IR verifier rejects the call (e.g. a source narrower than its format)
-  crash            a tool died for another reason
+  crash            a tool died for another reason (a signal, an assertion, a register-
+                   allocation failure, another fatal error)
   timeout          a tool ran past --timeout
   unsupported      this LLVM build lacks the target, CPU, intrinsic or selector (GlobalISel
                    on NVPTX), or no ptxas closes NVPTX's text
@@ -70,8 +75,8 @@ examples:
 """
 
 AUDIT_EPILOG = """\
-verdicts per RUN line and function: pass, mc-reject (with llvm-mc's first message),
-cannot-select, crash, timeout, unsupported (build lacks the target or CPU).
+verdicts per RUN line and function: pass, mc-reject (with llvm-mc's first message), no-code,
+cannot-select, llc-reject, crash, timeout, unsupported (build lacks the target or CPU).
 exit status: 0 every function passes, 1 any does not (or a file does not compile), 2 bad input
 or a file where nothing could be audited (no llc RUN line, or only ones it skips).
 """
@@ -211,14 +216,7 @@ def _add_run(sub, fmt) -> None:
     selection.add_spec_flags(p)
     selection.add_case_flags(p, selector_default=None)  # here each narrows the specs' cases
     p.add_argument("-j", "--jobs", type=selection.jobs, default=None, metavar="N", help="parallel tool runs (default: cores)")
-    p.add_argument(
-        "--space",
-        choices=("specs", "full"),
-        default="specs",
-        help="specs: the specs' cases (default; lit's files); full: the whole space of the build, every "
-        "matrix intrinsic on every processor its llc lists (wave32 and wave64 forms), both selectors, -O0 "
-        "and -O2, each cell held against the ISA's expectation (the other case flags narrow it)",
-    )
+    selection.add_space_flag(p)
     p.add_argument(
         "--by",
         choices=("intrinsic", "class"),

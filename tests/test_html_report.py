@@ -238,3 +238,39 @@ def test_nvptx_cells_are_variant_by_sm_grids(browser, cli, llvm_22_1_8, ptxas_pa
         square = f'{td} button.sc[data-function="{c["function"]}"][data-selector="{c["selector"]}"]'
         assert len(browser.find_elements("css selector", square)) == 1, square
     assert len(browser.find_elements("css selector", "button.sc")) == len(cells)
+
+
+def _visible_squares(driver) -> int:
+    return driver.execute_script("""
+        return Array.from(document.querySelectorAll("button.sc")).filter(function (b) {
+          return !b.classList.contains("off") && !b.closest("section").hidden;
+        }).length;""")
+
+
+def test_filters_keep_changed_or_unexpected_cells_and_the_index_links_each_intrinsic(browser, page, cli, tmp_path):
+    path, doc = page
+    # One cell made unexpected on the first build: the page's filter and `report`'s exit status see it.
+    edited = json.loads(json.dumps(doc))
+    target = next(c for c in edited["cells"] if not c["differs"])
+    target["judgments"][0] = "unexpected"
+    (tmp_path / "doc.json").write_text(json.dumps(edited))
+    proc = cli("report", tmp_path / "doc.json", "--html", tmp_path / "page.html")
+    assert proc.returncode == 1 and "UNEXPECTED on 22.1.8: " in proc.stdout, proc.stdout[-2000:]
+    _open(browser, tmp_path / "page.html")
+    assert _visible_squares(browser) == len(doc["cells"])
+    said = [p.text for p in browser.find_elements("css selector", "p.judgments")]
+    assert said[0].startswith("22.1.8: ") and ", 1 unexpected, " in said[0] and ", 0 unexpected, " in said[1], said
+    browser.find_element("css selector", "#only-changed").click()
+    changed = sum(1 for c in doc["cells"] if len({v for v in c["verdicts"] if v not in ("unsupported", "timeout")}) > 1)
+    assert 0 < changed < len(doc["cells"]) and _visible_squares(browser) == changed
+    browser.find_element("css selector", "#only-changed").click()
+    browser.find_element("css selector", "#only-unexpected").click()
+    assert _visible_squares(browser) == 1
+    assert len([s for s in browser.find_elements("css selector", "section.gridbox") if s.is_displayed()]) == 1
+    links = {a.text: a.get_attribute("href").split("#")[1] for a in browser.find_elements("css selector", "#index a")}
+    assert set(links) == {c["intrinsic"] for c in doc["cells"]}
+    for name, anchor in links.items():
+        heading = browser.find_element("css selector", f"#{anchor} h2").get_attribute("textContent")
+        assert heading.startswith(name + " "), (name, heading)
+    browser.save_screenshot(str(tmp_path / "filtered.png"))
+    assert _errors(browser) == []

@@ -194,7 +194,9 @@ def test_text_shows_the_differing_rows_then_the_summary(matrix, l22):
     assert len(rows) == 4 and all(re.search(r"\s(sdag|gisel)\s+mc-reject\s+pass\s+vgpr \d+>\d+", r) for r in rows)
     assert re.search(r"^22\.1\.8\s+2\s+4\s+12\s+18$", out, re.MULTILINE)  # pass, mc-reject, verifier-reject, total
     assert re.search(r"^22\.1\.8\+instcombine\s+6\s+0\s+12\s+18$", out, re.MULTILINE)
-    assert "4 of 18 cells differ in verdict between builds" in out
+    assert (
+        "4 of 18 cells change verdict between the builds that judge them; 0 differ only because a build cannot judge them" in out
+    )
     assert re.search(rf"^{re.escape(W)}\s+fp4\s+fp8\s+4\s+mc-reject>pass 4$", out, re.MULTILINE)
     every = matrix(*args, "--all").stdout
     assert len([l for l in every.splitlines() if l.startswith("wmma_")]) == 18
@@ -207,7 +209,7 @@ def test_markdown(matrix, l22):
     ).stdout
     assert "| verdict | 22.1.8 | 22.1.8+instcombine |" in out
     assert "| mc-reject | 4 | 0 |" in out and "| **total** | 18 | 18 |" in out
-    assert "**4 of 18 cells differ between builds.**" in out
+    assert "**4 of 18 cells change verdict between the builds that judge them; 0 differ only because" in out
     assert f"| `{W}` | fp4 | fp8 | 4 | mc-reject → pass (4) |" in out
     tables: list[list[str]] = []
     for line in out.splitlines():
@@ -508,3 +510,18 @@ def test_matrix_prints_each_unsupported_reason_once_with_counts_in_text_and_html
     ul = re.search(r'<ul id="unsupported-reasons">(.*?)</ul>', page.read_text(), re.S)
     assert ul, "no #unsupported-reasons in the page"
     assert [html.unescape(li) for li in re.findall(r"<li>(.*?)</li>", ul.group(1), re.S)] == reasons
+
+
+def test_a_build_that_cannot_judge_a_cell_changes_no_verdict(llvm_22_1_8, llvm14, cli):
+    """llvm-14 knows gfx908 and gfx90a but not gfx942, gfx950 or gfx1250: its `unsupported` cells are
+    counted apart, never as a changed verdict (JSON `changed`, the text's and the page's line)."""
+    args = ("matrix", "--spec", "amdgpu-families.yaml", "--intrinsic", "mfma.f32.32x32x8f16")
+    args += ("--llvm-bin", llvm14, "--llvm-bin", llvm_22_1_8.bin_dir, "--no-cache")
+    doc = json.loads(cli(*args, "--json").stdout)
+    unjudged = [c for c in doc["cells"] if c["differs"]]
+    assert unjudged and all("unsupported" in c["verdicts"] and not c["changed"] for c in unjudged)
+    assert {c["cpu"] for c in unjudged} == {"gfx942", "gfx950", "gfx1250"}  # (gfx1250: the absent CPU)
+    text = cli(*args).stdout
+    assert (
+        f"0 of {len(doc['cells'])} cells change verdict between the builds that judge them; {len(unjudged)} differ only" in text
+    )

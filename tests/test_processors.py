@@ -160,3 +160,51 @@ def test_every_space_entry_of_known_bugs_names_cells_of_the_full_space(llvm_22_1
     assert space
     for glob in space:
         assert any(fnmatch.fnmatchcase(n, glob) for n in names), glob
+
+
+def _judged_cell(cases_dir: Path, cpu: str):
+    """The judgment of an mfma.f32.32x32x8f16 cell on `cpu` whose llc gave up (sdag, -O0)."""
+    from harness.reports import expectations
+    from harness.specs import cases
+    from harness.specs.cases import Case, Planned
+    from harness.tools import verdicts as V
+    from harness.tools.commands import Selector
+    from harness.tools.runner import Outcome
+
+    intr = catalog.lookup("mfma.f32.32x32x8f16")
+    case = Case(intr, cpu, 0, 0, 4, 4)
+    groups = cases.group([Planned(case, cases.SELECTORS, ())])
+    outcome = Outcome(case, Selector.SDAG, V.Verdict(V.CANNOT_SELECT, "LLVM ERROR: Cannot select"))
+    return expectations.Judge(cases_dir, "22.1.8", groups)(outcome), groups[0].filename
+
+
+def test_a_space_glob_never_covers_a_cell_lit_has_a_file_for(tmp_path):
+    (tmp_path / "generated").mkdir()
+    judged, name = _judged_cell(tmp_path, "gfx942")
+    assert judged.judgment == "unexpected" and name == "mfma.f32.32x32x8f16.gfx942.O0.exact.ll"
+    (tmp_path / "known-bugs.yaml").write_text(f'"22.1.8":\n  - files: space/{name}\n    reason: only in the space\n')
+    judged = _judged_cell(tmp_path, "gfx942")[0]  # no lit file: the space's glob applies
+    assert judged.judgment == "known-bug" and judged.reason == "only in the space"
+    (tmp_path / "generated" / name).write_text("; lit's file\n")  # lit has the file: its own globs alone
+    assert _judged_cell(tmp_path, "gfx942")[0].judgment == "unexpected"
+    (tmp_path / "known-bugs.yaml").write_text(f'"22.1.8":\n  - files: generated/{name}\n    reason: lit XFAILs it\n')
+    assert _judged_cell(tmp_path, "gfx942")[0].judgment == "known-bug"
+
+
+def test_the_space_takes_an_alias_refuses_an_unknown_processor_and_a_spec(llvm_22_1_8, cli):
+    from conftest import one_line_exit_2
+
+    base = ("run", "--space", "full", "--intrinsic", "mfma.f32.32x32x8f16", "-O", "0", "--selector", "sdag")
+    doc = json.loads(cli(*base, "--cpu", "fiji", "--json").stdout)
+    assert [c["cpu"] for c in doc["cases"]] == ["gfx803"] and doc["selection"]["space"] == "full"
+    one_line_exit_2(cli(*base, "--cpu", "gfx9-4-gen"), "did you mean gfx9-4-generic")
+    one_line_exit_2(cli(*base, "--spec", "nvptx-mma.yaml"), "--space full")
+
+
+def test_bisect_run_over_the_space_votes_on_the_processors_the_build_lists(llvm_22_1_8, cli):
+    args = ("bisect-run", "--llvm-bin", llvm_22_1_8.bin_dir, "--space", "full", "--intrinsic", "mfma.f32.32x32x8f16")
+    proc = cli(*args, "-O", "0", "--selector", "sdag")
+    # gfx940 and gfx941 are in the table but not in 22.1.8: no skip for them; the known bugs vote bad.
+    assert proc.returncode == 1 and "0 unexpected, 0 not judged" in proc.stdout, proc.stdout + proc.stderr
+    proc = cli(*args, "-O", "0", "--selector", "sdag", "--cpu", "gfx942")
+    assert proc.returncode == 0 and "every case is expected" in proc.stdout, proc.stdout + proc.stderr

@@ -207,3 +207,35 @@ def test_report_of_one_build_counts_verdicts_and_compares_nothing(cli, tmp_path)
     lines = proc.stdout.splitlines()
     assert (lines[-3].split(), lines[-1].split()) == (["build", "pass", "mc-reject", "total"], ["a", "1", "2", "3"])
     assert "between builds" not in proc.stdout and "all builds compiled" not in proc.stdout, proc.stdout
+
+
+@pytest.mark.parametrize("value", ['"bogus"', "null", "3"])
+def test_report_refuses_a_judgment_it_does_not_know_in_one_line(cli, tmp_path, value):
+    path = tmp_path / "r.json"
+    path.write_text(_run_doc().replace('"verdict": "pass"', f'"verdict": "pass", "judgment": {value}'))
+    one_line_exit_2(cli("report", path), str(path), "judgment")
+    doc = json.loads(_matrix())
+    doc["cells"][0]["judgments"] = ["expected"]  # one of two builds
+    path.write_text(json.dumps(doc))
+    one_line_exit_2(cli("report", path), str(path), "judgments")
+
+
+def test_report_counts_cells_of_documents_from_before_judgments_as_not_judged(cli, tmp_path):
+    old, new = tmp_path / "old.json", tmp_path / "new.json"
+    doc = json.loads(_run_doc())
+    doc["shard"] = "1/2"
+    old.write_text(json.dumps(doc))
+    doc["shard"] = "2/2"
+    doc["cases"] = [{**_CELL, "function": "g", "verdict": "mc-reject", "judgment": "unexpected", "expected": "pass"}]
+    new.write_text(json.dumps(doc))
+    proc = cli("report", old, new)
+    assert proc.returncode == 1, proc.stderr  # the new shard's cell is unexpected
+    assert proc.stdout.splitlines()[0].startswith("UNEXPECTED: g [sdag, gfx1250, -O0]: mc-reject, expected pass")
+    assert proc.stdout.splitlines()[-1] == "0 expected, 0 known bug, 1 unexpected, 1 not judged (unsupported or timeout)"
+
+
+def test_report_refuses_shards_of_the_space_and_of_the_specs_together(llvm_22_1_8, cli, tmp_path):
+    common = ("--intrinsic", "mfma.f32.32x32x8f16", "--cpu", "gfx942", "-O", "0", "--json")
+    (tmp_path / "a.json").write_text(cli("run", "--space", "full", *common, "--shard", "1/2").stdout)
+    (tmp_path / "b.json").write_text(cli("run", *common, "--shard", "2/2").stdout)
+    one_line_exit_2(cli("report", tmp_path / "a.json", tmp_path / "b.json"), "selects other cases")

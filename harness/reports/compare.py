@@ -17,6 +17,7 @@ target, CPU or intrinsic gives `unsupported` cells. The result is a *matrix docu
                 "metrics": [per build: {vgpr, agpr, sgpr, ...} or null],
                 "commands": [per build: the `harness try ...` line that reproduces it, or null],
                 "differs": verdicts not all equal,
+                "changed": the verdicts of the builds that judge it (not unsupported, not timeout) differ,
                 ["grid": NVPTX cells: {"title": family and shape, "row": the variant}]}]}
 
 A cell's `pipeline` is the case's own; the build's pipeline runs after it (`P,Q`).
@@ -36,7 +37,7 @@ from typing import Any
 
 from harness import files
 from harness.errors import InputError
-from harness.reports import report
+from harness.reports import expectations, report
 from harness.specs import cases, selection
 from harness.specs.cases import Case, Planned
 from harness.targets import NVPTX, catalog
@@ -69,7 +70,8 @@ examples:
 EPILOG = """\
 Tool runs are cached on disk (keyed by the tools' and their libraries' content, the command line
 and the module text), so asking again costs almost nothing; --no-cache bypasses the cache.
-exit status: 0 (differences are output, not failure), 2 bad input.
+exit status: 0, or 1 when a build gives a cell an unexpected verdict (not its expected one, not a
+known bug of that build); a difference between builds is output, not failure; 2 bad input.
 """
 
 
@@ -123,16 +125,22 @@ def _moved(case: Case, pipeline: str) -> Case:
     return dataclasses.replace(case, pipeline=pipeline if case.pipeline == "none" else f"{case.pipeline},{pipeline}")
 
 
-def compare(columns: list[Build], planned: list[Planned], jobs: int | None = None, progress=None) -> list[dict]:
-    """Every (case, selector) of `planned` on every build: the document's cells, in order."""
+def compare(
+    columns: list[Build], planned: list[Planned], jobs: int | None = None, progress=None, cases_dir: Path | None = None
+) -> list[dict]:
+    """Every (case, selector) of `planned` on every build: the document's cells, in order; with
+    `cases_dir`, each verdict judged against its cell's expectation and that build's known bugs."""
     first: dict[tuple, tuple[Case, Selector]] = {}
     for p in planned:
         for sel in p.selectors:
             first[(p.case.sort_key(), sel)] = (p.case, sel)
     results: list[dict[tuple, Verdict]] = []  # per build: (case key, selector) -> its verdict there
+    judged: list[dict[tuple, str]] = []  # per build: (case key, selector) -> its judgment there
     for build in columns:
         found: dict[tuple, Verdict] = {}
         results.append(found)
+        judgments: dict[tuple, str] = {}
+        judged.append(judgments)
         origin = {}
         plan = []
         for p in planned:
@@ -147,10 +155,16 @@ def compare(columns: list[Build], planned: list[Planned], jobs: int | None = Non
                 why = blocked.get((g.filename, c.intrinsic.name), "")
                 for sel in g.selectors if why else ():
                     found[(origin[c.sort_key()], sel)] = Verdict(V.UNSUPPORTED, why)
+        judge = expectations.Judge(cases_dir, build.toolchain.version, groups) if cases_dir is not None else None
         for o in runner.run([g for g in groups if g.filename not in {f for f, _ in blocked}]):
             found[(origin[o.case.sort_key()], o.selector)] = o.verdict
+            if judge is not None:
+                judgments[(origin[o.case.sort_key()], o.selector)] = str(judge(o).judgment)
     records = [b.record() for b in columns]
     cells = [cell(case, sel, [column[key] for column in results], records) for key, (case, sel) in first.items()]
+    if cases_dir is not None:
+        for record, key in zip(cells, first):
+            record["judgments"] = [column.get(key, str(expectations.Judgment.NOT_JUDGED)) for column in judged]
     return sorted(cells, key=report.cell_order)
 
 
@@ -206,6 +220,7 @@ def cell(case: Case, selector: Selector, verdicts: list[Verdict], build_records:
     out["metrics"] = [v.details.get("metrics") or None for v in verdicts]
     out["commands"] = [try_command(out, b) for b in build_records]
     out["differs"] = len(set(out["verdicts"])) > 1
+    out["changed"] = report.changed(out)
     return out
 
 
@@ -285,6 +300,7 @@ def add_parser(sub, formatter_class=argparse.RawDescriptionHelpFormatter) -> arg
         formatter_class=formatter_class,
     )
     selection.add_spec_flags(p)
+    selection.add_space_flag(p)
     selection.add_case_flags(p, None)
     p.add_argument(
         "--llvm-bin",
@@ -305,8 +321,10 @@ def add_parser(sub, formatter_class=argparse.RawDescriptionHelpFormatter) -> arg
 
 def selection_record(args) -> dict:
     """The flags that chose the cases (not the shard), so shards of one selection can be merged."""
-    keys = ("spec", "filter", "intrinsic", "fmt_a", "fmt_b", "width_a", "width_b", "selector", "opt", "pipeline")
+    keys = ("spec", "filter", "intrinsic", "fmt_a", "fmt_b", "width_a", "width_b", "selector", "opt", "pipeline", "cpu")
     out = {k: getattr(args, k) for k in keys if getattr(args, k, None) is not None}
+    if getattr(args, "space", "specs") != "specs":
+        out["space"] = args.space
     if "spec" in out:
         out["spec"] = [Path(s).name for s in out["spec"]]
     return {k: sorted(set(v)) if isinstance(v, list) else v for k, v in out.items()}
@@ -357,12 +375,12 @@ def main(args) -> int:
     files.not_an_input(args.html, read_files(args.cases, columns), "--html")
     for b in columns:
         print(f"# {b.id}: {b.toolchain.describe()}", file=sys.stderr)
-    cells = compare(columns, planned, args.jobs, StderrProgress.for_output(args.json))
+    cells = compare(columns, planned, args.jobs, StderrProgress.for_output(args.json), args.cases)
     shard = f"{args.shard[0]}/{args.shard[1]}" if args.shard else None
     emit(document([b.record() for b in columns], cells, selection_record(args), shard), args)
     if store is not None:
         print(f"# {store.summary()}", file=sys.stderr)
-    return 0
+    return 1 if any(expectations.UNEXPECTED in c["judgments"] for c in cells) else 0
 
 
 COMMANDS = {"matrix": main}

@@ -37,8 +37,6 @@ class Judgment(StrEnum):
 JUDGMENTS: tuple[Judgment, ...] = tuple(Judgment)
 UNEXPECTED = Judgment.UNEXPECTED
 NOT_JUDGED_VERDICTS = (V.UNSUPPORTED, V.TIMEOUT)
-# Where known-bugs.yaml's globs point: lit's files, then the full space's cells lit has no file for.
-SPACES = ("generated", "space")
 
 
 # Classes whose lit checks hold more than any verdict says: the IR an opt pipeline leaves of a
@@ -82,6 +80,7 @@ class Judge:
 
     def __init__(self, cases_dir: Path, version: str, groups: list[Group]):
         self.known = known_bugs.load(cases_dir)
+        self.cases_dir = Path(cases_dir)
         self.version = version
         # Each cell's lit file, and the file the specs give it under both selectors (a run or a
         # try narrowed to one selector names a file of its own, which no entry may list).
@@ -96,12 +95,17 @@ class Judge:
         name = names[0] if names else ""
         if verdict in NOT_JUDGED_VERDICTS:
             return Judged(outcome, Judgment.NOT_JUDGED, expected, name)
-        listed = next(((n, r) for n in names for where in SPACES if (r := self._reason(f"{where}/{n}"))), None)
+        listed = next(((n, r) for n in names for where in self._where(n) if (r := self._reason(f"{where}/{n}"))), None)
         if meets(case, outcome.verdict) and not (listed and case.file_class in BEYOND_THE_VERDICT):
             return Judged(outcome, Judgment.EXPECTED, expected, name)
         if listed:
             return Judged(outcome, Judgment.KNOWN_BUG, expected, *listed)
         return Judged(outcome, Judgment.UNEXPECTED, expected, name)
+
+    def _where(self, name: str) -> tuple[str, ...]:
+        """Where known-bugs.yaml may list a cell: its lit file's globs alone when lit has the file
+        (the XFAIL lit applies); else the space's globs first (the more specific), then lit's."""
+        return ("generated",) if (self.cases_dir / "generated" / name).exists() else ("space", "generated")
 
     def _reason(self, relpath: str) -> str:
         return known_bugs.reason_for(self.known, self.version, relpath)
@@ -187,7 +191,7 @@ def file_results(judged: list[Judged], known: dict, version: str) -> dict[str, s
             out[name] = "UNSUPPORTED"
         elif Judgment.UNEXPECTED in judged_here:
             out[name] = "FAIL"
-        elif any(known_bugs.reason_for(known, version, f"{where}/{name}") for where in SPACES):
+        elif known_bugs.reason_for(known, version, f"generated/{name}"):
             out[name] = "XFAIL" if Judgment.KNOWN_BUG in judged_here else "XPASS"
         else:
             out[name] = "PASS"

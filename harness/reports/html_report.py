@@ -10,8 +10,11 @@ each format cell holds one row per width pair (A x B, in i32) with one square pe
 NVPTX grid (instruction family and shape, -O, pipeline) a table of variant (layouts and types as
 the ISA spells them) x SM; each cell one row per case class with one square per selector. A view
 switch shows one build's verdicts or the diff (changed cells striped with each build's colour,
-unchanged ones faded). A click (or Enter) on a square shows its details: every build's verdict,
-the tool's first message, register cost and the `harness try` line that reproduces it.
+unchanged ones faded). Two filters keep only the cells whose verdict changes between the builds
+that judge them, or only the cells some build gives an unexpected verdict (in the one-build view,
+that build); an index links each intrinsic to its first grid. A click (or Enter) on a square
+shows its details: every build's verdict and judgment, the tool's first message, register cost
+and the `harness try` line that reproduces it.
 """
 
 from __future__ import annotations
@@ -29,7 +32,9 @@ STYLE = {
     V.PASS: ("P", "#2e9d4a", "llc's text reassembles with llvm-mc"),
     V.MC_REJECT: ("M", "#d62728", "llc succeeded, llvm-mc rejects its text (the over-wide tuple bug)"),
     V.WRONG_SHAPE: ("W", "#e377c2", "llvm-mc accepts the text, but it is not the row's instruction or register widths"),
+    V.NO_CODE: ("N", "#17becf", "llc exited 0 but printed no code for the function"),
     V.CANNOT_SELECT: ("S", "#ff7f0e", "llc's selector gave up"),
+    V.LLC_REJECT: ("R", "#7f7f7f", "llc rejected the call with a clean diagnostic"),
     V.VERIFIER_REJECT: ("V", "#5b7fa6", "the IR verifier rejects the call"),
     V.CRASH: ("C", "#8e44ad", "a tool died for another reason"),
     V.TIMEOUT: ("T", "#b5a300", "a tool ran past --timeout"),
@@ -60,12 +65,13 @@ def _counts_table(doc: dict) -> str:
             f'<tr><th scope="row">{e(b["id"])}<small>LLVM {e(b["version"])} from {e(b["bin"])}{pipe}</small></th>'
             f'{cells}<td data-build="{i}" data-verdict="total">{sum(t.values())}</td></tr>'
         )
-    differ = sum(1 for c in doc["cells"] if c.get("differs"))
     foot = (
-        f'<p id="differ-count">{differ} of {len(doc["cells"])} cells differ between builds.</p>'
+        f'<p id="differ-count">{e(report.changes_line(doc["cells"]))}.</p>'
         if len(builds) > 1
         else f'<p id="differ-count">{len(doc["cells"])} cells.</p>'
     )
+    judged = [line for line in report.judgment_lines(doc) if line and not line.startswith("UNEXPECTED")]
+    foot += "".join(f'<p class="judgments">{e(line)}</p>' for line in judged)
     reasons = "".join(f"<li>{e(line)}</li>" for line in report.unsupported_reasons(doc) if line)
     why = f'<ul id="unsupported-reasons">{reasons}</ul>' if reasons else ""
     return (
@@ -116,7 +122,10 @@ def render(doc: dict) -> str:
             '<meta name="viewport" content="width=device-width, initial-scale=1"><link rel="icon" href="data:,">',
             f"<title>{html.escape(title)}</title><style>{CSS}{css_verdicts}</style></head><body>",
             f"<header><h1>{html.escape(title)}{shard}</h1>",
-            '<div id="views" role="group" aria-label="view"></div></header>',
+            '<div id="views" role="group" aria-label="view"></div>',
+            '<div id="filters"><label><input type="checkbox" id="only-changed"> only cells whose verdict changes</label>'
+            '<label><input type="checkbox" id="only-unexpected"> only unexpected cells</label></div>',
+            '<nav id="index" aria-label="intrinsics"></nav></header>',
             f'<section id="summary">{_counts_table(doc)}<p id="shown"></p>{_legend(len(builds))}</section>',
             "<noscript><p>The grids need JavaScript; the counts above do not.</p></noscript>",
             '<main id="grids"></main>',
@@ -156,6 +165,8 @@ table.grid td{border:1px solid #ccc;padding:3px;vertical-align:top;background:#f
 #details code{word-break:break-all;background:#eef;padding:.1em .3em;display:block}
 #details table{border-collapse:collapse;width:100%}#details td,#details th{border-top:1px solid #ddd;padding:.3em;vertical-align:top;text-align:left}
 #close{float:right;font-size:1.4em;border:0;background:none;cursor:pointer}
+#filters label{margin-right:1.2em}#index{font-size:.85em;margin:.4em 0;max-height:8em;overflow:auto}
+#index a{margin-right:.8em;white-space:nowrap}.gridbox[hidden]{display:none}.sc.off{visibility:hidden}
 """
 
 SCRIPT = r"""
@@ -238,7 +249,7 @@ SCRIPT = r"""
     if (nvptx) return x.key < y.key ? -1 : x.key > y.key ? 1 : 0;
     return (x.c.width_a - y.c.width_a) || (x.c.width_b - y.c.width_b) || (variant(x.c) < variant(y.c) ? -1 : 1);
   }
-  var grids = new Map();
+  var grids = new Map(), sections = [];
   doc.cells.forEach(function (c) {
     var at = place(c);
     if (!grids.has(at.grid)) grids.set(at.grid, {nvptx: !!c.grid, corner: at.corner, cells: []});
@@ -247,6 +258,8 @@ SCRIPT = r"""
   var main = document.getElementById("grids");
   grids.forEach(function (g, key) {
     var section = el("section", "gridbox");
+    section.id = "grid-" + sections.length;
+    sections.push([section, g.cells.map(function (pair) { return pair[1]; })]);
     section.appendChild(el("h2", "", key));
     var rows = [], cols = [], sels = [];
     g.cells.forEach(function (pair) {
@@ -309,6 +322,32 @@ SCRIPT = r"""
     return lines.join("\n");
   }
 
+  // ---- the index: each intrinsic, linked to its first grid
+  var index = document.getElementById("index"), firstGrid = new Map();
+  sections.forEach(function (s) {
+    s[1].forEach(function (c) { if (!firstGrid.has(c.intrinsic)) firstGrid.set(c.intrinsic, s[0].id); });
+  });
+  Array.from(firstGrid.keys()).sort().forEach(function (name) {
+    var a = el("a", "", name);
+    a.href = "#" + firstGrid.get(name);
+    index.appendChild(a);
+  });
+
+  // ---- filters: cells whose verdict changes between the builds that judge them; unexpected cells
+  var onlyChanged = document.getElementById("only-changed"), onlyUnexpected = document.getElementById("only-unexpected");
+  function judgedChange(c) {
+    var seen = {};
+    c.verdicts.forEach(function (v) { if (v !== "unsupported" && v !== "timeout") seen[v] = 1; });
+    return Object.keys(seen).length > 1;
+  }
+  function unexpected(c) {
+    var js = c.judgments || [];
+    return view >= 0 ? js[view] === "unexpected" : js.indexOf("unexpected") >= 0;
+  }
+  function kept(c) { return (!onlyChanged.checked || judgedChange(c)) && (!onlyUnexpected.checked || unexpected(c)); }
+  onlyChanged.addEventListener("change", function () { paint(); });
+  onlyUnexpected.addEventListener("change", function () { paint(); });
+
   // ---- paint the chosen view
   function paint() {
     var tally = {};
@@ -336,8 +375,10 @@ SCRIPT = r"""
         tally.same = (tally.same || 0) + 1;
       }
       if (pair === selected) b.classList.add("sel");
+      if (!kept(c)) b.classList.add("off");
       b.title = summary(c);
     });
+    sections.forEach(function (s) { s[0].hidden = !s[1].some(kept); });
     buttons.forEach(function (b) { b.setAttribute("aria-pressed", String(Number(b.getAttribute("data-view")) === view)); });
     var shown = document.getElementById("shown");
     shown.textContent = (view >= 0 ? "Showing " + builds[view].id + ": " : "Showing the diff: ") +
@@ -363,6 +404,7 @@ SCRIPT = r"""
       var badge = el("span", "sw " + vclass(c.verdicts[i]), letter(c.verdicts[i]));
       td.appendChild(badge);
       td.appendChild(el("b", "verdict", c.verdicts[i]));
+      if (c.judgments) td.appendChild(el("span", "judgment", " (" + c.judgments[i] + ")"));
       var d = c.details ? c.details[i] : "";
       if (d) td.appendChild(el("pre", "message", d));
       var m = c.metrics ? c.metrics[i] : null;

@@ -58,6 +58,7 @@ MAX_DOCUMENT_BYTES = 1 << 30  # the whole suite's --json is a few MB
 _INTS = {"opt": (0, 3), "width_a": (1, MAX_WIDTH), "width_b": (1, MAX_WIDTH)}
 _OPTIONAL_TEXT = ("detail", "narrowing", "elem_a", "elem_b")
 _OPTIONAL_INTS = ("required_a", "required_b")
+_JUDGMENTS = tuple(str(j) for j in expectations.JUDGMENTS)
 
 
 def load_document(path) -> tuple[str, dict]:
@@ -157,6 +158,10 @@ def _bad_fields(r: dict, need, width: int | None) -> list[str]:
         bad.append("args (an object of operand -> integer or text wanted)")
     if "selector" not in bad and r["selector"] not in tuple(Selector):
         bad.append(f"selector {r['selector']!r} (known: {', '.join(Selector)})")
+    if "judgment" in r and r["judgment"] not in _JUDGMENTS:
+        bad.append(f"judgment {json.dumps(r['judgment'])[:20]} (known: {', '.join(_JUDGMENTS)})")
+    if "expected" in r and r["expected"] not in tuple(VerdictCode):
+        bad.append(f"expected {json.dumps(r['expected'])[:20]}")
     if width is None:
         if not _metrics_ok(r.get("metrics")):
             bad.append("metrics (finite numbers up to 1e12 wanted)")
@@ -171,6 +176,9 @@ def _bad_fields(r: dict, need, width: int | None) -> list[str]:
         value = r.setdefault(key, [None if key != "details" else ""] * width)
         if not isinstance(value, list) or len(value) != width or not all(map(ok, value)):
             bad.append(key)
+    judged = r.get("judgments")
+    if judged is not None and (not isinstance(judged, list) or len(judged) != width or not all(j in _JUDGMENTS for j in judged)):
+        bad.append(f"judgments (a list of {width} of {', '.join(_JUDGMENTS)} wanted)")
     r["differs"] = len(set(r["verdicts"])) > 1 if "verdicts" not in bad else False
     return bad
 
@@ -271,8 +279,13 @@ def merge(inputs: list[tuple[str, str, dict]]) -> tuple[str, dict]:
     if "shard" in merged:
         merged["shard"] = None
     if "judgments" in merged:  # the merged cells' own counts, not the first input's
-        merged["judgments"] = expectations.count_record(expectations.counts([r for r in records if "judgment" in r]))
+        merged["judgments"] = expectations.count_record(_judged(records))
     return kind, merged
+
+
+def _judged(records: list[dict]):
+    """Judgment counts of run records; a record from before judgments counts as not judged."""
+    return expectations.counts([r if "judgment" in r else {"judgment": "not-judged"} for r in records])
 
 
 def run_as_matrix(doc: dict) -> dict:
@@ -325,16 +338,17 @@ def main(args) -> int:
     elif kind == "matrix":
         text = report.matrix_text(doc, args.all) + "\n"
     else:
-        judged = [r for r in doc["cases"] if "judgment" in r]  # (documents from before judgments have none)
-        lines = [*expectations.unexpected_lines(judged), report.records_table(doc["cases"], args.by)]
-        if judged:
-            lines.append(expectations.summary(expectations.counts(judged)))
+        lines = [*expectations.unexpected_lines(doc["cases"]), report.records_table(doc["cases"], args.by)]
+        if any("judgment" in r for r in doc["cases"]):  # (documents from before judgments have none)
+            lines.append(expectations.summary(_judged(doc["cases"])))
         text = "\n".join(lines) + "\n"
     if page is not None:
         files.write_atomically(Path(args.html), page)
         print(f"# wrote {args.html}", file=sys.stderr)
     print(text, end="")
-    return expectations.exit_status(expectations.counts([r for r in doc.get("cases", []) if "judgment" in r]))
+    if kind == "matrix":
+        return 1 if any("unexpected" in (c.get("judgments") or []) for c in doc["cells"]) else 0
+    return expectations.exit_status(_judged(doc["cases"]))
 
 
 COMMANDS = {"report": main}

@@ -213,11 +213,60 @@ def _table(rows: list[list[str]], right: int = 99) -> list[str]:
     return [fmt(rows[0]), "  ".join("-" * w for w in widths), *map(fmt, rows[1:])]
 
 
+JUDGMENT_WORDS = (
+    ("expected", "expected"),
+    ("known-bug", "known bug"),
+    ("unexpected", "unexpected"),
+    ("not-judged", "not judged"),
+)
+
+
+def judgment_counts(cells: list[dict], builds: int) -> list[dict[str, int]]:
+    """Per build: judgment -> cells (cells without judgments, from older documents, count none)."""
+    out: list[dict[str, int]] = [dict.fromkeys((k for k, _ in JUDGMENT_WORDS), 0) for _ in range(builds)]
+    for c in cells:
+        for i, j in enumerate(c.get("judgments") or []):
+            if i < builds and j in out[i]:
+                out[i][j] += 1
+    return out
+
+
+def judgment_lines(doc: dict) -> list[str]:
+    """`<build>: N expected, N known bug, N unexpected, N not judged`, one line per build, then the
+    unexpected cells (up to 50), when the document's cells carry judgments."""
+    cells, builds = doc["cells"], doc["builds"]
+    if not any("judgments" in c for c in cells):
+        return []
+    lines = [""]
+    for b, counts in zip(builds, judgment_counts(cells, len(builds))):
+        lines.append(f"{b['id']}: " + ", ".join(f"{counts[k]} {w}" for k, w in JUDGMENT_WORDS))
+    bad = [(c, i) for c in cells for i, j in enumerate(c.get("judgments") or []) if j == "unexpected"]
+    lines += [f"UNEXPECTED on {builds[i]['id']}: {label(c)} [{c['selector']}]: {c['verdicts'][i]}" for c, i in bad[:50]]
+    return lines
+
+
+def changed(cell: dict) -> bool:
+    """Whether the builds that judge a matrix cell give it different verdicts (a build that
+    cannot judge it, `unsupported` or `timeout`, changes nothing)."""
+    return len({v for v in cell["verdicts"] if v not in (VerdictCode.UNSUPPORTED, VerdictCode.TIMEOUT)}) > 1
+
+
+def changes_line(cells: list[dict]) -> str:
+    """How many cells change verdict between the builds that judge them, and how many differ
+    only because a build cannot judge them."""
+    moved = sum(changed(c) for c in cells)
+    unjudged = sum(1 for c in cells if c["differs"] and not changed(c))
+    return (
+        f"{moved} of {len(cells)} cells change verdict between the builds that judge them; "
+        f"{unjudged} differ only because a build cannot judge them (unsupported or timeout)"
+    )
+
+
 def _by_formats(cells: list[dict]) -> dict[tuple, dict[str, int]]:
-    """(intrinsic, fmt_a, fmt_b) -> transition ('a>b') -> count, over cells whose verdicts differ."""
+    """(intrinsic, fmt_a, fmt_b) -> transition ('a>b') -> count, over cells whose verdict changes."""
     out: dict[tuple, dict[str, int]] = {}
     for c in cells:
-        if c["differs"]:
+        if changed(c):
             moves = out.setdefault((c["intrinsic"], c["fmt_a"], c["fmt_b"]), {})
             step = ">".join(c["verdicts"])
             moves[step] = moves.get(step, 0) + 1
@@ -238,7 +287,7 @@ def matrix_text(doc: dict, show_all: bool = False) -> str:
         + ("" if b["pipeline"] == "none" else f", opt -passes={b['pipeline']} before llc")
         for b in builds
     ]
-    shown = [c for c in cells if show_all or c["differs"] or cost_changes(c)]
+    shown = [c for c in cells if show_all or changed(c) or cost_changes(c)]
     if shown:
         rows = [["case", "sel", *ids, "register cost"]]
         rows += [[label(c), c["selector"], *c["verdicts"], ", ".join(cost_changes(c))] for c in shown]
@@ -248,15 +297,10 @@ def matrix_text(doc: dict, show_all: bool = False) -> str:
     rows = [["build", *used, "total"]] + [
         [i, *(str(t.get(v, 0)) for v in used), str(sum(t.values()))] for i, t in zip(ids, tally)
     ]
-    lines += ["", "verdict counts per build", *_table(rows, right=1), *unsupported_reasons(doc)]
-    differ = sum(c["differs"] for c in cells)
+    lines += ["", "verdict counts per build", *_table(rows, right=1), *judgment_lines(doc), *unsupported_reasons(doc)]
     cost_only = sum(1 for c in cells if not c["differs"] and cost_changes(c))
     if len(builds) > 1:
-        lines += [
-            "",
-            f"{differ} of {len(cells)} cells differ in verdict between builds"
-            + (f", {cost_only} more in register cost only" if cost_only else ""),
-        ]
+        lines += ["", changes_line(cells) + (f", {cost_only} more in register cost only" if cost_only else "")]
     grouped = _by_formats(cells)
     if grouped:
         rows = [["intrinsic", "fmt_a", "fmt_b", "cells", "verdicts (" + " > ".join(ids) + ")"]]
@@ -317,9 +361,9 @@ def matrix_markdown(doc: dict, kind: str = "matrix") -> str:
     out += ["| verdict | " + " | ".join(ids) + " |", "|---|" + "---:|" * len(ids)]
     out += [f"| {_md(v)} | " + " | ".join(str(t.get(v, 0)) for t in tally) + " |" for v in used]
     out += ["| **total** | " + " | ".join(str(sum(t.values())) for t in tally) + " |", ""]
-    differing = [c for c in cells if c["differs"]]
+    differing = [c for c in cells if changed(c)]
     if len(builds) > 1:
-        out.append(f"**{len(differing)} of {len(cells)} cells differ between builds.**")
+        out.append(f"**{changes_line(cells)}.**")
     grouped = _by_formats(cells)
     if grouped:
         out += ["", "| intrinsic | A | B | cells | " + " → ".join(ids) + " |", "|---|---|---|---:|---|"]

@@ -91,6 +91,17 @@ def add_spec_flags(p: argparse.ArgumentParser) -> None:
     )
 
 
+def add_space_flag(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--space",
+        choices=("specs", "full"),
+        default="specs",
+        help="specs: the specs' cases (default; lit's files); full: the whole space, every matrix intrinsic "
+        "on every processor of the table (that the build lists, for run), its wave32 and wave64 forms, both "
+        "selectors, -O0 and -O2, each cell held against the ISA's expectation (the case flags narrow it)",
+    )
+
+
 def add_timeout(p: argparse.ArgumentParser, what: str = "each tool call") -> None:
     p.add_argument(
         "--timeout",
@@ -188,7 +199,13 @@ def check_cpu(target, cpu: str) -> None:
         hint = difflib.get_close_matches(cpu, known, 3, 0.6)
         raise InputError(
             f"--cpu: {_cut(cpu)} is not a processor of {target.name} the harness knows"
-            + (f" (did you mean {', '.join(hint)}?)" if hint else f" ({len(known)} known: `harness try --help`)")
+            + (
+                f" (did you mean {', '.join(hint)}?)"
+                if hint
+                else f" ({len(known)} in its table, harness/targets/processors.py)"
+                if target.name == "amdgpu"
+                else f" (known: {', '.join(known)})"
+            )
         )
 
 
@@ -281,6 +298,8 @@ def planned(args, direct_ok: bool = True) -> list[Planned]:
     With `direct_ok`, --intrinsic and a format for each source that needs one (and no --spec or
     --filter), the one case those flags name, as `harness try` builds it. Otherwise the specs'
     cases, narrowed by every flag given; a selection that matches nothing is an input error."""
+    if getattr(args, "space", "specs") == "full":  # (run asks with its build's processors)
+        return space(args, target_cpus)
     selectors = (Selector(args.selector),) if args.selector else SELECTORS
     names = [i for n in args.intrinsic or [] for i in lookup_all(n)]
     for side, text in ((Side.A, args.fmt_a), (Side.B, args.fmt_b)):
@@ -326,7 +345,15 @@ def space(args, known_cpus) -> list[Planned]:
     processor with wave32, the name's wave32 form (the one that runs there, else its first), and
     where the name has wave64 forms, also one of those (the one that runs there, else its
     first). Sources at their first format and exact width; immargs at their lowest values."""
+    if getattr(args, "spec", None):
+        raise InputError("--spec names the specs' cases; --space full is every cell of the build, not a spec's")
     names = {i.base or i.name for n in args.intrinsic or [] for i in lookup_all(n)}
+    if getattr(args, "cpu", None) is not None:  # a processor of some target's table, by its canonical name
+        from harness.targets import AMDGPU, NVPTX
+
+        if not any(args.cpu in target_cpus(t) or processors.canonical(args.cpu) in target_cpus(t) for t in (NVPTX,)):
+            check_cpu(AMDGPU, args.cpu)
+        args = argparse.Namespace(**{**vars(args), "cpu": processors.canonical(args.cpu)})
     out: list[Planned] = []
     for target, cpus in _space_cpus(known_cpus).items():
         selectors = tuple(s for s in target.selectors if args.selector in (None, s))

@@ -12,8 +12,10 @@ isGFX12PlusNot12_50, isGFX125xOnly):
 - wave64 only up to GFX9 (their generation features include FeatureWavefrontSize64); wave32 and
   wave64 on GFX10, GFX11 and GFX12 (the `wavefrontsize64` target feature); gfx1250 and gfx1251
   wave32 only (FeatureISAVersion12_50 has FeatureWavefrontSize32 and no wave64);
-- gfx940 and gfx941 (LLVM 15-19) have gfx942's MFMA and SMFMAC (isGFX940Plus, FP8, XF32);
-- gfx9-4-generic (gfx942 and gfx950): "FP8 and BF8 instructions, FP8 and BF8 conversion
+- gfx940 (LLVM 15-19) and gfx941 (LLVM 19) have gfx942's MFMA and SMFMAC (isGFX940Plus, FP8,
+  XF32);
+- gfx9-4-generic (gfx942 and gfx950; also gfx940 and gfx941 in the documents of the releases that
+  had them): "FP8 and BF8 instructions, FP8 and BF8 conversion
   instructions, as well as instructions with XF32 format support are not available"; nor are
   gfx950's own (no FeatureGFX950Insts): it has what both gfx942 and gfx950 have, less FP8/BF8;
 - every GFX11 processor has GFX11's WMMA (isGFX11Only), gfx11-generic too; gfx1201 and
