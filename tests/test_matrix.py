@@ -171,10 +171,13 @@ def test_json_schema(instcombine_doc):
         "metrics",
         "commands",
         "differs",
+        "changed",
+        "judgments",
     }
     for c in doc["cells"]:
         assert set(c) == base
-        assert all(len(c[k]) == 2 for k in ("verdicts", "details", "metrics", "commands"))
+        assert all(len(c[k]) == 2 for k in ("verdicts", "details", "metrics", "commands", "judgments"))
+        assert set(c["judgments"]) <= {"expected", "known-bug", "unexpected", "not-judged"}
         for verdict, metrics in zip(c["verdicts"], c["metrics"]):
             if verdict in ("pass", "mc-reject"):
                 assert set(metrics) == set(report.METRICS) and all(type(v) is int for v in metrics.values())

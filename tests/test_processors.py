@@ -140,22 +140,27 @@ def test_an_unexpected_verdict_is_listed_first_and_fails_the_run(llvm_22_1_8, cl
     assert lines[-1].endswith("not judged (unsupported or timeout)") and " 0 known bug" in lines[-1]
 
 
-def test_every_space_entry_of_known_bugs_names_cells_of_the_full_space(llvm_22_1_8, repo_root):
+@pytest.mark.parametrize("version", ["22", "19", "14"])
+def test_every_space_entry_of_known_bugs_names_cells_of_the_full_space(repo_root, version):
     """A `space/` glob of known-bugs.yaml names cells lit has no file for: each must match the
-    file name of some cell of the whole space of 22.1.8 (else it is stale and does nothing)."""
+    file name of some cell of the whole space of its build (else it is stale and does nothing)."""
     import argparse
     import fnmatch
 
     import yaml
 
     from harness.specs import cases, selection
+    from harness.tools import toolchain
 
+    if not Path(f"/usr/lib/llvm-{version}/bin/llc").exists():
+        pytest.skip(f"no llvm-{version} (ci/setup.sh --test installs it)")
+    tc = toolchain.discover(f"/usr/lib/llvm-{version}/bin", 60)
     flags = dict.fromkeys(("intrinsic", "selector", "fmt_a", "fmt_b", "width_a", "width_b", "opt", "cpu", "pipeline"))
     args = argparse.Namespace(**flags, filter=None, shard=None)
-    planned = selection.space(args, lambda t: llvm_22_1_8.cpus(t.registered))
+    planned = selection.space(args, lambda t: tc.cpus(t.registered) if t.registered in tc.targets else None)
     names = {g.filename for g in cases.group(planned)}
     data = yaml.safe_load((repo_root / "cases" / "known-bugs.yaml").read_text())
-    globs = [g for e in data["22.1.8"] for g in ([e["files"]] if isinstance(e["files"], str) else e["files"])]
+    globs = [g for e in data[tc.version] for g in ([e["files"]] if isinstance(e["files"], str) else e["files"])]
     space = [g.removeprefix("space/") for g in globs if g.startswith("space/")]
     assert space
     for glob in space:
@@ -208,3 +213,14 @@ def test_bisect_run_over_the_space_votes_on_the_processors_the_build_lists(llvm_
     assert proc.returncode == 1 and "0 unexpected, 0 not judged" in proc.stdout, proc.stdout + proc.stderr
     proc = cli(*args, "-O", "0", "--selector", "sdag", "--cpu", "gfx942")
     assert proc.returncode == 0 and "every case is expected" in proc.stdout, proc.stdout + proc.stderr
+
+
+def test_a_generic_processor_compiles_with_its_code_object_version_on_llvm_19(cli):
+    """AMDGPUUsage: generic processors require code object version 6; llc 19 writes 5 unless told
+    (`LLVM ERROR: gfx11-generic is only available on code object version 6 or better`)."""
+    if not Path("/usr/lib/llvm-19/bin/llc").exists():
+        pytest.skip("no llvm-19 (ci/setup.sh --test installs it)")
+    args = ("--intrinsic", "wmma.f32.16x16x16.f16", "--cpu", "gfx11-generic", "--llvm-bin", "/usr/lib/llvm-19/bin")
+    code, rec = _try(cli, *args)
+    assert (rec["verdict"], rec["judgment"], code) == ("pass", "expected", 0), rec["detail"]
+    assert "--amdhsa-code-object-version=6" in rec["tools"][0]["argv"]

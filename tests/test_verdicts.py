@@ -203,6 +203,17 @@ def test_the_selector_giving_up_is_cannot_select_in_the_harness_and_a_failure_in
     assert _absent_filecheck(tool, llvm, tmp_path, gen.stderr) != 0
 
 
+def test_a_register_allocation_failure_is_a_crash_in_the_harness_and_a_failure_in_lit(llvm, tool, tmp_path):
+    """GlobalISel's SMFMAC on gfx803 (no matrix instructions) at -O0: llc 22 prints "error:
+    <unknown>:0:0: no registers from class available to allocate" and exits 1, no signal."""
+    intr = catalog.lookup("smfmac.f32.16x16x32.f16")
+    case = Case(intr, "gfx803", 0, 0, intr.a.widths[0], intr.b.widths[0])
+    gen = _llc(tool, [case], "gisel")
+    assert gen.returncode != 0 and "no registers from class" in gen.stderr, gen.stderr[-2000:]
+    assert V.llc_failure(gen.stderr, gen.returncode)[0] == V.CRASH
+    assert _absent_filecheck(tool, llvm, tmp_path, gen.stderr) != 0
+
+
 def test_the_fixed_sets_spell_as_their_strings():
     """Enum members are their own JSON and text spellings: f-strings, str(), JSON values and keys."""
     import json

@@ -3,8 +3,8 @@
 ; change the spec and run `harness expand` instead.
 ; llvm.amdgcn.mfma.f32.32x32x2bf16 on gfx942: 1 absent case(s).
 ; REQUIRES: amdgpu-registered-target, cpu-gfx942, llvm.amdgcn.mfma.f32.32x32x2bf16
-; RUN: not llc -O0 -mtriple=amdgcn -mcpu=gfx942 -global-isel=0 -o /dev/null < %s 2>&1 | FileCheck --check-prefix=ABSENT '--implicit-check-not=LLVM ERROR' '--implicit-check-not={{[Cc]annot select|unable to legalize|unable to translate}}' '--implicit-check-not=ran out of registers' %s
-; RUN: not llc -O0 -mtriple=amdgcn -mcpu=gfx942 -global-isel=1 -global-isel-abort=1 -o /dev/null < %s 2>&1 | FileCheck --check-prefix=ABSENT '--implicit-check-not=LLVM ERROR' '--implicit-check-not={{[Cc]annot select|unable to legalize|unable to translate}}' '--implicit-check-not=ran out of registers' %s
+; RUN: not llc -O0 -mtriple=amdgcn -mcpu=gfx942 -global-isel=0 -o /dev/null < %s 2>&1 | FileCheck --check-prefix=ABSENT '--implicit-check-not=LLVM ERROR' '--implicit-check-not={{[Cc]annot select|unable to legalize|unable to translate}}' '--implicit-check-not={{ran out of registers|no registers from class|register allocation failed}}' %s
+; RUN: not llc -O0 -mtriple=amdgcn -mcpu=gfx942 -global-isel=1 -global-isel-abort=1 -o /dev/null < %s 2>&1 | FileCheck --check-prefix=ABSENT '--implicit-check-not=LLVM ERROR' '--implicit-check-not={{[Cc]annot select|unable to legalize|unable to translate}}' '--implicit-check-not={{ran out of registers|no registers from class|register allocation failed}}' %s
 
 define <32 x float> @mfma_f32_32x32x2bf16__a_i16_v2__b_i16_v2(<2 x i16> %a, <2 x i16> %b, <32 x float> %c) {
 ; ABSENT: error:

@@ -3,8 +3,8 @@
 ; change the spec and run `harness expand` instead.
 ; llvm.amdgcn.mfma.f64.4x4x4f64 on gfx908: 1 absent case(s).
 ; REQUIRES: amdgpu-registered-target, cpu-gfx908, llvm.amdgcn.mfma.f64.4x4x4f64
-; RUN: not llc -O0 -mtriple=amdgcn -mcpu=gfx908 -global-isel=0 -o /dev/null < %s 2>&1 | FileCheck --check-prefix=ABSENT '--implicit-check-not=LLVM ERROR' '--implicit-check-not={{[Cc]annot select|unable to legalize|unable to translate}}' '--implicit-check-not=ran out of registers' %s
-; RUN: not llc -O0 -mtriple=amdgcn -mcpu=gfx908 -global-isel=1 -global-isel-abort=1 -o /dev/null < %s 2>&1 | FileCheck --check-prefix=ABSENT '--implicit-check-not=LLVM ERROR' '--implicit-check-not={{[Cc]annot select|unable to legalize|unable to translate}}' '--implicit-check-not=ran out of registers' %s
+; RUN: not llc -O0 -mtriple=amdgcn -mcpu=gfx908 -global-isel=0 -o /dev/null < %s 2>&1 | FileCheck --check-prefix=ABSENT '--implicit-check-not=LLVM ERROR' '--implicit-check-not={{[Cc]annot select|unable to legalize|unable to translate}}' '--implicit-check-not={{ran out of registers|no registers from class|register allocation failed}}' %s
+; RUN: not llc -O0 -mtriple=amdgcn -mcpu=gfx908 -global-isel=1 -global-isel-abort=1 -o /dev/null < %s 2>&1 | FileCheck --check-prefix=ABSENT '--implicit-check-not=LLVM ERROR' '--implicit-check-not={{[Cc]annot select|unable to legalize|unable to translate}}' '--implicit-check-not={{ran out of registers|no registers from class|register allocation failed}}' %s
 
 define double @mfma_f64_4x4x4f64__a_double_v1__b_double_v1(double %a, double %b, double %c) {
 ; ABSENT: error:

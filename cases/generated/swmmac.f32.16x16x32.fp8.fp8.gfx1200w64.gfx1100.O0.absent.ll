@@ -3,8 +3,8 @@
 ; change the spec and run `harness expand` instead.
 ; llvm.amdgcn.swmmac.f32.16x16x32.fp8.fp8 on gfx1100: 1 absent case(s).
 ; REQUIRES: amdgpu-registered-target, cpu-gfx1100, llvm.amdgcn.swmmac.f32.16x16x32.fp8.fp8
-; RUN: not llc -O0 -mtriple=amdgcn -mcpu=gfx1100 -mattr=+wavefrontsize64 -global-isel=0 -o /dev/null < %s 2>&1 | FileCheck --check-prefix=ABSENT '--implicit-check-not=LLVM ERROR' '--implicit-check-not={{[Cc]annot select|unable to legalize|unable to translate}}' '--implicit-check-not=ran out of registers' %s
-; RUN: not llc -O0 -mtriple=amdgcn -mcpu=gfx1100 -mattr=+wavefrontsize64 -global-isel=1 -global-isel-abort=1 -o /dev/null < %s 2>&1 | FileCheck --check-prefix=ABSENT '--implicit-check-not=LLVM ERROR' '--implicit-check-not={{[Cc]annot select|unable to legalize|unable to translate}}' '--implicit-check-not=ran out of registers' %s
+; RUN: not llc -O0 -mtriple=amdgcn -mcpu=gfx1100 -mattr=+wavefrontsize64 -global-isel=0 -o /dev/null < %s 2>&1 | FileCheck --check-prefix=ABSENT '--implicit-check-not=LLVM ERROR' '--implicit-check-not={{[Cc]annot select|unable to legalize|unable to translate}}' '--implicit-check-not={{ran out of registers|no registers from class|register allocation failed}}' %s
+; RUN: not llc -O0 -mtriple=amdgcn -mcpu=gfx1100 -mattr=+wavefrontsize64 -global-isel=1 -global-isel-abort=1 -o /dev/null < %s 2>&1 | FileCheck --check-prefix=ABSENT '--implicit-check-not=LLVM ERROR' '--implicit-check-not={{[Cc]annot select|unable to legalize|unable to translate}}' '--implicit-check-not={{ran out of registers|no registers from class|register allocation failed}}' %s
 
 define <4 x float> @swmmac_f32_16x16x32_fp8_fp8_gfx1200w64__a_i32_v1__b_i32_v2(i32 %a, <2 x i32> %b, <4 x float> %c) {
 ; ABSENT: error:

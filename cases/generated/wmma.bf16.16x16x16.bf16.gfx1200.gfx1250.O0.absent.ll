@@ -3,8 +3,8 @@
 ; change the spec and run `harness expand` instead.
 ; llvm.amdgcn.wmma.bf16.16x16x16.bf16 on gfx1250: 1 absent case(s).
 ; REQUIRES: amdgpu-registered-target, cpu-gfx1250, llvm.amdgcn.wmma.bf16.16x16x16.bf16
-; RUN: not llc -O0 -mtriple=amdgcn -mcpu=gfx1250 -global-isel=0 -o /dev/null < %s 2>&1 | FileCheck --check-prefix=ABSENT '--implicit-check-not=LLVM ERROR' '--implicit-check-not={{[Cc]annot select|unable to legalize|unable to translate}}' '--implicit-check-not=ran out of registers' %s
-; RUN: not llc -O0 -mtriple=amdgcn -mcpu=gfx1250 -global-isel=1 -global-isel-abort=1 -o /dev/null < %s 2>&1 | FileCheck --check-prefix=ABSENT '--implicit-check-not=LLVM ERROR' '--implicit-check-not={{[Cc]annot select|unable to legalize|unable to translate}}' '--implicit-check-not=ran out of registers' %s
+; RUN: not llc -O0 -mtriple=amdgcn -mcpu=gfx1250 -global-isel=0 -o /dev/null < %s 2>&1 | FileCheck --check-prefix=ABSENT '--implicit-check-not=LLVM ERROR' '--implicit-check-not={{[Cc]annot select|unable to legalize|unable to translate}}' '--implicit-check-not={{ran out of registers|no registers from class|register allocation failed}}' %s
+; RUN: not llc -O0 -mtriple=amdgcn -mcpu=gfx1250 -global-isel=1 -global-isel-abort=1 -o /dev/null < %s 2>&1 | FileCheck --check-prefix=ABSENT '--implicit-check-not=LLVM ERROR' '--implicit-check-not={{[Cc]annot select|unable to legalize|unable to translate}}' '--implicit-check-not={{ran out of registers|no registers from class|register allocation failed}}' %s
 
 define <8 x i16> @wmma_bf16_16x16x16_bf16_gfx1200__a_i16_v8__b_i16_v8(<8 x i16> %a, <8 x i16> %b, <8 x i16> %c) {
 ; ABSENT: error:

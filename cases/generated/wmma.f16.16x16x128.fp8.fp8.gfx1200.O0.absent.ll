@@ -3,8 +3,8 @@
 ; change the spec and run `harness expand` instead.
 ; llvm.amdgcn.wmma.f16.16x16x128.fp8.fp8 on gfx1200: 1 absent case(s).
 ; REQUIRES: amdgpu-registered-target, cpu-gfx1200, llvm.amdgcn.wmma.f16.16x16x128.fp8.fp8
-; RUN: not llc -O0 -mtriple=amdgcn -mcpu=gfx1200 -global-isel=0 -o /dev/null < %s 2>&1 | FileCheck --check-prefix=ABSENT '--implicit-check-not=LLVM ERROR' '--implicit-check-not={{[Cc]annot select|unable to legalize|unable to translate}}' '--implicit-check-not=ran out of registers' %s
-; RUN: not llc -O0 -mtriple=amdgcn -mcpu=gfx1200 -global-isel=1 -global-isel-abort=1 -o /dev/null < %s 2>&1 | FileCheck --check-prefix=ABSENT '--implicit-check-not=LLVM ERROR' '--implicit-check-not={{[Cc]annot select|unable to legalize|unable to translate}}' '--implicit-check-not=ran out of registers' %s
+; RUN: not llc -O0 -mtriple=amdgcn -mcpu=gfx1200 -global-isel=0 -o /dev/null < %s 2>&1 | FileCheck --check-prefix=ABSENT '--implicit-check-not=LLVM ERROR' '--implicit-check-not={{[Cc]annot select|unable to legalize|unable to translate}}' '--implicit-check-not={{ran out of registers|no registers from class|register allocation failed}}' %s
+; RUN: not llc -O0 -mtriple=amdgcn -mcpu=gfx1200 -global-isel=1 -global-isel-abort=1 -o /dev/null < %s 2>&1 | FileCheck --check-prefix=ABSENT '--implicit-check-not=LLVM ERROR' '--implicit-check-not={{[Cc]annot select|unable to legalize|unable to translate}}' '--implicit-check-not={{ran out of registers|no registers from class|register allocation failed}}' %s
 
 define <8 x half> @wmma_f16_16x16x128_fp8_fp8__a_i32_v16__b_i32_v16(<16 x i32> %a, <16 x i32> %b, <8 x half> %c) {
 ; ABSENT: error:

@@ -13,6 +13,7 @@ from harness.specs.emit import callee, define, module, operand
 from harness.targets import catalog
 from harness.targets.catalog import Role, Side
 from harness.tools import commands
+from harness.tools import verdicts as V
 from harness.tools.commands import Selector
 
 SELECTOR_PREFIX = {Selector.SDAG: "SDAG", Selector.GISEL: "GISEL"}
@@ -210,7 +211,11 @@ def _operand_note(case: Case, index: int | None) -> list[str]:
 ABSENT_CHECK = "; ABSENT: error:"
 # What makes a failure no clean rejection although it says `error:` (verdicts.clean_rejection):
 # a fatal error, the selector giving up, a register-allocation failure.
-ABSENT_NOT = ("LLVM ERROR", "{{[Cc]annot select|unable to legalize|unable to translate}}", "ran out of registers")
+ABSENT_NOT = (
+    "LLVM ERROR",
+    "{{[Cc]annot select|unable to legalize|unable to translate}}",
+    "{{" + V.REGISTER_ALLOCATION_FAILED + "}}",
+)
 
 
 def _absent_runs(group: Group) -> list[str]:

@@ -18,6 +18,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from harness.targets import processors
 from harness.tools import commands
 from harness.tools.commands import Selector
 
@@ -54,6 +55,8 @@ class Target:
     # A line only llc's text for this target has (the target directive): text with it and no
     # code for a function is llc's `no-code`; text without it is no llc text at all.
     text_marker: re.Pattern[str] = re.compile(r"(?!)")
+    # llc flags a CPU needs whatever the case (AMDGPU's generic targets: their code object version).
+    cpu_flags: Callable[[str], tuple[str, ...]] = lambda cpu: ()
 
     def family(self, name: str) -> str:
         """The matrix family of a full intrinsic name, or "" when it is not a matrix intrinsic."""
@@ -83,7 +86,8 @@ class Target:
 
     # ---- the command lines of this target's tools: the runner runs them, litgen writes them --
     def llc(self, cpu: str, opt: int, selector: Selector, obj: bool = False, features: str = "") -> commands.Command:
-        return commands.llc(self.triple, cpu, opt, selector, obj, features)
+        llc = commands.llc(self.triple, cpu, opt, selector, obj, features)
+        return commands.with_args(llc, *self.cpu_flags(cpu)) if self.cpu_flags(cpu) else llc
 
     def opt(self, cpu: str, pipeline: str, disable_verify: bool = False, features: str = "") -> commands.Command:
         return commands.opt(self.triple, cpu, pipeline, disable_verify, features)
@@ -142,6 +146,7 @@ AMDGPU = Target(
     matrix_families=("mfma", "smfmac", "wmma", "swmmac"),
     matrix_mnemonics=("v_mfma", "v_smfmac", "v_wmma", "v_swmmac"),
     text_marker=re.compile(r"^\s*\.(?:amdgcn_target|amd_amdgpu_isa) \"", re.M),
+    cpu_flags=processors.llc_flags,
 )
 
 TARGETS = {t.name: t for t in (NVPTX, AMDGPU)}

@@ -26,6 +26,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+# AMDGPUUsage: "Generic processors require code object version 6 or above" (LLVM 19 writes 5 by
+# default and refuses a generic -mcpu without this; from 22 on, 6 is the default).
+GENERIC_FLAGS = ("--amdhsa-code-object-version=6",)
+
 
 @dataclass(frozen=True)
 class Processor:
@@ -135,3 +139,8 @@ def representative(processor: str, cpus: tuple[str, ...]) -> str:
     first `like` CPU that has it), else the processor itself."""
     p = BY_NAME.get(canonical(processor))
     return next((c for c in p.like if c in cpus), processor) if p else processor
+
+
+def llc_flags(processor: str) -> tuple[str, ...]:
+    """The llc flags a processor needs whatever the case: a generic target's code object version."""
+    return GENERIC_FLAGS if canonical(processor).endswith("-generic") and processor in BY_NAME else ()

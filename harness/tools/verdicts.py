@@ -272,8 +272,11 @@ _SELECT_FUNCTION = (
 # The selector gave up on the IR: SelectionDAG's "Cannot select", GlobalISel's "cannot select",
 # its legalizer's "unable to legalize" and its IRTranslator's "unable to translate".
 GAVE_UP = re.compile(r"[Cc]annot select|unable to legalize|unable to translate")
+# The register allocator's failures ("ran out of registers during register allocation", "no
+# registers from class available to allocate", "register allocation failed: ..."): a crash.
+REGISTER_ALLOCATION_FAILED = r"ran out of registers|no registers from class|register allocation failed"
 # A diagnostic that is no clean rejection although it may say `error:`.
-_NOT_CLEAN = re.compile(r"LLVM ERROR|ran out of registers|Assertion .* failed|Stack dump")
+_NOT_CLEAN = re.compile(r"LLVM ERROR|" + REGISTER_ALLOCATION_FAILED + r"|Assertion .* failed|Stack dump")
 
 
 def llc_failure(stderr: str, returncode: int | None = 1) -> tuple[VerdictCode, str | None, str]:
