@@ -341,19 +341,15 @@ SPACE_OPT_LEVELS = (0, 2)
 def space(args, known_cpus) -> list[Planned]:
     """The whole space of a build, narrowed by the case flags: every matrix intrinsic (each LLVM
     name) on every processor of its target that the build lists (`known_cpus(target)`, names the
-    processor table holds, aliases once), at -O0 and -O2 under each selector the target has; on a
-    processor with wave32, the name's wave32 form (the one that runs there, else its first), and
-    where the name has wave64 forms, also one of those (the one that runs there, else its
-    first). Sources at their first format and exact width; immargs at their lowest values."""
+    processor table holds, aliases once), at -O0 and -O2 under each selector the target has; on
+    each processor the name's default-wave form (the one that runs there, else the one for a
+    processor without it), and where the name has wave64 forms and the processor is not
+    wave64-only, one of those too. Sources at their first format and exact width; immargs at
+    their lowest values."""
     if getattr(args, "spec", None):
         raise InputError("--spec names the specs' cases; --space full is every cell of the build, not a spec's")
     names = {i.base or i.name for n in args.intrinsic or [] for i in lookup_all(n)}
-    if getattr(args, "cpu", None) is not None:  # a processor of some target's table, by its canonical name
-        from harness.targets import AMDGPU, NVPTX
-
-        if not any(args.cpu in target_cpus(t) or processors.canonical(args.cpu) in target_cpus(t) for t in (NVPTX,)):
-            check_cpu(AMDGPU, args.cpu)
-        args = argparse.Namespace(**{**vars(args), "cpu": processors.canonical(args.cpu)})
+    args = _canonical_cpu(args)
     out: list[Planned] = []
     for target, cpus in _space_cpus(known_cpus).items():
         selectors = tuple(s for s in target.selectors if args.selector in (None, s))
@@ -374,6 +370,17 @@ def space(args, known_cpus) -> list[Planned]:
     return shard_of(out, *shard) if shard else out
 
 
+def _canonical_cpu(args):
+    """`args` with --cpu under its canonical name; a name no target's table has is bad input."""
+    if getattr(args, "cpu", None) is None:
+        return args
+    from harness.targets import AMDGPU, NVPTX
+
+    if args.cpu not in target_cpus(NVPTX):
+        check_cpu(AMDGPU, args.cpu)
+    return argparse.Namespace(**{**vars(args), "cpu": processors.canonical(args.cpu)})
+
+
 def _space_cpus(known_cpus) -> dict:
     """Target -> the processors of its table the build lists, in table order."""
     from harness.targets import AMDGPU, NVPTX
@@ -392,7 +399,7 @@ def _space_forms(forms: tuple[catalog.Intrinsic, ...], cpu: str) -> list[catalog
     default = [f for f in forms if f.features != catalog.WAVE64]
     wide = [f for f in forms if f.features == catalog.WAVE64]
     out = [next((f for f in default if f.runs_on(cpu)), None) or _absent_form(default or list(forms), cpu)]
-    if wide and not (processors.BY_NAME.get(cpu) and processors.BY_NAME[cpu].waves == processors.W64):
+    if wide and not (cpu in processors.BY_NAME and processors.BY_NAME[cpu].wave64_only):
         out.append(next((f for f in wide if f.runs_on(cpu)), wide[0]))
     return out
 
