@@ -82,6 +82,7 @@ class Judge:
         self.known = known_bugs.load(cases_dir)
         self.cases_dir = Path(cases_dir)
         self.version = version
+        self._seen: dict[tuple[str, ...], tuple[str, str] | None] = {}  # names -> what _listed found
         # Each cell's lit file, and the file the specs give it under both selectors (a run or a
         # try narrowed to one selector names a file of its own, which no entry may list).
         self.files: dict[tuple[Case, Selector], tuple[str, ...]] = {
@@ -95,20 +96,30 @@ class Judge:
         name = names[0] if names else ""
         if verdict in NOT_JUDGED_VERDICTS:
             return Judged(outcome, Judgment.NOT_JUDGED, expected, name)
-        listed = next(((n, r) for n in names for where in self._where(n) if (r := self._reason(f"{where}/{n}"))), None)
-        if meets(case, outcome.verdict) and not (listed and case.file_class in BEYOND_THE_VERDICT):
+        fine = meets(case, outcome.verdict)
+        listed = self._listed(names) if not fine or case.file_class in BEYOND_THE_VERDICT else None
+        if fine and not listed:
             return Judged(outcome, Judgment.EXPECTED, expected, name)
         if listed:
             return Judged(outcome, Judgment.KNOWN_BUG, expected, *listed)
         return Judged(outcome, Judgment.UNEXPECTED, expected, name)
 
-    def _where(self, name: str) -> tuple[str, ...]:
-        """Where known-bugs.yaml may list a cell: its lit file's globs alone when lit has the file
-        (the XFAIL lit applies); else the space's globs first (the more specific), then lit's."""
-        return ("generated",) if (self.cases_dir / "generated" / name).exists() else ("space", "generated")
+    def _listed(self, names: tuple[str, ...]) -> tuple[str, str] | None:
+        """(file, reason) of the first known-bugs.yaml entry that lists a cell's file, else None.
+        A file lit has is listed by lit's globs alone (the XFAIL lit applies); one it lacks by
+        the space's globs first (the more specific), then lit's."""
+        if names not in self._seen:
+            self._seen[names] = self._find(names)
+        return self._seen[names]
 
-    def _reason(self, relpath: str) -> str:
-        return known_bugs.reason_for(self.known, self.version, relpath)
+    def _find(self, names: tuple[str, ...]) -> tuple[str, str] | None:
+        for name in names:
+            lit_has = (self.cases_dir / "generated" / name).exists()
+            for where in ("generated",) if lit_has else ("space", "generated"):
+                reason = known_bugs.reason_for(self.known, self.version, f"{where}/{name}")
+                if reason:
+                    return name, reason
+        return None
 
     def all(self, outcomes: list[Outcome]) -> list[Judged]:
         return [self(o) for o in outcomes]
