@@ -13,6 +13,7 @@ ROOT = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, ROOT)
 
 from harness import targets  # noqa: E402
+from harness.checks import litspace  # noqa: E402
 from harness.checks.litformat import KnownBugShTest  # noqa: E402
 from harness.errors import InputError  # noqa: E402
 from harness.specs import emit, known_bugs  # noqa: E402
@@ -21,8 +22,9 @@ from harness.tools import declared, toolchain  # noqa: E402
 
 config.name = "matrix-lowering"
 config.suffixes = [".ll"]
-config.test_source_root = ROOT
-config.test_exec_root = os.path.join(ROOT, "build", "lit")
+if not config.test_source_root:  # (a suite that loads this configuration names its own: harness lit)
+    config.test_source_root = ROOT
+    config.test_exec_root = os.path.join(ROOT, "build", "lit")
 config.excludes = ["build", "harness", "tests", "ci", ".venv", ".git"]
 
 try:
@@ -119,7 +121,21 @@ else:
     lit_config.note(f"LLVM {version} has no entry in cases/{known_bugs.FILENAME}: nothing is XFAIL")
 
 
-config.test_format = KnownBugShTest(version, KNOWN, CASES)
+# --param space=full (or representative): beside the files, the whole space of the build (or its
+# representative part), one test per matrix intrinsic name (cases/space/<target>/<name>), judged
+# as `harness run --space full` (representative) judges it (harness/checks/litspace.py).
+space_setting = lit_config.params.get("space", "files")
+if space_setting not in ("files", "representative", "full"):
+    lit_config.fatal(f"--param space takes files, representative or full, not {space_setting!r}")
+if space_setting != "files":
+    if ptxas:
+        os.environ["PTXAS"] = ptxas  # the workers' runner closes NVPTX text with the same ptxas
+    names = litspace.space_names()
+    llvm_bin = lit_config.params.get("llvm_bin")
+    config.test_format = litspace.SpaceTest(version, KNOWN, CASES, llvm_bin, names, space_setting)
+    lit_config.note(f"the {space_setting} space of LLVM {version}: {len(names)} tests under cases/space/ besides the files")
+else:
+    config.test_format = KnownBugShTest(version, KNOWN, CASES)
 
 # A hung tool must not hang the suite (or a bisect step): each test gets 300 s unless lit's own
 # --timeout says otherwise. lit needs psutil for that; the set-up installs it.
@@ -129,4 +145,5 @@ if not config.maxIndividualTestTime:
     except ImportError:
         lit_config.note("psutil is missing: tests run without a time limit")
     else:
-        config.maxIndividualTestTime = 300
+        # (a space test holds a name's cells on every processor, each tool call up to 10 s)
+        config.maxIndividualTestTime = 300 if space_setting == "files" else 1800

@@ -7,7 +7,7 @@
 #   exit 129  usage error, 128 this script's own failure                             -> abort the bisect
 # Extra arguments go to lit, e.g. a filter or raw verdicts:
 #   ci/bisect-step.sh DIR --filter overwide --param known_bugs=off
-# `harness bisect-run` is the finer tool (per-case verdicts, --want, --invert); see README.
+# `harness bisect-run` is the finer tool (per-case verdicts, --want, --invert); see docs/bisect.md.
 set -uo pipefail
 here="$(cd "$(dirname "$0")/.." && pwd)"
 if [ $# -lt 1 ] || [ -z "$1" ] || [ "${1#-}" != "$1" ]; then

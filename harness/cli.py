@@ -106,11 +106,21 @@ def cmd_audit(args) -> int:
         audit.read_test(path)
     tc = _tc(args)
     print(f"# {tc.describe()}", file=sys.stderr)
-    audits = [audit.audit_file(path, tc) for path in args.files]
+    audits, skipped = [], []
+    for path in args.files:
+        try:
+            audits.append(audit.audit_file(path, tc))
+        except audit.NothingAudited as exc:  # (bad input when no file could be audited at all)
+            skipped.append(exc)
+    if not audits:
+        if len(skipped) == 1:
+            raise skipped[0]
+        raise InputError(f"nothing audited in {len(skipped)} files (the first, {skipped[0].path}: {skipped[0].reason})")
     if args.json:
-        print(json.dumps({"llvm": tc.version, "files": [a.record() for a in audits]}, indent=1))
+        files = [a.record() for a in audits] + [{"path": e.path, "skipped": e.message} for e in skipped]
+        print(json.dumps({"llvm": tc.version, "files": files}, indent=1))
     else:
-        print(audit.table(audits))
+        print(audit.table(audits, skipped))
     return 0 if all(a.clean for a in audits) else 1
 
 
@@ -137,7 +147,7 @@ def _ask_ahead(tc: toolchain.Toolchain, planned: list[Planned]) -> None:
 
 
 def cmd_run(args) -> int:
-    if args.space == "full":
+    if args.space != "specs":
         tc = _tc(args)
         planned = selection.space(args, lambda t: tc.cpus(t.registered) if t.registered in tc.targets else None)
     else:
@@ -226,30 +236,49 @@ def cmd_try(args) -> int:
         raise InputError("try takes exactly one --intrinsic")
     intr = selection.lookup(args.intrinsic[0], args.cpu)
     case = selection.one_case(args, intr, {"args": matrix.resolve_arg_flags(intr, args.arg), "narrowing": args.narrowing})
-    selector = Selector(args.selector)
-    group = cases.group([Planned(case, (selector,), ())])[0]
+    selectors = (Selector(args.selector),) if args.selector else intr.target.selectors
+    group = cases.group([Planned(case, selectors, ())])[0]
     tc = _tc(args)
     tc.keep_inputs = args.keep is not None
-    outcome = Runner(tc, 1, with_object=args.object).run([group])[0]
-    judged = expectations.Judge(getattr(args, "cases", selection.DEFAULT_CASES), tc.version, [group])(outcome)
-    record = report.case_record(outcome, with_tools=True) | expectations.record(judged)
-    record["llvm"] = tc.version
+    outcomes = Runner(tc, len(selectors), with_object=args.object).run([group])
+    judge = expectations.Judge(getattr(args, "cases", selection.DEFAULT_CASES), tc.version, [group])
+    judged = [judge(o) for o in outcomes]
+    records = [report.case_record(j.outcome, with_tools=True) | expectations.record(j) | {"llvm": tc.version} for j in judged]
     if args.keep is not None:
-        toolchain.keep_runs(args.keep, outcome.verdict.tools)
-        print(f"# inputs, outputs and replay.sh of {len(outcome.verdict.tools)} tool runs in {args.keep}", file=sys.stderr)
+        runs = [t for o in outcomes for t in o.verdict.tools]
+        toolchain.keep_runs(args.keep, runs)
+        print(f"# inputs, outputs and replay.sh of {len(runs)} tool runs in {args.keep}", file=sys.stderr)
     if args.json:
-        print(json.dumps(record, indent=1))
+        many = {"llvm": tc.version, "judgments": expectations.count_record(judged), "cases": records}
+        print(json.dumps(records[0] if len(records) == 1 else many, indent=1))
+    elif len(judged) == 1:
+        _print_tried(judged[0], f"{case.function} [{outcomes[0].selector}, -O{case.opt}, {tc.describe()}]")
     else:
-        print(f"{case.function} [{args.selector}, -O{case.opt}, {tc.describe()}]")
-        print(f"verdict: {outcome.verdict.verdict}")
-        print(f"judged:  {expectations.in_words(judged)}")
-        if outcome.verdict.detail:
-            print("detail:  " + outcome.verdict.detail.replace("\n", "\n         "))
-        for key, value in outcome.verdict.details.items():
-            print(f"{key + ':':8} {json.dumps(value)}")
-        for t in outcome.verdict.tools:
-            print(f"  $ {' '.join(t.argv)}  -> {'timeout' if t.timed_out else t.returncode}")
-    return expectations.exit_status(expectations.counts([judged]))
+        print(f"{case.function} [-O{case.opt}, {tc.describe()}]")
+        width = max(len(o.verdict.verdict) for o in outcomes)
+        for j in judged:
+            detail = j.outcome.verdict.detail.splitlines()[0] if j.outcome.verdict.detail else ""
+            line = f"{j.outcome.selector:<6} {j.outcome.verdict.verdict:<{width}}  {expectations.in_brief(j)}"
+            print(line + (f": {_cut(detail, 148 - len(line))}" if detail else ""))
+        print("(--selector S: that selector's judgment in full, its detail, facts and tool runs)")
+    return expectations.exit_status(expectations.counts(judged))
+
+
+def _cut(text: str, limit: int) -> str:
+    return text if len(text) <= max(limit, 40) else text[: max(limit, 40) - 3] + "..."
+
+
+def _print_tried(judged: expectations.Judged, header: str) -> None:
+    verdict = judged.outcome.verdict
+    print(header)
+    print(f"verdict: {verdict.verdict}")
+    print(f"judged:  {expectations.in_words(judged)}")
+    if verdict.detail:
+        print("detail:  " + verdict.detail.replace("\n", "\n         "))
+    for key, value in verdict.details.items():
+        print(f"{key + ':':8} {json.dumps(value)}")
+    for t in verdict.tools:
+        print(f"  $ {' '.join(t.argv)}  -> {'timeout' if t.timed_out else t.returncode}")
 
 
 # The subcommands run here; parser.ELSEWHERE names the modules that run the others.

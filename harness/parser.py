@@ -12,7 +12,6 @@ from pathlib import Path
 from harness import __version__
 from harness.specs import selection
 from harness.tools import cache
-from harness.tools.commands import Selector
 
 DEFAULT_CASES = selection.DEFAULT_CASES
 
@@ -113,6 +112,7 @@ def common_flags(p: argparse.ArgumentParser, json_flag: bool = True) -> None:
 ELSEWHERE = {
     "bisect-run": "harness.reports.bisect",
     "coverage": "harness.reports.coverage",
+    "lit": "harness.checks.lit_anywhere",
     **dict.fromkeys(("gemm-ptx", "gpu-check", "tile-ptx", "tile-check", "tile-compare"), "harness.nvptx.cli"),
     "matrix": "harness.reports.compare",
     "report": "harness.reports.merge",
@@ -214,7 +214,7 @@ def _add_run(sub, fmt) -> None:
         description="Compile every case of the specs in grouped modules and print a verdict table.",
     )
     selection.add_spec_flags(p)
-    selection.add_case_flags(p, selector_default=None)  # here each narrows the specs' cases
+    selection.add_case_flags(p)  # here each narrows the specs' cases
     p.add_argument("-j", "--jobs", type=selection.jobs, default=None, metavar="N", help="parallel tool runs (default: cores)")
     selection.add_space_flag(p)
     p.add_argument(
@@ -244,7 +244,7 @@ def _add_try(sub, fmt) -> None:
         description="Build one case, run it through the real tools, print the verdict.\n"
         "Example: harness try --intrinsic wmma.f32.16x16x128.f8f6f4 --fmt-a fp4 --fmt-b fp8 --width-a 16",
     )
-    selection.add_case_flags(p, selector_default=Selector.SDAG)
+    selection.add_case_flags(p, one_case=True)
     p.add_argument(
         "--arg",
         action="append",
@@ -285,6 +285,7 @@ LOCAL: dict[str, Callable] = {
 ORDER = (
     "expand",
     "update-checks",
+    "lit",
     "audit",
     "bisect-run",
     "coverage",

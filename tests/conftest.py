@@ -9,6 +9,7 @@ CI's set-up installs the measured build, so a skip there means the set-up is wro
 
 from __future__ import annotations
 
+import atexit
 import json
 import os
 import shutil
@@ -25,6 +26,7 @@ REPO = Path(__file__).resolve().parent.parent
 # process's own (each xdist worker has one), never the user's, and the harness processes the
 # tests start inherit it.
 os.environ["XDG_CACHE_HOME"] = tempfile.mkdtemp(prefix="harness-tests-cache-")
+atexit.register(shutil.rmtree, os.environ["XDG_CACHE_HOME"], True)  # (gone with the process)
 MEASURED_VERSION = "22.1.8"  # the release the verdict facts in these tests were measured on
 
 # Property tests draw the same examples on every CI run (a red CI is a change, never a new draw;
@@ -254,8 +256,9 @@ def one_line_exit_2(proc, *fragments: str, notes: bool = True) -> str:
 
 def run_json(cli, *args):
     """`harness ARGS... --json`, which must print its document (exit 0, or 1 where a verdict is
-    unexpected): the document."""
-    proc = cli(*args, "--json")
+    unexpected): the document; `try` with one selector (SelectionDAG unless the args name one)."""
+    one = ("--selector", "sdag") if args[0] == "try" and "--selector" not in args else ()
+    proc = cli(*args, *one, "--json")
     assert proc.returncode in (0, 1), proc.stderr[-3000:]
     return json.loads(proc.stdout)
 

@@ -306,7 +306,7 @@ def test_runs_that_are_not_audited_say_why(audit, tmp_path):
     runs = out["files"][0]["runs"]
     assert proc.returncode == 0 and [r["line"] for r in runs] == [1, 2, 3, 5]  # the opt-only line is not llc's
     assert all(r["functions"] == [] for r in runs[:3])
-    assert "not an AMDGPU RUN line" in runs[0]["skipped"] and "x86_64" in runs[0]["skipped"]
+    assert "not an AMDGPU or NVPTX RUN line" in runs[0]["skipped"] and "x86_64" in runs[0]["skipped"]
     assert "not" in runs[1]["skipped"] and runs[2]["skipped"].startswith(f"{path}:3: ")
     assert f"{path}:3: skipped: {path}:3:" in audit(path, as_json=False)[0].stdout
 
@@ -461,3 +461,88 @@ def test_audit_of_a_file_where_nothing_was_audited_exits_2(audit_cli, tmp_path, 
     path = tmp_path / "t.ll"
     path.write_text(text)
     one_line_exit_2(audit_cli(path), str(path), "nothing audited")
+
+
+# ---- NVPTX: llc's PTX closed through ptxas for the RUN line's SM -----------------------------
+
+PTX_FN = """define ptx_kernel void @{name}(ptr addrspace(1) %p) {{
+{body}  ret void
+}}
+
+"""
+
+
+def test_an_nvptx_run_line_closes_through_ptxas_per_function(audit, nvptx_tc, ptxas_path, tmp_path, monkeypatch):
+    """A shipped NVPTX file: every function passes. Inline assembly ptxas rejects is charged to
+    its own function (ptxas names the line), not to the one beside it."""
+    monkeypatch.setenv("PTXAS", ptxas_path)
+    shipped = GEN / "mma.block.scale.mxf4.ptx87.llvm22.sm_120a.O0.exact.ll"
+    proc, out = audit(shipped)
+    runs = out["files"][0]["runs"]
+    assert proc.returncode == 0 and [r["line"] for r in runs if not r.get("skipped")] == [9]
+    assert sorted(verdicts(runs[0])) == sorted(defines(shipped)) and all(v == ("pass", False) for v in verdicts(runs[0]).values())
+    path = tmp_path / "bogus.ll"
+    path.write_text(
+        "; RUN: llc -mtriple=nvptx64 -mcpu=sm_90 < %s | FileCheck %s\n"
+        + PTX_FN.format(name="fine", body="  store i32 1, ptr addrspace(1) %p\n")
+        + PTX_FN.format(name="bogus", body='  call void asm sideeffect "not.an.instruction;", ""()\n')
+    )
+    proc, out = audit(path)
+    got = {f["name"]: (f["verdict"], f["message"]) for f in out["files"][0]["runs"][0]["functions"]}
+    assert proc.returncode == 1 and got["fine"] == ("pass", "")
+    assert got["bogus"][0] == "mc-reject" and got["bogus"][1].startswith("ptxas: ") and "not.an.instruction" in got["bogus"][1]
+
+
+def test_an_sm_ptxas_does_not_know_is_not_judged(audit, nvptx_tc, ptxas_path, tmp_path, monkeypatch):
+    monkeypatch.setenv("PTXAS", ptxas_path)
+    path = tmp_path / "old.ll"
+    path.write_text("; RUN: llc -mtriple=nvptx64 -mcpu=sm_70 < %s\n" + PTX_FN.format(name="k", body=""))
+    proc, out = audit(path)
+    (f,) = out["files"][0]["runs"][0]["functions"]
+    assert proc.returncode == 1 and f["verdict"] == "unsupported" and "ptxas cannot judge this text" in f["message"]
+    assert "sm_70" in f["message"]
+
+
+def test_a_mixed_tree_audits_what_applies_and_counts_what_it_skipped(audit, nvptx_tc, ptxas_path, tmp_path, monkeypatch):
+    monkeypatch.setenv("PTXAS", ptxas_path)
+    x86 = tmp_path / "x86.ll"
+    x86.write_text("; RUN: llc -mtriple=x86_64 < %s\ndefine void @f() {\n  ret void\n}\n")
+    absent = GEN / "mma.m16n8k16.row.col.bf16.sm_75.O0.absent.ll"
+    files = [GEN / "mfma.f32.32x32x8f16.gfx908.O0.exact.ll", GEN / "mma.block.scale.mxf4.ptx87.llvm22.sm_120a.O0.exact.ll"]
+    proc, _ = audit(*files, x86, absent, as_json=False)
+    assert proc.returncode == 0, proc.stderr
+    last = proc.stdout.splitlines()[-1]
+    assert re.fullmatch(r"2 file\(s\): \d+ pass; 2 file\(s\) skipped \(.+: 1, llc is expected to fail here \(not\): 1\)", last), (
+        last
+    )
+    assert "not an AMDGPU or NVPTX RUN line (triple x86_64)" in last
+    assert f"{x86}: skipped: nothing audited" in proc.stdout
+    proc, _ = audit(x86, absent, as_json=False)
+    assert proc.returncode == 2 and proc.stderr.strip().splitlines()[-1].startswith("harness: error: nothing audited in 2 files")
+
+
+def test_calls_the_verifier_refuses_are_charged_to_their_functions_and_the_rest_compiled(
+    audit, nvptx_tc, ptxas_path, tmp_path, monkeypatch
+):
+    """As LLVM's own wmma.py writes them: a call over several lines, a selector out of its range
+    ([0, 2) for m16n8k32 f16). The verifier names no function; the call's text finds it."""
+    monkeypatch.setenv("PTXAS", ptxas_path)
+    name = "llvm.nvvm.mma.sp.m16n8k32.row.col.f16.f16"
+    args = ", ".join(f"<2 x half> %{v}{i}" for v, n in (("a", 4), ("b", 4), ("c", 2)) for i in range(n))
+    decl = f"declare {{<2 x half>, <2 x half>}} @{name}({args}, i32 %m, i32 %s)\n"
+    fn = (
+        "define {{<2 x half>, <2 x half>}} @{f}({args}, i32 %m) {{\n"
+        "  %r = call {{<2 x half>, <2 x half>}} @{name}(\n        {args},\n        i32 %m, i32 {sel});\n"
+        "  ret {{<2 x half>, <2 x half>}} %r\n}}\n"
+    )
+    path = tmp_path / "sp.ll"
+    path.write_text(
+        "; RUN: llc < %s -mtriple=nvptx64 -mcpu=sm_80 -mattr=+ptx71 | FileCheck %s\n"
+        + decl
+        + "".join(fn.format(f=f, args=args, name=name, sel=sel) for f, sel in (("ok", 1), ("bad", 2), ("worse", 3)))
+    )
+    proc, out = audit(path)
+    got = {f["name"]: (f["verdict"], f["message"]) for f in out["files"][0]["runs"][0]["functions"]}
+    assert proc.returncode == 1 and got["ok"] == ("pass", "")
+    assert got["bad"] == ("verifier-reject", "immarg value 2 out of range [0, 2)")
+    assert got["worse"] == ("verifier-reject", "immarg value 3 out of range [0, 2)")

@@ -51,7 +51,7 @@ def test_every_flag_and_argument_has_help(command):
     assert parser.description and parser.epilog and "exit status" in parser.format_help()
 
 
-CASE = ("--intrinsic", "wmma.f32.16x16x128.f8f6f4", "--fmt-a", "fp4", "--fmt-b", "fp8", "--width-a", "16")
+CASE = ("--intrinsic", "wmma.f32.16x16x128.f8f6f4", "--fmt-a", "fp4", "--fmt-b", "fp8", "--width-a", "16", "--selector", "sdag")
 
 
 def test_try_lists_the_object_build_and_keep_replays_every_command_byte_for_byte(cli, llvm_22_1_8, tmp_path):
@@ -195,6 +195,8 @@ def test_a_negative_format_operand_is_the_verifier_reject_any_bad_format_is(cli,
             "fp4",
             "--arg",
             f"fmt_a={value}",
+            "--selector",
+            "sdag",
             "--json",
         )
         assert proc.returncode == 0, proc.stderr

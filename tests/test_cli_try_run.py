@@ -23,7 +23,8 @@ EXPECTED_BY_CLASS = {"exact": "pass", "overwide": "mc-reject", "underwide": "ver
 
 
 def _try(cli, *args):
-    proc = cli("try", "--json", *args)
+    """One selector's record (SelectionDAG unless the args name one)."""
+    proc = cli("try", "--json", *args, *(() if "--selector" in args else ("--selector", "sdag")))
     assert proc.returncode == 0, proc.stderr
     return json.loads(proc.stdout)
 
@@ -175,3 +176,37 @@ def test_run_with_an_unknown_intrinsic_filter_is_one_line_and_exit_2(cli, facts_
     assert "Traceback" not in proc.stderr
     assert proc.returncode == 2
     assert len((proc.stdout + proc.stderr).strip().splitlines()) == 1
+
+
+# ---- try runs every selector of the target unless --selector names one -----------------------
+
+
+def test_try_runs_both_selectors_one_line_each(cli, llvm_22_1_8):
+    proc = cli("try", "--intrinsic", W, "--fmt-a", "fp4", "--fmt-b", "fp4", "--width-a", "16")
+    assert proc.returncode == 0, proc.stderr
+    lines = proc.stdout.splitlines()
+    assert lines[0].startswith("wmma_f32_16x16x128_f8f6f4__a_fp4_v16__b_fp4_v8 [-O0, LLVM 22.1.8")
+    assert [line.split()[:2] for line in lines[1:3]] == [["sdag", "mc-reject"], ["gisel", "mc-reject"]]
+    assert all("known bug (expected pass): obj-text-mismatch" in line and len(line) <= 150 for line in lines[1:3])
+    assert lines[3].startswith("(--selector S:") and len(lines) == 4
+
+
+def test_try_json_with_both_selectors_is_run_s_document(cli, llvm_22_1_8):
+    proc = cli("try", "--intrinsic", "mfma.f32.32x32x8f16", "--cpu", "gfx1100", "--json")
+    assert proc.returncode == 0, proc.stderr
+    doc = json.loads(proc.stdout)
+    assert [(c["selector"], c["expected"], c["judgment"]) for c in doc["cases"]] == [
+        ("sdag", "llc-reject", "known-bug"),
+        ("gisel", "llc-reject", "known-bug"),
+    ]
+    assert doc["judgments"] == {"unexpected": 0, "known-bug": 2, "expected": 0, "not-judged": 0} and doc["llvm"] == "22.1.8"
+
+
+def test_try_on_nvptx_runs_its_one_selector_and_prints_no_amdgpu_registers(cli, nvptx_tc, ptxas_path):
+    proc = cli("try", "--intrinsic", "mma.m16n8k16.row.col.f32.f32", "--cpu", "sm_90", "--json", env={"PTXAS": ptxas_path})
+    assert proc.returncode == 0, proc.stderr
+    record = json.loads(proc.stdout)
+    assert record["selector"] == "sdag" and record["verdict"] == "pass"
+    assert set(record["metrics"]) == {"scratch_loads", "scratch_stores", "instructions"}
+    amdgpu = _try(cli, "--intrinsic", "mfma.f32.32x32x8f16", "--cpu", "gfx942")
+    assert {"vgpr", "agpr", "sgpr"} <= set(amdgpu["metrics"]) and amdgpu["metrics"]["agpr"] is not None

@@ -144,7 +144,7 @@ def test_a_cpu_probe_that_hangs_or_dies_is_never_unsupported(llvm_22_1_8, cli, t
     script = f'case "$*" in *-mcpu=help*) {how};; esac\nexec {real} "$@"\n'
     fake = fake_build(tmp_path, llvm_22_1_8.bin_dir, "llc", script)
     case = ("--intrinsic", "wmma.f32.16x16x128.f8f6f4", "--fmt-a", "fp8", "--fmt-b", "fp8")
-    proc = cli("try", "--llvm-bin", fake, "--timeout", "5", *case, "--json")
+    proc = cli("try", "--llvm-bin", fake, "--timeout", "5", *case, "--selector", "sdag", "--json")
     assert proc.returncode == (0 if verdict == "timeout" else 1), proc.stderr  # a crash is unexpected
     record = json.loads(proc.stdout)
     assert record["verdict"] == verdict and "-mcpu=help (the build-support probe)" in record["detail"], record
@@ -255,7 +255,21 @@ def test_a_single_case_whose_tool_times_out_gives_timeout_not_pass(llvm_22_1_8, 
     spare = "*--version*|*help*" if tool_name == "llc" else ""  # the build's probes
     fake, log = _hanging(tmp_path, llvm_22_1_8.bin_dir, tool_name, hang="*", spare=spare)
     proc = cli(
-        "try", "--llvm-bin", fake, "--intrinsic", W, "--fmt-a", "fp4", "--fmt-b", "fp4", "--no-object", "--timeout", "1", "--json"
+        "try",
+        "--llvm-bin",
+        fake,
+        "--intrinsic",
+        W,
+        "--fmt-a",
+        "fp4",
+        "--fmt-b",
+        "fp4",
+        "--no-object",
+        "--timeout",
+        "1",
+        "--selector",
+        "sdag",
+        "--json",
     )
     assert proc.returncode == 0, proc.stderr
     record = json.loads(proc.stdout)

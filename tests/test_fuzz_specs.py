@@ -3,7 +3,7 @@
 Random YAML documents built from the real spec vocabulary (keys and values of cases/*.yaml)
 mixed with junk values, wrong types, odd nesting, tags, anchors and text mutations, plus random
 bytes, go to `harness expand` in a temporary cases directory (never the repository's). The
-property, as the README states it: the outcome is exit 0, or exit 2 with exactly one line on
+property, as docs/hostile-input.md states it: the outcome is exit 0, or exit 2 with exactly one line on
 stderr — no traceback, no other status, no hang — and a refused spec writes nothing.
 
 Most examples call the CLI in process (`harness.cli.main`, with LLVM discovery stubbed out so no

@@ -1,6 +1,6 @@
 """The package is layered: core -> targets -> specs -> tools -> checks and reports -> cli. No
 module imports one of a higher layer (imports for type checking only are not edges). The map
-below is the one README's layout table draws; a new module must be placed in it."""
+below is the one docs/development.md's layout table draws; a new module must be placed in it."""
 
 from __future__ import annotations
 
@@ -109,3 +109,14 @@ def test_the_walk_sees_an_upward_import(tmp_path, monkeypatch):
     )
     monkeypatch.setattr(__import__(__name__), "HARNESS", fake)
     assert upward_edges() == ["harness.tools.commands (layer 0) imports harness.tools.runner (layer 3)"]
+
+
+def test_no_function_is_longer_than_60_lines():
+    long = []
+    for path in sorted(HARNESS.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                lines = node.end_lineno - node.lineno + 1  # type: ignore[operator]
+                if lines > 60:
+                    long.append(f"{path.relative_to(HARNESS.parent)}:{node.lineno} {node.name} ({lines} lines)")
+    assert long == []

@@ -9,6 +9,7 @@ import json
 import os
 import re
 import subprocess
+from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -51,3 +52,63 @@ def test_lit_and_the_harness_judge_every_generated_file_alike(cli, lit_exe, repo
 class _Judged:
     def __init__(self, file: str, judgment):
         self.file, self.judgment = file, judgment
+
+
+# ---- the space of a build as lit tests (--param space=full / representative) ------------------
+
+_SPACE = re.compile(
+    r"^(PASS|FAIL|XFAIL|UNSUPPORTED|UNRESOLVED): matrix-lowering :: cases/space/(\w+)/(\S+?)(?: \(\d+ of \d+\))?$", re.M
+)
+NAMES = ("mfma.f32.32x32x8f16", "wmma.f32.16x16x16.f16", "mma.m8n8k4.row.col.f16.f16")
+
+
+def _lit_space(lit_exe, repo_root, space: str, *params: str):
+    env = {**os.environ, "LLVM_DISABLE_SYMBOLIZATION": "1"}
+    names = "|".join(re.escape(n) for n in NAMES)
+    return subprocess.run(
+        [lit_exe, "-a", "--param", f"space={space}", *params, "--filter", f"cases/space/\\w+/({names})$", str(repo_root / "cases")],
+        capture_output=True, text=True, cwd=repo_root, env=env,
+    )  # fmt: skip
+
+
+@pytest.mark.parametrize("space", ["full", "representative"])
+def test_lit_s_space_tests_are_harness_run_s_space(llvm_22_1_8, cli, lit_exe, repo_root, space):
+    """One lit test per name holds exactly the cells `harness run --space` runs for it, with the
+    same counts: XFAIL where the worst is a known bug."""
+    lit = _lit_space(lit_exe, repo_root, space)
+    assert lit.returncode == 0, lit.stdout[-3000:] + lit.stderr[-2000:]
+    results = {name: result for result, _, name in _SPACE.findall(lit.stdout)}
+    assert set(results) == set(NAMES), lit.stdout[-2000:]
+    for name in NAMES:
+        run = cli("run", "--space", space, "--intrinsic", name, "--json")
+        assert run.returncode == 0, run.stderr[-2000:]
+        doc = json.loads(run.stdout)
+        counts = Counter({expectations.Judgment(k): v for k, v in doc["judgments"].items()})
+        assert sum(counts.values()) > 10 and expectations.summary(counts) in _output(lit.stdout, name), name
+        assert results[name] == ("XFAIL" if counts[expectations.Judgment.KNOWN_BUG] else "PASS")
+
+
+def _output(stdout: str, name: str) -> str:
+    """What lit printed for one space test (-a: a failing test's output between its banners,
+    another's after its result line)."""
+    where = re.escape("matrix-lowering :: cases/space/") + r"\w+/" + re.escape(name)
+    found = re.search(rf"^\*+ TEST '{where}' \w+ \*+$", stdout, re.M) or re.search(rf"^\w+: {where} \(.*$", stdout, re.M)
+    assert found, name
+    rest = stdout[found.end() :]
+    return rest[: rest.index("********************")]
+
+
+def test_lit_s_space_test_fails_on_an_unexpected_cell_and_says_which(llvm_22_1_8, lit_exe, repo_root):
+    lit = _lit_space(lit_exe, repo_root, "representative", "--param", "known_bugs=off")
+    assert lit.returncode == 1, lit.stderr[-2000:]
+    results = {name: result for result, _, name in _SPACE.findall(lit.stdout)}
+    assert results["mfma.f32.32x32x8f16"] == "FAIL"
+    assert re.search(r"^UNEXPECTED: mfma_f32_32x32x8f16\w* \[(sdag|gisel), gfx600, -O0\]: ", lit.stdout, re.M)
+
+
+def test_an_unknown_space_is_a_configuration_error(lit_exe, repo_root):
+    lit = subprocess.run(
+        [lit_exe, "--param", "space=ful", str(repo_root / "cases")], capture_output=True, text=True, cwd=repo_root
+    )
+    assert lit.returncode == 2 and "--param space takes files, representative or full, not 'ful'" in lit.stderr
+    assert "Traceback" not in lit.stderr

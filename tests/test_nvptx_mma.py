@@ -22,7 +22,7 @@ import pytest
 from harness.checks import litgen
 from harness.specs import cases, emit
 from harness.specs.cases import Case, FileClass, Planned
-from harness.targets import NVPTX, catalog, nvptx_rows
+from harness.targets import NVPTX, catalog, nvptx_rows, sms
 from harness.tools import declared, runner, toolchain
 from harness.tools import verdicts as V
 
@@ -327,8 +327,15 @@ def test_an_sm_without_the_instruction_cannot_select_it(records):
         (row.name, row.absent_sm) for row in ROWS if row.absent_sm
     }
     assert {r["cpu"] for r in absent} == {"sm_70", "sm_75", "sm_80", "sm_89", "sm_100a"}
-    assert {r["verdict"] for r in absent} == {V.CANNOT_SELECT}
-    assert all("Cannot select: intrinsic %llvm.nvvm.mma." in r["detail"] for r in absent)
+    # Given the row's PTX version (+ptx70), llc selects m16n8k8 bf16/tf32 for sm_75 and ptxas
+    # refuses it; every other absent cell aborts in the selector.
+    selected = {"mma.m16n8k8.row.col.bf16", "mma.m16n8k8.row.col.tf32"}
+    for r in absent:
+        if r["intrinsic"] in selected:
+            assert r["verdict"] == V.MC_REJECT and "requires .target sm_80 or higher" in r["detail"], r
+        else:
+            assert r["verdict"] == V.CANNOT_SELECT and "Cannot select: intrinsic %llvm.nvvm.mma." in r["detail"], r
+    assert {r["intrinsic"] for r in absent if r["verdict"] == V.MC_REJECT} == selected
 
 
 def test_a_wrong_signature_is_a_verifier_reject_naming_the_declaration(records):
@@ -473,12 +480,12 @@ def test_a_ptxas_rejection_inside_a_function_names_ptxas(nvptx_tc, tmp_path, mon
     assert outcome.verdict.detail.startswith("ptxas: Bad: mma.sync.aligned.m16n8k16"), outcome.verdict.detail
 
 
-def test_report_merges_nvptx_records_whose_register_classes_are_null(nvptx_tc, ptxas_path, cli, tmp_path):
+def test_report_merges_nvptx_records_without_register_counts(nvptx_tc, ptxas_path, cli, tmp_path):
     run = cli("run", "--spec", "nvptx-mma.yaml", "--filter", "mma_m16n8k8_row_col_tf32*", "--json", env={"PTXAS": ptxas_path})
     assert run.returncode == 0, run.stderr
     (tmp_path / "r.json").write_text(run.stdout)
     compiled = next(c for c in json.loads(run.stdout)["cases"] if c["verdict"] == V.PASS)
-    assert compiled["metrics"]["vgpr"] is None
+    assert "vgpr" not in compiled["metrics"]  # (AMDGPU's register counts: NVPTX has none)
     proc = cli("report", tmp_path / "r.json")
     assert proc.returncode == 0 and "mma.m16n8k8.row.col.tf32" in proc.stdout, proc.stderr
 
@@ -545,13 +552,85 @@ def test_try_nvptx_ptxas_crash_and_timeout_are_not_rejections(cli, nvptx_tc, bad
     assert record["verdict"] == verdict and detail in record["detail"], record
 
 
-def test_llc_default_ptx_is_the_version_llc_writes_for_each_sm(nvptx_tc):
-    """LLC_DEFAULT_PTX, which decides when a row needs -mattr=+ptxNN on an SM, is the PTX ISA
-    version llc itself writes there without -mattr (its `.version` line)."""
-    written = {}
-    for sm in nvptx_rows.SM_ORDER:
+def test_each_sm_s_ptx_version_is_the_one_llc_writes_there(nvptx_tc):
+    """The PTX ISA version that introduced each target (`sms`, which decides when a row needs
+    -mattr=+ptxNN) is the one llc writes there without -mattr, for every SM llc lists (llc
+    writes nothing older than PTX 3.2)."""
+    written, wanted = {}, {}
+    for sm in _listed_sms(nvptx_tc):
         run = nvptx_tc.run("llc", [f"-mtriple={NVPTX.triple}", f"-mcpu={sm}"], "define void @f() {\n  ret void\n}\n")
         found = re.search(r"^\.version (\d+)\.(\d)$", run.stdout, re.MULTILINE)
         assert run.ok and found, (sm, run.stderr)
         written[sm] = int(found.group(1)) * 10 + int(found.group(2))
-    assert written == nvptx_rows.LLC_DEFAULT_PTX
+        wanted[sm] = max(sms.BY_NAME[sm].ptx, 32)
+    assert len(written) >= 40 and written == wanted
+
+
+def _listed_sms(tc) -> list[str]:
+    run = tc.run("llc", [f"-mtriple={NVPTX.triple}", "-mcpu=help"], "")
+    block = (run.stdout + run.stderr).split("Available CPUs for this target:")[1].split("Available features")[0]
+    return [line.split()[0] for line in block.splitlines() if line.strip()]
+
+
+def test_every_sm_llc_lists_is_in_the_table(nvptx_tc):
+    listed = _listed_sms(nvptx_tc)
+    assert [s for s in listed if s not in sms.BY_NAME] == []
+
+
+# (row, target, has it): the PTX ISA's target rules written out by hand: a baseline feature from
+# its SM on, an `a` target's family features on that family's `a` and `f` targets (PTX 8.8).
+SM_FACTS = [
+    ("mma.m8n8k4.row.col.f16.f16", "sm_70", True),
+    ("mma.m8n8k4.row.col.f16.f16", "sm_72", True),
+    ("mma.m8n8k4.row.col.f16.f16", "sm_62", False),
+    ("mma.m16n8k16.row.col.f32.f32", "sm_86", True),
+    ("mma.m16n8k16.row.col.f32.f32", "sm_75", False),
+    ("mma.m16n8k16.row.col.f32.f32", "sm_121f", True),
+    ("mma.m16n8k32.row.col.f32.e4m3.e4m3.f32", "sm_88", False),  # FP8: sm_89 on
+    ("mma.m16n8k32.row.col.f32.e4m3.e4m3.f32", "sm_89", True),
+    ("mma.m16n8k32.row.col.f32.e4m3.e4m3.f32", "sm_110", True),
+    ("mma.m16n8k32.row.col.kind.f8f6f4.f32.e4m3.e4m3.f32", "sm_120f", True),
+    ("mma.m16n8k32.row.col.kind.f8f6f4.f32.e4m3.e4m3.f32", "sm_121a", True),
+    ("mma.m16n8k32.row.col.kind.f8f6f4.f32.e4m3.e4m3.f32", "sm_121f", True),
+    ("mma.m16n8k32.row.col.kind.f8f6f4.f32.e4m3.e4m3.f32", "sm_120", False),
+    ("mma.m16n8k32.row.col.kind.f8f6f4.f32.e4m3.e4m3.f32", "sm_121", False),
+    ("mma.m16n8k32.row.col.kind.f8f6f4.f32.e4m3.e4m3.f32", "sm_100f", False),  # another family
+    ("mma.m16n8k32.row.col.kind.f8f6f4.f32.e4m3.e4m3.f32", "sm_103a", False),
+    # the sparse block-scaled mxf4/mxf4nvf4: the family's `a` targets only (ptxas 13.0)
+    ("mma.block.scale.m16n8k64.row.col.mxf4.f32.e2m1.e2m1.f32.ue8m0", "sm_120f", True),
+    ("mma.sp.ordered.metadata.block.scale.m16n8k128.row.col.mxf4.f32.e2m1.e2m1.f32.ue8m0", "sm_120f", False),
+    ("mma.sp.ordered.metadata.block.scale.m16n8k128.row.col.mxf4.f32.e2m1.e2m1.f32.ue8m0", "sm_121f", False),
+    ("mma.sp.ordered.metadata.block.scale.m16n8k128.row.col.mxf4.f32.e2m1.e2m1.f32.ue8m0", "sm_121a", True),
+    ("mma.sp.ordered.metadata.block.scale.m16n8k64.row.col.mxf8f6f4.f32.e4m3.e4m3.f32.ue8m0", "sm_121f", True),
+]
+
+
+@pytest.mark.parametrize("name, sm, has", SM_FACTS)
+def test_which_targets_have_a_row_follows_the_ptx_isa(name, sm, has):
+    row = {r.name: r for r in nvptx_rows.ROWS}[name]
+    assert row.runs_on(sm) == has
+    assert any(f.runs_on(sm) for f in catalog.lookup_all(name)) == has
+
+
+def test_a_row_on_a_target_beyond_the_tables_cpus_gets_the_ptx_version_it_needs_there():
+    """m8n8k4 (PTX 6.4) on sm_72 (PTX 6.1) needs +ptx64; a row of PTX 8.5 on sm_86 (7.1) and
+    sm_90 (7.8) +ptx85, on sm_100a (8.6) nothing;
+    sm_120a's rows (8.7) on sm_121a (8.8) nothing; an entry's own CPUs keep its own -mattr."""
+    assert catalog.lookup("mma.m8n8k4.row.col.f16.f16", "sm_72").features_on("sm_72") == "+ptx64"
+    sp = catalog.lookup("mma.sp.ordered.metadata.m16n8k16.row.col.bf16", "sm_86")
+    assert sp.features_on("sm_86") == "+ptx85" and sp.features_on("sm_90") == "+ptx85" and sp.features_on("sm_100a") == ""
+    k = catalog.lookup("mma.m16n8k32.row.col.kind.f8f6f4.f32.e4m3.e4m3.f32", "sm_121a")
+    assert k.features_on("sm_121a") == "" and k.features_on("sm_120a") == k.features
+    for form in catalog.lookup_all("mma.m16n8k32.row.col.f32.e4m3.e5m2.f32"):
+        assert all(form.features_on(c) == form.features for c in form.cpus)
+
+
+def test_a_family_feature_compiles_on_its_family_and_is_refused_on_the_plain_target(nvptx_tc, cli):
+    """sm_120a's block-scaled mma on sm_121a: llc and ptxas take it (a pass, expected); on plain
+    sm_121 llc must refuse it (it aborts: the known bug of every absent NVPTX cell)."""
+    name = "mma.block.scale.m16n8k32.row.col.mxf8f6f4.scale.1x.f32.e4m3.e4m3.f32.ue8m0"
+    for sm, verdict, judgment in (("sm_121a", "pass", "expected"), ("sm_121", "cannot-select", "known-bug")):
+        proc = cli("try", "--intrinsic", name, "--cpu", sm, "--json")
+        assert proc.returncode == 0, proc.stderr[-2000:]
+        rec = json.loads(proc.stdout)
+        assert (rec["verdict"], rec["judgment"]) == (verdict, judgment), rec

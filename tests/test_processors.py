@@ -85,7 +85,7 @@ def test_a_wave64_form_needs_a_processor_with_wave64():
 
 
 def _try(cli, *args):
-    proc = cli("try", *args, "--json")
+    proc = cli("try", *args, "--json", *(() if "--selector" in args else ("--selector", "sdag")))
     assert proc.returncode in (0, 1) and "Traceback" not in proc.stderr, proc.stderr[-2000:]
     return proc.returncode, json.loads(proc.stdout)
 
@@ -158,7 +158,9 @@ def test_every_space_entry_of_known_bugs_names_cells_of_the_full_space(repo_root
     flags = dict.fromkeys(("intrinsic", "selector", "fmt_a", "fmt_b", "width_a", "width_b", "opt", "cpu", "pipeline"))
     args = argparse.Namespace(**flags, filter=None, shard=None)
     planned = selection.space(args, lambda t: tc.cpus(t.registered) if t.registered in tc.targets else None)
-    names = {g.filename for g in cases.group(planned)}
+    from harness.reports import expectations
+
+    names = {n for g in cases.group(planned) for n in expectations._names(g)}  # (as the Judge names a cell's file)
     data = yaml.safe_load((repo_root / "cases" / "known-bugs.yaml").read_text())
     globs = [g for e in data[tc.version] for g in ([e["files"]] if isinstance(e["files"], str) else e["files"])]
     space = [g.removeprefix("space/") for g in globs if g.startswith("space/")]
@@ -224,3 +226,23 @@ def test_a_generic_processor_compiles_with_its_code_object_version_on_llvm_19(cl
     code, rec = _try(cli, *args)
     assert (rec["verdict"], rec["judgment"], code) == ("pass", "expected", 0), rec["detail"]
     assert "--amdhsa-code-object-version=6" in rec["tools"][0]["argv"]
+
+
+def test_the_representative_space_is_the_row_s_processors_and_one_of_each_generation_without_it():
+    """Written out from the tables: the row's own CPUs, then per generation the first processor
+    without the instruction that is not a generic target (GCN has only generic ones)."""
+    from harness.specs import selection
+    from harness.targets import sms
+
+    amdgpu = [p.name for p in processors.AMDGPU_PROCESSORS]
+    got = selection.representatives(catalog.lookup_all("mfma.f32.32x32x8f16"), amdgpu)
+    assert got == [
+        *("gfx600", "gfx700", "gfx801", "gfx900", "gfx908", "gfx90a", "gfx942", "gfx950"),
+        *("gfx1010", "gfx1030", "gfx1100", "gfx1150", "gfx1200", "gfx1250"),
+    ]
+    nvptx = [s.name for s in sms.NVPTX_SMS]
+    got = selection.representatives(catalog.lookup_all("mma.m16n8k32.row.col.kind.f8f6f4.f32.e4m3.e4m3.f32"), nvptx)
+    assert got == [
+        *("sm_20", "sm_30", "sm_50", "sm_60", "sm_70", "sm_80", "sm_90"),
+        *("sm_100", "sm_110", "sm_120", "sm_120a"),
+    ]

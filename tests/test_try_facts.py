@@ -16,7 +16,8 @@ METRIC_KEYS = {"vgpr", "agpr", "sgpr", "scratch_loads", "scratch_stores", "instr
 
 
 def _try(cli, *args):
-    proc = cli("try", "--json", *args)
+    """One selector's record (SelectionDAG unless the args name one)."""
+    proc = cli("try", "--json", *args, *(() if "--selector" in args else ("--selector", "sdag")))
     assert proc.returncode == 0, proc.stderr
     return json.loads(proc.stdout)
 

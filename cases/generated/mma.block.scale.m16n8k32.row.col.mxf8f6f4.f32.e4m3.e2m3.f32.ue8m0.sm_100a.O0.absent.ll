@@ -3,8 +3,8 @@
 ; change the spec and run `harness expand` instead.
 ; llvm.nvvm.mma.block.scale.m16n8k32.row.col.mxf8f6f4.f32.e4m3.e2m3.f32.ue8m0 on sm_100a: 1 absent case(s).
 ; REQUIRES: nvptx-registered-target, cpu-sm_100a, llvm.nvvm.mma.block.scale.m16n8k32.row.col.mxf8f6f4.f32.e4m3.e2m3.f32.ue8m0
-; RUN: not llc -O0 -mtriple=nvptx64-nvidia-cuda -mcpu=sm_100a -global-isel=0 -o /dev/null < %s 2>&1 | FileCheck --check-prefix=ABSENT '--implicit-check-not=LLVM ERROR' '--implicit-check-not={{[Cc]annot select|unable to legalize|unable to translate}}' '--implicit-check-not={{ran out of registers|no registers from class|register allocation failed}}' %s
-; RUN: not llc -O0 -mtriple=nvptx64-nvidia-cuda -mcpu=sm_100a -global-isel=1 -global-isel-abort=1 -o /dev/null < %s 2>&1 | FileCheck --check-prefix=NOSEL %s
+; RUN: not llc -O0 -mtriple=nvptx64-nvidia-cuda -mcpu=sm_100a -mattr=+ptx87 -global-isel=0 -o /dev/null < %s 2>&1 | FileCheck --check-prefix=ABSENT '--implicit-check-not=LLVM ERROR' '--implicit-check-not={{[Cc]annot select|unable to legalize|unable to translate}}' '--implicit-check-not={{ran out of registers|no registers from class|register allocation failed}}' %s
+; RUN: not llc -O0 -mtriple=nvptx64-nvidia-cuda -mcpu=sm_100a -mattr=+ptx87 -global-isel=1 -global-isel-abort=1 -o /dev/null < %s 2>&1 | FileCheck --check-prefix=NOSEL %s
 ; NOSEL: error: target does not support generation of this file type
 
 define {float, float, float, float} @mma_block_scale_m16n8k32_row_col_mxf8f6f4_f32_e4m3_e2m3_f32_ue8m0__a_e4m3_v4__b_e2m3_v2(i32 %a0, i32 %a1, i32 %a2, i32 %a3, i32 %b0, i32 %b1, float %c0, float %c1, float %c2, float %c3) {

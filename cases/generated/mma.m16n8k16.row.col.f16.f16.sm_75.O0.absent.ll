@@ -3,8 +3,8 @@
 ; change the spec and run `harness expand` instead.
 ; llvm.nvvm.mma.m16n8k16.row.col.f16.f16 on sm_75: 1 absent case(s).
 ; REQUIRES: nvptx-registered-target, cpu-sm_75, llvm.nvvm.mma.m16n8k16.row.col.f16.f16
-; RUN: not llc -O0 -mtriple=nvptx64-nvidia-cuda -mcpu=sm_75 -global-isel=0 -o /dev/null < %s 2>&1 | FileCheck --check-prefix=ABSENT '--implicit-check-not=LLVM ERROR' '--implicit-check-not={{[Cc]annot select|unable to legalize|unable to translate}}' '--implicit-check-not={{ran out of registers|no registers from class|register allocation failed}}' %s
-; RUN: not llc -O0 -mtriple=nvptx64-nvidia-cuda -mcpu=sm_75 -global-isel=1 -global-isel-abort=1 -o /dev/null < %s 2>&1 | FileCheck --check-prefix=NOSEL %s
+; RUN: not llc -O0 -mtriple=nvptx64-nvidia-cuda -mcpu=sm_75 -mattr=+ptx70 -global-isel=0 -o /dev/null < %s 2>&1 | FileCheck --check-prefix=ABSENT '--implicit-check-not=LLVM ERROR' '--implicit-check-not={{[Cc]annot select|unable to legalize|unable to translate}}' '--implicit-check-not={{ran out of registers|no registers from class|register allocation failed}}' %s
+; RUN: not llc -O0 -mtriple=nvptx64-nvidia-cuda -mcpu=sm_75 -mattr=+ptx70 -global-isel=1 -global-isel-abort=1 -o /dev/null < %s 2>&1 | FileCheck --check-prefix=NOSEL %s
 ; NOSEL: error: target does not support generation of this file type
 
 define {<2 x half>, <2 x half>} @mma_m16n8k16_row_col_f16_f16__a_f16_v4__b_f16_v2(<2 x half> %a0, <2 x half> %a1, <2 x half> %a2, <2 x half> %a3, <2 x half> %b0, <2 x half> %b1, <2 x half> %c0, <2 x half> %c1) {

@@ -3,8 +3,8 @@
 ; change the spec and run `harness expand` instead.
 ; llvm.nvvm.mma.m16n8k64.row.col.u4.s4 on sm_75: 1 absent case(s).
 ; REQUIRES: nvptx-registered-target, cpu-sm_75, llvm.nvvm.mma.m16n8k64.row.col.u4.s4
-; RUN: not llc -O0 -mtriple=nvptx64-nvidia-cuda -mcpu=sm_75 -global-isel=0 -o /dev/null < %s 2>&1 | FileCheck --check-prefix=ABSENT '--implicit-check-not=LLVM ERROR' '--implicit-check-not={{[Cc]annot select|unable to legalize|unable to translate}}' '--implicit-check-not={{ran out of registers|no registers from class|register allocation failed}}' %s
-; RUN: not llc -O0 -mtriple=nvptx64-nvidia-cuda -mcpu=sm_75 -global-isel=1 -global-isel-abort=1 -o /dev/null < %s 2>&1 | FileCheck --check-prefix=NOSEL %s
+; RUN: not llc -O0 -mtriple=nvptx64-nvidia-cuda -mcpu=sm_75 -mattr=+ptx70 -global-isel=0 -o /dev/null < %s 2>&1 | FileCheck --check-prefix=ABSENT '--implicit-check-not=LLVM ERROR' '--implicit-check-not={{[Cc]annot select|unable to legalize|unable to translate}}' '--implicit-check-not={{ran out of registers|no registers from class|register allocation failed}}' %s
+; RUN: not llc -O0 -mtriple=nvptx64-nvidia-cuda -mcpu=sm_75 -mattr=+ptx70 -global-isel=1 -global-isel-abort=1 -o /dev/null < %s 2>&1 | FileCheck --check-prefix=NOSEL %s
 ; NOSEL: error: target does not support generation of this file type
 
 define {i32, i32, i32, i32} @mma_m16n8k64_row_col_u4_s4__a_u4_v4__b_s4_v2(i32 %a0, i32 %a1, i32 %a2, i32 %a3, i32 %b0, i32 %b1, i32 %c0, i32 %c1, i32 %c2, i32 %c3) {

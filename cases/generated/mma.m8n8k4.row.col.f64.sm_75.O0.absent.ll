@@ -3,8 +3,8 @@
 ; change the spec and run `harness expand` instead.
 ; llvm.nvvm.mma.m8n8k4.row.col.f64 on sm_75: 1 absent case(s).
 ; REQUIRES: nvptx-registered-target, cpu-sm_75, llvm.nvvm.mma.m8n8k4.row.col.f64
-; RUN: not llc -O0 -mtriple=nvptx64-nvidia-cuda -mcpu=sm_75 -global-isel=0 -o /dev/null < %s 2>&1 | FileCheck --check-prefix=ABSENT '--implicit-check-not=LLVM ERROR' '--implicit-check-not={{[Cc]annot select|unable to legalize|unable to translate}}' '--implicit-check-not={{ran out of registers|no registers from class|register allocation failed}}' %s
-; RUN: not llc -O0 -mtriple=nvptx64-nvidia-cuda -mcpu=sm_75 -global-isel=1 -global-isel-abort=1 -o /dev/null < %s 2>&1 | FileCheck --check-prefix=NOSEL %s
+; RUN: not llc -O0 -mtriple=nvptx64-nvidia-cuda -mcpu=sm_75 -mattr=+ptx70 -global-isel=0 -o /dev/null < %s 2>&1 | FileCheck --check-prefix=ABSENT '--implicit-check-not=LLVM ERROR' '--implicit-check-not={{[Cc]annot select|unable to legalize|unable to translate}}' '--implicit-check-not={{ran out of registers|no registers from class|register allocation failed}}' %s
+; RUN: not llc -O0 -mtriple=nvptx64-nvidia-cuda -mcpu=sm_75 -mattr=+ptx70 -global-isel=1 -global-isel-abort=1 -o /dev/null < %s 2>&1 | FileCheck --check-prefix=NOSEL %s
 ; NOSEL: error: target does not support generation of this file type
 
 define {double, double} @mma_m8n8k4_row_col_f64__a_f64_v1__b_f64_v1(double %a0, double %b0, double %c0, double %c1) {

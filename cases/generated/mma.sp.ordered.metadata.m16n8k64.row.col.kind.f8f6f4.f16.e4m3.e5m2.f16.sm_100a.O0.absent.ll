@@ -3,8 +3,8 @@
 ; change the spec and run `harness expand` instead.
 ; llvm.nvvm.mma.sp.ordered.metadata.m16n8k64.row.col.kind.f8f6f4.f16.e4m3.e5m2.f16 on sm_100a: 1 absent case(s).
 ; REQUIRES: nvptx-registered-target, cpu-sm_100a, llvm.nvvm.mma.sp.ordered.metadata.m16n8k64.row.col.kind.f8f6f4.f16.e4m3.e5m2.f16
-; RUN: not llc -O0 -mtriple=nvptx64-nvidia-cuda -mcpu=sm_100a -global-isel=0 -o /dev/null < %s 2>&1 | FileCheck --check-prefix=ABSENT '--implicit-check-not=LLVM ERROR' '--implicit-check-not={{[Cc]annot select|unable to legalize|unable to translate}}' '--implicit-check-not={{ran out of registers|no registers from class|register allocation failed}}' %s
-; RUN: not llc -O0 -mtriple=nvptx64-nvidia-cuda -mcpu=sm_100a -global-isel=1 -global-isel-abort=1 -o /dev/null < %s 2>&1 | FileCheck --check-prefix=NOSEL %s
+; RUN: not llc -O0 -mtriple=nvptx64-nvidia-cuda -mcpu=sm_100a -mattr=+ptx87 -global-isel=0 -o /dev/null < %s 2>&1 | FileCheck --check-prefix=ABSENT '--implicit-check-not=LLVM ERROR' '--implicit-check-not={{[Cc]annot select|unable to legalize|unable to translate}}' '--implicit-check-not={{ran out of registers|no registers from class|register allocation failed}}' %s
+; RUN: not llc -O0 -mtriple=nvptx64-nvidia-cuda -mcpu=sm_100a -mattr=+ptx87 -global-isel=1 -global-isel-abort=1 -o /dev/null < %s 2>&1 | FileCheck --check-prefix=NOSEL %s
 ; NOSEL: error: target does not support generation of this file type
 
 define {<2 x half>, <2 x half>} @mma_sp_ordered_metadata_m16n8k64_row_col_kind_f8f6f4_f16_e4m3_e5m2_f16__a_e4m3_v4__b_e5m2_v4(i32 %a0, i32 %a1, i32 %a2, i32 %a3, i32 %b0, i32 %b1, i32 %b2, i32 %b3, <2 x half> %c0, <2 x half> %c1) {

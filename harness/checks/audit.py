@@ -3,8 +3,9 @@
 Each `llc` RUN line runs as written (triple, CPU, -O level, selector, other flags; opt or other
 build tools before it too), except that llc writes text to stdout, with lit's substitutions made
 from the file's own directory; a RUN line with a command that would write, edit or run anything
-is not run (`autogen.guard`). Its text goes through llvm-mc with the RUN line's triple, CPU and
-features, and every assembler error is mapped back to the function whose body holds the line
+is not run (`autogen.guard`). Its text goes through the target's assembler — llvm-mc with the
+RUN line's triple, CPU and features for AMDGPU, ptxas for the RUN line's SM (or the `.target`
+llc wrote) for NVPTX — and every assembler error is mapped back to the function whose body holds the line
 (quoted names included). A verdict is given only for a function llc printed code for: one the
 text lacks is "not judged", an error no function holds is kept on the RUN line, and both keep
 the file from passing; llc printing none of them, or an assembler that prints errors and exits
@@ -24,7 +25,7 @@ from harness import files
 from harness.checks import check_lines
 from harness.checks.autogen import guard
 from harness.errors import InputError
-from harness.targets import AMDGPU
+from harness.targets import AMDGPU, NVPTX
 from harness.tools import commands, toolchain
 from harness.tools import verdicts as V
 from harness.tools.toolchain import Toolchain, ToolRun
@@ -37,7 +38,8 @@ _ASM_LABEL = re.compile(r'^("(?:[^"\\\n]|\\.)+"|[A-Za-z_.$][\w.$]*):', re.M)
 _DEFINE_LINE = re.compile(r'^define\b[^@]*@("[^"]+"|[\w.$-]+)\(.*\)([^()]*)\{\s*$', re.M)
 _TRIPLE_IR = re.compile(r'^target\s+triple\s*=\s*"([^"]+)"', re.M)
 _OUTPUT_FLAGS = re.compile(r"-{1,2}filetype=.*")
-AMDGPU_ARCHES = ("amdgcn", "r600")
+# The architectures of a triple whose text audit closes, and the target each one's text is for.
+AUDITED = {"amdgcn": AMDGPU, "nvptx64": NVPTX, "nvptx": NVPTX}
 # llc flags that make it write (or read) MIR instead of assembly: llvm-mc cannot judge that.
 _MIR_FLAGS = re.compile(r"--?(stop-after|stop-before|run-pass|start-after|start-before)(=.*)?")
 
@@ -106,6 +108,12 @@ class FileAudit:
         return out
 
 
+class NothingAudited(InputError):
+    """A file none of whose RUN lines could be audited: skipped among others, bad input alone."""
+
+    reason = ""  # why its first RUN line was not audited
+
+
 MAX_TEST_BYTES = 256 << 20  # the largest LLVM test files are a few MB
 
 
@@ -157,8 +165,11 @@ def audit_file(path: Path, tc: Toolchain) -> FileAudit:
             result.error = error
     if not result.error and not any(r.functions or r.unjudged for r in result.runs):
         # A gate that checked nothing must not pass: bad input, like update-checks' refusals.
-        why = "; ".join(f"line {r.line}: {r.skipped}" for r in result.runs if r.skipped) or "no llc RUN line"
-        raise InputError(f"nothing audited ({_cut(why)})", str(path))
+        reasons = [r.skipped for r in result.runs if r.skipped] or ["no llc RUN line"]
+        why = "; ".join(f"line {r.line}: {r.skipped}" for r in result.runs if r.skipped) or reasons[0]
+        nothing = NothingAudited(f"nothing audited ({_cut(why)})", str(path))
+        nothing.reason = reasons[0]
+        raise nothing
     return result
 
 
@@ -282,6 +293,7 @@ def _audit_run(
     audit.skipped = _cannot_audit(arch, triple)
     if audit.skipped:
         return ""
+    target = AUDITED[arch]
     missing = _missing_target(arch, cpu, tc)
     if missing:
         audit.functions = [FunctionAudit(n, V.UNSUPPORTED, missing) for n in defined(text)]
@@ -298,20 +310,12 @@ def _audit_run(
         audit.skipped = "" if error else "what llc reads here defines no function: nothing to audit"
         return error
     if remaining:
-        printed = _labels(gen.stdout, remaining)
-        if AMDGPU.text_marker.search(gen.stdout):  # llc's own text: what it left out is `no-code`
-            why = "llc exited 0 and printed its text, but no code for this function"
-            decided.update({n: FunctionAudit(n, V.NO_CODE, why) for n in remaining if n not in printed})
-        if not printed and not decided:
-            raise InputError(
-                f"llc printed code for none of the {len(remaining)} function(s) it was given "
-                f"({_describe(gen.stdout)}): no verdict comes from that",
-                str(path),
-                audit.line,
-            )
-        audit.unjudged = [n for n in remaining if n not in printed and n not in decided]
-        remaining = [n for n in remaining if n in printed]
-    if remaining:
+        remaining = _printed(path, target, gen, remaining, decided, audit)
+    if remaining and target is NVPTX:
+        # Without -mcpu, llc chose an SM; ptxas must assemble the text for the one it wrote.
+        cpu = cpu or _first(re.findall(r"^\.target (sm_\w+)", gen.stdout, re.M))
+        decided.update(_assemble_ptx(gen, remaining, cpu, audit, tc))
+    elif remaining:
         # Without -mcpu, llc chose a CPU; the assembler must parse the text for that one.
         cpu = cpu or _first(re.findall(r'^\s*\.amdgcn_target "[^"]*--(gfx\w+)', gen.stdout, re.M))
         features = _target_features(source, remaining)
@@ -325,11 +329,29 @@ def _audit_run(
     return ""
 
 
+def _printed(path: Path, target, gen: ToolRun, remaining: list[str], decided: dict, audit: RunAudit) -> list[str]:
+    """Of `remaining`, the functions llc printed code for; the others `no-code` (in llc's own
+    text for the target) or not judged. Code for none of them, in other text, is no verdict."""
+    printed = _labels(gen.stdout, remaining) if target is AMDGPU else set(V.split_functions(gen.stdout, set(remaining)))
+    if target.text_marker.search(gen.stdout):  # llc's own text: what it left out is `no-code`
+        why = "llc exited 0 and printed its text, but no code for this function"
+        decided.update({n: FunctionAudit(n, V.NO_CODE, why) for n in remaining if n not in printed})
+    if not printed and not decided:
+        raise InputError(
+            f"llc printed code for none of the {len(remaining)} function(s) it was given "
+            f"({_describe(gen.stdout)}): no verdict comes from that",
+            str(path),
+            audit.line,
+        )
+    audit.unjudged = [n for n in remaining if n not in printed and n not in decided]
+    return [n for n in remaining if n in printed]
+
+
 def _cannot_audit(arch: str, triple: str) -> str:
     if arch == "r600":
         return "R600 text: llvm-mc cannot assemble it"
-    if arch not in AMDGPU_ARCHES:
-        return f"not an AMDGPU RUN line (triple {triple or 'unknown'}); audit closes AMDGPU output only"
+    if arch not in AUDITED:
+        return f"not an AMDGPU or NVPTX RUN line (triple {triple or 'unknown'}): no assembler to close its text"
     return ""
 
 
@@ -354,13 +376,17 @@ def _compile(path: Path, args: list[str], source: str, names: list[str], tc: Too
             decided.update({n: FunctionAudit(n, V.TIMEOUT, "llc timed out") for n in remaining})
             return gen, decided, [], ""
         kind, fn, reason = V.llc_failure(gen.stderr, gen.returncode)
-        if fn not in remaining:
+        failed: dict = {fn: (kind, reason)} if fn in remaining else {}
+        if not failed:
+            source, failed = _refused_by_verifier(gen.stderr, source, remaining, tc)
+        if not failed:
             return gen, decided, [], f"llc cannot compile {path}: {_head(gen.stderr)}"
-        decided[fn] = FunctionAudit(fn, kind, reason)
-        remaining.remove(fn)
+        for name, (kind, reason) in failed.items():
+            decided[name] = FunctionAudit(name, kind, reason)
+            remaining.remove(name)
         if not remaining:
             return gen, decided, [], ""
-        source, problem = _without(source, fn, tc)
+        source, problem = _without(source, list(failed), tc)
         if problem:
             decided.update({n: FunctionAudit(n, V.UNSUPPORTED, problem) for n in remaining})
             return gen, decided, [], ""
@@ -431,12 +457,43 @@ def _text_output(args: tuple[str, ...]) -> list[str]:
     return out
 
 
-def _without(source: str, fn: str, tc: Toolchain) -> tuple[str, str]:
-    """The module without `fn` (llvm-extract --delete), to compile the other functions."""
+def _without(source: str, names: list[str], tc: Toolchain) -> tuple[str, str]:
+    """The module without the functions `names` (llvm-extract --delete), to compile the others."""
+    fns = ", ".join(names)
     if not tc.tool("llvm-extract"):
-        return "", f"llc failed on {fn}; this build has no llvm-extract to compile the rest without it"
-    run = tc.run("llvm-extract", ["--delete", f"--func={fn}", "-S", "-o", "-"], source)
-    return (run.stdout, "") if run.ok else ("", f"llvm-extract cannot remove {fn}: {_head(run.stderr)}")
+        return "", f"llc failed on {fns}; this build has no llvm-extract to compile the rest without it"
+    run = tc.run("llvm-extract", ["--delete", *(f"--func={n}" for n in names), "-S", "-o", "-"], source)
+    return (run.stdout, "") if run.ok else ("", f"llvm-extract cannot remove {fns}: {_head(run.stderr)}")
+
+
+def _refused_by_verifier(stderr: str, source: str, names: list[str], tc: Toolchain) -> tuple[str, dict]:
+    """(the module as the build prints it, function -> (verifier-reject, its message)) for each
+    instruction the IR verifier printed that one of `names` holds, found by its text in the
+    printed module (the verifier names no function; the test may spread a call over lines)."""
+    if "cannot be verified" not in stderr and "is broken" not in stderr:
+        return source, {}
+    printed = tc.run("opt", ["-S", "-disable-verify"], source)
+    if not printed.ok:
+        return source, {}
+    source = printed.stdout
+    holders: dict[str, set[str]] = {}  # an instruction's text -> the functions that hold it
+    current = ""
+    for line in source.splitlines():
+        m = _DEFINE.match(line)
+        current = m.group(2).strip('"') if m else ("" if line.startswith("}") else current)
+        if current in names and line.strip():
+            holders.setdefault(line.strip(), set()).add(current)
+    # Only a text one function alone holds names it: the same text in two is no attribution.
+    where = {text: next(iter(fns)) for text, fns in holders.items() if len(fns) == 1}
+    out: dict[str, tuple[V.VerdictCode, str]] = {}
+    message = ""
+    for line in stderr.splitlines():
+        fn = where.get(line.strip())
+        if fn and fn not in out:
+            out[fn] = (V.VERIFIER_REJECT, message or "the IR verifier refused it")
+        elif not line.startswith((" ", "\t")) and line.strip():
+            message = line.strip()
+    return source, out
 
 
 def _assemble(
@@ -465,14 +522,41 @@ def _assemble(
             raise InputError(f"{mc.argv[0]} exited {mc.returncode} and printed nothing: no verdict comes from it")
         why = f"llvm-mc failed without naming a line: {_head(mc.stderr)}"
         return {n: FunctionAudit(n, V.CRASH, why) for n in names}
-    return _attribute(gen.stdout, errors, names, everyone, audit)
+    return _attribute(gen.stdout, errors, names, _owners(gen.stdout, set(everyone)), audit, "llvm-mc")
 
 
-def _attribute(asm: str, errors, names: list[str], everyone: list[str], audit: RunAudit) -> dict[str, FunctionAudit]:
-    """Each located assembler error charged to the function whose body holds its line; one that
-    no function holds is kept on the RUN line (it keeps the audit from passing)."""
+def _assemble_ptx(gen: ToolRun, names: list[str], cpu: str | None, audit: RunAudit, tc: Toolchain) -> dict[str, FunctionAudit]:
+    """Verdicts of `names` from ptxas over llc's PTX, for the SM of the RUN line (or of the text)."""
+    if not tc.tool("ptxas"):
+        why = "no ptxas to close llc's text (set $PTXAS or put it on PATH)"
+        return {n: FunctionAudit(n, V.UNSUPPORTED, why) for n in names}
+    if not cpu:
+        return {n: FunctionAudit(n, V.UNSUPPORTED, "llc's text names no .target SM for ptxas") for n in names}
+    closing = NVPTX.closing(cpu, NVPTX.stdin_name)
+    run = tc.run(closing.tool, list(closing.args), gen.stdout)
+    if run.timed_out:
+        return {n: FunctionAudit(n, V.TIMEOUT, "ptxas timed out") for n in names}
+    if run.returncode is not None and run.returncode < 0:
+        return {n: FunctionAudit(n, V.CRASH, f"ptxas killed by signal {-run.returncode}") for n in names}
+    said = f"{run.stderr}\n{run.stdout}"  # (ptxas may print its errors on stdout)
+    errors = V.located_errors(said)
+    if run.ok and (errors or V.says_error(said)):  # errors with success: no verdict
+        raise InputError(f"{run.argv[0]} exited 0 but printed errors: {_cut(V.first_error(said), 200)}")
+    if not run.ok and not errors:
+        # ptxas stopped before any line (an SM or PTX version it does not know): it cannot judge.
+        why = f"ptxas cannot judge this text: {_cut(V.first_error(said) or _head(said), 200)}"
+        return {n: FunctionAudit(n, V.UNSUPPORTED, why) for n in names}
+    found = _attribute(gen.stdout, errors, names, V.asm_owners(gen.stdout, set(names)), audit, "ptxas")
+    for fa in found.values():
+        fa.message = f"ptxas: {fa.message}" if fa.message else ""
+    return found
+
+
+def _attribute(asm: str, errors, names: list[str], owners, audit: RunAudit, tool: str) -> dict[str, FunctionAudit]:
+    """Each located assembler error charged to the function whose body holds its line (`owners`:
+    line -> function); one that no function holds is kept on the RUN line (it keeps the audit
+    from passing)."""
     asm_lines = asm.splitlines()
-    owners = _owners(asm, set(everyone))
     out = {n: FunctionAudit(n, V.PASS) for n in names}
     for line, _, message in errors:
         fn = owners.get(line)
@@ -488,7 +572,7 @@ def _attribute(asm: str, errors, names: list[str], everyone: list[str], audit: R
             fa.verdict, fa.message = V.MC_REJECT, f"{message}: {instr}" if instr else message
         fa.rejected_lines.append(instr)
     if audit.unattributed:
-        audit.note = "llvm-mc errors outside any function: " + "; ".join(audit.unattributed[:3])
+        audit.note = f"{tool} errors outside any function: " + "; ".join(audit.unattributed[:3])
     return out
 
 
@@ -505,9 +589,9 @@ def _head(stderr: str, lines: int = 3) -> str:
     return " | ".join(kept) or "no message"
 
 
-def table(audits: list[FileAudit]) -> str:
-    """One line per RUN line and function that is not `pass`, then the counts."""
-    out: list[str] = []
+def table(audits: list[FileAudit], skipped: list[NothingAudited] = ()) -> str:  # type: ignore[assignment]
+    """One line per skipped file, RUN line and function that is not `pass`, then the counts."""
+    out: list[str] = [f"{exc.path}: skipped: {exc.message}" for exc in skipped]
     counts: dict[V.VerdictCode, int] = {}
     for fa in audits:
         if fa.error:
@@ -527,4 +611,14 @@ def table(audits: list[FileAudit]) -> str:
     unjudged = sum(len(r.unjudged) for fa in audits for r in fa.runs)
     parts = [f"{counts[v]} {v}" for v in V.ALL if v in counts] + ([f"{unjudged} not judged"] if unjudged else [])
     summary = ", ".join(parts) or "no llc RUN line audited"
-    return "\n".join(out + [f"{len(audits)} file(s): {summary}"])
+    return "\n".join(out + [f"{len(audits)} file(s): {summary}" + _skipped_summary(skipped)])
+
+
+def _skipped_summary(skipped) -> str:
+    """`; N file(s) skipped (why: n, ...)`: each file's first reason, counted."""
+    if not skipped:
+        return ""
+    reasons: dict[str, int] = {}
+    for exc in skipped:
+        reasons[exc.reason] = reasons.get(exc.reason, 0) + 1
+    return f"; {len(skipped)} file(s) skipped (" + ", ".join(f"{why}: {n}" for why, n in reasons.items()) + ")"

@@ -85,7 +85,7 @@ def add_parser(sub, formatter_class) -> argparse.ArgumentParser:
     p.add_argument("--invert", action="store_true", help="swap good and bad (hunt the commit that fixed it)")
     selection.add_spec_flags(p)
     selection.add_space_flag(p)
-    selection.add_case_flags(p, selector_default=None)
+    selection.add_case_flags(p)
     p.add_argument("-j", "--jobs", type=selection.jobs, default=None, metavar="N", help="parallel tool runs (default: cores)")
     selection.add_timeout(p)
     return p
@@ -146,7 +146,7 @@ def _step(args, planned) -> int:
     build = f"LLVM {version} ({_digest(tc.require('llc'))}) at {tc.bin_dir}"
     if missing:
         return _decide(SKIP, f"{build} lacks {', '.join(missing)}", invert)
-    if args.space == "full":  # the space of this build: the processors its llc lists
+    if args.space != "specs":  # the space of this build: the processors its llc lists
         planned = _own_selectors(selection.space(args, lambda t: tc.cpus(t.registered) if t.registered in tc.targets else None))
     runner = Runner(tc, args.jobs, facts=False)
     groups = cases.group(planned)

@@ -301,7 +301,7 @@ def add_parser(sub, formatter_class=argparse.RawDescriptionHelpFormatter) -> arg
     )
     selection.add_spec_flags(p)
     selection.add_space_flag(p)
-    selection.add_case_flags(p, None)
+    selection.add_case_flags(p)
     p.add_argument(
         "--llvm-bin",
         action="append",

@@ -175,6 +175,15 @@ def in_words(j: Judged) -> str:
     return f"{j.judgment} (a correct build gives {j.expected})"
 
 
+def in_brief(j: Judged) -> str:
+    """One cell's judgment in a few words, for a line of its own."""
+    if j.judgment == Judgment.NOT_JUDGED:
+        return "not judged"
+    if j.judgment == Judgment.EXPECTED:
+        return "expected"
+    return f"{'known bug' if j.judgment == Judgment.KNOWN_BUG else 'UNEXPECTED'} (expected {j.expected})"
+
+
 def record(j: Judged) -> dict:
     """The JSON fields a cell's judgment adds to its record."""
     out = {"expected": str(j.expected), "judgment": str(j.judgment), "file": j.file}

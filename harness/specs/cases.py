@@ -258,16 +258,16 @@ class Planned:
 def llc_command(where: Case | Group, selector: Selector, obj: bool = False) -> commands.Command:
     """`where` is a Case or a Group: anything with intrinsic, cpu and opt."""
     intr = where.intrinsic
-    return intr.target.llc(where.cpu, where.opt, selector, obj, intr.features)
+    return intr.target.llc(where.cpu, where.opt, selector, obj, intr.features_on(where.cpu))
 
 
 def mc_command(where: Case | Group, text_file: str = "-") -> commands.Command:
     """The assembler that closes llc's text for the intrinsic's target, reading `text_file`."""
-    return where.intrinsic.target.closing(where.cpu, text_file, where.intrinsic.features)
+    return where.intrinsic.target.closing(where.cpu, text_file, where.intrinsic.features_on(where.cpu))
 
 
 def opt_command(where: Case | Group, pipeline: str, disable_verify: bool = False) -> commands.Command:
-    return where.intrinsic.target.opt(where.cpu, pipeline, disable_verify, where.intrinsic.features)
+    return where.intrinsic.target.opt(where.cpu, pipeline, disable_verify, where.intrinsic.features_on(where.cpu))
 
 
 def widths_for(policy: object, source: catalog.Source, fmt: int) -> list[int]:

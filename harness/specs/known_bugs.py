@@ -18,32 +18,7 @@ def load(cases_dir: Path) -> dict[str, list[tuple[str, str]]]:
     path = cases_dir / FILENAME
     if not path.exists():
         return {}
-    try:
-        text = path.read_bytes().decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise InputError("not UTF-8 text", str(path), path.read_bytes()[: exc.start].count(b"\n") + 1) from None
-    except OSError as exc:
-        raise InputError(f"cannot read: {exc.strerror}", str(path)) from None
-    deep = flow_too_deep(text)
-    if deep is not None:
-        raise InputError(f"invalid YAML: more than {MAX_FLOW_DEPTH} [ or {{ open at once", str(path), *deep)
-    try:
-        root = yaml.compose(text)
-        _no_duplicate_versions(root, path)
-        data = yaml.safe_load(text) or {}
-    except yaml.MarkedYAMLError as exc:
-        # Some errors carry only a context mark, or none (as harness.specs.spec reads them).
-        mark = exc.problem_mark or exc.context_mark
-        line, col = (mark.line + 1, mark.column + 1) if mark else (None, None)
-        raise InputError(f"invalid YAML: {exc.problem or exc.context}", str(path), line, col) from None
-    except yaml.reader.ReaderError as exc:
-        raise reader_error(exc, text, str(path)) from None
-    except yaml.YAMLError as exc:
-        raise InputError(f"invalid YAML: {str(exc).splitlines()[0]}", str(path)) from None
-    except ValueError:  # (int() past Python's digit limit)
-        raise InputError("invalid YAML: a number too long to read", str(path)) from None
-    except RecursionError:
-        raise InputError("invalid YAML: nested too deeply", str(path)) from None
+    root, data = _parsed(path)
     if not isinstance(data, dict) or not isinstance(root, (yaml.MappingNode, type(None))):
         raise InputError("expected a mapping of LLVM version -> list of {files, reason}", str(path), 1, 1)
     out: dict[str, list[tuple[str, str]]] = {}
@@ -75,6 +50,37 @@ def load(cases_dir: Path) -> dict[str, list[tuple[str, str]]]:
                 )
             out.setdefault(version, []).extend((g, " ".join(reason.split())) for g in globs)
     return out
+
+
+def _parsed(path: Path):
+    """(the YAML node tree, the data) of the known-bugs file; bad YAML is bad input, with where."""
+    try:
+        text = path.read_bytes().decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise InputError("not UTF-8 text", str(path), path.read_bytes()[: exc.start].count(b"\n") + 1) from None
+    except OSError as exc:
+        raise InputError(f"cannot read: {exc.strerror}", str(path)) from None
+    deep = flow_too_deep(text)
+    if deep is not None:
+        raise InputError(f"invalid YAML: more than {MAX_FLOW_DEPTH} [ or {{ open at once", str(path), *deep)
+    try:
+        root = yaml.compose(text)
+        _no_duplicate_versions(root, path)
+        data = yaml.safe_load(text) or {}
+    except yaml.MarkedYAMLError as exc:
+        # Some errors carry only a context mark, or none (as harness.specs.spec reads them).
+        mark = exc.problem_mark or exc.context_mark
+        line, col = (mark.line + 1, mark.column + 1) if mark else (None, None)
+        raise InputError(f"invalid YAML: {exc.problem or exc.context}", str(path), line, col) from None
+    except yaml.reader.ReaderError as exc:
+        raise reader_error(exc, text, str(path)) from None
+    except yaml.YAMLError as exc:
+        raise InputError(f"invalid YAML: {str(exc).splitlines()[0]}", str(path)) from None
+    except ValueError:  # (int() past Python's digit limit)
+        raise InputError("invalid YAML: a number too long to read", str(path)) from None
+    except RecursionError:
+        raise InputError("invalid YAML: nested too deeply", str(path)) from None
+    return root, data
 
 
 _STR = "tag:yaml.org,2002:str"

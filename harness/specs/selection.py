@@ -24,8 +24,8 @@ from harness.tools.commands import Selector
 DEFAULT_CASES = Path(__file__).resolve().parents[2] / "cases"
 
 
-def add_case_flags(p: argparse.ArgumentParser, selector_default: Selector | None) -> None:
-    """`harness try`'s flags for one case. `selector_default` None: both selectors."""
+def add_case_flags(p: argparse.ArgumentParser, one_case: bool = False) -> None:
+    """`harness try`'s flags for one case (`one_case`), or flags that narrow many cases."""
     p.add_argument(
         "--intrinsic",
         action="append",
@@ -44,15 +44,15 @@ def add_case_flags(p: argparse.ArgumentParser, selector_default: Selector | None
     p.add_argument(
         "--selector",
         choices=[s.value for s in SELECTORS],  # plain text: argparse's messages repr() its choices
-        default=selector_default,
-        help="instruction selector (default: %s)" % (selector_default or "both"),
+        default=None,
+        help="instruction selector (default: each the target has, sdag and gisel on AMDGPU)",
     )
     p.add_argument("-O", dest="opt", type=int, choices=cases.OPT_LEVELS, default=None, help="llc -O level (default 0)")
     p.add_argument(
         "--cpu",
         default=None,
         help="the CPU (an AMDGPU gfx name, an NVPTX sm_NN); default: the intrinsic's first"
-        if selector_default
+        if one_case
         else "only cases on this CPU (an AMDGPU gfx name, an NVPTX sm_NN); one case named by the other flags runs there",
     )
     p.add_argument(
@@ -91,14 +91,19 @@ def add_spec_flags(p: argparse.ArgumentParser) -> None:
     )
 
 
+SPACES = ("specs", "representative", "full")
+
+
 def add_space_flag(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--space",
-        choices=("specs", "full"),
+        choices=SPACES,
         default="specs",
         help="specs: the specs' cases (default; lit's files); full: the whole space, every matrix intrinsic "
-        "on every processor of the table (that the build lists, for run), its wave32 and wave64 forms, both "
-        "selectors, -O0 and -O2, each cell held against the ISA's expectation (the case flags narrow it)",
+        "on every processor of the tables (that the build lists, for run), its wave32 and wave64 forms, both "
+        "selectors, -O0 and -O2, each cell held against the ISA's expectation (the case flags narrow it); "
+        "representative: of those, each intrinsic on the processors its row lists and on one processor "
+        "of each generation without it (lit: --param space=full or representative)",
     )
 
 
@@ -202,21 +207,19 @@ def check_cpu(target, cpu: str) -> None:
             + (
                 f" (did you mean {', '.join(hint)}?)"
                 if hint
-                else f" ({len(known)} in its table, harness/targets/processors.py)"
-                if target.name == "amdgpu"
-                else f" (known: {', '.join(known)})"
+                else f" ({len(known)} in its table, harness/targets/{'processors' if target.name == 'amdgpu' else 'sms'}.py)"
             )
         )
 
 
 def target_cpus(target) -> list[str]:
     """Every processor of a target the harness holds expectations for: AMDGPU's processor
-    table (canonical names), NVPTX's SMs."""
+    table (canonical names), NVPTX's table of targets."""
     if target.name == "amdgpu":
         return [p.name for p in processors.AMDGPU_PROCESSORS]
-    from harness.targets import nvptx_rows
+    from harness.targets import sms
 
-    return list(nvptx_rows.SM_ORDER)
+    return [s.name for s in sms.NVPTX_SMS]
 
 
 def _cut(text: str, limit: int = 60) -> str:
@@ -298,7 +301,7 @@ def planned(args, direct_ok: bool = True) -> list[Planned]:
     With `direct_ok`, --intrinsic and a format for each source that needs one (and no --spec or
     --filter), the one case those flags name, as `harness try` builds it. Otherwise the specs'
     cases, narrowed by every flag given; a selection that matches nothing is an input error."""
-    if getattr(args, "space", "specs") == "full":  # (run asks with its build's processors)
+    if getattr(args, "space", "specs") != "specs":  # (run asks with its build's processors)
         return space(args, target_cpus)
     selectors = (Selector(args.selector),) if args.selector else SELECTORS
     names = [i for n in args.intrinsic or [] for i in lookup_all(n)]
@@ -345,7 +348,8 @@ def space(args, known_cpus) -> list[Planned]:
     each processor the name's default-wave form (the one that runs there, else the one for a
     processor without it), and where the name has wave64 forms and the processor is not
     wave64-only, one of those too. Sources at their first format and exact width; immargs at
-    their lowest values."""
+    their lowest values. `args.space` "representative" keeps, of each name's processors, those
+    its row lists and the first of each generation without it (`representatives`)."""
     if getattr(args, "spec", None):
         raise InputError("--spec names the specs' cases; --space full is every cell of the build, not a spec's")
     names = {i.base or i.name for n in args.intrinsic or [] for i in lookup_all(n)}
@@ -356,7 +360,8 @@ def space(args, known_cpus) -> list[Planned]:
         for base, forms in catalog.BY_BASE.items():
             if forms[0].target is not target or (names and base not in names):
                 continue
-            for cpu in cpus:
+            chosen = representatives(forms, cpus) if getattr(args, "space", "full") == "representative" else cpus
+            for cpu in chosen:
                 for form in _space_forms(forms, cpu):
                     for opt in SPACE_OPT_LEVELS:
                         fa, fb = form.a.formats[0], form.b.formats[0]
@@ -370,6 +375,33 @@ def space(args, known_cpus) -> list[Planned]:
     return shard_of(out, *shard) if shard else out
 
 
+def representatives(forms: tuple[catalog.Intrinsic, ...], cpus: list[str]) -> list[str]:
+    """Of `cpus` (table order), those the name's row lists and, of each generation (AMDGPU's
+    ISA generation, an NVPTX target's major version), the first processor without the
+    instruction that is not a generic target."""
+    own = {c for f in forms for c in f.cpus}
+    seen: set[str] = set()
+    out = []
+    for cpu in cpus:
+        generation = generation_of(forms[0].target, cpu)
+        if cpu in own:
+            out.append(cpu)
+        elif generation not in seen and not processors.is_generic(cpu):
+            if not any(f.runs_on(cpu) for f in forms):
+                seen.add(generation)
+                out.append(cpu)
+    return out
+
+
+def generation_of(target, cpu: str) -> str:
+    """A processor's generation: AMDGPU's from its table, an NVPTX target's major version."""
+    from harness.targets import sms
+
+    if target.name == "amdgpu":
+        return processors.BY_NAME[cpu].generation
+    return f"sm_{sms.BY_NAME[cpu].family}x"
+
+
 def _canonical_cpu(args):
     """`args` with --cpu under its canonical name; a name no target's table has is bad input."""
     if getattr(args, "cpu", None) is None:
@@ -377,7 +409,7 @@ def _canonical_cpu(args):
     from harness.targets import AMDGPU, NVPTX
 
     if args.cpu not in target_cpus(NVPTX):
-        check_cpu(AMDGPU, args.cpu)
+        check_cpu(NVPTX if args.cpu.startswith("sm_") else AMDGPU, args.cpu)
     return argparse.Namespace(**{**vars(args), "cpu": processors.canonical(args.cpu)})
 
 

@@ -2,7 +2,7 @@
 
 A spec file is a mapping with an optional `description` and a `matrix`: a list of blocks. Each
 block names values (or lists of values) for the case dimensions; lists expand as a cartesian
-product, and `exclude` entries drop combinations. See README "Adding cases".
+product, and `exclude` entries drop combinations. See docs/rows.md, "Adding cases".
 
 A file may instead (or also) hold `gemm`: the NVPTX tiled-gemm blocks that
 `harness.nvptx.gemm_spec` reads through `sections` and `located_blocks`; the matrix planning

@@ -190,6 +190,11 @@ class Intrinsic:
     # Rows that LLVM declares together (nvptx_rows.Row.cohort): their cases on one CPU, -O level
     # and check share lit files. "": the entry's cases have lit files of their own.
     cohort: str = ""
+    # An NVPTX row's oldest SM and PTX ISA version: where it runs among every target (`sms`)
+    # beyond `cpus`, and the -mattr it needs there ("": a row the ISA does not have).
+    min_sm: str = ""
+    min_ptx: int = 0
+    family_targets: bool = True  # an `a`-target row: the family's `f` targets have it too
 
     @property
     def triple(self) -> str:
@@ -197,14 +202,28 @@ class Intrinsic:
 
     def runs_on(self, cpu: str) -> bool:
         """Whether `cpu` has this instruction, in this entry's wave size (a wave64 form needs a
-        processor with wave64; any other runs in the processor's own): one of its CPUs, or an
-        AMDGPU processor the processor table says has what they have (`processors.has`)."""
+        processor with wave64; any other runs in the processor's own): one of its CPUs, an
+        AMDGPU processor the processor table says has what they have (`processors.has`), or an
+        NVPTX target the ISA's rules give the row (`sms.has`; another form's CPUs included: the
+        forms of a row differ in -mattr alone, which `features_on` gives per target)."""
         if self.target is not AMDGPU:
-            return cpu in self.cpus
+            from harness.targets import sms
+
+            return cpu in self.cpus or (bool(self.min_sm) and sms.has(self.min_sm, cpu, self.family_targets))
         from harness.targets import processors
 
         has = processors.has(self.cpus, self.base or self.name, cpu)
         return has and (self.features != WAVE64 or processors.runs_wave64(cpu))
+
+    def features_on(self, cpu: str) -> str:
+        """llc's (and the assembler's) -mattr on `cpu`: the entry's own on its CPUs; on any
+        other NVPTX target, the row's PTX ISA version where the target's own is older (a target
+        without the row then refuses the instruction, not its PTX version)."""
+        if self.min_ptx and cpu not in self.cpus:
+            from harness.targets import sms
+
+            return sms.ptx_feature(self.min_ptx, cpu)
+        return self.features
 
     def mnemonics(self, cpu: str) -> tuple[str, ...]:
         """Every mnemonic a correct build may print for this intrinsic on `cpu`."""
@@ -563,6 +582,9 @@ def _nvptx_entries(row: nvptx_rows.Row) -> list[Intrinsic]:
                 returns=True,
                 fragments=True,
                 cohort=row.cohort,
+                min_sm=row.min_sm if row.isa else "",
+                min_ptx=row.min_ptx,
+                family_targets=row.family_targets,
             )
         )
     return out
@@ -664,6 +686,7 @@ def _quoted(name: str, limit: int = 60) -> str:
 def lookup(name: str, cpu: str | None = None) -> Intrinsic:
     """The one entry a name means: of several forms, the wave32 one that runs on `cpu` (else the first)."""
     found = lookup_all(name)
-    fits = [i for i in found if cpu is None or i.runs_on(cpu)]
+    # (a form whose own CPUs hold `cpu` first: an NVPTX row's forms all run on each other's)
+    fits = [i for i in found if cpu in i.cpus] or [i for i in found if cpu is None or i.runs_on(cpu)]
     absent = [i for i in found if i.absent_cpu == cpu] or [i for i in found if not i.features]
     return next((i for i in fits if not i.features), (fits or absent or list(found))[0])

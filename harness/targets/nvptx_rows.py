@@ -26,6 +26,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from itertools import product
 
+from harness.targets import sms
+
 # IR type of one fragment register per PTX type (IntrinsicsNVVM.td, wmma.py MMAType.llvm_type):
 # f16 pairs as <2 x half>, f32 and f64 as themselves, everything else packed into an i32.
 IR_REGISTER = {
@@ -47,18 +49,10 @@ IR_REGISTER = {
     "e2m1": "i32",
 }
 
-# Every SM a row may name, oldest first. An `a` target adds arch-specific features to its
-# family's baseline: the PTX ISA lists those features for that target alone (sm_90a's are not on
-# sm_100a, sm_100a's not on sm_120a), while a baseline feature of sm_X is on every target from
-# sm_X on, `a` or not. So a row whose oldest SM is an `a` target runs there only; any other row
-# runs on every SM from its oldest on.
+# The SMs a row may name as its oldest, oldest first; each row's absent SM is the one before
+# its own here. Where a row runs among all targets follows the ISA's rules in `sms`.
 SM_ORDER = ("sm_70", "sm_75", "sm_80", "sm_89", "sm_90", "sm_90a", "sm_100a", "sm_120a")
 
-# The PTX ISA version llc 22.1.8 writes for each SM without -mattr (the version that introduced
-# the target: `llc -mcpu=<sm>` prints `.version`). A row newer than that needs -mattr=+ptxNN
-# there; llc 22 refuses a +ptxNN older than the SM's own ("PTX version 8.4 does not support
-# target 'sm_100a'"), so a row's -mattr is per SM.
-LLC_DEFAULT_PTX = {"sm_70": 60, "sm_75": 63, "sm_80": 70, "sm_89": 78, "sm_90": 78, "sm_90a": 80, "sm_100a": 86, "sm_120a": 87}
 
 F8 = ["e4m3", "e5m2"]
 F8F6F4 = ["e4m3", "e5m2", "e3m2", "e2m3", "e2m1"]
@@ -240,6 +234,10 @@ class Row:
     # The oldest and newest LLVM releases of those the harness is tested on (LLVM_RELEASES) that
     # declare the intrinsic (0: every newer one too); a test reads them off the builds' headers.
     llvm: tuple[int, int] = (22, 0)
+    # An `a`-target row's family `f` targets have it too (`sms.has`); False: its family's `a`
+    # targets only (the sparse block-scaled .kind::mxf4 and .kind::mxf4nvf4: ptxas 13.0 refuses
+    # them on sm_120f and sm_121f, "Sparse mma with block scale not supported on .target").
+    family_targets: bool = True
 
     @property
     def signature(self) -> str:
@@ -303,13 +301,8 @@ class Row:
         return ".".join(words) + f".ptx{self.min_ptx}.llvm{first}" + (f"-{last}" if last else "")
 
     def runs_on(self, sm: str) -> bool:
-        """Whether `sm` has the instruction: an `a` minimum names that target alone, any other
-        minimum every SM from it on (SM_ORDER); none for a row the ISA does not have."""
-        if not self.isa:
-            return False
-        if self.min_sm.endswith("a"):
-            return sm == self.min_sm
-        return SM_ORDER.index(sm) >= SM_ORDER.index(self.min_sm)
+        """Whether target `sm` has the instruction (`sms.has`); none has a row the ISA does not."""
+        return self.isa and sms.has(self.min_sm, sm, self.family_targets)
 
     @property
     def absent_sm(self) -> str:
@@ -321,9 +314,8 @@ class Row:
         return SM_ORDER[first - 1] if first else ""
 
     def ptx_feature(self, sm: str) -> str:
-        """llc's -mattr for this row on `sm`: `+ptxNN` when the row is newer than llc's default
-        PTX version for the SM, else none."""
-        return f"+ptx{self.min_ptx}" if self.min_ptx > LLC_DEFAULT_PTX[sm] else ""
+        """llc's -mattr for this row on `sm`: `+ptxNN` where the row is newer than the target."""
+        return sms.ptx_feature(self.min_ptx, sm)
 
 
 def make_mma_ops(
@@ -344,6 +336,7 @@ def make_mma_ops(
     scales: tuple[tuple[str, str], ...] = (("", ""),),
     isa: bool = True,
     llvm: tuple[int, int] = (22, 0),
+    family_targets: bool = True,
 ) -> list[Row]:
     """A row per geometry, A type, C type, B type (A's when `types_b` is empty) and D type (C's
     when `types_d` is empty), as wmma.py's make_mma_ops, times the layouts, `.satfinite` or not,
@@ -356,7 +349,27 @@ def make_mma_ops(
             regs = (frag[(geom, "cd", td)], frag[(geom, "a", ta)], frag[(geom, "b", tb)], frag[(geom, "cd", tc)])
             for layout, satf, op, (vec, stype) in product(layouts, satfinite, b1ops, scales):
                 rows.append(
-                    Row(geom, ta, tb, tc, td, regs, sm, ptx, layout, satf, op, kind, sparsity, selectors, vec, stype, isa, llvm)
+                    Row(
+                        geom,
+                        ta,
+                        tb,
+                        tc,
+                        td,
+                        regs,
+                        sm,
+                        ptx,
+                        layout,
+                        satf,
+                        op,
+                        kind,
+                        sparsity,
+                        selectors,
+                        vec,
+                        stype,
+                        isa,
+                        llvm,
+                        family_targets,
+                    )
                 )
     return rows
 
@@ -402,7 +415,8 @@ ROWS: tuple[Row, ...] = (
     *make_mma_ops(["m16n8k32"], F8, F8, ["f32"], [], sm="sm_89", ptx=84),
     *make_mma_ops(["m16n8k32"], F8, F8, ["f16"], [], sm="sm_89", ptx=87),
     *make_mma_ops(["m16n8k16"], F8, F8, ["f16", "f32"], [], sm="sm_89", ptx=87),
-    # .kind::f8f6f4 with FP8, FP6 and FP4 inputs: sm_120a only, PTX 8.7.
+    # .kind::f8f6f4 with FP8, FP6 and FP4 inputs: sm_120a with PTX 8.7 (and its family's `a`
+    # and `f` targets from PTX 8.8, `sms.has`).
     *make_mma_ops(["m16n8k32"], F8F6F4, F8F6F4, ["f16", "f32"], [], sm="sm_120a", ptx=87, kind="f8f6f4"),
     # Integers, with and without .satfinite: m8n8k16/m8n8k32 from sm_75 (PTX 6.5), the m16n8 shapes
     # from sm_80 (PTX 7.0).
@@ -475,6 +489,7 @@ ROWS: tuple[Row, ...] = (
         sparsity=ORDERED,
         selectors=ALL_THREADS,
         scales=MXF4_SCALES,
+        family_targets=False,
     ),
     *make_mma_ops(
         ["m16n8k128"],
@@ -488,6 +503,7 @@ ROWS: tuple[Row, ...] = (
         sparsity=ORDERED,
         selectors=ALL_THREADS,
         scales=MXF4NVF4_SCALES,
+        family_targets=False,
     ),
     *make_mma_ops(
         ["m16n8k64"],

@@ -141,6 +141,11 @@ def representative(processor: str, cpus: tuple[str, ...]) -> str:
     return next((c for c in p.like if c in cpus), processor) if p else processor
 
 
+def is_generic(processor: str) -> bool:
+    """A generic target (`generic`, `generic-hsa`, `gfx9-generic`, ...), not a chip."""
+    return processor.startswith("generic") or processor.endswith("-generic")
+
+
 def llc_flags(processor: str) -> tuple[str, ...]:
     """The llc flags a processor needs whatever the case: a generic target's code object version."""
     return GENERIC_FLAGS if canonical(processor).endswith("-generic") and processor in BY_NAME else ()

@@ -11,6 +11,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import os
+import re
 import stat
 import sys
 import threading
@@ -110,25 +111,49 @@ class Runner:
         module = module or emit.module(cases)
         text, before = module.text, []
         if first.pipeline != "none":
-            opt = self._opt_once([*opt_command(first, first.pipeline).args, "-S"], text)
+            opt = self._pipeline(cases, text)
             if not opt.ok:
                 return self._tool_failed(cases, selector, opt, module)
-            kept = V.split_functions(opt.stdout, {c.function for c in cases})
-            lost = sorted({c.function for c in cases} - set(kept))
-            if lost:  # llc must not be judged on what opt failed to print
-                raise InputError(
-                    f"{opt.argv[0]} exited 0 but printed no IR for {lost[0]}: {V.first_error(opt.stdout) or 'no output'}"
-                )
             text, before = opt.stdout, [opt]
         gen = self.tc.run("llc", list(llc_command(first, selector).args), text)
         if not gen.ok:
             return self._tool_failed(cases, selector, gen, module if not before else None)
         if V.says_error(gen.stderr):  # an error with success: no verdict from that
             raise InputError(f"{gen.argv[0]} exited 0 but printed errors: {V.first_error(gen.stderr)}")
+        printed, shapes, mc = self._closed(cases, gen)
+        if mc is None:
+            # Without the assembler nothing closes the text: the verdict says so, with llc's facts.
+            tool = first.intrinsic.target.assembler_tool
+            why = f"no {tool} to close llc's text (set ${tool.upper()} or put it on PATH)"
+            names = {c.function for c in cases}
+            facts = _ModuleFacts(names, "", gen.stdout, printed, None) if self.facts else None
+            return {c.function: Verdict(V.UNSUPPORTED, why, before + [gen], facts.of(c) if facts else {}) for c in cases}
+        decided, rejected = self._assembler_said(cases, selector, before, gen, mc)
+        if decided is not None:
+            return decided
+        return self._verdicts(cases, selector, text, before, (gen, mc), printed, shapes, rejected)
+
+    def _pipeline(self, cases: list[Case], text: str) -> ToolRun:
+        """opt's run of the cases' pipeline over their module (once per module and pipeline)."""
+        first = cases[0]
+        opt = self._opt_once([*opt_command(first, first.pipeline).args, "-S"], text)
+        if opt.ok:
+            kept = V.split_functions(opt.stdout, {c.function for c in cases})
+            lost = sorted({c.function for c in cases} - set(kept))
+            if lost:  # llc must not be judged on what opt failed to print
+                raise InputError(
+                    f"{opt.argv[0]} exited 0 but printed no IR for {lost[0]}: {V.first_error(opt.stdout) or 'no output'}"
+                )
+        return opt
+
+    def _closed(self, cases: list[Case], gen: ToolRun) -> tuple[dict[str, list[str]], dict[str, _Shape], ToolRun | None]:
+        """(function -> its body in llc's text, function -> its shape verdict or None, the
+        assembler's run over the text or None without one). The assembler starts at once;
+        llc's text is read for each case's shape meanwhile."""
+        first = cases[0]
         names = {c.function for c in cases}
         target = first.intrinsic.target
         closing = mc_command(first, target.stdin_name)  # the target's assembler, reading llc's text on stdin
-        # The assembler starts at once; llc's text is read for each case's shape meanwhile.
         assembled: Future[ToolRun | None] = Future()
         if not target.assembler_optional:
             self.tc.require(target.assembler_tool)  # a build without llvm-mc cannot judge: bad input, exit 2
@@ -147,45 +172,68 @@ class Runner:
             shapes = {c.function: _shape(c, printed[c.function], gen) if c.function in printed else _NO_CODE for c in cases}
         finally:
             mc = assembled.result()  # (never left running: an error above waits for it first)
-        if mc is None:
-            # Without the assembler nothing closes the text: the verdict says so, with llc's facts.
-            why = f"no {target.assembler_tool} to close llc's text (set ${target.assembler_tool.upper()} or put it on PATH)"
-            facts = _ModuleFacts(names, "", gen.stdout, printed, None) if self.facts else None
-            return {c.function: Verdict(V.UNSUPPORTED, why, before + [gen], facts.of(c) if facts else {}) for c in cases}
+        return printed, shapes, mc
+
+    def _assembler_said(
+        self, cases: list[Case], selector: Selector, before: list[ToolRun], gen: ToolRun, mc: ToolRun
+    ) -> tuple[dict[str, Verdict] | None, dict[str, str]]:
+        """What the assembler's run decides: every verdict already (it died, timed out, cannot
+        judge; or the cases again one by one), else function -> the error it charged to it."""
+        first = cases[0]
+        target = first.intrinsic.target
         tool = target.assembler_tool
         if mc.returncode is not None and mc.returncode < 0:  # the assembler itself died
             if len(cases) > 1:
-                return self._compile_each(cases, selector)
-            return {first.function: Verdict(V.CRASH, f"{tool} killed by signal {-mc.returncode}", before + [gen, mc])}
+                return self._compile_each(cases, selector), {}
+            return {first.function: Verdict(V.CRASH, f"{tool} killed by signal {-mc.returncode}", before + [gen, mc])}, {}
         if mc.timed_out:  # the whole module's time ran out: no retry per case (time stays bounded)
-            return {
-                c.function: Verdict(
-                    V.TIMEOUT, f"{tool} ran past {self.tc.timeout:g} s on the module of {len(cases)} case(s)", before + [gen, mc]
-                )
-                for c in cases
-            }
+            why = f"{tool} ran past {self.tc.timeout:g} s on the module of {len(cases)} case(s)"
+            return {c.function: Verdict(V.TIMEOUT, why, before + [gen, mc]) for c in cases}, {}
         said = f"{mc.stderr}\n{mc.stdout}"  # (ptxas may print its errors on stdout)
         if mc.ok and (V.located_errors(said) or V.says_error(said)):  # errors with success: no verdict from that
             raise InputError(f"{mc.argv[0]} exited 0 but printed errors: {V.first_error(said)}")
-        rejected, stray = V.mc_rejections(mc.stderr, gen.stdout, names)
+        rejected, stray = V.mc_rejections(mc.stderr, gen.stdout, {c.function for c in cases})
         if target.assembler_optional:  # the detail names an assembler from outside LLVM
             rejected = {fn: f"{tool}: {d}" for fn, d in rejected.items()}
+        if not mc.ok and target.assembler_optional and not rejected and not stray and _FATAL.search(said):
+            # An assembler from outside LLVM that stops before any line (an SM or PTX version it
+            # does not know) says nothing about llc's code, for any function of the module.
+            why = f"{tool} cannot judge this text: {V.first_error(mc.stderr)}"
+            return {c.function: Verdict(V.UNSUPPORTED, why, before + [gen, mc]) for c in cases}, {}
         if not mc.ok and (stray or not rejected):
             if len(cases) > 1:
-                return self._compile_each(cases, selector)
+                return self._compile_each(cases, selector), {}
             if not mc.stderr.strip():  # a failure that says nothing is no verdict about LLVM
                 raise InputError(f"{mc.argv[0]} exited {mc.returncode} and printed nothing: no verdict comes from it")
             if "LLVM ERROR" in mc.stderr:  # the assembler itself failed, not the text
-                return {first.function: Verdict(V.CRASH, V.first_error(mc.stderr), before + [gen, mc])}
+                return {first.function: Verdict(V.CRASH, V.first_error(mc.stderr), before + [gen, mc])}, {}
             if target.assembler_optional and not rejected:
-                # An assembler from outside LLVM that names no line of the function (an SM or
-                # PTX version it does not know) says nothing about llc's code: it cannot judge.
+                # An assembler from outside LLVM that names no line of the function (a PTX
+                # version it does not know, on the header's line) says nothing about llc's code.
                 why = f"{tool} cannot judge this text: {V.first_error(mc.stderr)}"
-                return {first.function: Verdict(V.UNSUPPORTED, why, before + [gen, mc])}
+                return {first.function: Verdict(V.UNSUPPORTED, why, before + [gen, mc])}, {}
             rejected = {first.function: (f"{tool}: " if target.assembler_optional else "") + V.first_error(mc.stderr)}
-        wants_object = (self.with_object or first.check == "object") and target.objects
+        return None, rejected
+
+    def _verdicts(
+        self,
+        cases: list[Case],
+        selector: Selector,
+        text: str,
+        before: list[ToolRun],
+        runs: tuple[ToolRun, ToolRun],
+        printed: dict[str, list[str]],
+        shapes: dict[str, _Shape],
+        rejected: dict[str, str],
+    ) -> dict[str, Verdict]:
+        """Each case's verdict from its shape and what the assembler charged to it, with the
+        module's facts (and the object's, where the case wants it)."""
+        first = cases[0]
+        gen, mc = runs
+        wants_object = (self.with_object or first.check == "object") and first.intrinsic.target.objects
         object_runs = self._disassemble(first, selector, text) if wants_object else []
         disassembly = object_runs[-1] if len(object_runs) == 2 else None
+        names = {c.function for c in cases}
         module_facts = (
             _ModuleFacts(names, text if before else "", gen.stdout, printed, disassembly) if self.facts or wants_object else None
         )
@@ -199,18 +247,7 @@ class Runner:
                 verdict = Verdict(V.MC_REJECT, rejected[c.function], tools)
             else:
                 verdict = Verdict(*shape, tools) if shape else Verdict(V.PASS, "", tools)
-            if module_facts is None:
-                out[c.function] = verdict
-                continue
-            verdict.details = module_facts.of(c)
-            mismatch = verdict.details.get("tuples", {})
-            if verdict.verdict == V.MC_REJECT and mismatch.get("object") and mismatch["object"] != mismatch["text"]:
-                t, o = mismatch["text"], mismatch["object"]
-                verdict.detail = (
-                    f"obj-text-mismatch: text A {t.get('a')} B {t.get('b')}, "
-                    f"object A {o.get('a')} B {o.get('b')}; {verdict.detail}"
-                )
-            out[c.function] = verdict
+            out[c.function] = _with_facts(verdict, module_facts.of(c)) if module_facts is not None else verdict
         return out
 
     def _verifier_verdicts(self, cases: list[Case], gen: ToolRun) -> dict[str, Verdict]:
@@ -334,9 +371,22 @@ class Runner:
     # ---- the whole plan ---------------------------------------------------------------------
     def run(self, groups: list[Group]) -> list[Outcome]:
         decided: dict[tuple[str, Selector], Verdict] = {}  # (group file:function, selector) -> verdict
-        todo: list[Group] = []
-        # The build is asked what it supports while the modules are planned: the plan for
-        # every group stands when the build supports them all.
+        todo, whole_plan = self._supported(groups, decided)
+        # Only pipelines of groups this build can run: an old build that lacks a CPU must not
+        # turn into bad input because opt rejects that CPU.
+        if self.probe_died is not None:
+            decided.update({(_key(g, c), sel): self.probe_died for g in todo for c in g.cases for sel in g.selectors})
+            todo = []
+        for pipeline, g in {g.pipeline: g for g in todo if g.pipeline != "none"}.items():
+            self.check_pipeline(g.cases[0], pipeline)
+        self._opt_runs.clear()
+        self._run_batches(whole_plan if todo == groups else batches(todo), decided)
+        return [Outcome(c, sel, decided[(_key(g, c), sel)]) for g in groups for c in g.cases for sel in g.selectors]
+
+    def _supported(self, groups: list[Group], decided: dict) -> tuple[list[Group], list[Batch]]:
+        """(the groups, less the cases this build cannot judge, whose `unsupported` verdicts go
+        into `decided`; the modules of every group). The build is asked what it supports while
+        the modules are planned: the plan for every group stands when the build supports them all."""
         asked: Future[dict[tuple[str, str], str]] = Future()
         threading.Thread(target=_settle, args=(asked, self.unsupported, groups), daemon=True).start()
         whole_plan = batches(groups)
@@ -345,6 +395,7 @@ class Runner:
                 break
             m.module  # noqa: B018
         reasons = asked.result()
+        todo: list[Group] = []
         for g in groups:
             why = {i.name: reasons[(g.filename, i.name)] for i in g.intrinsics}
             kept = tuple(p for p in g.members if not why[p.case.intrinsic.name])
@@ -352,15 +403,10 @@ class Runner:
                 decided.update({(_key(g, c), sel): Verdict(V.UNSUPPORTED, why[c.intrinsic.name]) for sel in g.selectors})
             if kept:  # (the same file name: the verdicts' keys stay the group's)
                 todo.append(g if len(kept) == len(g.members) else dataclasses.replace(g, members=kept))
-        # Only pipelines of groups this build can run: an old build that lacks a CPU must not
-        # turn into bad input because opt rejects that CPU.
-        if self.probe_died is not None:
-            decided.update({(_key(g, c), sel): self.probe_died for g in todo for c in g.cases for sel in g.selectors})
-            todo = []
-        for pipeline, g in {g.pipeline: g for g in todo if g.pipeline != "none"}.items():
-            self.check_pipeline(g.cases[0], pipeline)
-        modules = whole_plan if todo == groups else batches(todo)
-        self._opt_runs.clear()
+        return todo, whole_plan
+
+    def _run_batches(self, modules: list[Batch], decided: dict) -> None:
+        """Every module's verdicts into `decided`, `jobs` tasks at once, largest first."""
         total = sum(len(m.selectors) for m in modules)
         done, finished = 0, threading.Condition()
         errors: list[BaseException] = []
@@ -414,7 +460,6 @@ class Runner:
         pool.shutdown(wait=True)
         if errors:
             raise errors[0]
-        return [Outcome(c, sel, decided[(_key(g, c), sel)]) for g in groups for c in g.cases for sel in g.selectors]
 
 
 @dataclass
@@ -452,11 +497,29 @@ def _largest_first(modules: list[Batch]) -> list[Batch]:
     return sorted(modules, key=lambda m: -len(m.members) * (1 if _compiled(m) else 0.1))
 
 
+def _with_facts(verdict: Verdict, facts: dict) -> Verdict:
+    """`verdict` with its case's facts; an mc-reject whose object holds other tuples than the
+    text says so first (`obj-text-mismatch`)."""
+    verdict.details = facts
+    tuples = facts.get("tuples", {})
+    if verdict.verdict == V.MC_REJECT and tuples.get("object") and tuples["object"] != tuples["text"]:
+        t, o = tuples["text"], tuples["object"]
+        verdict.detail = (
+            f"obj-text-mismatch: text A {t.get('a')} B {t.get('b')}, object A {o.get('a')} B {o.get('b')}; {verdict.detail}"
+        )
+    return verdict
+
+
 def _settle(future: Future, call: Callable, *args) -> None:
     try:
         future.set_result(call(*args))
     except BaseException as exc:
         future.set_exception(exc)
+
+
+# An assembler's message that it stopped as a whole ("ptxas fatal   : Value 'sm_70' is not
+# defined for option 'gpu-name'").
+_FATAL = re.compile(r"^\S+ fatal\s*:", re.M)
 
 
 def batch_key(g: Group, c: Case) -> tuple:
@@ -470,7 +533,7 @@ def batch_key(g: Group, c: Case) -> tuple:
     return (
         intr.target.name,
         c.cpu,
-        intr.features,
+        intr.features_on(c.cpu),
         c.opt,
         c.pipeline,
         c.check,
@@ -515,6 +578,8 @@ def batches(groups: list[Group]) -> list[Batch]:
 
 # A function llc was given and printed no code for, in text that is llc's for the target.
 _NO_CODE = (V.NO_CODE, "llc exited 0 and printed its text, but no code for this function")
+# How llc's code for a case differs from its row: (verdict, why), or None when it does not.
+_Shape = tuple[V.VerdictCode, str] | None
 
 
 def _shape(case: Case, body: list[str], gen: ToolRun) -> tuple[V.VerdictCode, str] | None:

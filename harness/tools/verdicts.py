@@ -473,10 +473,14 @@ def metrics(body: list[str], fn: str, syms: dict[tuple[str, str], int]) -> dict[
         # Flat-scratch ops, plus buffer ops that the spiller marks as spills/reloads.
         return sum(1 for i in instrs if i.startswith("scratch_" + kind) or (i.startswith("buffer_" + kind) and spill_word in i))
 
+    # Register counts where the target reports them (AMDGPU's `.set <fn>.num_vgpr`, ...).
+    registers = (
+        {"vgpr": syms.get((fn, "num_vgpr")), "agpr": syms.get((fn, "num_agpr")), "sgpr": syms.get((fn, "numbered_sgpr"))}
+        if any(f == fn for f, _ in syms)
+        else {}
+    )
     return {
-        "vgpr": syms.get((fn, "num_vgpr")),
-        "agpr": syms.get((fn, "num_agpr")),
-        "sgpr": syms.get((fn, "numbered_sgpr")),
+        **registers,
         "scratch_loads": scratch("load", "Reload"),
         "scratch_stores": scratch("store", "Spill"),
         "instructions": len(instrs),
