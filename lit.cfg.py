@@ -15,7 +15,7 @@ sys.path.insert(0, ROOT)
 from harness import targets  # noqa: E402
 from harness.checks import litspace  # noqa: E402
 from harness.checks.litformat import KnownBugShTest  # noqa: E402
-from harness.errors import InputError  # noqa: E402
+from harness.core.errors import InputError  # noqa: E402
 from harness.specs import emit, known_bugs  # noqa: E402
 from harness.targets import catalog  # noqa: E402
 from harness.tools import declared, toolchain  # noqa: E402

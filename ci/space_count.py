@@ -39,7 +39,7 @@ def main() -> int:
     args = p.parse_args()
     start = time.monotonic()
     tc = toolchain.discover(args.llvm_bin, args.timeout)
-    flags = argparse.Namespace(intrinsic=None, space=args.space, **{k: None for k in _NARROWING})
+    flags = selection.space_args(args.space)
     planned = selection.space(flags, lambda t: tc.cpus(t.registered) if t.registered in tc.targets else None)
     groups = cases.group(planned)
     started: Counter = Counter()
@@ -78,8 +78,6 @@ def main() -> int:
     print(f"wall {wall:.0f} s, CPU {cpu:.0f} s (children included), -j {args.j}, --timeout {args.timeout:g}")
     return 0
 
-
-_NARROWING = ("fmt_a", "fmt_b", "width_a", "width_b", "opt", "cpu", "pipeline", "filter", "selector", "spec", "shard")
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -92,7 +92,7 @@ MUTATIONS = (
     # ---- the seven that once got through ---------------------------------------------------
     Mutation(
         "mc-owner-next-line",
-        "harness/tools/verdicts.py",
+        "harness/core/verdicts.py",
         "        fn = owners.get(line)\n",
         "        fn = owners.get(line + 1)\n",
         "1: an llvm-mc error at line N is blamed on the owner of line N+1",
@@ -100,7 +100,7 @@ MUTATIONS = (
     ),
     Mutation(
         "mc-owner-map-shifted",
-        "harness/tools/verdicts.py",
+        "harness/core/verdicts.py",
         '    current, opened, number, pos = "", 0, 1, 0\n',
         '    current, opened, number, pos = "", 0, 2, 0\n',
         "1: asm_owners numbers lines from 2, so line N gets the owner of line N-1",
@@ -108,7 +108,7 @@ MUTATIONS = (
     ),
     Mutation(
         "mc-owner-prev-line",
-        "harness/tools/verdicts.py",
+        "harness/core/verdicts.py",
         "        fn = owners.get(line)\n",
         "        fn = owners.get(line - 1)\n",
         "1: an llvm-mc error at line N is blamed on the owner of line N-1",
@@ -118,7 +118,7 @@ MUTATIONS = (
     ),
     Mutation(
         "func-end-not-a-boundary",
-        "harness/tools/verdicts.py",
+        "harness/core/verdicts.py",
         '        elif line.startswith((".Lfunc_end", "}")):\n',
         '        elif line.startswith("}"):\n',
         "2: lines after .Lfunc_endN (trailing sections) are blamed on the function before them",
@@ -199,7 +199,7 @@ MUTATIONS = (
     # ---- more realistic slips -----------------------------------------------------------------
     Mutation(
         "first-error-ignores-fatal",
-        "harness/tools/verdicts.py",
+        "harness/core/verdicts.py",
         '_ERROR_WORD = re.compile(r"\\b(?:error|fatal)\\s*:", re.I)\n',
         '_ERROR_WORD = re.compile(r"\\berror\\s*:", re.I)\n',
         "first_error skips ptxas's `fatal` lines and quotes the first line instead",
@@ -207,7 +207,7 @@ MUTATIONS = (
     ),
     Mutation(
         "legalize-failure-is-crash",
-        "harness/tools/verdicts.py",
+        "harness/core/verdicts.py",
         '    gave_up = re.compile(r"[Cc]annot select|unable to legalize")\n',
         '    gave_up = re.compile(r"[Cc]annot select")\n',
         "GlobalISel's `unable to legalize` becomes `crash` instead of `cannot-select`",
@@ -215,7 +215,7 @@ MUTATIONS = (
     ),
     Mutation(
         "verifier-message-dropped",
-        "harness/tools/verdicts.py",
+        "harness/core/verdicts.py",
         "        if start > 0 and not _CALL_RESULT.match(lines[start - 1]):\n            start -= 1  # the message\n",
         "",
         "a verifier diagnostic loses its message line",
@@ -223,7 +223,7 @@ MUTATIONS = (
     ),
     Mutation(
         "mc-last-error-wins",
-        "harness/tools/verdicts.py",
+        "harness/core/verdicts.py",
         "            found.setdefault(fn, detail)\n",
         "            found[fn] = detail\n",
         "a function's mc-reject detail quotes its last llvm-mc error, not its first",
@@ -231,7 +231,7 @@ MUTATIONS = (
     ),
     Mutation(
         "b-tuple-is-the-accumulator",
-        "harness/tools/verdicts.py",
+        "harness/core/verdicts.py",
         '    return {"a": found[1][1], "b": found[1][2]}\n',
         '    return {"a": found[1][1], "b": found[1][3]}\n',
         "the B source tuple is read from the accumulator operand (one operand too far)",
@@ -311,7 +311,7 @@ MUTATIONS = (
     ),
     Mutation(
         "gisel-may-fall-back",
-        "harness/tools/commands.py",
+        "harness/core/commands.py",
         'Selector.GISEL: ("-global-isel=1", "-global-isel-abort=1")}',
         'Selector.GISEL: ("-global-isel=1", "-global-isel-abort=2")}',
         "GlobalISel silently falls back to SelectionDAG instead of aborting",
@@ -319,7 +319,7 @@ MUTATIONS = (
     ),
     Mutation(
         "run-line-keeps-backslash",
-        "harness/tools/commands.py",
+        "harness/core/commands.py",
         '        joined = body[:-1].strip() if body.endswith("\\\\") else body.strip()\n',
         "        joined = body.strip()\n",
         "a RUN line continued with `\\` keeps the backslash in the joined command",
@@ -327,7 +327,7 @@ MUTATIONS = (
     ),
     Mutation(
         "quote-no-backslash-escape",
-        "harness/tools/commands.py",
+        "harness/core/commands.py",
         """    return '"' + word.replace("\\\\", "\\\\\\\\").replace('"', '\\\\"') + '"'\n""",
         """    return '"' + word.replace('"', '\\\\"') + '"'\n""",
         "quoting a word with both quote kinds does not escape its backslashes",
@@ -659,8 +659,8 @@ TESTS_FOR: dict[str, tuple[str, ...]] = {
     "harness/__main__.py": CLI_TESTS,
     "harness/cli.py": CLI_TESTS + tuple(f"{_T}{n}.py" for n in ("snapshots", "expand_files", "audit", "coverage", "matrix")),
     "harness/parser.py": CLI_TESTS + tuple(f"{_T}{n}.py" for n in ("matrix", "snapshots", "bisect_run", "audit")),
-    "harness/errors.py": CLI_TESTS + (f"{_T}spec_hostile.py",),
-    "harness/files.py": tuple(f"{_T}{n}.py" for n in ("file_writes", "expand_files", "spec_hostile", "snapshots")),
+    "harness/core/errors.py": CLI_TESTS + (f"{_T}spec_hostile.py",),
+    "harness/core/files.py": tuple(f"{_T}{n}.py" for n in ("file_writes", "expand_files", "spec_hostile", "snapshots")),
     "harness/checks/litgen.py": tuple(f"{_T}{n}.py" for n in ("generated_checks", "emit_ir", "lit", "snapshots")),
     "harness/checks/litformat.py": (f"{_T}lit.py", f"{_T}generated_checks.py", f"{_T}lit_tools.py"),
     "harness/checks/expand.py": tuple(f"{_T}{n}.py" for n in ("expand_files", "spec_errors", "generated_checks", "snapshots")),
@@ -709,10 +709,10 @@ TESTS_FOR: dict[str, tuple[str, ...]] = {
         f"{_T}{n}.py" for n in ("tool_lookup", "fake_tools", "lit_tools", "nvptx_mma", "nvptx_gemm")
     ),
     "harness/tools/declared.py": tuple(f"{_T}{n}.py" for n in ("coverage", "nvptx_mma", "amdgpu_row_cases", "matrix", "lit")),
-    "harness/tools/commands.py": (f"{_T}commands.py", f"{_T}run_line_guard.py", f"{_T}generated_checks.py"),
+    "harness/core/commands.py": (f"{_T}commands.py", f"{_T}run_line_guard.py", f"{_T}generated_checks.py"),
     "harness/tools/runner.py": _RUNS + (f"{_T}function_split.py",),
     "harness/tools/cache.py": (f"{_T}cache_entries.py", f"{_T}matrix.py"),
-    "harness/tools/verdicts.py": tuple(f"{_T}{n}.py" for n in ("verdicts", "parsers_real_output", "function_split", "run_modes")),
+    "harness/core/verdicts.py": tuple(f"{_T}{n}.py" for n in ("verdicts", "parsers_real_output", "function_split", "run_modes")),
 }
 IMPORTS_ONLY = frozenset({"tests/test_layers.py"})
 _HARNESS_NAME = re.compile(r"\bharness(?:\.\w+)+|\bfrom (harness(?:\.\w+)*) import \(?([\w, \n]+)")

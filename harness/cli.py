@@ -11,14 +11,15 @@ import sys
 import threading
 from collections.abc import Callable
 
-from harness import files, parser
-from harness.errors import InputError
+from harness import parser
+from harness.core import commands, files
+from harness.core.commands import Selector
+from harness.core.errors import InputError
 from harness.nvptx import gemm_spec
 from harness.reports import compare, expectations, report
 from harness.specs import cases, matrix, selection
 from harness.specs.cases import Planned
-from harness.tools import cache, commands, declared, toolchain
-from harness.tools.commands import Selector
+from harness.tools import cache, declared, toolchain
 from harness.tools.runner import Runner, StderrProgress
 
 

@@ -72,7 +72,7 @@ def repo_root() -> Path:
 @pytest.fixture(scope="session")
 def llvm():
     """The LLVM build the harness would pick, or skip when it cannot run AMDGPU tests."""
-    from harness.errors import InputError
+    from harness.core.errors import InputError
     from harness.tools import toolchain
 
     try:
@@ -110,7 +110,7 @@ def llvm14() -> Path:
 def nvptx_tc():
     """The LLVM build, when it compiles the NVPTX kernels (target, every CPU the cases use, and
     the IR the gemm kernels are written in); else skip (fail under CI)."""
-    from harness.errors import InputError
+    from harness.core.errors import InputError
     from harness.targets import NVPTX
     from harness.tools import toolchain
 

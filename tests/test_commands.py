@@ -1,4 +1,4 @@
-"""harness.tools.commands: RUN-line text <-> argument lists, checked against lit's own parser and lit itself.
+"""harness.core.commands: RUN-line text <-> argument lists, checked against lit's own parser and lit itself.
 
 The round trip is a property over hostile words (seeded random: hypothesis is not a dependency);
 the real-lit test runs a generated RUN line and compares the argv the tool received.
@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from harness.errors import InputError
-from harness.tools import commands as C
+from harness.core import commands as C
+from harness.core.errors import InputError
 
 HOSTILE = [
     "a b",

@@ -343,7 +343,7 @@ def test_a_tools_exit_its_timeout_and_its_flood_are_seen_with_or_without_a_pidfd
     whole session killed, and a flood is stopped. (Fault injection with sh, sleep and yes.)"""
     import errno
 
-    from harness.errors import InputError
+    from harness.core.errors import InputError
     from harness.tools import toolchain
 
     if not pidfd:

@@ -1,4 +1,4 @@
-"""`harness.files`: writes never go through a symbolic link and keep the file's owner and mode;
+"""`harness.core.files`: writes never go through a symbolic link and keep the file's owner and mode;
 reads of an input never block on a FIFO or run on without end (issue 15)."""
 
 from __future__ import annotations
@@ -8,8 +8,8 @@ import stat
 
 import pytest
 
-from harness import files
-from harness.errors import InputError
+from harness.core import files
+from harness.core.errors import InputError
 
 
 def test_a_symbolic_link_is_never_written_through(tmp_path):

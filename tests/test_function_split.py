@@ -12,10 +12,10 @@ import re
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from harness.core import verdicts as V
 from harness.specs import emit
 from harness.specs.cases import Case
 from harness.targets import catalog
-from harness.tools import verdicts as V
 from harness.tools.runner import Runner
 from harness.tools.toolchain import Toolchain
 

@@ -29,7 +29,7 @@ from hypothesis import HealthCheck, Phase, given, settings  # the test extras in
 from hypothesis import strategies as st
 
 from harness import cli
-from harness.errors import InputError
+from harness.core.errors import InputError
 from harness.nvptx import gemm_spec
 from harness.specs import spec
 from harness.targets import catalog

@@ -12,13 +12,13 @@ HARNESS = Path(__file__).resolve().parent.parent / "harness"
 # Layer of each module, lowest first. A name stands for itself and the modules under it.
 LAYERS: tuple[tuple[str, ...], ...] = (
     # core: errors, files, tool command lines, verdict codes and the parsers of tool output
-    ("harness", "harness.errors", "harness.files", "harness.tools", "harness.tools.commands", "harness.tools.verdicts"),
+    ("harness", "harness.core"),
     # targets: triples, CPUs, the intrinsic rows and catalog
     ("harness.targets",),
     # specs: what to test (specs, cases, their IR); the NVPTX tables and kernels
     ("harness.specs", "harness.nvptx.gemm", "harness.nvptx.gemm_spec", "harness.nvptx"),
     # tools: finding a build, running it, the cache, the runner
-    ("harness.tools.toolchain", "harness.tools.cache", "harness.tools.declared", "harness.tools.runner", "harness.nvptx.ptx"),
+    ("harness.tools", "harness.nvptx.ptx"),
     # checks and reports: lit files, CHECK lines, audits; tables, matrices, bisect, coverage
     (
         "harness.checks",
@@ -100,15 +100,16 @@ def test_every_module_has_a_layer():
 def test_the_walk_sees_an_upward_import(tmp_path, monkeypatch):
     """The check itself can fail: a core module that imports the runner is reported."""
     fake = tmp_path / "harness"
-    (fake / "tools").mkdir(parents=True)
+    for folder in ("tools", "core"):
+        (fake / folder).mkdir(parents=True)
+        (fake / folder / "__init__.py").write_text("")
     (fake / "__init__.py").write_text("")
-    (fake / "tools" / "__init__.py").write_text("")
     (fake / "tools" / "runner.py").write_text("")
-    (fake / "tools" / "commands.py").write_text(
+    (fake / "core" / "commands.py").write_text(
         "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from harness.cli import main\nfrom harness.tools import runner\n"
     )
     monkeypatch.setattr(__import__(__name__), "HARNESS", fake)
-    assert upward_edges() == ["harness.tools.commands (layer 0) imports harness.tools.runner (layer 3)"]
+    assert upward_edges() == ["harness.core.commands (layer 0) imports harness.tools.runner (layer 3)"]
 
 
 def test_no_function_is_longer_than_60_lines():

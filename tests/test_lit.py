@@ -15,7 +15,7 @@ import yaml
 from conftest import fake_build, unavailable
 
 import harness
-from harness.errors import InputError
+from harness.core.errors import InputError
 from harness.specs import known_bugs
 
 RUNTIME = {

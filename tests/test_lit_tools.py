@@ -91,7 +91,7 @@ def test_a_build_without_the_targets_is_all_unsupported(lit_exe, llvm14):
     ],
 )
 def test_a_broken_known_bugs_file_is_one_located_error(tmp_path, text, message):
-    from harness.errors import InputError
+    from harness.core.errors import InputError
     from harness.specs import known_bugs
 
     (tmp_path / known_bugs.FILENAME).write_text(text)

@@ -64,7 +64,7 @@ def test_sites_skip_docstrings_annotations_all_help_and_logging(tmp_path):
 
 def test_every_site_of_the_harness_is_one_edit_that_still_parses():
     mutate = _mutate()
-    for module in ("harness/tools/verdicts.py", "harness/checks/autogen/options.py"):
+    for module in ("harness/core/verdicts.py", "harness/checks/autogen/options.py"):
         source = (REPO / module).read_bytes()
         for site in mutate.module_sites(REPO, module):
             assert source[site.start : site.end].decode() == site.old and site.old != site.new

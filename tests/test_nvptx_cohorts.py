@@ -22,11 +22,11 @@ import pytest
 from conftest import unavailable
 
 from harness.checks import expand, litgen
+from harness.core import verdicts as V
 from harness.specs import cases, matrix
 from harness.specs.cases import FileClass, Planned
 from harness.targets import NVPTX, catalog, nvptx_rows
 from harness.tools import declared, runner
-from harness.tools import verdicts as V
 
 SP_BF16_K16 = "mma.sp.m16n8k16.row.col.bf16"
 SP_BF16_K32 = "mma.sp.m16n8k32.row.col.bf16"

@@ -23,7 +23,7 @@ from pathlib import Path
 import pytest
 from conftest import unavailable
 
-from harness.errors import InputError
+from harness.core.errors import InputError
 from harness.nvptx import gemm, gemm_lit, gemm_spec, gpu_check, ptx
 from harness.nvptx.gemm import GemmCase, GemmError
 from harness.specs import matrix

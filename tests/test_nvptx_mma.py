@@ -20,11 +20,11 @@ from pathlib import Path
 import pytest
 
 from harness.checks import litgen
+from harness.core import verdicts as V
 from harness.specs import cases, emit
 from harness.specs.cases import Case, FileClass, Planned
 from harness.targets import NVPTX, catalog, nvptx_rows, sms
 from harness.tools import declared, runner, toolchain
-from harness.tools import verdicts as V
 
 K16_BF16 = "mma.m16n8k16.row.col.bf16"
 K8_F16 = "mma.m16n8k8.row.col.f16.f16"

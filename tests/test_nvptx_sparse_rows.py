@@ -19,11 +19,11 @@ from fractions import Fraction
 from pathlib import Path
 
 from harness.checks import litgen
+from harness.core import verdicts as V
 from harness.specs import cases, emit, matrix
 from harness.specs.cases import Case, FileClass, Planned
 from harness.targets import NVPTX, catalog, nvptx_rows
 from harness.tools import declared, runner
-from harness.tools import verdicts as V
 
 ROWS = tuple(r for r in nvptx_rows.ROWS if r.family != "mma")
 ENTRIES = tuple(e for e in catalog.NVPTX_INTRINSICS if e.family != "mma")

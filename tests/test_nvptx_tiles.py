@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from harness.errors import InputError
+from harness.core.errors import InputError
 from harness.nvptx import fragments, tile_check, tiles
 from harness.targets.nvptx_rows import FRAGMENT_REGS
 

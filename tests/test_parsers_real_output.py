@@ -1,4 +1,4 @@
-"""harness.tools.verdicts parsers on output the real tools print for modules from harness.specs.emit.
+"""harness.core.verdicts parsers on output the real tools print for modules from harness.specs.emit.
 
 Expected values come from reading the tools' output with independent, local logic (comment
 lines llc prints, Folded Spill/Reload annotations, raw `v[x:y]` ranges), or from the facts the
@@ -13,10 +13,10 @@ import subprocess
 
 import pytest
 
+from harness.core import verdicts as V
 from harness.specs import emit
 from harness.specs.cases import Case
 from harness.targets import catalog
-from harness.tools import verdicts as V
 
 FP8, BF8, FP6, BF6, FP4 = range(5)
 W, M = catalog.lookup("wmma.f32.16x16x128.f8f6f4"), catalog.lookup("mfma.scale.f32.16x16x128.f8f6f4")

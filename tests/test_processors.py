@@ -171,11 +171,11 @@ def test_every_space_entry_of_known_bugs_names_cells_of_the_full_space(repo_root
 
 def _judged_cell(cases_dir: Path, cpu: str):
     """The judgment of an mfma.f32.32x32x8f16 cell on `cpu` whose llc gave up (sdag, -O0)."""
+    from harness.core import verdicts as V
+    from harness.core.commands import Selector
     from harness.reports import expectations
     from harness.specs import cases
     from harness.specs.cases import Case, Planned
-    from harness.tools import verdicts as V
-    from harness.tools.commands import Selector
     from harness.tools.runner import Outcome
 
     intr = catalog.lookup("mfma.f32.32x32x8f16")

@@ -8,7 +8,7 @@ import os
 import pytest
 
 from harness.checks.autogen import guard
-from harness.tools import commands
+from harness.core import commands
 
 
 def test_substitutions_are_lits_from_the_files_absolute_directory(tmp_path, monkeypatch):

@@ -212,7 +212,7 @@ def test_update_checks_bad_input_is_one_line_and_exit_2(cli, llvm, tmp_path, arg
 
 
 def test_generated_files_have_no_trailing_whitespace_no_unused_prefix_and_checks_inside_functions(repo_root):
-    from harness.tools import commands
+    from harness.core import commands
 
     generated = repo_root / "cases" / "generated"
     for path in sorted(generated.glob("*.ll")):

@@ -139,7 +139,7 @@ def test_a_known_bugs_yaml_error_without_a_mark_is_one_line(tmp_path, monkeypatc
     # PyYAML raises some errors with no mark at all (ConstructorError(None, None, message, None)).
     import yaml
 
-    from harness.errors import InputError
+    from harness.core.errors import InputError
     from harness.specs import known_bugs
 
     path = tmp_path / known_bugs.FILENAME

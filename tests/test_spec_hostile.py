@@ -174,7 +174,7 @@ def test_a_pipeline_outside_opts_grammar_is_located_in_the_spec(cli, tmp_path, p
     ["instcombine<max-iterations=1>", "function(instcombine<max-iterations=1;no-verify-fixpoint>),require<domtree>"],
 )
 def test_pipelines_with_parameters_and_nesting_are_accepted(pipeline):
-    from harness.tools import commands
+    from harness.core import commands
 
     assert commands.pass_pipeline_error(pipeline) == ""
 

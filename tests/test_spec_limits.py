@@ -13,7 +13,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from harness.errors import InputError
+from harness.core.errors import InputError
 from harness.nvptx import gemm, gemm_spec
 from harness.specs import cases, emit, matrix, spec
 from harness.specs.cases import Case, widths_for

@@ -24,9 +24,9 @@ from pathlib import Path
 
 import pytest
 
-from harness import files
 from harness.checks import autogen
-from harness.errors import InputError
+from harness.core import files
+from harness.core.errors import InputError
 
 DATA = Path(__file__).parent / "data" / "update_checks"
 CONFLICT = (

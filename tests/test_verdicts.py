@@ -1,4 +1,4 @@
-"""Verdict parsing (harness.tools.verdicts) on output captured from the real tools in each test."""
+"""Verdict parsing (harness.core.verdicts) on output captured from the real tools in each test."""
 
 from __future__ import annotations
 
@@ -6,10 +6,10 @@ import subprocess
 
 import pytest
 
+from harness.core import verdicts as V
 from harness.specs import emit
 from harness.specs.cases import Case
 from harness.targets import catalog
-from harness.tools import verdicts as V
 
 FP8, BF8, FP6, BF6, FP4 = 0, 1, 2, 3, 4
 W, M = "wmma.f32.16x16x128.f8f6f4", "mfma.scale.f32.16x16x128.f8f6f4"
@@ -218,9 +218,9 @@ def test_the_fixed_sets_spell_as_their_strings():
     """Enum members are their own JSON and text spellings: f-strings, str(), JSON values and keys."""
     import json
 
+    from harness.core.commands import Selector
     from harness.specs.cases import CLASSES, FileClass
     from harness.targets.catalog import Role, Side
-    from harness.tools.commands import Selector
 
     assert [str(v) for v in V.ALL] == [
         "pass",

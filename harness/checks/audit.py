@@ -21,13 +21,13 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from harness import files
 from harness.checks import check_lines
 from harness.checks.autogen import guard
-from harness.errors import InputError
+from harness.core import commands, files
+from harness.core import verdicts as V
+from harness.core.errors import InputError
 from harness.targets import AMDGPU, NVPTX
-from harness.tools import commands, toolchain
-from harness.tools import verdicts as V
+from harness.tools import toolchain
 from harness.tools.toolchain import Toolchain, ToolRun
 
 # A definition: what precedes the name (linkage, calling convention...) and the name.

@@ -13,9 +13,9 @@ import os
 from collections.abc import Callable
 from pathlib import Path
 
-from harness import files
 from harness.checks import litgen, snapshots
-from harness.errors import InputError
+from harness.core import files
+from harness.core.errors import InputError
 from harness.nvptx import gemm_lit
 from harness.specs import cases, known_bugs, matrix
 

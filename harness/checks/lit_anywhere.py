@@ -18,7 +18,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from harness.errors import InputError
+from harness.core.errors import InputError
 
 ROOT = Path(__file__).resolve().parents[2]
 SUITE = "matrix-lowering-anywhere"

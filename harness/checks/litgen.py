@@ -8,13 +8,13 @@ from __future__ import annotations
 
 import dataclasses
 
+from harness.core import commands
+from harness.core import verdicts as V
+from harness.core.commands import Selector
 from harness.specs.cases import VERIFIER_CLASSES, Case, FileClass, Group, llc_command, mc_command, opt_command
 from harness.specs.emit import callee, define, module, operand
 from harness.targets import catalog
 from harness.targets.catalog import Role, Side
-from harness.tools import commands
-from harness.tools import verdicts as V
-from harness.tools.commands import Selector
 
 SELECTOR_PREFIX = {Selector.SDAG: "SDAG", Selector.GISEL: "GISEL"}
 UNDERWIDE_MESSAGE = "invalid vector type for format"

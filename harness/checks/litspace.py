@@ -16,7 +16,6 @@ UNSUPPORTED when the build cannot judge any of its cells.
 
 from __future__ import annotations
 
-import argparse
 import os
 from pathlib import Path
 
@@ -50,7 +49,7 @@ class SpaceTest(KnownBugShTest):
         return super().execute(test, lit_config)
 
     def _space(self, name: str):
-        from harness.errors import InputError
+        from harness.core.errors import InputError
 
         try:
             return _judge_space(self, name)
@@ -69,7 +68,7 @@ def _judge_space(fmt: SpaceTest, name: str):
     if key not in _TOOLCHAINS:
         _TOOLCHAINS[key] = toolchain.discover(fmt.llvm_bin, TOOL_TIMEOUT)
     tc = _TOOLCHAINS[key]
-    args = argparse.Namespace(intrinsic=[name], space=fmt.space, **{k: None for k in _NARROWING})
+    args = selection.space_args(fmt.space, [name])
     planned = selection.space(args, lambda t: tc.cpus(t.registered) if t.registered in tc.targets else None)
     groups = cases.group(planned)
     outcomes = Runner(tc, 1, facts=False).run(groups)
@@ -88,10 +87,6 @@ def _judge_space(fmt: SpaceTest, name: str):
     else:
         code = lit.Test.UNSUPPORTED
     return lit.Test.Result(code, output)
-
-
-# The case flags `selection.space` reads besides --intrinsic: none narrows a space test.
-_NARROWING = ("fmt_a", "fmt_b", "width_a", "width_b", "opt", "cpu", "pipeline", "filter", "selector", "spec", "shard")
 
 
 def space_names() -> list[tuple[str, str]]:

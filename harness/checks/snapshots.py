@@ -19,8 +19,8 @@ from collections.abc import Callable
 from pathlib import Path
 
 from harness.checks import check_lines, litgen
-from harness.errors import InputError
-from harness.tools import commands
+from harness.core import commands
+from harness.core.errors import InputError
 from harness.tools.toolchain import Toolchain
 
 DIRECTORY = "snapshots"  # under cases/generated

@@ -15,10 +15,11 @@ import json
 import sys
 from pathlib import Path
 
-from harness.errors import InputError
+from harness.core import verdicts
+from harness.core.errors import InputError
 from harness.nvptx import gemm, gemm_spec, gpu_check, ptx, tile_cli
 from harness.specs import selection
-from harness.tools import toolchain, verdicts
+from harness.tools import toolchain
 
 DEFAULT_CASES = Path(__file__).resolve().parents[2] / "cases"
 CANNOT_JUDGE = 125

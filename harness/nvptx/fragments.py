@@ -19,7 +19,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from harness.errors import InputError
+from harness.core.errors import InputError
 from harness.targets.nvptx_rows import Row
 
 LANES = 32

@@ -17,7 +17,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from harness.errors import InputError
+from harness.core.errors import InputError
 from harness.specs.spec import quote
 
 TRIPLE = "nvptx64-nvidia-cuda"

@@ -1,7 +1,7 @@
 """lit files for the gemm kernels: one per kernel, its IR, llc's PTX checked for the number and
 variant of mma.sync instructions, and the PTX closed by ptxas where lit has it.
 
-Each file's RUN lines (all built through harness.tools.commands) write llc's PTX once; three FileCheck
+Each file's RUN lines (all built through harness.core.commands) write llc's PTX once; three FileCheck
 runs read it: MMA counts every mma.sync of any variant, K16 and K8 count each exact mnemonic
 (shape and dtype) apart, so together they leave no room for another variant (the k8 step comes after the k16 steps of every tile,
 so one CHECK-COUNT cannot count both). ptxas runs under `%if ptxas` and REQUIRES names the
@@ -13,10 +13,10 @@ from __future__ import annotations
 from pathlib import Path
 
 from harness import targets
+from harness.core import commands
 from harness.nvptx import gemm_spec
 from harness.nvptx.gemm import INSTRUCTIONS, GemmCase, kernel_ir
 from harness.nvptx.ptx import llc_command, ptxas_command
-from harness.tools import commands
 
 PREFIX = "nvptx."  # generated file names start so: nvptx.gemm_16x8x16_f16_beta0_nn_sm_90.ll
 

@@ -21,7 +21,7 @@ import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from harness.errors import InputError
+from harness.core.errors import InputError
 from harness.specs import spec
 from harness.specs.spec import quote
 

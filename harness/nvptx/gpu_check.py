@@ -225,8 +225,8 @@ def read_manifest(directory: Path, make: str) -> object:
     """The parsed manifest.json of `directory` (`make`: the command that makes it): a regular
     file of at most MAX_MANIFEST_BYTES (a FIFO or a device is refused, never read), UTF-8 JSON;
     BadInput, one line, for anything else."""
-    from harness import files
-    from harness.errors import InputError
+    from harness.core import files
+    from harness.core.errors import InputError
 
     path = directory / MANIFEST
     try:

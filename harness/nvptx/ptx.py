@@ -15,12 +15,12 @@ import zlib
 from dataclasses import dataclass
 from pathlib import Path
 
-from harness import files
-from harness.errors import InputError
+from harness.core import commands, files
+from harness.core.commands import Command
+from harness.core.errors import InputError
+from harness.core.verdicts import first_error
 from harness.nvptx.gemm import PTX, TRIPLE, GemmCase, Layout, kernel_ir
-from harness.tools import commands, toolchain
-from harness.tools.commands import Command
-from harness.tools.verdicts import first_error
+from harness.tools import toolchain
 
 MANIFEST = "manifest.json"
 MANIFEST_FORMAT = 1

@@ -12,7 +12,7 @@ rejects, or whose unit nvcc rejects, is compiled again alone, and judged by that
 
 Without a GPU (`harness tile-compare DIR`), per kernel, NVIDIA's PTX against llc's: the mma
 instructions per mnemonic (harness.nvptx.ptx.count_mma) and the registers in each of the mma's
-brace groups, D, A, B and C (harness.tools.verdicts.instruction / tuple_width). With a GPU
+brace groups, D, A, B and C (harness.core.verdicts.instruction / tuple_width). With a GPU
 (`harness tile-compare DIR --gpu`, harness.nvptx.second_check), both kernels run on the same
 inputs and their D must be bitwise equal.
 
@@ -31,12 +31,12 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from harness import files
-from harness.errors import InputError
+from harness.core import files, verdicts
+from harness.core.errors import InputError
 from harness.nvptx import fragments, gpu_check, ptx, second_check, tile_check, tiles
 from harness.nvptx.gpu_check import BadInput
 from harness.targets.nvptx_rows import IR_REGISTER, Row
-from harness.tools import toolchain, verdicts
+from harness.tools import toolchain
 
 NVIDIA, NVIDIA_FORMAT = second_check.NVIDIA, second_check.NVIDIA_FORMAT  # DIR/nvidia/manifest.json
 GROUPS = ("d", "a", "b", "c")  # the mma's brace groups, in the instruction's order

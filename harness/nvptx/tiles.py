@@ -27,8 +27,8 @@ import zlib
 from dataclasses import dataclass
 from pathlib import Path
 
-from harness import files
-from harness.errors import InputError
+from harness.core import files
+from harness.core.errors import InputError
 from harness.nvptx import fragments, gpu_check, ptx, tile_check
 from harness.nvptx.fragments import Plant
 from harness.nvptx.gemm import TRIPLE, KernelEmitter

@@ -19,14 +19,14 @@ import subprocess
 import sys
 import tempfile
 
-from harness import files
-from harness.errors import InputError, printable
+from harness.core import files
+from harness.core import verdicts as V
+from harness.core.errors import InputError, printable
 from harness.reports import expectations
 from harness.specs import cases, selection
 from harness.specs.cases import Planned
 from harness.specs.spec import quote, shorten
 from harness.tools import toolchain
-from harness.tools import verdicts as V
 from harness.tools.runner import Runner
 
 EXPECTED = "expected"  # --want: each cell's own expected verdict

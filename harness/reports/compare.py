@@ -35,18 +35,18 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from harness import files
-from harness.errors import InputError
+from harness.core import commands, files
+from harness.core import verdicts as V
+from harness.core.commands import Selector
+from harness.core.errors import InputError
+from harness.core.verdicts import Verdict
 from harness.reports import expectations, report
 from harness.specs import cases, selection
 from harness.specs.cases import Case, Planned
 from harness.targets import NVPTX, catalog
 from harness.targets.catalog import Side
-from harness.tools import cache, commands, toolchain
-from harness.tools import verdicts as V
-from harness.tools.commands import Selector
+from harness.tools import cache, toolchain
 from harness.tools.runner import Runner, StderrProgress
-from harness.tools.verdicts import Verdict
 
 KIND = "harness-matrix"
 FORMAT = 1

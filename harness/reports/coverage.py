@@ -12,7 +12,7 @@ import argparse
 import json
 import sys
 
-from harness.errors import InputError
+from harness.core.errors import InputError
 from harness.specs import emit, selection
 from harness.targets import TARGETS, Target, catalog
 from harness.tools import declared, toolchain

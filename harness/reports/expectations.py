@@ -18,10 +18,10 @@ from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
 
+from harness.core import verdicts as V
+from harness.core.commands import Selector
 from harness.specs import known_bugs
 from harness.specs.cases import SELECTORS, VERIFIER_CLASSES, Case, FileClass, Group
-from harness.tools import verdicts as V
-from harness.tools.commands import Selector
 from harness.tools.runner import Outcome
 
 

@@ -23,9 +23,9 @@ import html
 import json
 from pathlib import Path
 
-from harness import files
+from harness.core import files
+from harness.core import verdicts as V
 from harness.reports import report
-from harness.tools import verdicts as V
 
 # verdict -> (letter on the square, colour, what it means)
 STYLE = {

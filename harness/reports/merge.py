@@ -17,13 +17,13 @@ import re
 import sys
 from pathlib import Path
 
-from harness import files
-from harness.errors import InputError
+from harness.core import files
+from harness.core.commands import Selector
+from harness.core.errors import InputError
+from harness.core.verdicts import VerdictCode
 from harness.reports import compare, expectations, html_report, report
 from harness.specs.matrix import MAX_WIDTH
 from harness.specs.spec import shorten
-from harness.tools.commands import Selector
-from harness.tools.verdicts import VerdictCode
 
 METRIC_LIMIT = 1e12  # no register count or instruction count comes near this
 _SHARD = re.compile(r"([0-9]{1,9})/([0-9]{1,9})")

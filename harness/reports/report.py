@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
+from harness.core.verdicts import ALL, VerdictCode
 from harness.specs.cases import CLASSES, SELECTORS, FileClass
 from harness.targets import catalog, formats
 from harness.targets.catalog import Side
 from harness.tools.runner import Outcome
-from harness.tools.verdicts import ALL, VerdictCode
 
 
 def case_record(outcome: Outcome, with_tools: bool = False) -> dict:

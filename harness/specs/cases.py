@@ -14,11 +14,11 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 
 from harness import once
+from harness.core import commands
+from harness.core.commands import Selector
 from harness.specs.spec import Value
 from harness.targets import catalog
 from harness.targets.catalog import SIDE_A, SIDE_B, SIDES, Intrinsic, Side
-from harness.tools import commands
-from harness.tools.commands import Selector
 
 _INTEGER = re.compile(r"-?[0-9]+")
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import yaml
 
-from harness.errors import InputError
+from harness.core.errors import InputError
 from harness.specs.spec import MAX_FLOW_DEPTH, flow_too_deep, quote, reader_error
 
 FILENAME = "known-bugs.yaml"

@@ -11,13 +11,13 @@ import itertools
 import re
 from pathlib import Path
 
-from harness.errors import InputError
+from harness.core import commands
+from harness.core.commands import Selector
+from harness.core.errors import InputError
 from harness.specs.cases import CHECKS, IMMARG_VALUES, NARROWINGS, OPT_LEVELS, POLICIES, SELECTORS, Case, Planned, widths_for
 from harness.specs.spec import Block, Value, load_spec, quote, shorten
 from harness.targets import catalog, formats
 from harness.targets.catalog import Intrinsic, Role, Side
-from harness.tools import commands
-from harness.tools.commands import Selector
 
 MAX_WIDTH = 4096  # source vector elements; the legal widths are 4 to 32
 MAX_INT_BITS = (1 << 23) - 1  # LLVM's widest integer type

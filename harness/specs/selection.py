@@ -13,13 +13,13 @@ import hashlib
 from pathlib import Path
 from typing import Protocol
 
-from harness.errors import InputError
+from harness.core import commands
+from harness.core.commands import Selector
+from harness.core.errors import InputError
 from harness.specs import cases, matrix
 from harness.specs.cases import SELECTORS, Case, Planned
 from harness.targets import catalog, formats, processors
 from harness.targets.catalog import Side
-from harness.tools import commands
-from harness.tools.commands import Selector
 
 DEFAULT_CASES = Path(__file__).resolve().parents[2] / "cases"
 
@@ -373,6 +373,15 @@ def space(args, known_cpus) -> list[Planned]:
         raise InputError("the selection matches no cell of the space (check --intrinsic, --cpu, -O and --selector)")
     shard = getattr(args, "shard", None)
     return shard_of(out, *shard) if shard else out
+
+
+# The case flags `space` reads besides --intrinsic and --space.
+NARROWING = ("fmt_a", "fmt_b", "width_a", "width_b", "opt", "cpu", "pipeline", "filter", "selector", "spec", "shard")
+
+
+def space_args(space: str = "full", intrinsics: list[str] | None = None) -> argparse.Namespace:
+    """The flags of a space narrowed by nothing but the intrinsics (None: all of them)."""
+    return argparse.Namespace(intrinsic=intrinsics, space=space, **dict.fromkeys(NARROWING))
 
 
 def representatives(forms: tuple[catalog.Intrinsic, ...], cpus: list[str]) -> list[str]:

@@ -19,8 +19,8 @@ from pathlib import Path
 
 import yaml
 
-from harness import files
-from harness.errors import InputError
+from harness.core import files
+from harness.core.errors import InputError
 
 DIMENSIONS = (
     "intrinsic",

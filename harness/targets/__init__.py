@@ -7,7 +7,7 @@ lit features that gate its files, and the instruction selectors llc has for it. 
 target lacks is still run (llc's own message is the evidence); when llc fails with the target's
 `no_selector_message`, the verdict is `unsupported`.
 
-Verdict names stay one set (harness.tools.verdicts.ALL): `mc-reject` means "the assembler that closes
+Verdict names stay one set (harness.core.verdicts.ALL): `mc-reject` means "the assembler that closes
 llc's text rejected it" — llvm-mc for AMDGPU, ptxas for NVPTX — so tables, merges and matrices
 need no new column. The assembler's name is in the verdict's detail and its tool record.
 """
@@ -18,9 +18,9 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from harness.core import commands
+from harness.core.commands import Selector
 from harness.targets import processors
-from harness.tools import commands
-from harness.tools.commands import Selector
 
 
 @dataclass(frozen=True)

@@ -30,7 +30,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
 
-from harness import files
+from harness.core import files
 
 T = TypeVar("T")
 ANSWERS_FORMAT = 2  # bump when an answer's layout or its key material changes

@@ -40,8 +40,8 @@ import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from harness import files
-from harness.errors import InputError
+from harness.core import files
+from harness.core.errors import InputError
 from harness.tools import builds
 from harness.tools.toolchain import OUTPUT_LIMIT, Toolchain, ToolRun
 

@@ -16,8 +16,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from harness import files
-from harness.errors import InputError
+from harness.core import files
+from harness.core.errors import InputError
 from harness.specs import emit
 from harness.targets import Target
 from harness.targets.catalog import Intrinsic

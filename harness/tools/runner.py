@@ -20,15 +20,15 @@ from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 
-from harness.errors import InputError
+from harness.core import verdicts as V
+from harness.core.commands import Selector
+from harness.core.errors import InputError
+from harness.core.verdicts import Verdict
 from harness.specs import emit
 from harness.specs.cases import VERIFIER_CLASSES, Case, FileClass, Group, llc_command, mc_command, opt_command
 from harness.targets.catalog import Side
 from harness.tools import declared, toolchain
-from harness.tools import verdicts as V
-from harness.tools.commands import Selector
 from harness.tools.toolchain import ProbeDied, Toolchain, ToolRun
-from harness.tools.verdicts import Verdict
 
 
 @dataclass(frozen=True)

@@ -26,9 +26,9 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from harness import files
-from harness.errors import InputError
-from harness.tools import builds, commands
+from harness.core import commands, files
+from harness.core.errors import InputError
+from harness.tools import builds
 
 DEFAULT_TIMEOUT = commands.DEFAULT_TIMEOUT
 

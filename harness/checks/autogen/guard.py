@@ -34,7 +34,8 @@ from collections.abc import Callable
 from pathlib import Path
 from types import SimpleNamespace
 
-from harness.tools import commands, toolchain
+from harness.core import commands
+from harness.tools import toolchain
 
 REGEX_SECONDS = 5.0  # what a batch of user regexes may take, in a child process
 LONG_REPEAT = 16  # a repeat of more than this many counts as long, as an unbounded one does

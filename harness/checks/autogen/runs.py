@@ -6,7 +6,7 @@ exactly `llc` (or the --tool name); the text after the last '|' must start with 
 the prefixes are read from that text with `--?check-prefix(?:es)?[= ]VALUE`. We take the same
 decisions on the same text (RUN lines joined as upstream joins continuations: the space before
 a trailing backslash stays), so the same lines count and the same prefixes come out, and only
-then tokenise the line with lit's own shell parser (`harness.tools.commands`) to run it: preprocessing
+then tokenise the line with lit's own shell parser (`harness.core.commands`) to run it: preprocessing
 commands chained by pipes, then llc reading the test file (upstream drops `< %s` and `%s` from
 llc's arguments and feeds the file on stdin).
 
@@ -24,12 +24,12 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from harness import files
 from harness.checks.autogen import guard
-from harness.errors import InputError
-from harness.tools import commands, toolchain
+from harness.core import commands, files
+from harness.core.errors import InputError
+from harness.core.verdicts import says_error
+from harness.tools import toolchain
 from harness.tools.toolchain import run_tool
-from harness.tools.verdicts import says_error
 
 _PREFIXES = re.compile(r"--?check-prefix(?:es)?[= ](\S+)")
 _VALID_PREFIX = re.compile(r"^[a-zA-Z0-9_-]+$")

@@ -5,7 +5,7 @@ would, without running a shell.
 merges the bodies per FileCheck prefix (see `layout`) and rebuilds the file: a NOTE header first
 (with the file's UTC_ARGS), then every line of the test with the old generated checks dropped and
 fresh ones written right after each `define` line (or, with --include-generated-funcs, all at the
-end), and the unused-prefix trailer last. It never writes the file; `harness.files.write_atomically` does.
+end), and the unused-prefix trailer last. It never writes the file; `harness.core.files.write_atomically` does.
 """
 
 from __future__ import annotations
@@ -16,7 +16,6 @@ from collections.abc import Collection
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from harness import files
 from harness.checks import check_lines
 from harness.checks.autogen import guard, layout, runs, scrub
 from harness.checks.autogen.options import (
@@ -28,8 +27,8 @@ from harness.checks.autogen.options import (
     UtcArgsError,
     read_options,
 )
-from harness.errors import InputError
-from harness.tools import commands
+from harness.core import commands, files
+from harness.core.errors import InputError
 
 # A `define` line and the function it defines (quotes around the name dropped).
 _DEFINE = re.compile(r'^\s*define\s+(?:internal\s+)?[^@]*@(?:"([^"]*)"|([\w.$-]+))\s*\(')

@@ -11,7 +11,7 @@ import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
-from harness.errors import InputError
+from harness.core.errors import InputError
 
 
 def write_atomically(target: Path, text: str, read_as: bytes | None = None) -> None:

@@ -16,7 +16,7 @@ import shlex
 from dataclasses import dataclass, replace
 from enum import StrEnum
 
-from harness.errors import InputError
+from harness.core.errors import InputError
 
 DEFAULT_TIMEOUT = 120.0  # seconds a tool may run, unless --timeout says otherwise
 
