@@ -1570,30 +1570,42 @@ def _report_html_link(ctx: Ctx) -> Outcome:
     return outcome
 
 
-# --------------------------------------------------------------------------- nvptx: gpu-check, gemm-ptx
+# --------------------------------------------------------------------------- nvptx: gpu check, gpu build
 
 GEMM_FILTER = "gemm_16x8x16_f16_beta0*"
 
 
 def _gemm_dir(ctx: Ctx, out: Path, *extra: object, llvm_bin: object = LLVM_BIN) -> Result:
     return ctx.harness(
-        "gemm-ptx", "--out", out, "--cases", ctx.cases(None), "--filter", GEMM_FILTER, "--llvm-bin", llvm_bin, *extra
+        "gpu",
+        "build",
+        "--kind",
+        "gemm",
+        "--out",
+        out,
+        "--cases",
+        ctx.cases(None),
+        "--filter",
+        GEMM_FILTER,
+        "--llvm-bin",
+        llvm_bin,
+        *extra,
     )
 
 
 def _manifest_attack(name: str, mutate: Callable[[Ctx, Path], None], exits=(2,), seconds=None):
     def body(ctx: Ctx) -> Outcome:
-        ctx.need("gpu-check")
+        ctx.need("gpu")
         out = ctx.work / "g"
         made = _gemm_dir(ctx, out, "--no-ptxas")
         if made.rc != 0:
-            raise RuntimeError(f"setup gemm-ptx failed: {made.brief()}")
+            raise RuntimeError(f"setup gpu build failed: {made.brief()}")
         mutate(ctx, out / "manifest.json")
-        res = ctx.harness("gpu-check", out, limit=60)
+        res = ctx.harness("gpu", "check", out, limit=60)
         return canary_outcome(ctx, judge(res, exits, seconds))
 
     word = "exit 2, one line" if exits == (2,) else "exit " + "/".join(map(str, exits))
-    attack("nvptx", f"gpu-check: {name}", word)(body)
+    attack("nvptx", f"gpu check: {name}", word)(body)
 
 
 def _edit(change: Callable[[dict], None]):
@@ -1606,7 +1618,7 @@ def _edit(change: Callable[[dict], None]):
 
 
 def _case0(key: str, value):
-    return _edit(lambda doc: doc["cases"][0].__setitem__(key, value))
+    return _edit(lambda doc: doc["kernels"][0].__setitem__(key, value))
 
 
 def _bytes(data: bytes):
@@ -1625,23 +1637,23 @@ _manifest_attack('"ptx": 5', _case0("ptx", 5))
 _manifest_attack('"ptx": "/etc/passwd"', _case0("ptx", "/etc/passwd"))
 _manifest_attack('"ptx": "../../../../../../etc/passwd"', _case0("ptx", "../../../../../../etc/passwd"))
 _manifest_attack('"m": "sixteen"', _case0("m", "sixteen"))
-_manifest_attack("m = n = k = 10^9", _edit(lambda d: d["cases"][0].update(m=10**9, n=10**9, k=10**9)))
+_manifest_attack("m = n = k = 10^9", _edit(lambda d: d["kernels"][0].update(m=10**9, n=10**9, k=10**9)))
 _manifest_attack('"seed": "x"', _case0("seed", "x"))
 _manifest_attack('"beta": [1]', _case0("beta", [1]))
 _manifest_attack('"transpose_a": "yes"', _case0("transpose_a", "yes"))
-_manifest_attack('"cpu": 90', _case0("cpu", 90))
+_manifest_attack('"sm": 90', _case0("sm", 90))
 _manifest_attack('"kernel": {}', _case0("kernel", {}))
 _manifest_attack('"dtype": ["f16"]', _case0("dtype", ["f16"]))
-_manifest_attack("a 0xff byte", _bytes(b'{"cases": [\xff]}'))
+_manifest_attack("a 0xff byte", _bytes(b'{"kernels": [\xff]}'))
 _manifest_attack("nesting 100000 deep", _bytes(b"[" * 100000 + b"]" * 100000))
 _manifest_attack("a FIFO", _replace_with(os.mkfifo), seconds=30)
 _manifest_attack("a symlink to /dev/zero", _replace_with(lambda p: p.symlink_to("/dev/zero")), seconds=30)
 _manifest_attack("valid control (no GPU here: 125)", lambda ctx, path: None, exits=(0, 1, 125))
 
 
-@attack("nvptx", "gemm-ptx --out o with o/manifest.json a symlink to another file", "that file unchanged; exit 0 or 2")
+@attack("nvptx", "gpu build --out o with o/manifest.json a symlink to another file", "that file unchanged; exit 0 or 2")
 def _gemm_symlinked_manifest(ctx: Ctx) -> Outcome:
-    ctx.need("gemm-ptx")
+    ctx.need("gpu")
     out = ctx.work / "o"
     out.mkdir(parents=True)
     victim = ctx.canary / "precious"
@@ -1654,9 +1666,9 @@ def _gemm_symlinked_manifest(ctx: Ctx) -> Outcome:
     return outcome
 
 
-@attack("nvptx", "gemm-ptx with a ptxas that prints fatal and exits 0", "exit 2, one line naming ptxas")
+@attack("nvptx", "gpu build with a ptxas that prints fatal and exits 0", "exit 2, one line naming ptxas")
 def _gemm_fatal_ptxas(ctx: Ctx) -> Outcome:
-    ctx.need("gemm-ptx")
+    ctx.need("gpu")
     ptxas = ctx.base / "ptxas"
     ptxas.write_text("#!/bin/bash\necho 'ptxas fatal   : Unresolved extern function' >&2\nexit 0\n")
     ptxas.chmod(0o755)
@@ -2159,14 +2171,14 @@ _audit_attack(
 )
 
 
-@attack("nvptx", "[r3] tile-ptx --out an earlier output holding the user's notes.txt", "notes.txt kept (exit 2, one line)")
+@attack("nvptx", "[r3] gpu build --out an earlier output holding the user's notes.txt", "notes.txt kept (exit 2, one line)")
 def _tile_out_foreign(ctx: Ctx) -> Outcome:
-    ctx.need("tile-ptx")
+    ctx.need("gpu")
     out = ctx.work / "o"
-    argv = ("tile-ptx", "--out", out, "--variant", "mma.m16n8k16.row.col.bf16", "--llvm-bin", LLVM_BIN)
+    argv = ("gpu", "build", "--kind", "tile", "--out", out, "--filter", "mma.m16n8k16.row.col.bf16", "--llvm-bin", LLVM_BIN)
     first = ctx.harness(*argv)
     if first.rc != 0:
-        raise RuntimeError(f"setup tile-ptx failed: {first.brief()}")
+        raise RuntimeError(f"setup gpu build failed: {first.brief()}")
     (out / "notes.txt").write_text("precious\n")
     res = ctx.harness(*argv)
     if not (out / "notes.txt").exists():

@@ -14,8 +14,8 @@ from collections.abc import Callable
 from harness import parser
 from harness.core import commands, files
 from harness.core.commands import Selector
-from harness.core.errors import InputError
-from harness.nvptx import gemm_spec
+from harness.core.errors import PATH_LIMIT, InputError, quoted, shortened
+from harness.kernels import gemm_spec
 from harness.reports import compare, expectations, report
 from harness.specs import cases, matrix, selection
 from harness.specs.cases import Planned
@@ -29,9 +29,12 @@ def _tc(args) -> toolchain.Toolchain:
 
 def cmd_expand(args) -> int:
     from harness.checks import expand, snapshots
+    from harness.specs import known_bugs
 
     rendered = expand.render(args.cases, args.max_cases)
     stale = expand.stale(args.cases, rendered)
+    for warning in known_bugs.idle(args.cases, (f"{expand.GENERATED}/{name}" for name in rendered)):
+        print(f"harness: {warning}", file=sys.stderr)
     if args.check:
         for name, why in stale.items():
             print(f"stale: {args.cases / expand.GENERATED / name} ({why})")
@@ -97,7 +100,13 @@ def cmd_update_checks(args) -> int:
         )
         if refused:  # a gate that checked nothing must not pass
             return 2
-    return 1 if differs else 0
+        return 1 if differs else 0
+    if refused:  # what was asked is not done: a script must not read "updated"
+        print(
+            f"harness: {refused} of {len(args.files)} file(s) not updated (see above); nothing written to them", file=sys.stderr
+        )
+        return 2
+    return 0
 
 
 def cmd_audit(args) -> int:
@@ -199,11 +208,11 @@ def _run_selection(args) -> list[Planned]:
 def _metrics_pipelines(text: str) -> list[str]:
     names = [p.strip() for p in text.split(",")]
     if len(names) != 2 or not all(names):
-        raise InputError(f"--metrics takes two pipelines separated by a comma, e.g. none,instcombine; got {text!r}")
+        raise InputError(f"--metrics takes two pipelines separated by a comma, e.g. none,instcombine; got {quoted(text)}")
     for name in names:
         why = commands.pass_pipeline_error(name) if name != "none" else ""
         if why:
-            raise InputError(f"--metrics {name!r}: {why}")
+            raise InputError(f"--metrics {quoted(name)}: {why}")
     return names
 
 
@@ -286,10 +295,18 @@ def _print_tried(judged: expectations.Judged, header: str) -> None:
 COMMANDS = {"expand": cmd_expand, "update-checks": cmd_update_checks, "audit": cmd_audit, "run": cmd_run, "try": cmd_try}
 
 
+class Terminated(KeyboardInterrupt):
+    """SIGTERM or SIGHUP: unwinds like Ctrl-C (the tools are ended and every temporary file is
+    removed on the way out), and the harness exits 128 + the signal's number, as a shell reports
+    a process that signal ended (143, 129; Ctrl-C's is 130)."""
+
+    def __init__(self, signum: int):
+        super().__init__(signum)
+        self.signum = signum
+
+
 def _terminated(signum, frame):
-    # SIGTERM and SIGHUP unwind like Ctrl-C: the tools are ended and every temporary file is
-    # removed on the way out.
-    raise KeyboardInterrupt
+    raise Terminated(signum)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -309,13 +326,13 @@ def main(argv: list[str] | None = None) -> int:
     except InputError as exc:
         print(f"harness: {exc}", file=sys.stderr)
         return 2
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as exc:
         toolchain.stop_all()  # any tool still running ends with the harness
-        return 130
+        return 128 + (exc.signum if isinstance(exc, Terminated) else signal.SIGINT)
     except BrokenPipeError:  # `harness run | head`: the reader left; say nothing more
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
     except OSError as exc:  # the file system refused (permissions, disk full, a path gone): one line
-        where = f"{exc.filename}: " if exc.filename else ""
+        where = f"{shortened(str(exc.filename), PATH_LIMIT)}: " if exc.filename else ""
         print(f"harness: {where}error: {exc.strerror or exc}", file=sys.stderr)
         return 2

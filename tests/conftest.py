@@ -22,6 +22,9 @@ import pytest
 from hypothesis import settings
 
 REPO = Path(__file__).resolve().parent.parent
+# The first line of a fault-injection ptxas script: `--version` answered with NVIDIA's banner, as
+# the harness asks before it trusts a file named as ptxas.
+PTXAS_VERSION = 'case "$1" in --version) echo "ptxas: NVIDIA (R) Ptx optimizing assembler"; exit 0;; esac\n'
 # What builds answered about themselves, and cached tool runs, go under a directory of this
 # process's own (each xdist worker has one), never the user's, and the harness processes the
 # tests start inherit it.
@@ -281,12 +284,29 @@ def fake_build(tmp_path: Path, real: Path, name: str | None = None, script: str 
     return out
 
 
+def elf_pair(tmp_path: Path, tags: str = "--enable-new-dtags") -> tuple[Path, Path]:
+    """A real ELF tool and the library of its build it loads (tmp/tool, tmp/lib/libf.so, found
+    through an RPATH or RUNPATH of $ORIGIN/lib, per `tags`), linked by the system's C compiler."""
+    cc = shutil.which("cc") or shutil.which("gcc")
+    if not cc:
+        unavailable("no C compiler to link an ELF with an RPATH")
+    lib = tmp_path / "lib"
+    lib.mkdir()
+    (tmp_path / "f.c").write_text("int f(void) { return 1; }\n")
+    (tmp_path / "main.c").write_text("int f(void);\nint main(void) { return f(); }\n")
+    subprocess.run([cc, "-shared", "-fPIC", "-o", lib / "libf.so", tmp_path / "f.c"], check=True, timeout=120)
+    link = [cc, "-o", tmp_path / "tool", tmp_path / "main.c", f"-L{lib}", "-lf", f"-Wl,{tags}", "-Wl,-rpath,$ORIGIN/lib"]
+    subprocess.run(link, check=True, timeout=120)
+    return tmp_path / "tool", lib / "libf.so"
+
+
 @pytest.fixture
 def bad_ptxas(tmp_path) -> dict[str, Path]:
-    """Fault injection: ptxas scripts that segfault ("segv") and hang ("hang")."""
+    """Fault injection: ptxas scripts that segfault ("segv") and hang ("hang") on every file, and
+    answer `--version` as ptxas does (the harness asks that first)."""
     out = {}
     for name, body in (("segv", "kill -SEGV $$\n"), ("hang", "exec sleep 60\n")):
         out[name] = tmp_path / f"ptxas-{name}"
-        out[name].write_text("#!/bin/sh\n" + body)
+        out[name].write_text("#!/bin/sh\n" + PTXAS_VERSION + body)
         out[name].chmod(0o755)
     return out

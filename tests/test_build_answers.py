@@ -10,6 +10,8 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -178,3 +180,20 @@ def test_a_relative_xdg_cache_home_is_ignored(monkeypatch, tmp_path):
     assert builds.default_dir() == tmp_path / ".cache" / "matrix-harness"
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
     assert builds.default_dir() == tmp_path / "xdg" / "matrix-harness"
+
+
+def test_threads_asking_at_once_see_the_same_libraries(build):
+    """The build is probed while the specs are expanded: two threads taking the first stamps of
+    llc and opt at once must each find libLLVM (a half-read sysconfig once hid it from one). The
+    copies have no RUNPATH to it: libLLVM is found in the system's directories."""
+    code = (
+        "import sys, threading; from harness.tools import builds; out = {}\n"
+        "tools = [f'{sys.argv[1]}/{t}' for t in ('llc', 'opt')]\n"
+        "threads = [threading.Thread(target=lambda t=t: out.__setitem__(t, builds.libraries(t))) for t in tools]\n"
+        "[t.start() for t in threads]; [t.join() for t in threads]\n"
+        "print(sorted(len(v) for v in out.values()))"
+    )
+    for _ in range(5):  # (a fresh process each time: the first call is the one that raced)
+        proc = subprocess.run([sys.executable, "-c", code, str(build)], capture_output=True, text=True, check=True)
+        counts = json.loads(proc.stdout)
+        assert min(counts) >= 1 and len(set(counts)) == 1, counts

@@ -10,7 +10,6 @@ from __future__ import annotations
 import json
 import os
 import resource
-import shutil
 import subprocess
 import sys
 import zlib
@@ -147,21 +146,12 @@ def test_a_link_inside_the_cache_sends_no_write_elsewhere(tmp_path, level):
 def test_a_library_found_through_rpath_or_runpath_is_part_of_the_build(tmp_path, tags):
     """The cache key covers the libraries a tool loads from its own directories: a real ELF pair,
     linked by the system's C compiler with either kind of search path."""
-    from conftest import unavailable
+    from conftest import elf_pair
 
     from harness.tools import builds
 
-    cc = shutil.which("cc") or shutil.which("gcc")
-    if not cc:
-        unavailable("no C compiler to link an ELF with an RPATH")
-    lib = tmp_path / "lib"
-    lib.mkdir()
-    (tmp_path / "f.c").write_text("int f(void) { return 1; }\n")
-    (tmp_path / "main.c").write_text("int f(void);\nint main(void) { return f(); }\n")
-    subprocess.run([cc, "-shared", "-fPIC", "-o", lib / "libf.so", tmp_path / "f.c"], check=True, timeout=120)
-    link = [cc, "-o", tmp_path / "tool", tmp_path / "main.c", f"-L{lib}", "-lf", f"-Wl,{tags}", "-Wl,-rpath,$ORIGIN/lib"]
-    subprocess.run(link, check=True, timeout=120)
-    assert builds.libraries(str(tmp_path / "tool")) == {str((lib / "libf.so").resolve())}
+    tool, lib = elf_pair(tmp_path, tags)
+    assert builds.libraries(str(tool)) == {str(lib.resolve())}
 
 
 # ---- what an entry's fields claim ------------------------------------------------------------

@@ -38,7 +38,7 @@ def test_run_imports_no_other_command_s_modules():
     )
     loaded = set(subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split())
     assert "harness.specs.matrix" in loaded and "harness.tools.runner" in loaded
-    others = {"harness.nvptx.cli", "harness.nvptx.tile_cli", "harness.checks.audit", "harness.checks.autogen"}
+    others = {"harness.gpu_cli", "harness.gpu.build", "harness.kernels.tiles", "harness.checks.audit", "harness.checks.autogen"}
     others |= {"harness.reports.bisect", "harness.reports.coverage", "harness.reports.merge"}
     assert loaded.isdisjoint(others), loaded & others
 

@@ -30,7 +30,7 @@ from hypothesis import strategies as st
 
 from harness import cli
 from harness.core.errors import InputError
-from harness.nvptx import gemm_spec
+from harness.kernels import gemm_spec
 from harness.specs import spec
 from harness.targets import catalog
 from harness.tools import toolchain

@@ -1,7 +1,7 @@
-"""`harness gpu-check` reads a gemm manifest as input (issue 15): every field type- and
+"""`harness gpu check` reads a build's manifest as input (issue 15): every field type- and
 range-checked with one line and exit 2 before any GPU is asked for; no FIFO or device is read;
-and `harness gemm-ptx` never writes through a link nor calls a kernel closed by a ptxas that
-printed `fatal` yet exited 0. The manifests are written here; gemm-ptx needs the NVPTX build."""
+and `harness gpu build` never writes through a link nor calls a kernel closed by a ptxas that
+printed `fatal` yet exited 0. The manifests are written here; gpu build needs the NVPTX build."""
 
 from __future__ import annotations
 
@@ -11,11 +11,14 @@ import subprocess
 import sys
 
 import pytest
-from conftest import REPO
+from conftest import PTXAS_VERSION, REPO
 
 HANG_GUARD = 120  # seconds: only a blocked read reaches it
 CASE = {
     "kernel": "gemm_16x8x16_f16_beta0_nn_sm_90",
+    "variant": "gemm_16x8x16_f16_beta0_nn_sm_90",
+    "plant": None,
+    "ptx_only": False,
     "ptx": "gemm_16x8x16_f16_beta0_nn_sm_90.ptx",
     "m": 16,
     "n": 8,
@@ -24,18 +27,20 @@ CASE = {
     "beta": 0,
     "transpose_a": False,
     "transpose_b": False,
-    "cpu": "sm_90",
+    "sm": "sm_90",
     "seed": 123,
 }
+FORMAT = "harness-gpu/1"  # (written out: a test that read it from the code could not see it change)
 
 
 def gpu_check(directory) -> tuple[int, list[str]]:
-    return _harness("gpu-check", directory)
+    return _harness("gpu", "check", directory)
 
 
 def manifest(tmp_path, **changes) -> None:
     (tmp_path / CASE["ptx"]).write_text("// PTX\n")
-    (tmp_path / "manifest.json").write_text(json.dumps({"format": 1, "cases": [{**CASE, **changes}]}))
+    doc = {"format": FORMAT, "kind": "gemm", "kernels": [{**CASE, **changes}]}
+    (tmp_path / "manifest.json").write_text(json.dumps(doc))
 
 
 def test_a_valid_manifest_reaches_the_gpu_question(tmp_path):
@@ -59,8 +64,10 @@ def test_a_valid_manifest_reaches_the_gpu_question(tmp_path):
         ("seed", "x"),
         ("seed", -1),
         ("transpose_a", "yes"),
-        ("cpu", 90),
-        ("cpu", "gfx950"),
+        ("sm", 90),
+        ("sm", "gfx950"),
+        ("plant", 3),
+        ("ptx_only", "no"),
         ("kernel", {}),
         ("kernel", "a b"),
         ("dtype", ["f16"]),
@@ -69,7 +76,7 @@ def test_a_valid_manifest_reaches_the_gpu_question(tmp_path):
 def test_a_bad_field_is_one_line_and_exit_2(tmp_path, field, value):
     manifest(tmp_path, **{field: value})
     code, lines = gpu_check(tmp_path)
-    assert code == 2 and len(lines) == 1 and "manifest.json: case 0" in lines[0] and field in lines[0].lower()
+    assert code == 2 and len(lines) == 1 and "manifest.json: kernel 0" in lines[0] and field in lines[0].lower()
 
 
 @pytest.mark.parametrize("field", ["seed", "m", "beta"])
@@ -88,8 +95,14 @@ def test_a_ptx_file_that_is_a_link_out_is_refused(tmp_path):
 
 @pytest.mark.parametrize(
     "data",
-    [b'{"cases": [\xff]}', b"[" * 100_000 + b"]" * 100_000, b"[]", b'{"cases": []}'],
-    ids=["0xff", "deep", "list", "empty"],
+    [
+        b'{"kernels": [\xff]}',
+        b"[" * 100_000 + b"]" * 100_000,
+        b"[]",
+        b'{"format": "harness-gpu/1", "kind": "gemm", "kernels": []}',
+        b'{"format": 1, "cases": []}',
+    ],
+    ids=["0xff", "deep", "list", "empty", "old-format"],
 )
 def test_a_manifest_that_is_not_one_is_one_line_and_exit_2(tmp_path, data):
     (tmp_path / "manifest.json").write_bytes(data)
@@ -98,19 +111,20 @@ def test_a_manifest_that_is_not_one_is_one_line_and_exit_2(tmp_path, data):
 
 
 @pytest.mark.parametrize("kind", ["fifo", "dev-zero"])
-@pytest.mark.parametrize("command", ["gpu-check", "tile-check", "tile-compare", "tile-compare --gpu"])
+@pytest.mark.parametrize("command", ["gpu check", "gpu compare", "gpu compare --gpu", "tile-check"])
 def test_a_manifest_that_is_no_regular_file_is_refused_unread(tmp_path, kind, command):
     path = tmp_path / "manifest.json"
     os.mkfifo(path) if kind == "fifo" else path.symlink_to("/dev/zero")
-    code, lines = gpu_check(tmp_path) if command == "gpu-check" else _harness(*command.split(), tmp_path)
+    words = command.split()
+    code, lines = _harness(*words[:2], tmp_path, *words[2:]) if words[0] == "gpu" else _harness(*words, tmp_path)
     assert code == 2 and len(lines) == 1 and "manifest.json" in lines[0] and "not a regular file" in lines[0], lines
 
 
 def test_an_output_directory_whose_manifest_is_a_fifo_is_not_taken_for_an_earlier_output(tmp_path):
     os.mkfifo(tmp_path / "manifest.json")
-    code, lines = _harness("tile-ptx", "--out", tmp_path)
-    errors = [line for line in lines if not line.startswith("#")]  # (tile-ptx names the build first)
-    assert code == 2 and len(errors) == 1 and "is not a tile-ptx output" in errors[0], lines
+    code, lines = _harness("gpu", "build", "--kind", "tile", "--out", tmp_path)
+    errors = [line for line in lines if not line.startswith("#")]  # (the build is named first)
+    assert code == 2 and len(errors) == 1 and "is not a GPU build" in errors[0], lines
 
 
 def _harness(*words) -> tuple[int, list[str]]:
@@ -127,25 +141,27 @@ def _harness(*words) -> tuple[int, list[str]]:
     return proc.returncode, [line for line in proc.stderr.splitlines() if line.strip()]
 
 
-# ---- gemm-ptx ----------------------------------------------------------------------------------
+# ---- gpu build ---------------------------------------------------------------------------------
 
 
 def gemm_ptx(cli, nvptx_tc, out, *extra):
-    return cli("gemm-ptx", "--out", out, "--filter", "gemm_16x8x16_f16_beta0*", "--llvm-bin", nvptx_tc.bin_dir, *extra)
+    words = ("gpu", "build", "--kind", "gemm", "--out", out, "--filter", "gemm_16x8x16_f16_beta0*")
+    return cli(*words, "--llvm-bin", nvptx_tc.bin_dir, *extra)
 
 
-def test_gemm_ptx_never_writes_through_a_symlinked_manifest(cli, nvptx_tc, tmp_path):
+def test_gpu_build_never_writes_through_a_symlinked_manifest(cli, nvptx_tc, tmp_path):
     out, victim = tmp_path / "o", tmp_path / "victim"
     out.mkdir()
     victim.write_text("precious\n")
     (out / "manifest.json").symlink_to(victim)
     proc = gemm_ptx(cli, nvptx_tc, out, "--no-ptxas")
-    assert proc.returncode == 2 and "a symbolic link" in proc.stderr and victim.read_text() == "precious\n"
+    assert proc.returncode == 2 and "is not a GPU build" in proc.stderr and victim.read_text() == "precious\n"
+    assert (out / "manifest.json").is_symlink() and sorted(p.name for p in tmp_path.iterdir()) == ["o", "victim"]
 
 
 def test_a_ptxas_printing_fatal_with_exit_0_gives_no_verdict(cli, nvptx_tc, tmp_path):
     ptxas = tmp_path / "ptxas"
-    ptxas.write_text("#!/bin/sh\necho 'ptxas fatal   : Unresolved extern function' >&2\nexit 0\n")
+    ptxas.write_text("#!/bin/sh\n" + PTXAS_VERSION + "echo 'ptxas fatal   : Unresolved extern function' >&2\nexit 0\n")
     ptxas.chmod(0o755)
     proc = gemm_ptx(cli, nvptx_tc, tmp_path / "o", "--ptxas", ptxas)
     errors = [line for line in proc.stderr.splitlines() if not line.startswith("#")]

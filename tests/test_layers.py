@@ -1,6 +1,7 @@
-"""The package is layered: core -> targets -> specs -> tools -> checks and reports -> cli. No
-module imports one of a higher layer (imports for type checking only are not edges). The map
-below is the one docs/development.md's layout table draws; a new module must be placed in it."""
+"""The package is layered by folder: core -> targets -> specs and kernels -> tools -> checks,
+reports and gpu -> the command line (harness/*.py). No module imports one of a higher layer
+(imports for type checking only are not edges). The map below is the one docs/development.md's
+layout table draws; a new folder must be placed in it."""
 
 from __future__ import annotations
 
@@ -9,41 +10,32 @@ from pathlib import Path
 
 HARNESS = Path(__file__).resolve().parent.parent / "harness"
 
-# Layer of each module, lowest first. A name stands for itself and the modules under it.
+# The folders of harness/, each in one layer, lowest first; the modules directly in harness/ (the
+# command line) are the top layer.
 LAYERS: tuple[tuple[str, ...], ...] = (
     # core: errors, files, tool command lines, verdict codes and the parsers of tool output
-    ("harness", "harness.core"),
+    ("core",),
     # targets: triples, CPUs, the intrinsic rows and catalog
-    ("harness.targets",),
-    # specs: what to test (specs, cases, their IR); the NVPTX tables and kernels
-    ("harness.specs", "harness.nvptx.gemm", "harness.nvptx.gemm_spec", "harness.nvptx"),
+    ("targets",),
+    # specs: what to test (specs, cases, their IR); the GPU kernels as text
+    ("specs", "kernels"),
     # tools: finding a build, running it, the cache, the runner
-    ("harness.tools", "harness.nvptx.ptx"),
-    # checks and reports: lit files, CHECK lines, audits; tables, matrices, bisect, coverage
-    (
-        "harness.checks",
-        "harness.reports",
-        "harness.nvptx.gemm_lit",
-        "harness.nvptx.gpu_check",
-        "harness.nvptx.tiles",
-        "harness.nvptx.tile_check",
-        "harness.nvptx.second",
-        "harness.nvptx.second_check",
-    ),
-    # the command line
-    ("harness.cli", "harness.parser", "harness.__main__", "harness.nvptx.cli", "harness.nvptx.tile_cli"),
+    ("tools",),
+    # checks and reports: lit files, CHECK lines, audits; tables, matrices, bisect, coverage; GPU
+    # builds, their judges and the second opinion
+    ("checks", "reports", "gpu"),
+    # the command line: harness/*.py
+    ("",),
 )
 
 
 def layer_of(module: str) -> int:
-    """The layer of the longest name in LAYERS that is `module` or a package above it."""
-    best, found = -1, None
-    for level, names in enumerate(LAYERS):
-        for name in names:
-            if (module == name or module.startswith(name + ".")) and len(name) > best:
-                best, found = len(name), level
-    assert found is not None, f"{module} is in no layer: place it in LAYERS"
-    return found
+    """The layer of the folder of harness/ that holds `module` (the top layer for harness/*.py)."""
+    parts = module.split(".")
+    folder = parts[1] if len(parts) > 2 or (len(parts) == 2 and (HARNESS / parts[1]).is_dir()) else ""
+    found = [level for level, names in enumerate(LAYERS) if folder in names]
+    assert found, f"{module}: its folder harness/{folder} is in no layer: place it in LAYERS"
+    return found[0]
 
 
 def module_name(path: Path) -> str:
@@ -95,6 +87,12 @@ def test_no_module_imports_a_higher_layer():
 def test_every_module_has_a_layer():
     for path in HARNESS.rglob("*.py"):
         layer_of(module_name(path))  # raises for a module in no layer
+
+
+def test_every_folder_is_in_exactly_one_layer():
+    folders = sorted(p.name for p in HARNESS.iterdir() if p.is_dir() and (p / "__init__.py").exists())
+    placed = [name for names in LAYERS for name in names if name]
+    assert sorted(placed) == folders and len(set(placed)) == len(placed)
 
 
 def test_the_walk_sees_an_upward_import(tmp_path, monkeypatch):

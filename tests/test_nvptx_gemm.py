@@ -1,4 +1,4 @@
-"""NVPTX tiled gemm (harness.nvptx): the `gemm` spec, its rejections with file:line:col, the IR
+"""NVPTX tiled gemm (harness.kernels.gemm, built and judged by harness.gpu): the `gemm` spec, its rejections with file:line:col, the IR
 through the real llc and ptxas with the mma counts the tiling implies, the lit files, the IR's
 numerics through an interpreter whose mma follows the PTX ISA tables (so a wrong fragment
 layout is caught without a GPU), and, on a machine with CuPy and a CUDA GPU, the real numerics.
@@ -23,9 +23,11 @@ from pathlib import Path
 import pytest
 from conftest import unavailable
 
+from harness.checks import gemm_lit
 from harness.core.errors import InputError
-from harness.nvptx import gemm, gemm_lit, gemm_spec, gpu_check, ptx
-from harness.nvptx.gemm import GemmCase, GemmError
+from harness.gpu import build, check, kinds, manifest
+from harness.kernels import gemm, gemm_spec
+from harness.kernels.gemm import GemmCase, GemmError, GemmKernel
 from harness.specs import matrix
 from harness.tools.toolchain import ToolRun
 
@@ -47,10 +49,17 @@ def _shipped() -> list[GemmCase]:
     return gemm_spec.load_cases_dir(REPO / "cases")
 
 
+def _build(tc, out: Path, ptxas: str, plants: tuple[str, ...] = ()) -> list[build.Built]:
+    """The shipped gemm kernels built into `out`, with the planted layouts named."""
+    kernels, skipped = gemm.planted(_shipped(), [gemm.layout(n) for n in plants])
+    what = build.Build("gemm", list(kernels), {n: gemm.layout(n).what for n in plants}, skipped, gemm.MEMORY_TEXT, ptxas)
+    return build.build_all(tc, what, out)
+
+
 @pytest.fixture(scope="module")
 def built(nvptx_tc, ptxas_path, tmp_path_factory):
-    out = tmp_path_factory.mktemp("gemm-ptx")
-    return out, ptx.build_all(nvptx_tc, _shipped(), out, ptxas_path)
+    out = tmp_path_factory.mktemp("gemm-ptx") / "out"
+    return out, _build(nvptx_tc, out, ptxas_path)
 
 
 # ---- the spec --------------------------------------------------------------------------------------
@@ -175,31 +184,32 @@ def test_every_shipped_kernel_compiles_and_ptxas_accepts_it(built):
     out, kernels = built
     assert len(kernels) >= 44
     for b in kernels:
-        c = b.case
+        c = b.kernel.case
         assert b.problems == [], (c.name, b.problems)
-        assert b.ptxas_verdict == "pass"
+        assert build.run_verdict(b.ptxas) == "pass"
         text = (out / b.ptx_file).read_text()
         assert f".visible .entry {c.name}(" in text
         steps16, steps8 = c.k // 16, (c.k % 16) // 8
         tiles = (c.m // 16) * (c.n // 8)
-        found = ptx.count_mma(text)
+        found = build.count_mma(text)
         want = {
             f"mma.sync.aligned.m16n8k{k}.row.col.f32.{c.dtype}.{c.dtype}.f32": tiles * s
             for k, s in ((16, steps16), (8, steps8))
             if s
         }
         assert found == want, c.name
-    manifest = json.loads((out / ptx.MANIFEST).read_text())
-    assert [e["kernel"] for e in manifest["cases"]] == [b.case.name for b in kernels]
-    assert all((out / e["ptx"]).is_file() and e["ptxas"] == "pass" for e in manifest["cases"])
+    doc = json.loads((out / manifest.MANIFEST).read_text())
+    assert doc["format"] == manifest.FORMAT and doc["kind"] == "gemm"
+    assert [e["kernel"] for e in doc["kernels"]] == [b.kernel.case.name for b in kernels]
+    assert all((out / e["ptx"]).is_file() and e["ptxas"] == "pass" for e in doc["kernels"])
 
 
 def test_k24_gives_one_k16_and_one_k8_per_tile(built):
     _, kernels = built
     for b in kernels:
-        if b.case.k == 24:
-            tiles = b.case.tiles
-            d = b.case.dtype
+        if b.kernel.case.k == 24:
+            tiles = b.kernel.case.tiles
+            d = b.kernel.case.dtype
             assert b.found == {
                 f"mma.sync.aligned.m16n8k16.row.col.f32.{d}.{d}.f32": tiles,
                 f"mma.sync.aligned.m16n8k8.row.col.f32.{d}.{d}.f32": tiles,
@@ -267,7 +277,7 @@ def test_lit_files_pass_on_the_real_tools_and_fail_when_a_count_is_wrong(nvptx_t
 
 
 def _ptx_isa_tile(inst_k: int) -> tuple[dict, dict]:
-    """Per the PTX ISA's m16n8k16/m16n8k8 tables (not harness.nvptx's Layout): where each lane's
+    """Per the PTX ISA's m16n8k16/m16n8k8 tables (not harness.kernels.gemm's Layout): where each lane's
     A and B register halves sit in the tile. Returns {(row, col): (lane, reg, half)} for A and B."""
     a, b = {}, {}
     for lane in range(32):
@@ -379,12 +389,12 @@ def test_a_wrong_fragment_layout_computes_something_else(layout):
     assert wrong > len(want) // 4, f"{layout}: only {wrong} of {len(want)} elements differ"
 
 
-# ---- gpu_check without a GPU ---------------------------------------------------------------------
+# ---- the GPU check without a GPU -------------------------------------------------------------------
 
 
 def _gpu_check(*args: str, env=None) -> subprocess.CompletedProcess:
     return subprocess.run(
-        [sys.executable, "-m", "harness.nvptx.gpu_check", *args],
+        [sys.executable, "-m", "harness.gpu.check", *args],
         capture_output=True,
         text=True,
         cwd=REPO,
@@ -404,21 +414,9 @@ def test_gpu_check_bad_input_is_one_line_and_exit_2(tmp_path):
 
 
 def test_gpu_check_without_a_gpu_says_so_and_exits_125(tmp_path):
-    entry = {
-        "kernel": "k",
-        "ptx": "k.ptx",
-        "m": 16,
-        "n": 8,
-        "k": 16,
-        "dtype": "f16",
-        "beta": 0,
-        "transpose_a": False,
-        "transpose_b": False,
-        "cpu": "sm_90",
-        "seed": 1,
-    }
+    entry = GemmKernel(GemmCase(16, 8, 16, "f16")).entry(1) | {"kernel": "k", "ptx": "k.ptx"}
     (tmp_path / "k.ptx").write_text("// empty\n")
-    (tmp_path / "manifest.json").write_text(json.dumps({"cases": [entry]}))
+    (tmp_path / "manifest.json").write_text(json.dumps({"format": manifest.FORMAT, "kind": "gemm", "kernels": [entry]}))
     # A Python that cannot import CuPy: the harness's own venv has none; elsewhere hide it.
     env = {**os.environ, "PYTHONPATH": str(tmp_path / "nocupy")}
     (tmp_path / "nocupy").mkdir()
@@ -428,30 +426,28 @@ def test_gpu_check_without_a_gpu_says_so_and_exits_125(tmp_path):
     assert "cannot judge on this machine" in proc.stderr
     assert "numpy is not installed" in proc.stderr or "CuPy is not installed" in proc.stderr
     doc = json.loads(proc.stdout)  # --json readers get a document on 125 too
-    assert doc["cases"] == [] and "is not installed" in doc["cannot_judge"]
+    assert doc["kernels"] == [] and "is not installed" in doc["cannot_judge"]
 
 
 def test_gpu_check_imports_neither_yaml_nor_llvm_parts_of_the_harness():
-    code = (
-        "import sys; import harness.nvptx.gpu_check; "
-        "print(sorted(m for m in sys.modules if m == 'yaml' or m.startswith('harness')))"
-    )
+    code = "import sys; import harness.gpu.check; print(sorted(m for m in sys.modules if m == 'yaml' or m.startswith('harness')))"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=REPO, check=True).stdout
-    assert out.strip() == "['harness', 'harness.nvptx', 'harness.nvptx.gpu_check']"
+    assert out.strip() == "['harness', 'harness.gpu', 'harness.gpu.check', 'harness.gpu.kinds', 'harness.gpu.manifest']"
 
 
 def test_bf16_rounding_and_the_tolerance_catch_a_row_swap():
     np = pytest.importorskip("numpy")
     x = np.array([1.0, 1.00390625, 1.005859375, 1.01171875, -2.5], dtype=np.float32)  # ties go to even
-    assert gpu_check.bf16_value(gpu_check.bf16_bits(x)).tolist() == [1.0, 1.0, 1.0078125, 1.015625, -2.5]
-    entry = {"m": 16, "n": 8, "k": 24, "dtype": "bf16", "seed": 5, "transpose_a": False, "transpose_b": False}
-    data = gpu_check.inputs(entry)
-    r, exact, scale = gpu_check.reference(data["a"], data["b"], data["c"], 1)
-    assert gpu_check.judge(exact.astype(np.float32), r, exact, scale, 24)["ok"]
+    assert kinds.bf16_value(kinds.bf16_bits(x)).tolist() == [1.0, 1.0, 1.0078125, 1.015625, -2.5]
+    entry = {"m": 16, "n": 8, "k": 24, "dtype": "bf16", "beta": 1, "seed": 5, "transpose_a": False, "transpose_b": False}
+    data = kinds.GEMM.inputs(entry)
+    r, allowed = kinds.GEMM.reference(entry, data), kinds.GEMM.bound(entry, data)
+    exact = data["a"].astype(np.float64) @ data["b"].astype(np.float64) + data["c"]
+    assert check.judge(kinds.GEMM, entry, exact.astype(np.float32), r, allowed)["ok"]
     swapped = np.concatenate([data["a"][8:], data["a"][:8]])
     wrong = (swapped @ data["b"] + data["c"]).astype(np.float32)
-    verdict = gpu_check.judge(wrong, r, exact, scale, 24)
-    assert not verdict["ok"] and verdict["worst_over_tol"] > 1e3
+    verdict = check.judge(kinds.GEMM, entry, wrong, r, allowed)
+    assert not verdict["ok"] and verdict["worst"] > 1e3 and verdict["outside"] > 0
 
 
 # ---- on a GPU ------------------------------------------------------------------------------------
@@ -459,8 +455,8 @@ def test_bf16_rounding_and_the_tolerance_catch_a_row_swap():
 
 def _gpu_reason() -> str:
     try:
-        gpu_check.device()
-    except gpu_check.CannotJudge as exc:
+        check.device()
+    except check.CannotJudge as exc:
         return f"needs a CUDA GPU with numpy and CuPy: {exc}"
     return ""
 
@@ -479,33 +475,37 @@ def _ptx_dir(env: str, layout: str, tmp_path_factory) -> Path:
         tc = toolchain.discover()
     except InputError as exc:
         pytest.skip(f"no ${env} and no LLVM to make the PTX: {exc}")
-    if ptx.check_build(tc, _shipped()):
-        pytest.skip(f"no ${env} and {ptx.check_build(tc, _shipped())}")
-    out = tmp_path_factory.mktemp(layout)
-    ptx.build_all(tc, _shipped(), out, ptx.find_ptxas(), gemm.layout(layout))
+    why = build.check_build(tc, [GemmKernel(c) for c in _shipped()])
+    if why:
+        pytest.skip(f"no ${env} and {why}")
+    out = tmp_path_factory.mktemp(layout) / "out"
+    _build(tc, out, toolchain.find_ptxas(), () if layout == "ptx" else (layout,))
     return out
 
 
 @requires_gpu
 def test_gpu_every_shipped_kernel_is_within_tolerance(tmp_path_factory):
-    report = gpu_check.check_all(_ptx_dir("NVPTX_GEMM_PTX", "ptx", tmp_path_factory))
-    assert report["layout"] == "ptx" and len(report["cases"]) >= 44
-    bad = [(r["kernel"], r.get("worst_over_tol"), r.get("why")) for r in report["cases"] if r["verdict"] != "pass"]
+    report = check.check_all(_ptx_dir("NVPTX_GEMM_PTX", "ptx", tmp_path_factory))
+    assert report["kind"] == "gemm" and len(report["kernels"]) >= 44
+    bad = [(r["kernel"], r.get("worst"), r.get("why")) for r in report["kernels"] if r["verdict"] != "pass"]
     assert bad == []
-    assert gpu_check.exit_status(report) == 0
+    assert check.exit_status(report) == 0
 
 
 @requires_gpu
 def test_gpu_a_wrong_fragment_layout_fails(tmp_path_factory):
-    report = gpu_check.check_all(_ptx_dir("NVPTX_GEMM_PTX_WRONG", "a-rows-swapped", tmp_path_factory))
-    assert report["layout"] == "a-rows-swapped"
-    assert all(r["verdict"] == "fail" for r in report["cases"]), [r["kernel"] for r in report["cases"] if r["verdict"] != "fail"]
-    assert gpu_check.exit_status(report) == 1
+    report = check.check_all(_ptx_dir("NVPTX_GEMM_PTX_WRONG", "a-rows-swapped", tmp_path_factory))
+    assert {r["plant"] for r in report["kernels"]} == {"a-rows-swapped"}
+    assert all(r["verdict"] == "fail" for r in report["kernels"]), [
+        r["kernel"] for r in report["kernels"] if r["verdict"] != "fail"
+    ]
+    assert report["summary"]["planted"] == {"run": len(report["kernels"]), "caught": len(report["kernels"])}
+    assert check.exit_status(report) == 1
 
 
 def test_a_kernel_too_large_to_unroll_is_a_located_error(tmp_path, cli):
     (tmp_path / "g.yaml").write_text("gemm:\n  - shape: 2048x2048x2048\n    dtype: f16\n")
-    proc = cli("gemm-ptx", "--out", tmp_path / "out", "--cases", tmp_path, "--no-ptxas")
+    proc = cli("gpu", "build", "--kind", "gemm", "--out", tmp_path / "out", "--cases", tmp_path, "--no-ptxas")
     assert proc.returncode == 2 and f"{tmp_path / 'g.yaml'}:2:12: error: gemm 2048x2048x2048 unrolls to 4194304" in proc.stderr
     assert not (tmp_path / "out").exists() or not any((tmp_path / "out").iterdir())
 
@@ -519,50 +519,74 @@ def test_run_checks_the_gemm_sections_of_the_specs_it_reads(tmp_path, cli):
 
 
 def test_without_ptxas_a_kernel_is_never_called_a_plain_pass(tmp_path, cli, nvptx_tc):
-    proc = cli("gemm-ptx", "--out", tmp_path / "out", "--filter", "gemm_16x8x16_f16_beta0_nn_sm_90", "--no-ptxas")
+    args = ("--out", tmp_path / "out", "--filter", "gemm_16x8x16_f16_beta0_nn_sm_90", "--no-ptxas")
+    proc = cli("gpu", "build", "--kind", "gemm", *args)
     assert proc.returncode == 0, proc.stderr
     rows = proc.stdout.splitlines()
-    assert rows[1].split()[-6:] == ["skipped", "counts", "pass", "(PTX", "not", "assembled)"]
-    assert rows[2] == "1 kernels, 1 pass, 0 fail; 1 not assembled (--no-ptxas): their mma counts only"
+    assert rows[1].split()[-8:] == ["skipped", "pass", "(PTX", "not", "assembled:", "mma", "counts", "only)"]
+    assert rows[2] == "1 kernels (0 PTX only): 1 pass, 0 fail; 1 not assembled (--no-ptxas)"
+    alias = cli("gemm-ptx", *args[:1], tmp_path / "alias", *args[2:])  # the old name, for one release
+    assert alias.returncode == 0 and alias.stdout.splitlines()[1:3] == rows[1:3], alias.stderr
 
 
 def test_the_gpu_check_table_lines_its_columns_up_and_sums_up():
-    """`gpu_check.table` on a report of the shape `check` returns (no GPU needed to print one)."""
+    """`check.table` on a report of the shape `check_all` returns (no GPU needed to print one)."""
     report = {
         "gpu": {"name": "NVIDIA H200", "cc": [9, 0], "cupy": "13.6.0", "driver": "13000", "runtime": "13000"},
-        "layout": "PTX ISA",
-        "tolerance": "K * 2^-10",
-        "cases": [
-            {"kernel": "gemm_16x8x16_f16", "max_abs": 0.001, "max_rel": 0.0002, "worst_over_tol": 0.5, "verdict": "pass"},
-            {"kernel": "gemm_a_much_longer_kernel_name", "verdict": "not-run", "why": "needs sm_90a"},
+        "kind": "gemm",
+        "bounds": {"gemm": "K * 2^-10"},
+        "kernels": [
+            {"variant": "gemm_16x8x16_f16", "plant": None, "bound": "b", "max_abs": 0.001, "worst": 0.5, "outside": 0}
+            | {"ok": True, "verdict": "pass"},
+            {
+                "variant": "gemm_a_much_longer_kernel_name",
+                "plant": None,
+                "bound": "b",
+                "verdict": "not-run",
+                "why": "needs sm_90a",
+            },
+            {"variant": "gemm_16x8x16_f16", "plant": "a-rows-swapped", "bound": "b", "max_abs": 3.0, "worst": 900.0}
+            | {"outside": 96, "ok": False, "verdict": "fail"},
         ],
-        "summary": {"pass": 1, "fail": 0, "not-run": 1, "worst": {"kernel": "gemm_16x8x16_f16", "worst_over_tol": 0.5}},
+        "summary": {"pass": 1, "fail": 1, "ptx-only": 0, "not-run": 1, "planted": {"run": 1, "caught": 1}}
+        | {"worst": {"variant": "gemm_16x8x16_f16", "plant": "a-rows-swapped", "worst": 900.0}},
     }
-    lines = gpu_check.table(report).splitlines()
-    assert lines[0].startswith("GPU: NVIDIA H200 (compute capability 9.0, CuPy 13.6.0") and lines[1] == "tolerance: K * 2^-10"
-    head, passed, not_run = lines[2:5]
-    assert len({head.index("verdict"), passed.index(" pass") + 1, not_run.index("not-run (needs sm_90a)")}) == 1
-    assert len({head.index("max_abs"), passed.index("0.001"), not_run.index("-")}) == 1
-    assert passed.split() == ["gemm_16x8x16_f16", "0.001", "0.0002", "0.5", "pass"]
-    assert lines[5:] == ["2 kernels: 1 within tolerance, 0 not, 1 not run; worst gemm_16x8x16_f16 at 0.5 of tol"]
+    lines = check.table(report).splitlines()
+    assert lines[0].startswith("GPU: NVIDIA H200 (compute capability 9.0, CuPy 13.6.0") and lines[1] == "bound gemm: K * 2^-10"
+    head, passed, not_run, failed = lines[2:6]
+    assert len({head.index("within bound"), passed.index("yes"), not_run.index("-  "), failed.index("no ")}) == 1
+    assert len({head.index("note"), not_run.index("needs sm_90a"), failed.index("96 outside")}) == 1
+    assert passed.split() == ["gemm_16x8x16_f16", "b", "yes", "0.5"]
+    assert failed.split()[:2] == ["gemm_16x8x16_f16", "[a-rows-swapped]"]
+    assert lines[6:] == [
+        "3 kernels: 1 within bound, 1 not, 0 PTX only, 1 not run; planted faults caught: 1 of 1; "
+        "worst gemm_16x8x16_f16 [a-rows-swapped] at 900 of its bound"
+    ]
 
 
 # ---- a ptxas that crashes or hangs; a kernel never assembled ---------------------------------
 
 
 @pytest.mark.parametrize("kind, words", [("segv", "ptxas crashed: killed by signal 11"), ("hang", "ptxas timed out")])
-def test_gemm_ptx_names_a_ptxas_crash_or_timeout(cli, nvptx_tc, bad_ptxas, tmp_path, kind, words):
+def test_a_ptxas_crash_or_timeout_is_named_and_not_judged(cli, nvptx_tc, bad_ptxas, tmp_path, kind, words):
+    """ptxas dying says nothing of llc's PTX: the kernel is not judged, never a failure (as gpu
+    compare counts nvcc dying), and with no kernel judged the build cannot judge (125)."""
     proc = cli(
-        "gemm-ptx", "--out", tmp_path / "out", "--filter", "gemm_16x8x16_f16_beta0_nn_sm_90",
+        "gpu", "build", "--kind", "gemm", "--out", tmp_path / "out", "--filter", "gemm_16x8x16_f16_beta0_nn_sm_90",
         "--ptxas", bad_ptxas[kind], "--timeout", "8",
     )  # fmt: skip
-    assert proc.returncode == 1, proc.stdout + proc.stderr
-    assert words in proc.stdout and "rejects" not in proc.stdout, proc.stdout
+    assert proc.returncode == 125, proc.stdout + proc.stderr
+    assert f"not judged: {words}" in proc.stdout and "rejects" not in proc.stdout, proc.stdout
+    assert proc.stdout.splitlines()[-2].endswith("0 pass, 0 fail; 1 not judged (ptxas timed out or crashed)")
+    assert "ptxas timed out or crashed on every kernel" in proc.stderr
 
 
-def test_gemm_table_mentions_no_ptxas_only_when_it_was_given():
-    case = gemm_spec.load_cases_dir(Path(__file__).resolve().parent.parent / "cases")[0]
-    timed_out = ptx.Built(case, gemm.PTX, "", {}, ToolRun(("llc",), None, "", "", 2.0), None)
-    text = ptx.table([timed_out])
-    assert "llc failed: llc timed out" in text and "--no-ptxas" not in text and "0 pass, 1 fail; 1 not assembled" in text
-    assert "not assembled (--no-ptxas)" in ptx.table([timed_out], no_ptxas=True)
+def test_the_build_table_says_not_assembled_only_of_a_kernel_llc_compiled():
+    kernel = GemmKernel(gemm_spec.load_cases_dir(REPO / "cases")[0])
+    what = build.Build("gemm", [kernel], {}, [], gemm.MEMORY_TEXT, "")
+    timed_out = build.Built(kernel, "", {}, ToolRun(("llc",), None, "", "", 2.0), None)
+    text = build.table([timed_out], what)
+    assert "llc timed out" in text and "not assembled" not in text and "0 pass, 1 fail" in text
+    compiled = build.Built(kernel, "k.ptx", kernel.expected_mma(), ToolRun(("llc",), 0, "", "", 0.1), None)
+    assert "1 pass, 0 fail; 1 not assembled (--no-ptxas)" in build.table([compiled], what)
+    assert build.exit_status([timed_out]) == 1 and build.exit_status([compiled]) == 0

@@ -1,4 +1,4 @@
-"""NVPTX tile kernels (harness.nvptx.fragments, tiles, tile_check): one single-warp kernel per dense
+"""NVPTX tile kernels (harness.kernels.fragments and tiles, judged by harness.gpu): one single-warp kernel per dense
 `llvm.nvvm.mma.*` row, its fragments placed by the PTX ISA's tables.
 
 Without a GPU: every kernel through the real llc 22 and ptxas; the tables against element counts
@@ -6,7 +6,7 @@ derived here (each element of A, B, C and D held by exactly one lane, register a
 against hand-read entries of the ISA's figures; the planted faults (each changes the placement
 where the layout has the term, and none is missed by the numerics of a warp emulated in numpy);
 the checker's inputs, references and bounds on hand-computed examples, its refusals (exit 2) and
-its "cannot judge" without CuPy (125). The numerics on a GPU: `python -m harness.nvptx.tile_check DIR`.
+its "cannot judge" without CuPy (125). The numerics on a GPU: `python -m harness.gpu.check DIR`.
 """
 
 from __future__ import annotations
@@ -20,7 +20,8 @@ from pathlib import Path
 import pytest
 
 from harness.core.errors import InputError
-from harness.nvptx import fragments, tile_check, tiles
+from harness.gpu import build, check, kinds, manifest
+from harness.kernels import fragments, tiles
 from harness.targets.nvptx_rows import FRAGMENT_REGS
 
 np = pytest.importorskip("numpy")
@@ -122,20 +123,20 @@ def _emulate(row, plant):
     """What the kernel with `plant` stores for D, on a warp that reads the registers by the ISA's
     tables: each register element goes where the kernel's table put it and comes back by the ISA's."""
     entry = _entry(row, plant)
-    data = tile_check.inputs(entry)
+    data = kinds.tile_inputs(entry)
     seen = {}
     for op in "abc":
         seen[op] = np.zeros_like(data[op])
         for mine, isa in zip(fragments.placement(row, op, plant), fragments.placement(row, op)):
             for kernel_place, isa_place in zip(mine, isa):
                 seen[op][isa_place] = data[op][kernel_place]
-    hardware = tile_check.reference(entry, seen["a"], seen["b"], seen["c"])
+    hardware = kinds.tile_reference(entry, seen["a"], seen["b"], seen["c"])
     d = np.zeros_like(hardware)
     for mine, isa in zip(fragments.placement(row, "d", plant), fragments.placement(row, "d")):
         for kernel_place, isa_place in zip(mine, isa):
             d[kernel_place] = hardware[isa_place]
-    r = tile_check.reference(entry, data["a"], data["b"], data["c"])
-    return tile_check.judge(entry, d, r, tile_check.bound(entry, data["a"], data["b"], data["c"]))
+    r = kinds.tile_reference(entry, data["a"], data["b"], data["c"])
+    return check.judge(kinds.TILE, entry, d, r, kinds.tile_bound(entry, data["a"], data["b"], data["c"]))
 
 
 def _one_per_table():
@@ -167,21 +168,25 @@ def built(nvptx_tc, ptxas_path, tmp_path_factory):
         pytest.skip(f"the rows are LLVM 22's intrinsics; this build is {nvptx_tc.version}")
     out = tmp_path_factory.mktemp("tiles") / "out"
     chosen, skipped = tiles.select([], [])
-    return out, tiles.build_all(nvptx_tc, chosen, out, ptxas_path, skipped)
+    return out, build.build_all(nvptx_tc, build.Build("tile", list(chosen), {}, skipped, tiles.MEMORY_TEXT, ptxas_path), out)
 
 
 def test_every_variant_compiles_with_llc_22_to_its_one_mma_and_ptxas_accepts_it(built):
     out, kernels = built
     assert [b.problems for b in kernels if b.problems] == []
-    on90 = [b for b in kernels if not b.tile.ptx_only]
-    assert len(on90) == 94 and {b.tile.sm for b in on90} == {"sm_90"} and all(b.ptxas_verdict == "pass" for b in kernels)
-    assert {b.tile.sm for b in kernels if b.tile.ptx_only} == {"sm_120a"}
-    assert all(b.found == {b.tile.row.mnemonic: 1} for b in kernels)
+    on90 = [b for b in kernels if not b.kernel.ptx_only]
+    assert (
+        len(on90) == 94
+        and {b.kernel.sm for b in on90} == {"sm_90"}
+        and all(build.run_verdict(b.ptxas) == "pass" for b in kernels)
+    )
+    assert {b.kernel.sm for b in kernels if b.kernel.ptx_only} == {"sm_120a"}
+    assert all(b.found == {b.kernel.row.mnemonic: 1} for b in kernels)
     text = (out / "tile_mma_m16n8k32_row_col_f16_e4m3_e5m2_f16.ptx").read_text()
     assert ".version 8.7" in text and ".target sm_90" in text  # the row's -mattr=+ptx87
-    doc = tile_check.load_manifest(out)  # what tile-ptx writes is what the checker reads
-    assert len(doc["tiles"]) == 144 and doc["format"] == tile_check.MANIFEST_FORMAT == tiles.MANIFEST_FORMAT
-    assert sorted(p.name for p in out.iterdir()) == sorted([tiles.MANIFEST, *(b.ptx_file for b in kernels)])
+    doc, kind = manifest.load(out)  # what the build writes is what the checker reads
+    assert len(doc["kernels"]) == 144 and doc["format"] == manifest.FORMAT and kind is kinds.TILE
+    assert sorted(p.name for p in out.iterdir()) == sorted([manifest.MANIFEST, *(b.ptx_file for b in kernels)])
 
 
 def test_the_kernel_reads_its_lane_entries_of_the_isa_table():
@@ -202,35 +207,35 @@ def test_reference_of_b1_integers_and_satfinite_on_hand_computed_examples():
     c = np.array([[[10, 20], [30, 40]]])
     base = {"d": "s32", "satfinite": False, "a": "b1"}
     # XOR: row 0 vs column 0: 1^1 + 0^1 + 1^0 + 1^1 = 2; row 0 vs column 1: 1 + 1 + 0 + 0 = 2; row 1: popcounts 3 and 3
-    assert tile_check.reference({**base, "b1op": "xor"}, a, b, c).tolist() == [[[12, 22], [33, 43]]]
-    assert tile_check.reference({**base, "b1op": "and"}, a, b, c).tolist() == [[[12, 22], [30, 40]]]
+    assert kinds.tile_reference({**base, "b1op": "xor"}, a, b, c).tolist() == [[[12, 22], [33, 43]]]
+    assert kinds.tile_reference({**base, "b1op": "and"}, a, b, c).tolist() == [[[12, 22], [30, 40]]]
     s8 = {"d": "s32", "b1op": "", "satfinite": False, "a": "s8"}
     a, b = np.array([[[127, -128]]]), np.array([[[127], [-128]]])  # 127² + 128² = 32513
-    assert tile_check.reference(s8, a, b, np.array([[[-13]]])).tolist() == [[[32500]]]
+    assert kinds.tile_reference(s8, a, b, np.array([[[-13]]])).tolist() == [[[32500]]]
     big = np.array([[[2**31 - 20]]])
-    assert tile_check.reference(s8, a, b, big).tolist() == [[[2**31 - 20 + 32513]]]  # no clamp without .satfinite
-    assert tile_check.reference({**s8, "satfinite": True}, a, b, big).tolist() == [[[2**31 - 1]]]
-    assert tile_check.reference({**s8, "satfinite": True}, -a, b, -big).tolist() == [[[-(2**31)]]]
+    assert kinds.tile_reference(s8, a, b, big).tolist() == [[[2**31 - 20 + 32513]]]  # no clamp without .satfinite
+    assert kinds.tile_reference({**s8, "satfinite": True}, a, b, big).tolist() == [[[2**31 - 1]]]
+    assert kinds.tile_reference({**s8, "satfinite": True}, -a, b, -big).tolist() == [[[-(2**31)]]]
 
 
 def test_float_reference_is_exact_and_the_bound_follows_k_and_u():
     f64 = {"d": "f64", "k": 1, "satfinite": False, "b1op": "", "a": "f64"}
     a, b, c = np.array([[[1.0 + 2**-52]]]), np.array([[[1.0 + 2**-52]]]), np.array([[[-1.0]]])
-    assert tile_check.reference(f64, a, b, c)[0, 0, 0] == 2**-51 + 2**-104  # float64 arithmetic would lose 2^-104
+    assert kinds.tile_reference(f64, a, b, c)[0, 0, 0] == 2**-51 + 2**-104  # float64 arithmetic would lose 2^-104
     n, u = 4, 2.0**-53
-    assert tile_check.bound(f64, a, b, c)[0, 0, 0] == pytest.approx(2 * n * u / (1 - 2 * n * u) * ((1 + 2**-52) ** 2 + 1))
+    assert kinds.tile_bound(f64, a, b, c)[0, 0, 0] == pytest.approx(2 * n * u / (1 - 2 * n * u) * ((1 + 2**-52) ** 2 + 1))
     f16 = {**f64, "d": "f16", "k": 16}
-    assert tile_check.bound(f16, np.ones((1, 1, 16)), np.ones((1, 16, 1)), np.zeros((1, 1, 1)))[0, 0, 0] == pytest.approx(
+    assert kinds.tile_bound(f16, np.ones((1, 1, 16)), np.ones((1, 16, 1)), np.zeros((1, 1, 1)))[0, 0, 0] == pytest.approx(
         2 * 19 * 2**-11 / (1 - 2 * 19 * 2**-11) * 16
     )
-    judged = tile_check.judge(f16, np.array([[[1.5]]]), np.array([[[1.0]]]), np.array([[[0.25]]]))
+    judged = check.judge(kinds.TILE, f16, np.array([[[1.5]]]), np.array([[[1.0]]]), np.array([[[0.25]]]))
     assert judged["worst"] == 2.0 and not judged["ok"] and judged["outside"] == 1
 
 
 def test_inputs_are_exact_in_their_types_and_satfinite_inputs_saturate():
     for row in ON_SM90:
         entry = _entry(row)
-        data = tile_check.inputs(entry)
+        data = kinds.tile_inputs(entry)
         for op in "abc":
             values, kept = data[op], data[f"stored_{op}"]
             ptx = entry[op]
@@ -240,35 +245,35 @@ def test_inputs_are_exact_in_their_types_and_satfinite_inputs_saturate():
                     np.float64
                 )
                 assert np.array_equal(back, values) and (ptx != "tf32" or not np.any(kept.view(np.uint32) & 0x1FFF))
-            elif ptx in tile_check.FP8:
-                assert np.array_equal(tile_check.fp8_decode(kept, ptx), values)
-            elif ptx in tile_check.INTEGERS or ptx == "s32":
-                lo, hi = tile_check.INTEGERS.get(ptx, tile_check.INT32)
-                assert values.min() >= lo and values.max() <= hi and np.array_equal(kept, tile_check.stored(values, ptx))
+            elif ptx in kinds.FP8:
+                assert np.array_equal(kinds.fp8_decode(kept, ptx), values)
+            elif ptx in kinds.INTEGERS or ptx == "s32":
+                lo, hi = kinds.INTEGERS.get(ptx, kinds.INT32)
+                assert values.min() >= lo and values.max() <= hi and np.array_equal(kept, kinds.stored(values, ptx))
                 assert ptx != "s32" or np.array_equal(kept.astype(np.int64), values), row.name  # no wrap-around
         if row.satfinite:  # D saturates upwards, and downwards where A is signed
-            r = tile_check.reference(entry, data["a"], data["b"], data["c"])
-            assert tile_check.judge(entry, r, r, 0)["saturated"] > 0, row.name
-            signed = tile_check.INTEGERS[entry["a"]][0] < 0
-            assert ((r == tile_check.INT32[1]).any(), (r == tile_check.INT32[0]).any()) == (True, signed), row.name
+            r = kinds.tile_reference(entry, data["a"], data["b"], data["c"])
+            assert check.judge(kinds.TILE, entry, r, r, 0)["saturated"] > 0, row.name
+            signed = kinds.INTEGERS[entry["a"]][0] < 0
+            assert ((r == kinds.INT32[1]).any(), (r == kinds.INT32[0]).any()) == (True, signed), row.name
 
 
 def test_fp8_decoding_of_hand_picked_bytes():
-    assert tile_check.fp8_decode(np.array([0x38, 0x7E, 0x01, 0xB8]), "e4m3").tolist() == [1.0, 448.0, 2.0**-9, -1.0]
-    assert tile_check.fp8_decode(np.array([0x3C, 0x7B, 0x01]), "e5m2").tolist() == [1.0, 57344.0, 2.0**-16]
-    assert np.isnan(tile_check.fp8_decode(np.array([0x7F, 0xFF]), "e4m3")).all()
-    assert np.isnan(tile_check.fp8_decode(np.array([0x7C, 0x7F]), "e5m2")).all()
+    assert kinds.fp8_decode(np.array([0x38, 0x7E, 0x01, 0xB8]), "e4m3").tolist() == [1.0, 448.0, 2.0**-9, -1.0]
+    assert kinds.fp8_decode(np.array([0x3C, 0x7B, 0x01]), "e5m2").tolist() == [1.0, 57344.0, 2.0**-16]
+    assert np.isnan(kinds.fp8_decode(np.array([0x7F, 0xFF]), "e4m3")).all()
+    assert np.isnan(kinds.fp8_decode(np.array([0x7C, 0x7F]), "e5m2")).all()
 
 
 # ---- the checker's refusals and "cannot judge" ----------------------------------------------------
 
 
 def _check(directory: Path, tmp_path: Path, hide_cupy: bool = True) -> subprocess.CompletedProcess:
-    """python -m harness.nvptx.tile_check DIR, with CuPy hidden (this machine has no GPU anyway)."""
+    """python -m harness.gpu.check DIR, with CuPy hidden (this machine has no GPU anyway)."""
     (tmp_path / "nocupy").mkdir(exist_ok=True)
     (tmp_path / "nocupy" / "cupy.py").write_text("raise ImportError('hidden by the test')\n")
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(tmp_path / "nocupy"), str(REPO)])}
-    cmd = [sys.executable, "-m", "harness.nvptx.tile_check", str(directory)]
+    cmd = [sys.executable, "-m", "harness.gpu.check", str(directory)]
     return subprocess.run(cmd, capture_output=True, text=True, env=env, cwd=tmp_path, timeout=120)
 
 
@@ -278,7 +283,7 @@ def _manifest_dir(tmp_path: Path, tile_list) -> Path:
     for entry in tile_list:
         if isinstance(entry, dict) and isinstance(entry.get("ptx"), str) and entry["ptx"].endswith(".ptx"):
             (d / entry["ptx"]).write_text("// not run\n")
-    doc = {"format": tiles.MANIFEST_FORMAT, "tiles": tile_list}
+    doc = {"format": manifest.FORMAT, "kind": "tile", "kernels": tile_list}
     (d / "manifest.json").write_text(json.dumps(doc))
     return d
 
@@ -297,7 +302,7 @@ GOOD = {**_entry(_row("mma.m16n8k8.row.col.f16.f16")), "ptx": "k.ptx"}
         ([{**GOOD, "ptx": "../k.ptx"}], "no PTX file"),
         ([{**GOOD, "ptx": "gone.txt"}], "no PTX file 'gone.txt'"),
         ([{**GOOD, "kernel": "a b"}], "not a PTX identifier"),
-        ([], "lists no tiles"),
+        ([], "lists no kernels"),
         (["x"], "not an object"),
     ],
 )
@@ -313,7 +318,7 @@ def test_the_checker_refuses_a_bad_manifest_in_one_line_with_exit_2(tmp_path, ti
         ("seed", 10**4000, "seed 1000000000000000000000000000000000000000... (4,001 characters) is not a 32-bit seed"),
         ("seed", -1, "seed -1 is not a 32-bit seed"),
         ("seed", 2**32, "seed 4294967296 is not a 32-bit seed"),
-        ("m", 10**4000, "m = 1000000000000000000000000000000000000000... (4,001 characters) is not a matrix"),
+        ("m", 10**4000, "shape m1000000000000000000000000000000000000000... (4,001 characters)n8k8 is not a dense"),
         ("kernel", ["x" * 10_000], "kernel is ['xxxxxxx"),
     ],
     ids=["seed-huge", "seed-negative", "seed-2**32", "m-huge", "kernel-long"],
@@ -332,7 +337,13 @@ def test_the_checker_refuses_a_missing_or_foreign_manifest(tmp_path):
     (tmp_path / "gemm").mkdir()
     (tmp_path / "gemm" / "manifest.json").write_text(json.dumps({"format": 1, "cases": []}))
     proc = _check(tmp_path / "gemm", tmp_path)
-    assert proc.returncode == 2 and "not a tile-ptx manifest" in proc.stderr
+    assert proc.returncode == 2 and "made by an earlier release (gemm-ptx, format 1): build again with" in proc.stderr
+    (tmp_path / "gemm" / "manifest.json").write_text(json.dumps({"format": "harness-gpu/0", "kernels": []}))
+    proc = _check(tmp_path / "gemm", tmp_path)
+    assert proc.returncode == 2 and "not a GPU build's manifest (format 'harness-gpu/0', expected 'harness-gpu/1')" in proc.stderr
+    (tmp_path / "gemm" / "manifest.json").write_text(json.dumps({"format": manifest.FORMAT, "kind": "wmma", "kernels": []}))
+    proc = _check(tmp_path / "gemm", tmp_path)
+    assert proc.returncode == 2 and 'kind "wmma" is not one of gemm, tile' in proc.stderr
     (tmp_path / "gemm" / "manifest.json").write_text("{")
     assert _check(tmp_path / "gemm", tmp_path).returncode == 2
 
@@ -345,63 +356,67 @@ def test_the_checker_cannot_judge_without_cupy(tmp_path):
 def test_exit_status_and_table_of_a_report():
     gpu = {"name": "G", "cc": [9, 0], "cupy": "x", "driver": 1}
     ptx_only = {"variant": "v", "plant": None, "bound": "exact", "verdict": "ptx-only", "why": "PTX only (needs sm_120a)"}
-    report = {"gpu": gpu, "bounds": tile_check.BOUND, "not_planted": [], "tiles": [ptx_only]}
-    report["summary"] = {"pass": 0, "fail": 0, "not-run": 0, "ptx-only": 1, "worst": None}
-    assert tile_check.exit_status(report) == 125  # nothing judged is never a pass
+    report = {"gpu": gpu, "bounds": kinds.TILE_BOUNDS, "not_planted": [], "kernels": [ptx_only]}
+    report["summary"] = {"pass": 0, "fail": 0, "not-run": 0, "ptx-only": 1, "planted": {"run": 0, "caught": 0}, "worst": None}
+    assert check.exit_status(report) == 125  # nothing judged is never a pass
     caught = {"variant": "w", "plant": "a-rows-swapped", "bound": "exact", "verdict": "fail", "ok": False, "worst": float("inf")}
-    report["tiles"].append({**caught, "outside": 9, "max_abs": 3.0})
-    report["summary"].update(fail=1, worst={"variant": "w", "plant": "a-rows-swapped", "worst": float("inf")})
-    text = tile_check.table(report)
-    assert tile_check.exit_status(report) == 1
+    report["kernels"].append({**caught, "outside": 9, "max_abs": 3.0})
+    report["summary"].update(
+        fail=1, planted={"run": 1, "caught": 1}, worst={"variant": "w", "plant": "a-rows-swapped", "worst": float("inf")}
+    )
+    text = check.table(report)
+    assert check.exit_status(report) == 1
     assert "PTX only (needs sm_120a)" in text and "w [a-rows-swapped]" in text and "planted faults caught: 1 of 1" in text
 
 
 # ---- the command ----------------------------------------------------------------------------------
 
 
-def test_tile_ptx_refuses_bad_flags_and_outputs_in_one_line(cli, tmp_path):
+def test_gpu_build_refuses_bad_flags_and_outputs_in_one_line(cli, tmp_path):
     for args, message in (
-        (["--plant", "nope"], "unknown planted fault 'nope'"),
-        (["--variant", "mma.nothing*"], "matches no dense mma row"),
+        (["--plant", "nope"], "--plant 'nope': tile kernels' planted faults are a-rows-swapped,"),
+        (["--filter", "mma.nothing*"], "matches no dense mma row"),
+        (["--spec", "nvptx-gemm.yaml"], "--spec and --cases choose gemm kernels"),
     ):
-        proc = cli("tile-ptx", "--out", tmp_path / "o", *args)
+        proc = cli("gpu", "build", "--kind", "tile", "--out", tmp_path / "o", *args)
         assert proc.returncode == 2 and message in proc.stderr and len(proc.stderr.strip().splitlines()) == 1
     (tmp_path / "real").mkdir()
     (tmp_path / "real" / "keep.txt").write_text("mine")
     (tmp_path / "link").symlink_to(tmp_path / "real")
-    for out, message in ((tmp_path / "link", "symbolic link"), (tmp_path / "real", "not a tile-ptx output")):
+    for out, message in ((tmp_path / "link", "symbolic link"), (tmp_path / "real", "is not a GPU build")):
         with pytest.raises(InputError, match=message):
-            tiles.check_out(out)
-    proc = cli("tile-ptx", "--out", tmp_path / "link", "--variant", "mma.m16n8k8.row.col.f16.f16")
+            build.check_out(out)
+    proc = cli("tile-ptx", "--out", tmp_path / "link", "--variant", "mma.m16n8k8.row.col.f16.f16")  # (the old name)
     assert proc.returncode == 2 and "symbolic link" in proc.stderr and (tmp_path / "real" / "keep.txt").read_text() == "mine"
 
 
-def test_an_earlier_output_holding_a_file_tile_ptx_did_not_write_is_refused(tmp_path):
+def test_an_earlier_output_holding_a_file_the_build_did_not_write_is_refused(tmp_path):
     """The output directory is replaced whole: a file someone put in an earlier output (notes,
     a PTX edited by hand under a new name) would be lost, so the run is refused first."""
     out = tmp_path / "o"
     out.mkdir()
-    manifest = {"format": tiles.MANIFEST_FORMAT, "tiles": [{"ptx": "tile_a.ptx"}, {"ptx": 5}, "junk"]}
-    (out / "manifest.json").write_text(json.dumps(manifest))
+    doc = {"format": manifest.FORMAT, "kind": "tile", "kernels": [{"ptx": "tile_a.ptx"}, {"ptx": 5}, "junk"]}
+    (out / "manifest.json").write_text(json.dumps(doc))
     (out / "tile_a.ptx").write_text("//\n")
-    tiles.check_out(out)  # (its own files only: replaced)
+    build.check_out(out)  # (its own files only: replaced)
     (out / "notes.txt").write_text("mine")
-    with pytest.raises(InputError, match="holds 'notes.txt', which no tile-ptx run wrote there"):
-        tiles.check_out(out)
+    with pytest.raises(InputError, match="holds 'notes.txt', which a GPU build did not write there"):
+        build.check_out(out)
     assert (out / "notes.txt").read_text() == "mine"
 
 
-def test_tile_ptx_plants_and_replaces_its_own_output(cli, tmp_path, nvptx_tc, ptxas_path):
+def test_gpu_build_plants_and_replaces_its_own_output(cli, tmp_path, nvptx_tc, ptxas_path):
     out = tmp_path / "plant"
-    args = ("tile-ptx", "--out", out, "--variant", "mma.m8n8k16.row.col.s8", "--plant", "all", "--llvm-bin", nvptx_tc.bin_dir)
-    proc = cli(*args, env={"PTXAS": ptxas_path})
+    args = ("gpu", "build", "--kind", "tile", "--out", out, "--filter", "mma.m8n8k16.row.col.s8", "--plant", "all")
+    proc = cli(*args, "--llvm-bin", nvptx_tc.bin_dir, env={"PTXAS": ptxas_path})
     assert proc.returncode == 0, proc.stderr
     doc = json.loads((out / "manifest.json").read_text())
-    assert sorted(t["plant"] for t in doc["tiles"]) == ["a-lanes-reversed", "b-lanes-reversed", "d-lanes-reversed"]
+    assert sorted(t["plant"] for t in doc["kernels"]) == ["a-lanes-reversed", "b-lanes-reversed", "d-lanes-reversed"]
     assert {n["plant"] for n in doc["not_planted"]} == {"a-rows-swapped", "b-khi-swapped", "d-rows-swapped"}
+    assert set(doc["plants"]) == set(fragments.PLANTS)
     assert "not planted: mma.m8n8k16.row.col.s8 [a-rows-swapped]: no-op" in proc.stdout
-    again = cli(*args[:4], "mma.m8n8k16.row.col.u8", "--llvm-bin", nvptx_tc.bin_dir, env={"PTXAS": ptxas_path})
-    assert again.returncode == 0 and [t["variant"] for t in json.loads((out / "manifest.json").read_text())["tiles"]] == [
+    again = cli(*args[:7], "mma.m8n8k16.row.col.u8", "--llvm-bin", nvptx_tc.bin_dir, env={"PTXAS": ptxas_path})
+    assert again.returncode == 0 and [t["variant"] for t in json.loads((out / "manifest.json").read_text())["kernels"]] == [
         "mma.m8n8k16.row.col.u8"
     ]
     assert len(list(out.iterdir())) == 2 and not [p for p in tmp_path.iterdir() if p.name.startswith(".")]
@@ -409,18 +424,23 @@ def test_tile_ptx_plants_and_replaces_its_own_output(cli, tmp_path, nvptx_tc, pt
 
 @pytest.mark.parametrize("variant, u", [("mma.m16n8k16.row.col.f16.f16", "2^-11"), ("mma.m16n8k8.row.col.f32.f32", "2^-24")])
 def test_a_tile_no_gpu_here_can_run_is_reported_with_its_bound_and_why(variant, u):
-    """The rows gpu-check reports without launching anything: PTX-only kernels, and kernels for a
-    newer SM than the GPU's; their bound names K and the unit roundoff of D's type."""
-    entry = _entry(_row(variant))
-    ptx_only = tile_check._check_entry(None, {"cc": [8, 0]}, Path("."), {**entry, "ptx_only": True, "sm": "sm_100a"})
-    newer = tile_check._check_entry(None, {"cc": [8, 0]}, Path("."), {**entry, "sm": "sm_90"})
-    assert ptx_only["verdict"] == "ptx-only" and ptx_only["why"] == "PTX only (needs sm_100a)"
-    assert newer["verdict"] == "not-run" and newer["why"] == "sm_90 PTX does not run on compute capability 8.0"
-    assert ptx_only["bound"] == newer["bound"] == f"g·S, K = {entry['k']}, u = {u}"
+    """The kernels the check reports without launching anything: PTX-only kernels, and kernels
+    for a newer SM than the GPU's; their bound names K and the unit roundoff of D's type."""
+    entry = {**_entry(_row(variant)), "ptx": "k.ptx"}
+    never = lambda: pytest.fail("launched")
+    ptx_only = check.attempt({"cc": [8, 0]}, {**entry, "ptx_only": True, "sm": "sm_100a"}, never)
+    newer = check.attempt({"cc": [8, 0]}, {**entry, "sm": "sm_90"}, never)
+    assert ptx_only == {"verdict": "ptx-only", "why": "PTX only (needs sm_100a)"}
+    assert newer == {"verdict": "not-run", "why": "sm_90 PTX does not run on compute capability 8.0"}
+    assert kinds.TILE.bound_label(entry) == f"g·S, K = {entry['k']}, u = {u}"
+    no_ptx = check.attempt({"cc": [9, 0]}, {**entry, "ptx": ""}, never)  # (llc failed on it at build time)
+    assert no_ptx == {"verdict": "not-run", "why": "no PTX: llc failed on it at build time (see the build's table)"}
 
 
 def test_each_32_bit_run_seed_gives_a_tile_its_own_inputs():
     tile = tiles.Tile(ON_SM90[0])
     seeds = [0, 1, 2**31, 2**31 + 1, 2**32 - 1, 12345]
-    assert len({tile.seed(s) for s in seeds}) == len(seeds)
-    assert tiles.Tile(ON_SM90[1]).seed(0) != tile.seed(0)  # the row mixes in
+    assert len({tile.entry(s)["seed"] for s in seeds}) == len(seeds)
+    assert tiles.Tile(ON_SM90[1]).entry(0)["seed"] != tile.entry(0)["seed"]  # the row mixes in
+    planted = tiles.Tile(ON_SM90[0], fragments.PLANTS["a-lanes-reversed"])
+    assert planted.entry(0)["seed"] == tile.entry(0)["seed"]  # a planted kernel gets its twin's inputs

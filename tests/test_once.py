@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from harness import once
+from harness.core.once import once
 
 
 class _Counted:

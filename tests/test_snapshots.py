@@ -183,7 +183,9 @@ def test_semantic_files_are_left_alone_by_update_checks(cli, llvm, repo_root, tm
     shutil.copy(repo_root / "cases" / "generated" / NAME, target)
     before = target.read_bytes()
     proc = cli("update-checks", target)
-    assert proc.returncode == 0 and "not updated: its first line says" in proc.stderr and target.read_bytes() == before
+    # (exit 2: a file asked to be updated and not updated is not done; the last line says so)
+    assert proc.returncode == 2 and "not updated: its first line says" in proc.stderr and target.read_bytes() == before
+    assert proc.stderr.splitlines()[-1] == "harness: 1 of 1 file(s) not updated (see above); nothing written to them"
 
 
 def test_check_of_a_file_it_cannot_update_fails_the_gate_and_counts_it(cli, llvm, repo_root, tmp_path):

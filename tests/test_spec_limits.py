@@ -14,7 +14,7 @@ from types import SimpleNamespace
 import pytest
 
 from harness.core.errors import InputError
-from harness.nvptx import gemm, gemm_spec
+from harness.kernels import gemm, gemm_spec
 from harness.specs import cases, emit, matrix, spec
 from harness.specs.cases import Case, widths_for
 from harness.tools.runner import Runner

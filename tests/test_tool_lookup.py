@@ -38,6 +38,7 @@ def test_tools_from_outside_llvm_have_their_own_rule(tmp_path, monkeypatch):
     build.mkdir()
     _exe(build / "sed")  # a build's directory does not decide where sed or ptxas come from
     ptxas = _exe(tmp_path / "my-ptxas")
+    ptxas.write_text("#!/bin/sh\necho 'ptxas: NVIDIA (R) Ptx optimizing assembler'\n")  # (what ptxas --version says)
     monkeypatch.setenv("PTXAS", str(ptxas))
     tc = toolchain.Toolchain(build, "test")
     assert tc.tool("ptxas") == str(ptxas)

@@ -13,10 +13,9 @@ import os
 from collections.abc import Callable
 from pathlib import Path
 
-from harness.checks import litgen, snapshots
+from harness.checks import gemm_lit, litgen, snapshots
 from harness.core import files
 from harness.core.errors import InputError
-from harness.nvptx import gemm_lit
 from harness.specs import cases, known_bugs, matrix
 
 GENERATED = "generated"

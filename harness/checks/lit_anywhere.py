@@ -19,6 +19,7 @@ import tempfile
 from pathlib import Path
 
 from harness.core.errors import InputError
+from harness.specs import selection
 
 ROOT = Path(__file__).resolve().parents[2]
 SUITE = "matrix-lowering-anywhere"
@@ -46,10 +47,9 @@ config.name = {name!r}
 
 
 def add_parser(sub, formatter_class):
-    p = sub.add_parser(
-        "lit", help="lit on test files anywhere, with this project's configuration", description=DESCRIPTION,
-        epilog=EPILOG, formatter_class=formatter_class,
-    )  # fmt: skip
+    p = selection.command(
+        sub, "lit", "lit on test files anywhere, with this project's configuration", DESCRIPTION, EPILOG, formatter_class
+    )
     p.add_argument("files", nargs="+", type=Path, metavar="FILE", help="lit test files (.ll), anywhere")
     p.add_argument("--llvm-bin", metavar="DIR", help="the LLVM build's bin directory (lit's --param llvm_bin)")
     p.add_argument("--param", action="append", default=[], metavar="K=V", help="a lit --param (repeatable)")

@@ -16,7 +16,7 @@ import shlex
 from dataclasses import dataclass, replace
 from enum import StrEnum
 
-from harness.core.errors import InputError
+from harness.core.errors import InputError, quoted
 
 DEFAULT_TIMEOUT = 120.0  # seconds a tool may run, unless --timeout says otherwise
 
@@ -239,11 +239,11 @@ def parse(text: str) -> Pipeline:
     try:
         tree = lit.ShUtil.ShParser(text, False, True).parse()
     except Exception as exc:  # lit's lexer raises whatever it hits (ValueError, AttributeError, ...)
-        raise CommandSyntaxError(f"cannot split {text!r}: {exc or type(exc).__name__}") from None
+        raise CommandSyntaxError(f"cannot split {quoted(text)}: {exc or type(exc).__name__}") from None
     if not isinstance(tree, lit.ShUtil.Pipeline):
-        raise CommandSyntaxError(f"{text!r} is a command sequence (;, &&, ||); expected one pipeline")
+        raise CommandSyntaxError(f"{quoted(text)} is a command sequence (;, &&, ||); expected one pipeline")
     if tree.negate or (tree.commands and tree.commands[0].args[:1] == ["!"]):
-        raise CommandSyntaxError(f"{text!r} starts with '!'; use `not`")
+        raise CommandSyntaxError(f"{quoted(text)} starts with '!'; use `not`")
     return Pipeline(tuple(_command(c, text) for c in tree.commands))
 
 
@@ -260,14 +260,16 @@ def _command(cmd, text: str) -> Command:
         elif op == ">&" and fd == [2] and target == "1":
             merged = True
         else:
-            raise CommandSyntaxError(f"{text!r}: unsupported redirection {''.join(map(str, fd))}{op}{target}")
+            raise CommandSyntaxError(f"{quoted(text)}: unsupported redirection {''.join(map(str, fd))}{op}{target}")
     if not cmd.args:
-        raise CommandSyntaxError(f"{text!r}: empty command")
+        raise CommandSyntaxError(f"{quoted(text)}: empty command")
     globbed = [a for a in cmd.args if not isinstance(a, str)] + [
         t for t in (stdin, stdout) if t is not None and not isinstance(t, str)
     ]
     if globbed:
-        raise CommandSyntaxError(f"{text!r}: a file glob ({getattr(globbed[0], 'pattern', globbed[0])}) is not supported here")
+        raise CommandSyntaxError(
+            f"{quoted(text)}: a file glob ({getattr(globbed[0], 'pattern', globbed[0])}) is not supported here"
+        )
     return Command(tuple(cmd.args), stdin, stdout, merged, stderr)
 
 

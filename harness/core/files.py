@@ -8,10 +8,11 @@ import os
 import signal
 import stat
 import tempfile
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 
-from harness.core.errors import InputError
+from harness.core.errors import PATH_LIMIT, InputError, quoted
 
 
 def write_atomically(target: Path, text: str, read_as: bytes | None = None) -> None:
@@ -57,18 +58,44 @@ def _holds(path: Path, data: bytes) -> bool:
         return False
 
 
-def not_an_input(output: Path | None, inputs: list[Path], flag: str) -> None:
-    """Refuse (InputError) an output file that is one of the command's inputs, directly, through
-    a link or as a second hard link: writing it would replace what it is made from."""
-    if output is None or not os.path.lexists(output):
+# Every file this run read or ran (specs, known-bugs.yaml, documents, headers, tools and the
+# files they load or a wrapper names), by device and inode: an output is never written onto one.
+_USED: dict[tuple[int, int], str] = {}
+_USED_LOCK = threading.Lock()
+
+
+def note_used(path) -> None:
+    """Record `path` (followed through links) as a file this run read or ran."""
+    try:
+        info = os.stat(path)
+    except OSError:  # (one that cannot be read is refused where it is read)
         return
-    for path in inputs:
-        try:
-            same = os.path.samefile(output, path)
-        except OSError:  # (an input that cannot be read is refused where it is read)
-            continue
-        if same:
-            raise InputError(f"{flag} {output} is the input {path}: the output would replace it")
+    with _USED_LOCK:
+        _USED.setdefault((info.st_dev, info.st_ino), str(path))
+
+
+def not_an_input(output: Path | None, flag: str) -> None:
+    """Refuse (InputError) an output file that is a file this run read or ran (`note_used`),
+    directly, through a link or as a second hard link: writing it would replace it."""
+    if output is None:
+        return
+    try:
+        info = os.stat(output)
+    except OSError:  # (a new file, or a broken link: refused where it is written)
+        return
+    with _USED_LOCK:
+        used = _USED.get((info.st_dev, info.st_ino))
+    if used is not None:
+        raise InputError(
+            f"{flag} {quoted(str(output), PATH_LIMIT)} is the input {quoted(used, PATH_LIMIT)} (a file this run read or ran): the output would replace it"
+        )
+
+
+def write_output(target: Path, text: str, flag: str) -> None:
+    """Write an output file the user named with `flag` (atomically), never onto a file this run
+    read or ran."""
+    not_an_input(target, flag)
+    write_atomically(target, text)
 
 
 def _keep_owner(tmp: str, info: os.stat_result, target: Path) -> None:
@@ -132,6 +159,7 @@ def read_input(path: Path, limit: int, what: str) -> bytes:
         fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
     except OSError as exc:
         raise InputError(f"cannot read {what}: {exc.strerror}", str(path)) from None
+    note_used(path)
     info = os.fstat(fd)
     if not stat.S_ISREG(info.st_mode) or info.st_size > limit:
         os.close(fd)

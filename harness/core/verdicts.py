@@ -82,7 +82,7 @@ _LABEL = re.compile(r"^([A-Za-z_.$][\w.$]*):")
 # function (`.visible .func (.param ...) name(`, `.visible .entry name(`).
 _FUNCTION_START = re.compile(
     r"^(?:([A-Za-z_$][\w.$]*):|[0-9a-f]+ <([\w.$]+)>:|define [^@]*@([\w.$]+)\("
-    r"|(?:\.(?:visible|weak)\s+)?\.(?:func|entry)\s+(?:\([^)]*\)\s*)?([\w$]+)\()"
+    r"|(?:\.(?:visible|weak)\s+)?\.(?:func|entry)\s+(?:\([^)]*\)\s*)?([\w.$]+)\()"
 )
 _PTX_FUNCTION = (".visible", ".weak", ".func", ".entry")
 

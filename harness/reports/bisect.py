@@ -18,6 +18,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+from typing import Any
 
 from harness.core import files
 from harness.core import verdicts as V
@@ -59,14 +60,11 @@ abort git bisect). --invert swaps 0 and 1, to hunt the commit that fixed somethi
 """
 
 
+HELP = "one git bisect step: vote good/bad/skip on this commit's LLVM build"
+
+
 def add_parser(sub, formatter_class) -> argparse.ArgumentParser:
-    p = sub.add_parser(
-        "bisect-run",
-        help="one git bisect step: vote good/bad/skip on this commit's LLVM build",
-        description=DESCRIPTION,
-        epilog=EPILOG,
-        formatter_class=formatter_class,
-    )
+    p: Any = selection.command(sub, "bisect-run", HELP, DESCRIPTION, EPILOG, formatter_class)
     p.error = lambda message: p.exit(USAGE, f"{p.prog}: error: {message}\n")  # abort the bisect, never vote
     where = p.add_mutually_exclusive_group(required=True)
     where.add_argument("--llvm-bin", metavar="DIR", help="the build's bin directory (llc, llvm-mc, opt, llvm-as)")
@@ -95,9 +93,14 @@ def main(args) -> int:
     try:
         if args.llvm_bin is not None and not args.llvm_bin.strip():
             raise InputError("--llvm-bin is empty (an unset variable?); every commit would test the same build")
-        planned = _own_selectors(selection.planned(args))  # bad flags abort before anything is built
+        chosen = selection.planned(args)  # bad flags abort before anything is built
+        planned = _own_selectors(chosen)
+        if chosen and not planned:  # (a target without the selector asked for: no commit judges it)
+            return _decide(SKIP, _lacked_selectors(chosen), args.invert)
         if not planned:
-            raise InputError("the selection holds no case (is --shard K/N larger than the selection?)")
+            raise InputError(
+                "the selection holds no case" + (" (is --shard K/N larger than the selection?)" if args.shard else "")
+            )
         for target in {p.case.intrinsic.target for p in planned if p.case.intrinsic.target.assembler_optional}:
             if not toolchain.tool_path(target.assembler_tool, None):  # not the build's: no commit has it
                 raise InputError(f"no {target.assembler_tool} to close {target.name} cases: no commit could be judged")
@@ -125,6 +128,13 @@ def _own_selectors(planned: list[Planned]) -> list[Planned]:
         if own:
             out.append(dataclasses.replace(p, selectors=own))
     return out
+
+
+def _lacked_selectors(planned: list[Planned]) -> str:
+    """Why a selection whose every selector its target lacks cannot be judged (GlobalISel on
+    NVPTX: llc's `unsupported` at every commit)."""
+    lacked = sorted({f"{p.case.intrinsic.target.name} has no {s} selector" for p in planned for s in p.selectors})
+    return f"{'; '.join(lacked)}: llc cannot judge these cases at any commit (choose another --selector)"
 
 
 def _step(args, planned) -> int:

@@ -28,7 +28,6 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import json
-import os
 import shlex
 import sys
 from dataclasses import dataclass
@@ -38,7 +37,7 @@ from typing import Any
 from harness.core import commands, files
 from harness.core import verdicts as V
 from harness.core.commands import Selector
-from harness.core.errors import InputError
+from harness.core.errors import PATH_LIMIT, InputError, quoted, shortened
 from harness.core.verdicts import Verdict
 from harness.reports import expectations, report
 from harness.specs import cases, selection
@@ -92,10 +91,10 @@ def parse_build(text: str) -> tuple[str, str]:
     """`DIR` or `DIR::PIPELINE` -> (DIR, PIPELINE or "none")."""
     directory, sep, pipeline = text.rpartition(SEPARATOR) if SEPARATOR in text else (text, "", "none")
     if not directory.strip():
-        raise InputError(f"--llvm-bin {text!r}: no directory before {SEPARATOR}")
+        raise InputError(f"--llvm-bin {quoted(text)}: no directory before {SEPARATOR}")
     if sep and commands.pass_pipeline_error(pipeline):
         raise InputError(
-            f"--llvm-bin {text!r}: write DIR::PIPELINE, e.g. {directory}::instcombine; the pipeline is "
+            f"--llvm-bin {quoted(text)}: write DIR::PIPELINE, e.g. {shortened(directory, PATH_LIMIT)}::instcombine; the pipeline is "
             + commands.pass_pipeline_error(pipeline)
         )
     return directory, pipeline
@@ -110,7 +109,7 @@ def builds(texts: list[str] | None, timeout: float, store: cache.Cache | None) -
         tc = toolchain.discover(directory or None, timeout, store is not None)
         where = str(tc.bin_dir) if tc.bin_dir else "PATH"
         if (where, pipeline) in seen:
-            raise InputError(f"--llvm-bin {text!r}: this build and pipeline are already a column")
+            raise InputError(f"--llvm-bin {quoted(text)}: this build and pipeline are already a column")
         seen.add((where, pipeline))
         tc = store.wrap(tc) if store is not None else tc
         label = tc.version + ("" if pipeline == "none" else "+" + pipeline)
@@ -191,25 +190,7 @@ def _unknown_pipelines(runner: Runner, groups: list[cases.Group]) -> dict[tuple[
 
 def cell(case: Case, selector: Selector, verdicts: list[Verdict], build_records: list[dict]) -> dict:
     c = case
-    out: dict[str, Any] = {
-        "function": c.function,
-        "intrinsic": c.intrinsic.name,
-        "cpu": c.cpu,
-        "opt": c.opt,
-        "pipeline": c.pipeline,
-        "class": c.file_class,
-        "fmt_a": c.intrinsic.a.name(c.fmt_a),
-        "fmt_b": c.intrinsic.b.name(c.fmt_b),
-        "width_a": c.width_a,
-        "width_b": c.width_b,
-        "required_a": c.required(Side.A),
-        "required_b": c.required(Side.B),
-        "selector": selector,
-    }
-    if c.args:
-        out["args"] = {str(i): v for i, v in c.args}
-    if c.narrowing:
-        out["narrowing"] = c.narrowing
+    out: dict[str, Any] = {**report.case_fields(c), "selector": selector}
     for side in Side:
         if c.elem(side) != c.intrinsic.source(side).elem:  # an element type the intrinsic does not take
             out["elem_" + side] = c.elem(side)
@@ -292,12 +273,8 @@ def document(columns: list[dict], cells: list[dict], selected: dict, shard: str 
 
 
 def add_parser(sub, formatter_class=argparse.RawDescriptionHelpFormatter) -> argparse.ArgumentParser:
-    p = sub.add_parser(
-        "matrix",
-        help="compare LLVM builds side by side on the same cases",
-        description=DESCRIPTION,
-        epilog=EPILOG,
-        formatter_class=formatter_class,
+    p = selection.command(
+        sub, "matrix", "compare LLVM builds side by side on the same cases", DESCRIPTION, EPILOG, formatter_class
     )
     selection.add_spec_flags(p)
     selection.add_space_flag(p)
@@ -335,26 +312,12 @@ def check_output_path(path: Path | None) -> None:
         raise InputError(f"--html {path}: {'is a directory' if path.is_dir() else 'no such directory'}")
 
 
-def read_files(cases_dir: Path, columns: list[Build]) -> list[Path]:
-    """The files a matrix reads or runs: every spec and known-bugs.yaml of the cases directory,
-    and every file of each build's bin directory (its tools)."""
-    bins = {b.toolchain.bin_dir for b in columns if b.toolchain.bin_dir is not None}
-    out: list[Path] = []
-    for d, suffix in [(Path(cases_dir), ".yaml"), *((d, "") for d in bins)]:
-        try:
-            with os.scandir(d) as entries:
-                out += [Path(e.path) for e in entries if e.name.endswith(suffix)]
-        except OSError:  # (a directory that cannot be listed was refused where it was read)
-            continue
-    return out
-
-
 def emit(doc: dict, args) -> None:
     """Write --html (atomically) and print the chosen format; shared with `harness report`."""
     if args.html:
         from harness.reports import html_report
 
-        html_report.write(args.html, doc)
+        files.write_output(args.html, html_report.render(doc), "--html")
         print(f"# wrote {args.html}", file=sys.stderr)
     if args.json:
         print(json.dumps(doc, indent=1))
@@ -372,7 +335,7 @@ def main(args) -> int:
     for b in columns:  # a pipeline opt cannot parse is bad input, found before anything runs
         if b.pipeline != "none" and planned:
             Runner(b.toolchain).check_pipeline(planned[0].case, b.pipeline)
-    files.not_an_input(args.html, read_files(args.cases, columns), "--html")
+    files.not_an_input(args.html, "--html")  # (the specs and builds read so far; again when written)
     for b in columns:
         print(f"# {b.id}: {b.toolchain.describe()}", file=sys.stderr)
     cells = compare(columns, planned, args.jobs, StderrProgress.for_output(args.json), args.cases)

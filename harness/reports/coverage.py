@@ -38,12 +38,8 @@ SHOWN = 20  # missing names listed in the text output (--json has them all)
 
 
 def add_parser(sub, formatter_class) -> argparse.ArgumentParser:
-    p = sub.add_parser(
-        "coverage",
-        help="matrix intrinsics the build declares vs the rows the harness has",
-        description=DESCRIPTION,
-        epilog=EPILOG,
-        formatter_class=formatter_class,
+    p = selection.command(
+        sub, "coverage", "matrix intrinsics the build declares vs the rows the harness has", DESCRIPTION, EPILOG, formatter_class
     )
     p.add_argument("--llvm-bin", metavar="DIR", help="directory with llc and opt (default: as for every command)")
     p.add_argument(

@@ -21,9 +21,7 @@ from __future__ import annotations
 
 import html
 import json
-from pathlib import Path
 
-from harness.core import files
 from harness.core import verdicts as V
 from harness.reports import report
 
@@ -135,10 +133,6 @@ def render(doc: dict) -> str:
             f"<script>{SCRIPT}</script></body></html>\n",
         ]
     )
-
-
-def write(path: Path, doc: dict) -> None:
-    files.write_atomically(Path(path), render(doc))
 
 
 CSS = """

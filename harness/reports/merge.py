@@ -22,6 +22,7 @@ from harness.core.commands import Selector
 from harness.core.errors import InputError
 from harness.core.verdicts import VerdictCode
 from harness.reports import compare, expectations, html_report, report
+from harness.specs import selection
 from harness.specs.matrix import MAX_WIDTH
 from harness.specs.spec import shorten
 
@@ -302,12 +303,13 @@ def run_as_matrix(doc: dict) -> dict:
 
 def add_parser(sub, formatter_class=None):
     """`harness report FILE.json...` (register with the other commands; `main` runs it)."""
-    p = sub.add_parser(
+    p = selection.command(
+        sub,
         "report",
-        help="merge --json outputs of sharded run/matrix commands into one report",
-        description=DESCRIPTION,
-        formatter_class=formatter_class or argparse.RawDescriptionHelpFormatter,
-        epilog="exit status: 0 merged, 2 bad input (unreadable, other builds, overlapping cells).",
+        "merge --json outputs of sharded run/matrix commands into one report",
+        DESCRIPTION,
+        "exit status: 0 merged, 2 bad input (unreadable, other builds, overlapping cells).",
+        formatter_class or argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument("files", nargs="+", type=Path, metavar="FILE.json", help="--json outputs of one kind (run or matrix)")
     fmt = p.add_mutually_exclusive_group()
@@ -326,7 +328,6 @@ def add_parser(sub, formatter_class=None):
 
 def main(args) -> int:
     compare.check_output_path(args.html)
-    files.not_an_input(args.html, args.files, "--html")
     kind, doc = merge([(str(path), *load_document(path)) for path in args.files])
     # Everything is computed before anything is written: a failure leaves no page behind.
     as_matrix = doc if kind == "matrix" else run_as_matrix(doc)
@@ -343,7 +344,7 @@ def main(args) -> int:
             lines.append(expectations.summary(_judged(doc["cases"])))
         text = "\n".join(lines) + "\n"
     if page is not None:
-        files.write_atomically(Path(args.html), page)
+        files.write_output(Path(args.html), page, "--html")
         print(f"# wrote {args.html}", file=sys.stderr)
     print(text, end="")
     if kind == "matrix":

@@ -3,15 +3,16 @@
 from __future__ import annotations
 
 from harness.core.verdicts import ALL, VerdictCode
-from harness.specs.cases import CLASSES, SELECTORS, FileClass
+from harness.specs.cases import CLASSES, SELECTORS, Case, FileClass
 from harness.targets import catalog, formats
 from harness.targets.catalog import Side
 from harness.tools.runner import Outcome
 
 
-def case_record(outcome: Outcome, with_tools: bool = False) -> dict:
-    c = outcome.case
-    record = {
+def case_fields(c: Case) -> dict:
+    """What every record of a case says of it: names, CPU, formats and widths, -O and pipeline,
+    file class, and the immarg values and narrowing where it has them."""
+    fields: dict = {
         "function": c.function,
         "intrinsic": c.intrinsic.name,
         "cpu": c.cpu,
@@ -23,15 +24,18 @@ def case_record(outcome: Outcome, with_tools: bool = False) -> dict:
         "required_b": c.required(Side.B),
         "opt": c.opt,
         "pipeline": c.pipeline,
-        "selector": outcome.selector,
         "class": c.file_class,
-        "verdict": outcome.verdict.verdict,
-        "detail": outcome.verdict.detail,
     }
     if c.args:
-        record["args"] = {str(i): v for i, v in c.args}
+        fields["args"] = {str(i): v for i, v in c.args}
     if c.narrowing:
-        record["narrowing"] = c.narrowing
+        fields["narrowing"] = c.narrowing
+    return fields
+
+
+def case_record(outcome: Outcome, with_tools: bool = False) -> dict:
+    record = case_fields(outcome.case)
+    record |= {"selector": outcome.selector, "verdict": outcome.verdict.verdict, "detail": outcome.verdict.detail}
     record.update(outcome.verdict.details)  # metrics, tuples, rewrite, ir, verifier
     if with_tools:
         record["tools"] = [t.summary() for t in outcome.verdict.tools]

@@ -13,9 +13,9 @@ from collections.abc import Callable, Hashable
 from dataclasses import dataclass, field
 from enum import StrEnum
 
-from harness import once
 from harness.core import commands
 from harness.core.commands import Selector
+from harness.core.once import once
 from harness.specs.spec import Value
 from harness.targets import catalog
 from harness.targets.catalog import SIDE_A, SIDE_B, SIDES, Intrinsic, Side

@@ -3,27 +3,49 @@
 from __future__ import annotations
 
 import fnmatch
+from collections.abc import Iterable
+from dataclasses import dataclass
 from pathlib import Path
 
 import yaml
 
+from harness.core import files
 from harness.core.errors import InputError
 from harness.specs.spec import MAX_FLOW_DEPTH, flow_too_deep, quote, reader_error
 
 FILENAME = "known-bugs.yaml"
 
 
+@dataclass(frozen=True)
+class Entry:
+    """One glob of a known-bugs entry, where the file writes it."""
+
+    version: str
+    glob: str
+    reason: str
+    line: int
+    col: int
+
+
 def load(cases_dir: Path) -> dict[str, list[tuple[str, str]]]:
     """Version -> [(glob relative to cases/, reason)]."""
+    out: dict[str, list[tuple[str, str]]] = {}
+    for e in entries(cases_dir):
+        out.setdefault(e.version, []).append((e.glob, e.reason))
+    return out
+
+
+def entries(cases_dir: Path) -> list[Entry]:
+    """Every glob of the known-bugs file with its version, reason and location, in file order."""
     path = cases_dir / FILENAME
     if not path.exists():
-        return {}
+        return []
     root, data = _parsed(path)
     if not isinstance(data, dict) or not isinstance(root, (yaml.MappingNode, type(None))):
         raise InputError("expected a mapping of LLVM version -> list of {files, reason}", str(path), 1, 1)
-    out: dict[str, list[tuple[str, str]]] = {}
+    at = lambda node: (str(path), node.start_mark.line + 1, node.start_mark.column + 1)
+    out: list[Entry] = []
     for key, value in root.value if root is not None else []:
-        at = lambda node: (str(path), node.start_mark.line + 1, node.start_mark.column + 1)
         if key.tag != _STR or not isinstance(key.value, str):
             raise InputError(
                 f"version {quote(key.value)} is not text (YAML reads it as a {key.tag.rsplit(':', 1)[-1]}): quote it, "
@@ -48,12 +70,47 @@ def load(cases_dir: Path) -> dict[str, list[tuple[str, str]]]:
                 raise InputError(
                     f"version {quote(version)}: reason: expected text saying why, not {quote(reason)}", *at(fields["reason"])
                 )
-            out.setdefault(version, []).extend((g, " ".join(reason.split())) for g in globs)
+            files_node = fields["files"]
+            nodes = files_node.value if isinstance(files_node, yaml.SequenceNode) else [files_node]
+            for glob_node, glob in zip(nodes, globs):
+                out.append(Entry(version, glob, " ".join(reason.split()), *at(glob_node)[1:]))
     return out
+
+
+def idle(cases_dir: Path, generated: Iterable[str]) -> list[str]:
+    """Warnings (`file:line:col: warning: ...`) for the globs under generated/ that mark nothing:
+    naming no file of `generated` (names relative to cases/, e.g. a cohort's shared file that
+    the entry itself split into files of their own), or only files an earlier glob of the same
+    version already gives its XFAIL."""
+    path = cases_dir / FILENAME
+    known = entries(cases_dir)
+    names = sorted(generated)
+    out = []
+    for e in known:
+        if not e.glob.startswith(GENERATED_PREFIX):
+            continue  # (space/ names cells of the whole space, which no file holds)
+        matched = [n for n in names if _glob_match(n, e.glob)]
+        if not matched:
+            why = "names no generated file: it marks nothing XFAIL"
+        elif not any(_first(known, e.version, n) is e for n in matched):
+            why = f"names {len(matched)} generated file(s), each of which gets an earlier entry's XFAIL: this one marks nothing"
+        else:
+            continue
+        out.append(f"{path}:{e.line}:{e.col}: warning: version {quote(e.version)}: {quote(e.glob)} {why}")
+    return out
+
+
+GENERATED_PREFIX = "generated/"
+
+
+def _first(known: list[Entry], version: str, relpath: str) -> Entry | None:
+    """The entry whose reason `relpath` gets on `version` (the first that matches, as reason_for)."""
+    return next((e for e in known if e.version == version and _glob_match(relpath, e.glob)), None)
 
 
 def _parsed(path: Path):
     """(the YAML node tree, the data) of the known-bugs file; bad YAML is bad input, with where."""
+    files.note_used(path)
     try:
         text = path.read_bytes().decode("utf-8")
     except UnicodeDecodeError as exc:

@@ -15,7 +15,7 @@ from typing import Protocol
 
 from harness.core import commands
 from harness.core.commands import Selector
-from harness.core.errors import InputError
+from harness.core.errors import PATH_LIMIT, InputError, quoted, shortened
 from harness.specs import cases, matrix
 from harness.specs.cases import SELECTORS, Case, Planned
 from harness.targets import catalog, formats, processors
@@ -107,6 +107,12 @@ def add_space_flag(p: argparse.ArgumentParser) -> None:
     )
 
 
+def command(sub, name: str, help: str, description: str, epilog: str, formatter_class) -> argparse.ArgumentParser:
+    """A subcommand of `harness` (`sub`: the subparsers), its one-line help, --help's text above
+    the flags and the epilog below them (which says its exit status)."""
+    return sub.add_parser(name, help=help, description=description, epilog=epilog, formatter_class=formatter_class)
+
+
 def add_timeout(p: argparse.ArgumentParser, what: str = "each tool call") -> None:
     p.add_argument(
         "--timeout",
@@ -131,7 +137,7 @@ def pass_pipeline(text: str) -> str:
     """A --pipeline value: none, or text in opt's -passes= grammar."""
     why = commands.pass_pipeline_error(text)
     if why:
-        raise argparse.ArgumentTypeError(f"{text!r} is {why}")
+        raise argparse.ArgumentTypeError(f"{quoted(text)} is {why}")
     return text
 
 
@@ -140,30 +146,30 @@ def seconds(text: str) -> float:
     try:
         value = float(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number of seconds: {text!r}") from None
+        raise argparse.ArgumentTypeError(f"not a number of seconds: {quoted(text)}") from None
     if not 0 < value <= 86400:  # also false for nan
-        raise argparse.ArgumentTypeError(f"must be more than 0 and at most 86400 seconds; got {text!r}")
+        raise argparse.ArgumentTypeError(f"must be more than 0 and at most 86400 seconds; got {quoted(text)}")
     return value
 
 
 def case_limit(text: str) -> int:
     """A --max-cases value: a positive number of case-selector pairs."""
     if not text.isdigit() or int(text) < 1:
-        raise argparse.ArgumentTypeError(f"takes a positive number of case-selector pairs; got {text!r}")
+        raise argparse.ArgumentTypeError(f"takes a positive number of case-selector pairs; got {quoted(text)}")
     return int(text)
 
 
 def jobs(text: str) -> int:
     """A -j value: a positive number of parallel tool runs."""
     if not text.isdigit() or int(text) < 1:
-        raise argparse.ArgumentTypeError(f"takes a positive number of parallel tool runs; got {text!r}")
+        raise argparse.ArgumentTypeError(f"takes a positive number of parallel tool runs; got {quoted(text)}")
     return int(text)
 
 
 def _shard(text: str) -> tuple[int, int]:
     k, sep, n = text.partition("/")
     if not (sep and k.isdigit() and n.isdigit() and 1 <= int(k) <= int(n)):
-        raise argparse.ArgumentTypeError(f"takes K/N with 1 <= K <= N, e.g. 2/4; got {text!r}")
+        raise argparse.ArgumentTypeError(f"takes K/N with 1 <= K <= N, e.g. 2/4; got {quoted(text)}")
     return int(k), int(n)
 
 
@@ -173,7 +179,7 @@ def lookup_all(name: str) -> tuple[catalog.Intrinsic, ...]:
     if is_glob(name):
         found = tuple(i for i in catalog.INTRINSICS if fnmatch.fnmatchcase(i.name, name.strip()))
         if not found:
-            raise InputError(f"no intrinsic matches {name!r} (`harness coverage --json` lists the names)")
+            raise InputError(f"no intrinsic matches {quoted(name)} (`harness coverage --json` lists the names)")
         return found
     try:
         return catalog.lookup_all(name)
@@ -189,7 +195,7 @@ def lookup(name: str, cpu: str | None = None) -> catalog.Intrinsic:
     """The one entry `name` means on `cpu` (see `catalog.lookup`): of several forms, the
     one that runs there; on a processor without the instruction, its wave32 form."""
     if is_glob(name):
-        raise InputError(f"one intrinsic, not a glob, is one case: {name!r} (run and matrix take globs)")
+        raise InputError(f"one intrinsic, not a glob, is one case: {quoted(name)} (run and matrix take globs)")
     found = lookup_all(name)
     if cpu is not None:
         check_cpu(found[0].target, cpu)
@@ -203,7 +209,7 @@ def check_cpu(target, cpu: str) -> None:
     if cpu not in known and processors.canonical(cpu) not in known:
         hint = difflib.get_close_matches(cpu, known, 3, 0.6)
         raise InputError(
-            f"--cpu: {_cut(cpu)} is not a processor of {target.name} the harness knows"
+            f"--cpu: {quoted(cpu)} is not a processor of {target.name} the harness knows"
             + (
                 f" (did you mean {', '.join(hint)}?)"
                 if hint
@@ -220,11 +226,6 @@ def target_cpus(target) -> list[str]:
     from harness.targets import sms
 
     return [s.name for s in sms.NVPTX_SMS]
-
-
-def _cut(text: str, limit: int = 60) -> str:
-    quoted = repr(text)
-    return quoted if len(quoted) <= limit else quoted[: limit - 4] + "...'"
 
 
 def fmt(text: str | None, source: catalog.Source, flag: str) -> int:
@@ -248,7 +249,7 @@ def width(text: str | None, source: catalog.Source, fmt_value: int, flag: str) -
     try:
         value = int(text)
     except ValueError:
-        raise InputError(f"{flag} must be an integer, exact or max; got {text!r}") from None
+        raise InputError(f"{flag} must be an integer, exact or max; got {quoted(text)}") from None
     if not 0 < value <= matrix.MAX_WIDTH:
         raise InputError(f"{flag} takes 1 to {matrix.MAX_WIDTH} elements (what the harness builds); got {value}")
     if source.fixed and value != source.widths[0]:
@@ -288,9 +289,11 @@ def spec_paths(args) -> list[Path]:
         key = Path(name).name
         if Path(name).parent != Path(".") and Path(name).resolve().parent != Path(args.cases).resolve():
             # A path elsewhere would silently run the cases directory's file of the same name.
-            raise InputError(f"--spec: {name} is not in the cases directory {args.cases}; give --cases its directory")
+            raise InputError(
+                f"--spec: {shortened(str(name), PATH_LIMIT)} is not in the cases directory {shortened(str(args.cases), PATH_LIMIT)}; give --cases its directory"
+            )
         if key not in by_name:
-            raise InputError(f"--spec: no spec {key!r} in {args.cases}; have: {', '.join(by_name)}")
+            raise InputError(f"--spec: no spec {quoted(key)} in {args.cases}; have: {', '.join(by_name)}")
         chosen.append(by_name[key])
     return chosen
 
@@ -307,19 +310,18 @@ def planned(args, direct_ok: bool = True) -> list[Planned]:
     names = [i for n in args.intrinsic or [] for i in lookup_all(n)]
     for side, text in ((Side.A, args.fmt_a), (Side.B, args.fmt_b)):
         if text is not None and all(_format_value(text, i.source(side)) is None for i in names or catalog.INTRINSICS):
-            raise InputError(f"--fmt-{side}: not a matrix format: {text!r} (accepted: {formats.spellings()})")
+            raise InputError(f"--fmt-{side}: not a matrix format: {quoted(text)} (accepted: {formats.spellings()})")
     one = len(args.intrinsic or []) == 1 and not is_glob(args.intrinsic[0])
     if one and direct_ok and len(names) > 1:  # an LLVM name with several forms: the one for --cpu
         names = [lookup(args.intrinsic[0], getattr(args, "cpu", None))]
-    direct = (
-        direct_ok
-        and one
+    alone = (  # one case, as `try` makes it
+        one
         and len(names) == 1
         and not getattr(args, "spec", None)
         and not getattr(args, "filter", None)
         and all(f is not None or len(s.formats) == 1 for f, s in ((args.fmt_a, names[0].a), (args.fmt_b, names[0].b)))
     )
-    if direct:
+    if direct_ok and alone:
         chosen = [Planned(one_case(args, names[0]), selectors, ())]
     else:
         chosen = [
@@ -329,6 +331,8 @@ def planned(args, direct_ok: bool = True) -> list[Planned]:
         ]
         chosen = [Planned(p.case, tuple(s for s in p.selectors if s in selectors), p.origins, p.snapshot) for p in chosen]
         chosen = [p for p in chosen if p.selectors]
+        if not chosen and alone:  # (a --cpu no spec pairs with it: the one case, as try and bisect-run judge)
+            chosen = [Planned(one_case(args, names[0]), selectors, ())]
         if not chosen:
             raise InputError(
                 "the selection matches no case (check --intrinsic, --fmt-a/-b, --width-a/-b, --cpu, -O, "

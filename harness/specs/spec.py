@@ -5,7 +5,7 @@ block names values (or lists of values) for the case dimensions; lists expand as
 product, and `exclude` entries drop combinations. See docs/rows.md, "Adding cases".
 
 A file may instead (or also) hold `gemm`: the NVPTX tiled-gemm blocks that
-`harness.nvptx.gemm_spec` reads through `sections` and `located_blocks`; the matrix planning
+`harness.kernels.gemm_spec` reads through `sections` and `located_blocks`; the matrix planning
 skips a file without `matrix`.
 """
 
@@ -20,7 +20,7 @@ from pathlib import Path
 import yaml
 
 from harness.core import files
-from harness.core.errors import InputError
+from harness.core.errors import QUOTE_LIMIT, InputError, quoted, shortened
 
 DIMENSIONS = (
     "intrinsic",
@@ -41,7 +41,6 @@ OPTIONS = ("split_selectors", "snapshot")  # block settings that are not case di
 # `immarg: [high, outside]`: cases with each immarg of a row at its highest value, one past it.
 BLOCK_KEYS = DIMENSIONS + OPTIONS + ("args", "exclude", "immarg")
 FILE_KEYS = ("description", "matrix", "gemm")
-QUOTE_LIMIT = 60  # characters of a value a message shows
 MAX_DIGITS = 1000  # an integer longer than this is out of range for every spec value
 # Tags the loader reads (YAML's own: str, int, bool, seq, map, ...); any other tag
 # (!!python/..., !include) is refused where it is written, never silently dropped.
@@ -52,24 +51,8 @@ KNOWN_TAGS = frozenset(t for t in yaml.constructor.SafeConstructor.yaml_construc
 _LINE_BREAK = re.compile("\r\n|[\r\n\x85\u2028\u2029]")  # what PyYAML counts as a line break
 
 
-def quote(value: object, limit: int = QUOTE_LIMIT) -> str:
-    """A value as one message line shows it: its repr (quoted, control characters escaped, one
-    line), cut to about `limit` characters with an ellipsis and the full length."""
-    try:
-        text = repr(value)
-    except ValueError:  # an int past Python's digit limit for str()
-        return f"a {getattr(value, 'bit_length', lambda: 0)():,}-bit integer"
-    if len(text) <= limit:
-        return text
-    if isinstance(value, str):
-        return f"{value[: limit - 2]!r}... ({len(value):,} characters)"
-    unit = "digits" if isinstance(value, int) else "characters"
-    return f"{text[:limit]}... ({len(text):,} {unit})"
-
-
-def shorten(text: str, limit: int = QUOTE_LIMIT) -> str:
-    """Text cut to about `limit` characters with an ellipsis (for names shown unquoted)."""
-    return text if len(text) <= limit else f"{text[:limit]}... ({len(text):,} characters)"
+# The one cut of quoted user input (harness.core.errors), under the names the spec code uses.
+quote, shorten = quoted, shortened
 
 
 @dataclass(frozen=True)
@@ -268,7 +251,7 @@ def parse_spec(text: str, path: str) -> list[Block]:
     A file with a `gemm` section and no `matrix` has no matrix blocks."""
     top, root = sections(text, path)
     if "matrix" not in top:
-        if "gemm" in top:  # NVPTX tiled gemm, read by harness.nvptx
+        if "gemm" in top:  # NVPTX tiled gemm, read by harness.kernels.gemm_spec
             return []
         raise InputError("spec has no 'matrix' list", *_mark(path, root))
     matrix = top["matrix"]

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import TYPE_CHECKING, TypedDict
 
+from harness.core.errors import quoted
 from harness.targets import AMDGPU, NVPTX, Target, families, formats
 
 if TYPE_CHECKING:
@@ -124,7 +125,7 @@ class Source:
         if own and not isinstance(text, bool):
             return own[0]
         if self.names != formats.SHORT:  # a fixed type: only its own name
-            raise ValueError(f"not a format of this source: {text!r} (it takes {' '.join(self.names)})")
+            raise ValueError(f"not a format of this source: {quoted(text)} (it takes {' '.join(self.names)})")
         return formats.parse(text)
 
     def registers(self, fmt: int) -> int:

@@ -14,10 +14,6 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from harness.targets.amdgpu_rows import Row
 
-_SCALAR_SUFFIX = {"float": "f32", "half": "f16", "double": "f64", "bfloat": "bf16"}
-_VECTOR = re.compile(r"<(\d+) x (\w+)>")
-_IMMARG = re.compile(r"immarg (i\d+) (\w+) (-?\d+)\.\.(-?\d+)")
-
 
 @dataclass(frozen=True)
 class Immarg:
@@ -28,6 +24,11 @@ class Immarg:
     name: str
     low: int
     high: int
+
+
+_SCALAR_SUFFIX = {"float": "f32", "half": "f16", "double": "f64", "bfloat": "bf16"}
+_VECTOR = re.compile(r"<(\d+) x (\w+)>")
+_IMMARG = re.compile(r"immarg (i\d+) (\w+) (-?\d+)\.\.(-?\d+)")
 
 
 def mangle(ir_type: str) -> str:

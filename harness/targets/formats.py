@@ -6,6 +6,8 @@ differently (MATRIX_FMT_* versus FP8_E4M3...). A format is therefore one small i
 
 from __future__ import annotations
 
+from harness.core.errors import quoted
+
 FP8, BF8, FP6, BF6, FP4 = range(5)
 ALL = (FP8, BF8, FP6, BF6, FP4)
 
@@ -32,11 +34,11 @@ def spellings() -> str:
 def parse(text: object) -> int:
     """Return the format number for any accepted spelling; raise ValueError otherwise."""
     if isinstance(text, bool):
-        raise ValueError(f"not a matrix format: {text!r} (accepted: {spellings()})")
+        raise ValueError(f"not a matrix format: {quoted(text)} (accepted: {spellings()})")
     key = str(text).strip().lower()
     if key in _SPELLINGS:
         return _SPELLINGS[key]
-    raise ValueError(f"not a matrix format: {text!r} (accepted: {spellings()})")
+    raise ValueError(f"not a matrix format: {quoted(text)} (accepted: {spellings()})")
 
 
 def short(value: int) -> str:

@@ -23,6 +23,7 @@ import functools
 import hashlib
 import json
 import os
+import re
 import stat
 import struct
 import threading
@@ -33,7 +34,7 @@ from typing import Any, TypeVar
 from harness.core import files
 
 T = TypeVar("T")
-ANSWERS_FORMAT = 2  # bump when an answer's layout or its key material changes
+ANSWERS_FORMAT = 3  # bump when an answer's layout or its key material changes
 ANSWER_LIMIT = 1 << 20  # bytes of one stored answer (every declaration's verdict of a target)
 
 
@@ -116,9 +117,19 @@ def libraries(path: str) -> set[str]:
     return seen
 
 
-@functools.cache
 def _system_dirs() -> list[str]:
-    """The loader's default directories (a libLLVM found there belongs to the build too)."""
+    """The loader's default directories (a libLLVM found there belongs to the build too). Asked
+    under a lock: sysconfig fills its variables on the first call, and a second thread asking
+    meanwhile reads them half filled (no MULTIARCH: no libLLVM found, another identity)."""
+    with _SYSTEM_DIRS_LOCK:
+        return _system_dirs_once()
+
+
+_SYSTEM_DIRS_LOCK = threading.Lock()
+
+
+@functools.cache
+def _system_dirs_once() -> list[str]:
     import sysconfig  # (only when a library is looked for there: its import costs start-up)
 
     multiarch = sysconfig.get_config_var("MULTIARCH") or ""
@@ -196,6 +207,79 @@ def _dynamic_section(head: bytes, chunk: Callable[[int, int], bytes]) -> tuple[l
     return None if base is None else (entries, base)
 
 
+SCRIPT_LIMIT = 1 << 20  # bytes of a script wrapper read for the files it names
+SCRIPT_FILES = 64  # files a wrapper (and the wrappers it names) may add to a tool's identity
+_PATH_WORD = re.compile(rb"(?<![\w./-])(/[\w./+@-]+)")
+
+
+def tool_files(path: str) -> tuple[str, ...]:
+    """Real paths of every file a run of `path` depends on that the harness can see: the tool,
+    and for an ELF binary the libraries of its build (`libraries`); for a script (`#!`), its
+    interpreter and every existing file its text names by an absolute path (`exec
+    /usr/local/cuda/bin/ptxas "$@"`), followed through the scripts among them. Each file's stat
+    identity is part of a tool's identity (`identity`); what a script finds on PATH or through
+    variables is not seen. Remembered per process while every one of them is unchanged."""
+    first = os.path.realpath(path)
+    with _FILES_LOCK:
+        known = _FILES.get(first)
+    if known is not None and [_stat_of(f) for f in known[0]] == known[1]:
+        _used(known[0])
+        return known[0]
+    found: list[str] = []
+    todo = [first]
+    while todo and len(found) < SCRIPT_FILES:
+        real = todo.pop(0)
+        if real in found or not os.path.isfile(real):
+            continue
+        found.append(real)
+        head, named = _script_words(real)
+        if head == b"\x7fELF":
+            found += [lib for lib in sorted(libraries(real)) if lib not in found]
+        todo += [os.path.realpath(os.fsdecode(w)) for w in named]
+    out = tuple(found)
+    with _FILES_LOCK:
+        _FILES[first] = (out, [_stat_of(f) for f in out])
+    _used(out)
+    return out
+
+
+def _used(found: tuple[str, ...]) -> None:
+    """Each file a tool run depends on is one this run ran: no output is written onto it."""
+    for real in found:
+        files.note_used(real)
+
+
+_FILES: dict[str, tuple[tuple[str, ...], list]] = {}
+_FILES_LOCK = threading.Lock()
+
+
+def _script_words(real: str) -> tuple[bytes, list[bytes]]:
+    """(the first 4 bytes of a file, the absolute paths its text names when it is a script)."""
+    try:
+        with open(real, "rb") as fh:
+            data = fh.read(SCRIPT_LIMIT)
+    except OSError:
+        return b"", []
+    if not data.startswith(b"#!"):
+        return data[:4], []
+    return data[:4], [w for w in dict.fromkeys(_PATH_WORD.findall(data)) if os.path.isfile(w)]
+
+
+def _stat_of(real: str) -> list | None:
+    try:
+        st = os.stat(real)
+    except OSError:
+        return None
+    return [st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns]
+
+
+def identity(path: str) -> list:
+    """The stat identity (real path, device, inode, size, modification and change times) of
+    every file of `tool_files(path)`: a rebuild, relink, package upgrade, a file written in place
+    or a wrapper pointed at another binary changes it."""
+    return [[real, *(_stat_of(real) or [None])] for real in tool_files(path)]
+
+
 def stamp(path: str) -> list | None:
     """The stat identity of a tool and of the libraries of its build (see the module's doc), or
     None for anything but an ELF binary."""
@@ -205,11 +289,7 @@ def stamp(path: str) -> list | None:
             return None
     finally:
         os.close(fd)
-    out = []
-    for real in [os.path.realpath(path), *sorted(libraries(path))]:
-        st = os.stat(real)
-        out.append([real, st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns])
-    return out
+    return identity(path)
 
 
 class Answers:
@@ -218,17 +298,10 @@ class Answers:
 
     def __init__(self, directory: Path):
         self.dir = Path(directory)
-        self._stamps: dict[tuple, list | None] = {}  # (path, stat) -> stamp, once per process
-        self._lock = threading.Lock()
 
     def _key(self, tool: str, question: Any) -> str | None:
         try:
-            st = os.stat(tool)
-            memo = (tool, st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
-            with self._lock:
-                if memo not in self._stamps:
-                    self._stamps[memo] = stamp(tool)
-                identity = self._stamps[memo]
+            identity = stamp(tool)  # (every file of it stat()ed again: a relinked library is a new key)
         except OSError:
             return None
         if identity is None:

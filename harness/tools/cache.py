@@ -1,12 +1,16 @@
 """An on-disk cache of tool runs, so asking the same question of the same build costs nothing.
 
 A tool run's answer (exit status, stdout, stderr) is decided by the tool's code, its arguments
-and its input. The key is therefore a SHA-256 over: the content of the tool binary and of every
-shared library it loads from its build (the ELF RUNPATH/RPATH directories, e.g. Debian's
-`libLLVM.so.22.1`, or a BUILD_SHARED_LIBS tree), the tool's name, its arguments, whether its
-output is kept as bytes, and its stdin (the module text). System libraries (libc, libstdc++) are
-not part of the key. Binaries are hashed once per process per path + inode + size + mtime, and
-that digest is remembered in the cache directory, so a later process only stat()s them.
+and its input. The key is therefore a SHA-256 over: the content of every file the run depends on
+that the harness can see (`builds.tool_files`): the tool binary and every shared library it
+loads from its build (the ELF RUNPATH/RPATH directories, e.g. Debian's `libLLVM.so.22.1`, or a
+BUILD_SHARED_LIBS tree); for a wrapper script (a ptxas that execs CUDA's), the script, its
+interpreter and the files its text names, so a wrapper pointed at another binary is another
+key; then the tool's name, its arguments, whether its output is kept as bytes, and its stdin
+(the module text). System libraries (libc, libstdc++) are not part of the key. Each file is
+hashed once per stat identity (real path, device, inode, size, modification and change times),
+and that digest is remembered in the cache directory, so a later process only stat()s them: a
+file rewritten in place has a new change time, whatever its size and modification time.
 
 Where: `--cache-dir DIR`, else `$XDG_CACHE_HOME/matrix-harness`, else `~/.cache/matrix-harness`.
 Every entry is written atomically (a temporary file, then a rename). An entry starts with a head
@@ -45,7 +49,7 @@ from harness.core.errors import InputError
 from harness.tools import builds
 from harness.tools.toolchain import OUTPUT_LIMIT, Toolchain, ToolRun
 
-FORMAT = 2  # bump when the entry layout or the key material changes
+FORMAT = 3  # bump when the entry layout or the key material changes
 # Bytes of one entry, stored and inflated: a run keeps at most OUTPUT_LIMIT bytes per stream.
 ENTRY_LIMIT = 3 * OUTPUT_LIMIT
 # An entry is HEAD (magic with FORMAT, the key's 32 bytes, the length of the JSON it inflates to)
@@ -70,7 +74,7 @@ class Cache:
         self.hits = self.misses = self.unreadable = self.stored = 0
         self._lock = threading.Lock()
         self._digests: dict[tuple, str] = {}  # (realpath, stat) -> digest of the file alone
-        self._tools: dict[tuple, str] = {}  # (path, stat) -> digest of the tool and its libraries
+        self._tools: dict[str, str] = {}  # identity of a tool's files -> digest of them
         try:
             (self.dir / "runs").mkdir(parents=True, exist_ok=True)
         except OSError as exc:
@@ -80,18 +84,19 @@ class Cache:
 
     # ---- keys ------------------------------------------------------------------------------
     def tool_digest(self, path: str) -> str:
-        """Digest of a tool binary together with the shared libraries of its own build."""
-        st = os.stat(path)
-        memo = (path, st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
+        """Digest of every file a run of the tool depends on (`builds.tool_files`: the binary and
+        the shared libraries of its build, or a wrapper script and the files it names), each
+        file's content digest remembered by its stat identity."""
+        found = builds.identity(path)
+        memo = json.dumps(found)
         with self._lock:
             if memo not in self._tools:
-                files = [os.path.realpath(path), *sorted(builds.libraries(path))]
-                self._tools[memo] = _sha256("\0".join(self._file_digest(f) for f in files).encode())
+                self._tools[memo] = _sha256("\0".join(self._file_digest(f[0]) for f in found).encode())
             return self._tools[memo]
 
     def _file_digest(self, real: str) -> str:
         st = os.stat(real)
-        stamp = [real, st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns]
+        stamp = [real, st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns]
         memo = tuple(stamp)
         if memo in self._digests:
             return self._digests[memo]

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import functools
 import glob
+import json
 import os
 import re
 import select
@@ -27,7 +28,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from harness.core import commands, files
-from harness.core.errors import InputError
+from harness.core.errors import PATH_LIMIT, InputError, quoted
 from harness.tools import builds
 
 DEFAULT_TIMEOUT = commands.DEFAULT_TIMEOUT
@@ -82,6 +83,7 @@ def run_tool(
     threads parsing other modules)."""
     data = stdin.encode() if isinstance(stdin, str) else stdin
     decode = lambda b: b.decode(errors="replace")
+    builds.tool_files(argv[0])  # (notes what it runs: no output is written onto it)
     start = time.perf_counter()
     with tempfile.TemporaryFile() as given, tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
         given.write(data)
@@ -254,7 +256,7 @@ def _given_or_on_path(name: str, explicit: str | None) -> str:
     if chosen:
         if not (os.path.isfile(chosen) and os.access(chosen, os.X_OK)):
             raise InputError(
-                f"{name} {chosen!r} (from {'--' + name if explicit else '$' + name.upper()}) is not an executable file"
+                f"{name} {quoted(chosen, PATH_LIMIT)} (from {'--' + name if explicit else '$' + name.upper()}) is not an executable file"
             )
         return chosen
     return shutil.which(name) or ""
@@ -262,15 +264,53 @@ def _given_or_on_path(name: str, explicit: str | None) -> str:
 
 def find_ptxas(explicit: str | None = None) -> str:
     """ptxas: `explicit` (--ptxas, --param ptxas=), else $PTXAS, else PATH, else
-    /usr/local/cuda/bin, else the pip wheel nvidia-cuda-nvcc; "" when there is none."""
+    /usr/local/cuda/bin, else the pip wheel nvidia-cuda-nvcc; "" when there is none. The one
+    found must say it is ptxas (`is_ptxas`)."""
     found = _given_or_on_path("ptxas", explicit)
+    if not found and _CUDA_PTXAS.is_file():
+        found = str(_CUDA_PTXAS)
+    if not found:
+        # The pip wheel nvidia-cuda-nvcc (ci/setup.sh installs it where no ptxas is found).
+        wheel = [
+            Path(p) / "nvidia" / cu / "bin" / "ptxas" for p in site.getsitepackages() for cu in ("cu13", "cu12", "cuda_nvcc")
+        ]
+        found = next((str(w) for w in wheel if w.is_file() and os.access(w, os.X_OK)), "")
     if found:
-        return found
-    if _CUDA_PTXAS.is_file():
-        return str(_CUDA_PTXAS)
-    # The pip wheel nvidia-cuda-nvcc (ci/setup.sh installs it where no ptxas is found).
-    wheel = [Path(p) / "nvidia" / cu / "bin" / "ptxas" for p in site.getsitepackages() for cu in ("cu13", "cu12", "cuda_nvcc")]
-    return next((str(w) for w in wheel if w.is_file() and os.access(w, os.X_OK)), "")
+        is_ptxas(found)
+    return found
+
+
+PROBE_TIMEOUT = 15.0  # seconds for a tool's `--version`
+_PTXAS_SAYS = re.compile(r"NVIDIA \(R\) Ptx optimizing assembler")
+NVCC_SAYS = re.compile(r"release [\d.]+, V[\d.]+")  # `Cuda compilation tools, release 13.0, V13.0.88`
+_IDENTIFIED: dict[tuple[str, str], str] = {}
+
+
+def is_ptxas(path: str) -> None:
+    """Refuse (InputError, one line) a file named as ptxas whose `--version` does not print
+    NVIDIA's banner: every verdict would be its say (see `identify`)."""
+    identify(path, "ptxas", _PTXAS_SAYS)
+
+
+def identify(path: str, name: str, banner: re.Pattern) -> str:
+    """What `path --version` prints that matches `banner` (NVIDIA's for ptxas, nvcc's release),
+    or InputError, one line: a file that exits 0 without it (/bin/true, a script printing
+    something else), prints an error, crashes or hangs past PROBE_TIMEOUT cannot be told from the
+    tool, and a tool that always exits 0 would have every kernel pass. Asked once per process
+    for each stat identity of its files."""
+    memo = (json.dumps(builds.identity(path)), name)
+    with _MEMO_LOCK:
+        if memo in _IDENTIFIED:
+            return _IDENTIFIED[memo]
+    run = run_tool([path, "--version"], timeout=PROBE_TIMEOUT)
+    found = banner.search(run.stdout + run.stderr) if run.ok else None
+    if found is None:
+        first = next((line.strip() for line in (run.stdout + run.stderr).splitlines() if line.strip()), "")
+        how = "timed out" if run.timed_out else f"exited {run.returncode}" + (f" printing {quoted(first)}" if first else "")
+        raise InputError(f"{quoted(path, PATH_LIMIT)} is not {name}: `--version` {how}, without {name}'s banner")
+    with _MEMO_LOCK:
+        _IDENTIFIED[memo] = found.group(0)
+    return found.group(0)
 
 
 def find_nvcc(explicit: str | None = None) -> str:
@@ -425,6 +465,12 @@ class Toolchain:
                 lines = [l for l in run.stderr.splitlines() if "error:" in l]
                 why = (lines[0] if lines else run.stderr.strip()).split("error:", 1)[-1].strip()
                 return run, {name: why or "opt rejected the declaration" for name in decls}
+            echoed = set(re.findall(r"^declare [^@\n]*@([\w.]+)\(", run.stdout, re.M))
+            if not {_symbol(d) for d in decls.values()} <= echoed:  # (junk, or another program's output)
+                raise InputError(
+                    f"{run.argv[0]} exited 0 without printing back every declaration it was given: "
+                    "cannot tell which intrinsics this build knows"
+                )
             unknown = set(re.findall(r"; Unknown intrinsic\ndeclare [^@]*@([\w.]+)\(", run.stdout))
             return run, {name: ("intrinsic unknown to this build" if _symbol(d) in unknown else "") for name, d in decls.items()}
 
@@ -491,6 +537,7 @@ def _amdgpu_version_text(llc: Path, answers: builds.Answers | None) -> str:
     """`llc --version` when that build has the AMDGPU target, else ""."""
     text = answers.get(str(llc), ["version"], _text) if answers is not None else None
     if text is None:
+        builds.tool_files(str(llc))
         try:
             run = subprocess.run([str(llc), "--version"], capture_output=True, text=True, timeout=15, env=TOOL_ENV)
         except (OSError, subprocess.TimeoutExpired):
@@ -536,9 +583,9 @@ def _discover_cached(explicit: str | None, env_bin: str | None, timeout: float, 
 def _checked(path: Path, how: str, timeout: float, answers: builds.Answers | None) -> Toolchain:
     if not path.is_dir():
         what = "is not a directory" if path.exists() else "does not exist"
-        raise InputError(f"LLVM bin directory {path} (from {how}) {what}")
+        raise InputError(f"LLVM bin directory {quoted(str(path), PATH_LIMIT)} (from {how}) {what}")
     if not (path / "llc").exists():
-        raise InputError(f"LLVM bin directory {path} (from {how}) has no llc")
+        raise InputError(f"LLVM bin directory {quoted(str(path), PATH_LIMIT)} (from {how}) has no llc")
     return Toolchain(path.resolve(), how, timeout, answers=answers)
 
 

@@ -18,9 +18,9 @@ import re
 from dataclasses import dataclass
 
 from harness.core.errors import InputError
+from harness.kernels.kernel import TRIPLE, Kernel, Skipped, mixed_seed
 from harness.specs.spec import quote
 
-TRIPLE = "nvptx64-nvidia-cuda"
 DTYPES = ("f16", "bf16")
 DEFAULT_CPU = "sm_90"
 MIN_SM = 80  # mma.sync m16n8k16 / m16n8k8 with f16 and bf16 inputs needs sm_80
@@ -88,6 +88,7 @@ class Layout:
     a_khi: tuple[int, int] = (0, 8)
     b_khi: tuple[int, int] = (0, 8)
     d_row: tuple[int, int] = (0, 8)
+    what: str = "the PTX ISA's fragment layout"
 
     def a_slots(self, inst: Instruction) -> list[tuple[int, int, int, int]]:
         """(register, half, row offset from g, column offset from 2·t) of each A element."""
@@ -109,11 +110,18 @@ LAYOUTS = {
     lay.name: lay
     for lay in (
         PTX,
-        Layout("a-rows-swapped", a_row=(8, 0)),  # A rows g and g+8 exchanged
-        Layout("b-khi-swapped", b_khi=(8, 0)),  # B's two K halves exchanged (m16n8k16 only)
-        Layout("d-rows-swapped", d_row=(8, 0)),  # C loaded and D stored with rows g and g+8 exchanged
+        Layout("a-rows-swapped", a_row=(8, 0), what="A rows groupID <-> groupID + 8"),
+        Layout("b-khi-swapped", b_khi=(8, 0), what="B's two K halves exchanged (m16n8k16 steps)"),
+        Layout("d-rows-swapped", d_row=(8, 0), what="C loaded and D stored with the row halves exchanged"),
     )
 }
+
+
+PLANTS = {name: lay for name, lay in LAYOUTS.items() if lay is not PTX}  # the wrong layouts
+MEMORY_TEXT = (
+    "A [M,K] ([K,M] with transpose_a) and B [K,N] ([N,K] with transpose_b) as f16/bf16 16-bit patterns, "
+    "C and D [M,N] f32, row-major; C is not read when beta = 0"
+)
 
 
 def layout(name: str) -> Layout:
@@ -215,22 +223,6 @@ class GemmCase:
             counts[inst.mnemonic(self.dtype)] += self.tiles
         return counts
 
-    def record(self) -> dict:
-        return {
-            "name": self.name,
-            "m": self.m,
-            "n": self.n,
-            "k": self.k,
-            "dtype": self.dtype,
-            "alpha": self.alpha,
-            "beta": self.beta,
-            "transpose_a": self.transpose_a,
-            "transpose_b": self.transpose_b,
-            "cpu": self.cpu,
-            "k_steps": [inst.shape for _, inst in self.k_steps],
-            "mma": self.mma_counts(),
-        }
-
     def sort_key(self) -> tuple:
         return (self.cpu, self.dtype, self.beta, self.transpose_a, self.transpose_b, self.m, self.n, self.k)
 
@@ -239,10 +231,80 @@ def _number(value) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
-def kernel_ir(case: GemmCase, layout: Layout = PTX) -> str:
+def kernel_ir(case: GemmCase, layout: Layout = PTX, name: str = "") -> str:
     """The kernel's LLVM IR module (deterministic text): fragment loads, the unrolled mma nest and
-    the D stores, with the lanes' elements placed by `layout`."""
-    return _Emitter(case, layout).module()
+    the D stores, with the lanes' elements placed by `layout`; its .entry is `name` (default the
+    case's)."""
+    return _Emitter(case, layout, name or case.name).module()
+
+
+@dataclass(frozen=True)
+class GemmKernel(Kernel):
+    """A gemm case as a kernel of a build, with the PTX ISA's layout or a wrong one planted
+    (`plant`, one of PLANTS)."""
+
+    case: GemmCase
+    plant: Layout | None = None
+    kind = "gemm"
+
+    @property
+    def name(self) -> str:
+        return self.case.name + (f"__{self.plant.name.replace('-', '_')}" if self.plant else "")
+
+    @property
+    def variant(self) -> str:
+        return self.case.name
+
+    @property
+    def sm(self) -> str:
+        return self.case.cpu
+
+    def ir(self) -> str:
+        return kernel_ir(self.case, self.plant or PTX, self.name)
+
+    def expected_mma(self) -> dict[str, int]:
+        return {k: v for k, v in self.case.mma_counts().items() if v}
+
+    def entry(self, seed: int) -> dict:
+        c = self.case
+        return {
+            "kernel": self.name,
+            "variant": c.name,
+            "plant": self.plant.name if self.plant else None,
+            "sm": c.cpu,
+            "ptx_only": False,
+            **{"m": c.m, "n": c.n, "k": c.k, "dtype": c.dtype, "beta": c.beta},
+            **{"transpose_a": c.transpose_a, "transpose_b": c.transpose_b},
+            "k_steps": [inst.shape for _, inst in c.k_steps],
+            "seed": mixed_seed(seed, c.name),
+        }
+
+
+def noop_reason(case: GemmCase, lay: Layout) -> str:
+    """Why the planted layout is no fault for this case ("" when it is one): B's K halves exist
+    in m16n8k16 steps only."""
+    only_b_khi = (lay.a_row, lay.a_khi, lay.d_row) == (PTX.a_row, PTX.a_khi, PTX.d_row)
+    if only_b_khi and all(inst.k == 8 for _, inst in case.k_steps):
+        return f"K = {case.k} is one m16n8k8 step: B has one K group, no K halves to exchange"
+    return ""
+
+
+def planted(cases: list[GemmCase], plants: list[Layout]) -> tuple[list[GemmKernel], list[Skipped]]:
+    """The kernels of the cases: each with the PTX ISA's layout, or with each planted layout that
+    is a fault for it (the others as Skipped)."""
+    if not plants:
+        return [GemmKernel(c) for c in cases], []
+    kernels, skipped = [], []
+    for case in cases:
+        for lay in plants:
+            why = noop_reason(case, lay)
+            if why:
+                skipped.append(Skipped(case.name, lay.name, why))
+            else:
+                kernels.append(GemmKernel(case, lay))
+    if not kernels:
+        raise InputError(f"no chosen gemm kernel can express the planted fault(s): {skipped[0].why}")
+    return kernels, skipped
 
 
 class KernelEmitter:
@@ -261,9 +323,9 @@ class KernelEmitter:
 
 
 class _Emitter(KernelEmitter):
-    def __init__(self, case: GemmCase, lay: Layout):
+    def __init__(self, case: GemmCase, lay: Layout, name: str):
         super().__init__()
-        self.case, self.layout = case, lay
+        self.case, self.layout, self.name = case, lay, name
         self.elem = _IR_ELEM[case.dtype]
         self.word = "<2 x half>" if case.dtype == "f16" else "i32"  # what the intrinsic takes
 
@@ -290,14 +352,14 @@ class _Emitter(KernelEmitter):
         decls = ["declare i32 @llvm.nvvm.read.ptx.sreg.laneid()"] + [self._declare(i) for i in intrinsics]
         params = ", ".join(f"ptr addrspace(1) %{p}" for p in "ABCD")
         head = [
-            f"; {c.name}: D[{c.m},{c.n}] = A[{c.m},{c.k}] @ B[{c.k},{c.n}]"
+            f"; {self.name}: D[{c.m},{c.n}] = A[{c.m},{c.k}] @ B[{c.k},{c.n}]"
             + (" + C" if c.beta else "")
             + f", {c.dtype} inputs, f32 accumulate; A {'[K,M]' if c.transpose_a else '[M,K]'}, "
             f"B {'[N,K]' if c.transpose_b else '[K,N]'}; fragment layout {self.layout.name}",
             f'target triple = "{TRIPLE}"',
             "",
         ]
-        body = [f"define ptx_kernel void @{c.name}({params}) {{", "entry:", *self.lines, "  ret void", "}"]
+        body = [f"define ptx_kernel void @{self.name}({params}) {{", "entry:", *self.lines, "  ret void", "}"]
         return "\n".join(head + body + [""] + decls) + "\n"
 
     def _base(self, op: str, form: tuple[str, int, str]) -> None:

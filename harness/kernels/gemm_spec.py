@@ -26,7 +26,7 @@ from harness.specs import spec
 from harness.specs.spec import quote
 
 if TYPE_CHECKING:  # (imported where a spec has a gemm section: most runs have none)
-    from harness.nvptx.gemm import GemmCase
+    from harness.kernels.gemm import GemmCase
 
 KEYS = ("shape", "dtype", "beta", "alpha", "transpose_a", "transpose_b", "cpu")
 _SHAPE = re.compile(r"\s*(\d+)\s*[xX×]\s*(\d+)\s*[xX×]\s*(\d+)\s*")
@@ -34,7 +34,7 @@ _FIELD_KEY = {"m": "shape", "n": "shape", "k": "shape"}
 
 
 def _shape(v: spec.Value) -> tuple[int, int, int]:
-    from harness.nvptx.gemm import MAX_MMA
+    from harness.kernels.gemm import MAX_MMA
 
     m = _SHAPE.fullmatch(str(v.value))
     if not m:
@@ -63,7 +63,7 @@ MAX_KERNELS = 4096  # per block: each kernel is a lit file and a PTX file
 
 def expand_block(block: spec.Block) -> list[GemmCase]:
     """Every kernel one block asks for; a rejected value is reported where it is written."""
-    from harness.nvptx.gemm import DEFAULT_CPU, GemmCase, GemmError
+    from harness.kernels.gemm import DEFAULT_CPU, GemmCase, GemmError
 
     defaults = {"beta": 0, "alpha": 1, "transpose_a": False, "transpose_b": False, "cpu": DEFAULT_CPU}
     if "shape" not in block.dims:

@@ -14,9 +14,8 @@ from pathlib import Path
 
 from harness import targets
 from harness.core import commands
-from harness.nvptx import gemm_spec
-from harness.nvptx.gemm import INSTRUCTIONS, GemmCase, kernel_ir
-from harness.nvptx.ptx import llc_command, ptxas_command
+from harness.kernels import gemm_spec
+from harness.kernels.gemm import INSTRUCTIONS, GemmCase, GemmKernel, kernel_ir
 
 PREFIX = "nvptx."  # generated file names start so: nvptx.gemm_16x8x16_f16_beta0_nn_sm_90.ll
 
@@ -28,9 +27,9 @@ def _run(*pipeline: commands.Command) -> str:
 def lit_file(case: GemmCase) -> str:
     """The whole lit file of one kernel."""
     ptx = "%t.ptx"
-    llc = commands.with_args(llc_command(case), "-o", ptx, stdin="%s")
+    llc = commands.with_args(commands.Command(("llc", *GemmKernel(case).llc_args())), "-o", ptx, stdin="%s")
     filecheck = lambda prefix: commands.Command(("FileCheck", f"--check-prefix={prefix}", f"--input-file={ptx}", "%s"))
-    closing = commands.Pipeline((ptxas_command(case.cpu, ptx),)).text()
+    closing = commands.Pipeline((commands.ptxas(case.cpu, ptx),)).text()
     steps = " + ".join(inst.shape for _, inst in case.k_steps)
     lines = [
         "; NOTE: Do not autogenerate. These CHECK lines count mma.sync instructions on every correct LLVM build.",
