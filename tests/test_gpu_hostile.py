@@ -17,8 +17,8 @@ from pathlib import Path
 import pytest
 from conftest import PTXAS_VERSION, REPO, fake_build, one_line_exit_2
 
-from harness.gpu import check, manifest
-from harness.kernels import tiles
+from harness.gpu import check, kinds, manifest
+from harness.kernels import gemm, tiles
 from harness.kernels.gemm import GemmCase, GemmKernel
 
 BF16 = "mma.m16n8k16.row.col.bf16"
@@ -208,3 +208,82 @@ def test_the_fault_injection_ptxas_answers_version_as_ptxas_does(ptxas_path, tmp
     real = subprocess.run([ptxas_path, "--version"], capture_output=True, text=True, check=True).stdout.splitlines()[0]
     fake = _script(tmp_path / "ptxas", PTXAS_VERSION + "exit 3\n")
     assert subprocess.run([fake, "--version"], capture_output=True, text=True).stdout.splitlines()[0] == real
+
+
+def test_a_ptxas_rejection_names_the_published_file_not_the_staging_one(cli, nvptx_tc, tmp_path):
+    """The kernels are made in a directory beside --out and renamed into place: ptxas's message,
+    in the table and the manifest, names the file where it now is."""
+    ptxas = _script(tmp_path / "ptxas", PTXAS_VERSION + 'for f; do :; done\necho "ptxas $f, line 1; error   : bad" >&2\nexit 1\n')
+    out = tmp_path / "o"
+    proc = cli(*TILE, "--out", out, "--ptxas", ptxas)
+    assert proc.returncode == 1, proc.stderr
+    where = f"ptxas rejects it: ptxas {out}/tile_mma_m16n8k16_row_col_bf16.ptx, line 1"
+    assert where in proc.stdout and "/." not in proc.stdout.split("ptxas rejects it:")[1]
+    assert json.loads((out / manifest.MANIFEST).read_text())["kernels"][0]["problems"] == [
+        where[: where.index(", line")] + ", line 1; error   : bad"
+    ]
+
+
+def test_gemm_plants_skip_the_layouts_a_case_has_no_term_for(cli, nvptx_tc, tmp_path):
+    cases = [GemmCase(16, 8, 8, "f16"), GemmCase(16, 8, 24, "bf16")]
+    kernels, skipped = gemm.planted(cases, [gemm.PLANTS["b-khi-swapped"], gemm.PLANTS["a-rows-swapped"]])
+    assert [k.label for k in kernels] == [
+        "gemm_16x8x8_f16_beta0_nn_sm_90 [a-rows-swapped]",
+        "gemm_16x8x24_bf16_beta0_nn_sm_90 [b-khi-swapped]",
+        "gemm_16x8x24_bf16_beta0_nn_sm_90 [a-rows-swapped]",
+    ]
+    assert [(s.variant, s.plant) for s in skipped] == [("gemm_16x8x8_f16_beta0_nn_sm_90", "b-khi-swapped")]
+    assert "one m16n8k8 step" in skipped[0].why
+    words = ("gpu", "build", "--kind", "gemm", "--out", tmp_path / "o", "--no-ptxas", "--plant", "b-khi-swapped")
+    one_line_exit_2(cli(*words, "--filter", "gemm_16x8x8_*"), "no chosen gemm kernel can express the planted fault(s)")
+
+
+@pytest.mark.parametrize(
+    "shape, ok",
+    [((128, 128, 128), True), ((128, 128, 120), True), ((144, 128, 128), False), ((128, 136, 128), False)]
+    + [((128, 128, 136), False), ((128, 128, 144), False)],
+)
+def test_a_gemm_entry_is_refused_exactly_past_1024_mma(tmp_path, shape, ok):
+    """(M/16)·(N/8)·(K/16 + K%16/8) mma: 8·16·8 = 1024 is the most a build makes, 1088 is past it."""
+    m, n, k = shape
+    entry = GemmKernel(GemmCase(16, 8, 16, "f16")).entry(1) | {"ptx": "k.ptx", "m": m, "n": n, "k": k}
+    why = kinds.GEMM.problem(entry)
+    assert (why == "") == ok, why
+    assert ok or why.startswith(f"shape {m}x{n}x{k} unrolls to more than 1024 mma.sync")
+
+
+@pytest.mark.parametrize("ptx, lo, hi", [("s8", -128, 127), ("u8", 0, 255), ("s4", -8, 7), ("u4", 0, 15), ("b1", 0, 1)])
+def test_integer_inputs_cover_their_whole_type(ptx, lo, hi):
+    """Uniform over the whole type, ends included (a missing end would leave the saturating and
+    sign-extending paths of an mma untested)."""
+    np = pytest.importorskip("numpy")
+    values, _ = kinds.operand(np.random.default_rng(5), ptx, (20_000,))
+    assert (int(values.min()), int(values.max())) == (lo, hi)
+
+
+def test_a_beta_1_gemm_entry_is_one_the_check_takes():
+    entry = GemmKernel(GemmCase(16, 8, 16, "f16", beta=1)).entry(1) | {"ptx": "k.ptx"}
+    assert kinds.GEMM.problem(entry) == "" and kinds.GEMM.problem({**entry, "beta": 2}) == "beta 2 is not 0 or 1"
+
+
+# Elements per 32-bit register by type, from the ISA's fragment tables ("two .f16 elements", "four
+# .s8", "eight .s4", "thirty two .b1"), written here apart from the code's tables.
+PER_WORD = {"f16": 2, "bf16": 2, "s8": 4, "u8": 4, "e4m3": 4, "e5m2": 4, "s4": 8, "u4": 8, "b1": 32}
+
+
+@pytest.mark.parametrize(
+    "name",
+    ["mma.m16n8k16.row.col.f16.f16", "mma.m16n8k32.row.col.s8", "mma.m16n8k64.row.col.u4", "mma.xor.popc.m8n8k128.row.col.b1"],
+)
+def test_a_tile_packs_each_register_from_all_its_elements(name):
+    """One `shl` and one `or` per element after a register's first: a kernel that dropped them
+    would hand the mma registers holding one element each."""
+    from harness.targets.nvptx_rows import FRAGMENT_REGS
+
+    tile = tiles.Tile(next(r for r in tiles.dense_rows() if r.name == name))
+    ir = tile.ir()
+    loaded = {op: tile.entry(0)[op] for op in "abc"}
+    per = lambda op: PER_WORD.get(loaded[op], 1)
+    regs = lambda op: FRAGMENT_REGS[(tile.row.shape, "cd" if op == "c" else op, loaded[op])]
+    want = sum(regs(op) * (per(op) - 1) for op in "abc")
+    assert ir.count(" = shl i32 ") == want and ir.count(" = or i32 ") == want, (want, ir.count(" = shl i32 "))

@@ -9,7 +9,7 @@
 
 define amdgpu_ps void @mfma_scale_f32_16x16x128_f8f6f4__a_fp8_v8__b_fp6_v8__narrow_vector_extract(<8 x i32> %a, <8 x i32> %b, <4 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}mfma_scale_f32_16x16x128_f8f6f4__a_fp8_v8__b_fp6_v8__narrow_vector_extract:
-; CHECK: v_mfma_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} blgp:2{{$}}
+; CHECK: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}} blgp:2{{$}}
   %b.narrow = call <6 x i32> @llvm.vector.extract.v6i32.v8i32(<8 x i32> %b, i64 0)
   %r.mfma_scale_f32_16x16x128_f8f6f4__a_fp8_v8__b_fp6_v8__narrow_vector_extract = call <4 x float> @llvm.amdgcn.mfma.scale.f32.16x16x128.f8f6f4.v8i32.v6i32(<8 x i32> %a, <6 x i32> %b.narrow, <4 x float> %c, i32 0, i32 2, i32 0, i32 0, i32 0, i32 0)
   store <4 x float> %r.mfma_scale_f32_16x16x128_f8f6f4__a_fp8_v8__b_fp6_v8__narrow_vector_extract, ptr addrspace(1) %out
@@ -18,7 +18,7 @@ define amdgpu_ps void @mfma_scale_f32_16x16x128_f8f6f4__a_fp8_v8__b_fp6_v8__narr
 
 define amdgpu_ps void @mfma_scale_f32_16x16x128_f8f6f4__a_fp8_v8__b_bf6_v8__narrow_vector_extract(<8 x i32> %a, <8 x i32> %b, <4 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}mfma_scale_f32_16x16x128_f8f6f4__a_fp8_v8__b_bf6_v8__narrow_vector_extract:
-; CHECK: v_mfma_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} blgp:3{{$}}
+; CHECK: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}} blgp:3{{$}}
   %b.narrow = call <6 x i32> @llvm.vector.extract.v6i32.v8i32(<8 x i32> %b, i64 0)
   %r.mfma_scale_f32_16x16x128_f8f6f4__a_fp8_v8__b_bf6_v8__narrow_vector_extract = call <4 x float> @llvm.amdgcn.mfma.scale.f32.16x16x128.f8f6f4.v8i32.v6i32(<8 x i32> %a, <6 x i32> %b.narrow, <4 x float> %c, i32 0, i32 3, i32 0, i32 0, i32 0, i32 0)
   store <4 x float> %r.mfma_scale_f32_16x16x128_f8f6f4__a_fp8_v8__b_bf6_v8__narrow_vector_extract, ptr addrspace(1) %out
@@ -27,7 +27,7 @@ define amdgpu_ps void @mfma_scale_f32_16x16x128_f8f6f4__a_fp8_v8__b_bf6_v8__narr
 
 define amdgpu_ps void @mfma_scale_f32_16x16x128_f8f6f4__a_fp8_v8__b_fp4_v8__narrow_vector_extract(<8 x i32> %a, <8 x i32> %b, <4 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}mfma_scale_f32_16x16x128_f8f6f4__a_fp8_v8__b_fp4_v8__narrow_vector_extract:
-; CHECK: v_mfma_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} blgp:4{{$}}
+; CHECK: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}} blgp:4{{$}}
   %b.narrow = call <4 x i32> @llvm.vector.extract.v4i32.v8i32(<8 x i32> %b, i64 0)
   %r.mfma_scale_f32_16x16x128_f8f6f4__a_fp8_v8__b_fp4_v8__narrow_vector_extract = call <4 x float> @llvm.amdgcn.mfma.scale.f32.16x16x128.f8f6f4.v8i32.v4i32(<8 x i32> %a, <4 x i32> %b.narrow, <4 x float> %c, i32 0, i32 4, i32 0, i32 0, i32 0, i32 0)
   store <4 x float> %r.mfma_scale_f32_16x16x128_f8f6f4__a_fp8_v8__b_fp4_v8__narrow_vector_extract, ptr addrspace(1) %out
@@ -36,7 +36,7 @@ define amdgpu_ps void @mfma_scale_f32_16x16x128_f8f6f4__a_fp8_v8__b_fp4_v8__narr
 
 define amdgpu_ps void @mfma_scale_f32_16x16x128_f8f6f4__a_bf8_v8__b_fp6_v8__narrow_vector_extract(<8 x i32> %a, <8 x i32> %b, <4 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}mfma_scale_f32_16x16x128_f8f6f4__a_bf8_v8__b_fp6_v8__narrow_vector_extract:
-; CHECK: v_mfma_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} cbsz:1 blgp:2{{$}}
+; CHECK: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}} cbsz:1 blgp:2{{$}}
   %b.narrow = call <6 x i32> @llvm.vector.extract.v6i32.v8i32(<8 x i32> %b, i64 0)
   %r.mfma_scale_f32_16x16x128_f8f6f4__a_bf8_v8__b_fp6_v8__narrow_vector_extract = call <4 x float> @llvm.amdgcn.mfma.scale.f32.16x16x128.f8f6f4.v8i32.v6i32(<8 x i32> %a, <6 x i32> %b.narrow, <4 x float> %c, i32 1, i32 2, i32 0, i32 0, i32 0, i32 0)
   store <4 x float> %r.mfma_scale_f32_16x16x128_f8f6f4__a_bf8_v8__b_fp6_v8__narrow_vector_extract, ptr addrspace(1) %out
@@ -45,7 +45,7 @@ define amdgpu_ps void @mfma_scale_f32_16x16x128_f8f6f4__a_bf8_v8__b_fp6_v8__narr
 
 define amdgpu_ps void @mfma_scale_f32_16x16x128_f8f6f4__a_bf8_v8__b_bf6_v8__narrow_vector_extract(<8 x i32> %a, <8 x i32> %b, <4 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}mfma_scale_f32_16x16x128_f8f6f4__a_bf8_v8__b_bf6_v8__narrow_vector_extract:
-; CHECK: v_mfma_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} cbsz:1 blgp:3{{$}}
+; CHECK: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}} cbsz:1 blgp:3{{$}}
   %b.narrow = call <6 x i32> @llvm.vector.extract.v6i32.v8i32(<8 x i32> %b, i64 0)
   %r.mfma_scale_f32_16x16x128_f8f6f4__a_bf8_v8__b_bf6_v8__narrow_vector_extract = call <4 x float> @llvm.amdgcn.mfma.scale.f32.16x16x128.f8f6f4.v8i32.v6i32(<8 x i32> %a, <6 x i32> %b.narrow, <4 x float> %c, i32 1, i32 3, i32 0, i32 0, i32 0, i32 0)
   store <4 x float> %r.mfma_scale_f32_16x16x128_f8f6f4__a_bf8_v8__b_bf6_v8__narrow_vector_extract, ptr addrspace(1) %out
@@ -54,7 +54,7 @@ define amdgpu_ps void @mfma_scale_f32_16x16x128_f8f6f4__a_bf8_v8__b_bf6_v8__narr
 
 define amdgpu_ps void @mfma_scale_f32_16x16x128_f8f6f4__a_bf8_v8__b_fp4_v8__narrow_vector_extract(<8 x i32> %a, <8 x i32> %b, <4 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}mfma_scale_f32_16x16x128_f8f6f4__a_bf8_v8__b_fp4_v8__narrow_vector_extract:
-; CHECK: v_mfma_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} cbsz:1 blgp:4{{$}}
+; CHECK: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}} cbsz:1 blgp:4{{$}}
   %b.narrow = call <4 x i32> @llvm.vector.extract.v4i32.v8i32(<8 x i32> %b, i64 0)
   %r.mfma_scale_f32_16x16x128_f8f6f4__a_bf8_v8__b_fp4_v8__narrow_vector_extract = call <4 x float> @llvm.amdgcn.mfma.scale.f32.16x16x128.f8f6f4.v8i32.v4i32(<8 x i32> %a, <4 x i32> %b.narrow, <4 x float> %c, i32 1, i32 4, i32 0, i32 0, i32 0, i32 0)
   store <4 x float> %r.mfma_scale_f32_16x16x128_f8f6f4__a_bf8_v8__b_fp4_v8__narrow_vector_extract, ptr addrspace(1) %out
@@ -63,7 +63,7 @@ define amdgpu_ps void @mfma_scale_f32_16x16x128_f8f6f4__a_bf8_v8__b_fp4_v8__narr
 
 define amdgpu_ps void @mfma_scale_f32_16x16x128_f8f6f4__a_fp6_v8__b_fp8_v8__narrow_vector_extract(<8 x i32> %a, <8 x i32> %b, <4 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}mfma_scale_f32_16x16x128_f8f6f4__a_fp6_v8__b_fp8_v8__narrow_vector_extract:
-; CHECK: v_mfma_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} cbsz:2{{$}}
+; CHECK: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}} cbsz:2{{$}}
   %a.narrow = call <6 x i32> @llvm.vector.extract.v6i32.v8i32(<8 x i32> %a, i64 0)
   %r.mfma_scale_f32_16x16x128_f8f6f4__a_fp6_v8__b_fp8_v8__narrow_vector_extract = call <4 x float> @llvm.amdgcn.mfma.scale.f32.16x16x128.f8f6f4.v6i32.v8i32(<6 x i32> %a.narrow, <8 x i32> %b, <4 x float> %c, i32 2, i32 0, i32 0, i32 0, i32 0, i32 0)
   store <4 x float> %r.mfma_scale_f32_16x16x128_f8f6f4__a_fp6_v8__b_fp8_v8__narrow_vector_extract, ptr addrspace(1) %out
@@ -72,7 +72,7 @@ define amdgpu_ps void @mfma_scale_f32_16x16x128_f8f6f4__a_fp6_v8__b_fp8_v8__narr
 
 define amdgpu_ps void @mfma_scale_f32_16x16x128_f8f6f4__a_fp6_v8__b_bf8_v8__narrow_vector_extract(<8 x i32> %a, <8 x i32> %b, <4 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}mfma_scale_f32_16x16x128_f8f6f4__a_fp6_v8__b_bf8_v8__narrow_vector_extract:
-; CHECK: v_mfma_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} cbsz:2 blgp:1{{$}}
+; CHECK: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}} cbsz:2 blgp:1{{$}}
   %a.narrow = call <6 x i32> @llvm.vector.extract.v6i32.v8i32(<8 x i32> %a, i64 0)
   %r.mfma_scale_f32_16x16x128_f8f6f4__a_fp6_v8__b_bf8_v8__narrow_vector_extract = call <4 x float> @llvm.amdgcn.mfma.scale.f32.16x16x128.f8f6f4.v6i32.v8i32(<6 x i32> %a.narrow, <8 x i32> %b, <4 x float> %c, i32 2, i32 1, i32 0, i32 0, i32 0, i32 0)
   store <4 x float> %r.mfma_scale_f32_16x16x128_f8f6f4__a_fp6_v8__b_bf8_v8__narrow_vector_extract, ptr addrspace(1) %out
@@ -81,7 +81,7 @@ define amdgpu_ps void @mfma_scale_f32_16x16x128_f8f6f4__a_fp6_v8__b_bf8_v8__narr
 
 define amdgpu_ps void @mfma_scale_f32_16x16x128_f8f6f4__a_fp6_v8__b_fp6_v8__narrow_vector_extract(<8 x i32> %a, <8 x i32> %b, <4 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}mfma_scale_f32_16x16x128_f8f6f4__a_fp6_v8__b_fp6_v8__narrow_vector_extract:
-; CHECK: v_mfma_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} cbsz:2 blgp:2{{$}}
+; CHECK: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}} cbsz:2 blgp:2{{$}}
   %a.narrow = call <6 x i32> @llvm.vector.extract.v6i32.v8i32(<8 x i32> %a, i64 0)
   %b.narrow = call <6 x i32> @llvm.vector.extract.v6i32.v8i32(<8 x i32> %b, i64 0)
   %r.mfma_scale_f32_16x16x128_f8f6f4__a_fp6_v8__b_fp6_v8__narrow_vector_extract = call <4 x float> @llvm.amdgcn.mfma.scale.f32.16x16x128.f8f6f4.v6i32.v6i32(<6 x i32> %a.narrow, <6 x i32> %b.narrow, <4 x float> %c, i32 2, i32 2, i32 0, i32 0, i32 0, i32 0)
@@ -91,7 +91,7 @@ define amdgpu_ps void @mfma_scale_f32_16x16x128_f8f6f4__a_fp6_v8__b_fp6_v8__narr
 
 define amdgpu_ps void @mfma_scale_f32_16x16x128_f8f6f4__a_fp6_v8__b_bf6_v8__narrow_vector_extract(<8 x i32> %a, <8 x i32> %b, <4 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}mfma_scale_f32_16x16x128_f8f6f4__a_fp6_v8__b_bf6_v8__narrow_vector_extract:
-; CHECK: v_mfma_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} cbsz:2 blgp:3{{$}}
+; CHECK: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}} cbsz:2 blgp:3{{$}}
   %a.narrow = call <6 x i32> @llvm.vector.extract.v6i32.v8i32(<8 x i32> %a, i64 0)
   %b.narrow = call <6 x i32> @llvm.vector.extract.v6i32.v8i32(<8 x i32> %b, i64 0)
   %r.mfma_scale_f32_16x16x128_f8f6f4__a_fp6_v8__b_bf6_v8__narrow_vector_extract = call <4 x float> @llvm.amdgcn.mfma.scale.f32.16x16x128.f8f6f4.v6i32.v6i32(<6 x i32> %a.narrow, <6 x i32> %b.narrow, <4 x float> %c, i32 2, i32 3, i32 0, i32 0, i32 0, i32 0)
@@ -101,7 +101,7 @@ define amdgpu_ps void @mfma_scale_f32_16x16x128_f8f6f4__a_fp6_v8__b_bf6_v8__narr
 
 define amdgpu_ps void @mfma_scale_f32_16x16x128_f8f6f4__a_fp6_v8__b_fp4_v8__narrow_vector_extract(<8 x i32> %a, <8 x i32> %b, <4 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}mfma_scale_f32_16x16x128_f8f6f4__a_fp6_v8__b_fp4_v8__narrow_vector_extract:
-; CHECK: v_mfma_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} cbsz:2 blgp:4{{$}}
+; CHECK: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}} cbsz:2 blgp:4{{$}}
   %a.narrow = call <6 x i32> @llvm.vector.extract.v6i32.v8i32(<8 x i32> %a, i64 0)
   %b.narrow = call <4 x i32> @llvm.vector.extract.v4i32.v8i32(<8 x i32> %b, i64 0)
   %r.mfma_scale_f32_16x16x128_f8f6f4__a_fp6_v8__b_fp4_v8__narrow_vector_extract = call <4 x float> @llvm.amdgcn.mfma.scale.f32.16x16x128.f8f6f4.v6i32.v4i32(<6 x i32> %a.narrow, <4 x i32> %b.narrow, <4 x float> %c, i32 2, i32 4, i32 0, i32 0, i32 0, i32 0)
@@ -111,7 +111,7 @@ define amdgpu_ps void @mfma_scale_f32_16x16x128_f8f6f4__a_fp6_v8__b_fp4_v8__narr
 
 define amdgpu_ps void @mfma_scale_f32_16x16x128_f8f6f4__a_bf6_v8__b_fp8_v8__narrow_vector_extract(<8 x i32> %a, <8 x i32> %b, <4 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}mfma_scale_f32_16x16x128_f8f6f4__a_bf6_v8__b_fp8_v8__narrow_vector_extract:
-; CHECK: v_mfma_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} cbsz:3{{$}}
+; CHECK: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}} cbsz:3{{$}}
   %a.narrow = call <6 x i32> @llvm.vector.extract.v6i32.v8i32(<8 x i32> %a, i64 0)
   %r.mfma_scale_f32_16x16x128_f8f6f4__a_bf6_v8__b_fp8_v8__narrow_vector_extract = call <4 x float> @llvm.amdgcn.mfma.scale.f32.16x16x128.f8f6f4.v6i32.v8i32(<6 x i32> %a.narrow, <8 x i32> %b, <4 x float> %c, i32 3, i32 0, i32 0, i32 0, i32 0, i32 0)
   store <4 x float> %r.mfma_scale_f32_16x16x128_f8f6f4__a_bf6_v8__b_fp8_v8__narrow_vector_extract, ptr addrspace(1) %out
@@ -120,7 +120,7 @@ define amdgpu_ps void @mfma_scale_f32_16x16x128_f8f6f4__a_bf6_v8__b_fp8_v8__narr
 
 define amdgpu_ps void @mfma_scale_f32_16x16x128_f8f6f4__a_bf6_v8__b_bf8_v8__narrow_vector_extract(<8 x i32> %a, <8 x i32> %b, <4 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}mfma_scale_f32_16x16x128_f8f6f4__a_bf6_v8__b_bf8_v8__narrow_vector_extract:
-; CHECK: v_mfma_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} cbsz:3 blgp:1{{$}}
+; CHECK: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}} cbsz:3 blgp:1{{$}}
   %a.narrow = call <6 x i32> @llvm.vector.extract.v6i32.v8i32(<8 x i32> %a, i64 0)
   %r.mfma_scale_f32_16x16x128_f8f6f4__a_bf6_v8__b_bf8_v8__narrow_vector_extract = call <4 x float> @llvm.amdgcn.mfma.scale.f32.16x16x128.f8f6f4.v6i32.v8i32(<6 x i32> %a.narrow, <8 x i32> %b, <4 x float> %c, i32 3, i32 1, i32 0, i32 0, i32 0, i32 0)
   store <4 x float> %r.mfma_scale_f32_16x16x128_f8f6f4__a_bf6_v8__b_bf8_v8__narrow_vector_extract, ptr addrspace(1) %out
@@ -129,7 +129,7 @@ define amdgpu_ps void @mfma_scale_f32_16x16x128_f8f6f4__a_bf6_v8__b_bf8_v8__narr
 
 define amdgpu_ps void @mfma_scale_f32_16x16x128_f8f6f4__a_bf6_v8__b_fp6_v8__narrow_vector_extract(<8 x i32> %a, <8 x i32> %b, <4 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}mfma_scale_f32_16x16x128_f8f6f4__a_bf6_v8__b_fp6_v8__narrow_vector_extract:
-; CHECK: v_mfma_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} cbsz:3 blgp:2{{$}}
+; CHECK: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}} cbsz:3 blgp:2{{$}}
   %a.narrow = call <6 x i32> @llvm.vector.extract.v6i32.v8i32(<8 x i32> %a, i64 0)
   %b.narrow = call <6 x i32> @llvm.vector.extract.v6i32.v8i32(<8 x i32> %b, i64 0)
   %r.mfma_scale_f32_16x16x128_f8f6f4__a_bf6_v8__b_fp6_v8__narrow_vector_extract = call <4 x float> @llvm.amdgcn.mfma.scale.f32.16x16x128.f8f6f4.v6i32.v6i32(<6 x i32> %a.narrow, <6 x i32> %b.narrow, <4 x float> %c, i32 3, i32 2, i32 0, i32 0, i32 0, i32 0)
@@ -139,7 +139,7 @@ define amdgpu_ps void @mfma_scale_f32_16x16x128_f8f6f4__a_bf6_v8__b_fp6_v8__narr
 
 define amdgpu_ps void @mfma_scale_f32_16x16x128_f8f6f4__a_bf6_v8__b_bf6_v8__narrow_vector_extract(<8 x i32> %a, <8 x i32> %b, <4 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}mfma_scale_f32_16x16x128_f8f6f4__a_bf6_v8__b_bf6_v8__narrow_vector_extract:
-; CHECK: v_mfma_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} cbsz:3 blgp:3{{$}}
+; CHECK: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}} cbsz:3 blgp:3{{$}}
   %a.narrow = call <6 x i32> @llvm.vector.extract.v6i32.v8i32(<8 x i32> %a, i64 0)
   %b.narrow = call <6 x i32> @llvm.vector.extract.v6i32.v8i32(<8 x i32> %b, i64 0)
   %r.mfma_scale_f32_16x16x128_f8f6f4__a_bf6_v8__b_bf6_v8__narrow_vector_extract = call <4 x float> @llvm.amdgcn.mfma.scale.f32.16x16x128.f8f6f4.v6i32.v6i32(<6 x i32> %a.narrow, <6 x i32> %b.narrow, <4 x float> %c, i32 3, i32 3, i32 0, i32 0, i32 0, i32 0)
@@ -149,7 +149,7 @@ define amdgpu_ps void @mfma_scale_f32_16x16x128_f8f6f4__a_bf6_v8__b_bf6_v8__narr
 
 define amdgpu_ps void @mfma_scale_f32_16x16x128_f8f6f4__a_bf6_v8__b_fp4_v8__narrow_vector_extract(<8 x i32> %a, <8 x i32> %b, <4 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}mfma_scale_f32_16x16x128_f8f6f4__a_bf6_v8__b_fp4_v8__narrow_vector_extract:
-; CHECK: v_mfma_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} cbsz:3 blgp:4{{$}}
+; CHECK: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}} cbsz:3 blgp:4{{$}}
   %a.narrow = call <6 x i32> @llvm.vector.extract.v6i32.v8i32(<8 x i32> %a, i64 0)
   %b.narrow = call <4 x i32> @llvm.vector.extract.v4i32.v8i32(<8 x i32> %b, i64 0)
   %r.mfma_scale_f32_16x16x128_f8f6f4__a_bf6_v8__b_fp4_v8__narrow_vector_extract = call <4 x float> @llvm.amdgcn.mfma.scale.f32.16x16x128.f8f6f4.v6i32.v4i32(<6 x i32> %a.narrow, <4 x i32> %b.narrow, <4 x float> %c, i32 3, i32 4, i32 0, i32 0, i32 0, i32 0)
@@ -159,7 +159,7 @@ define amdgpu_ps void @mfma_scale_f32_16x16x128_f8f6f4__a_bf6_v8__b_fp4_v8__narr
 
 define amdgpu_ps void @mfma_scale_f32_16x16x128_f8f6f4__a_fp4_v8__b_fp8_v8__narrow_vector_extract(<8 x i32> %a, <8 x i32> %b, <4 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}mfma_scale_f32_16x16x128_f8f6f4__a_fp4_v8__b_fp8_v8__narrow_vector_extract:
-; CHECK: v_mfma_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} cbsz:4{{$}}
+; CHECK: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}} cbsz:4{{$}}
   %a.narrow = call <4 x i32> @llvm.vector.extract.v4i32.v8i32(<8 x i32> %a, i64 0)
   %r.mfma_scale_f32_16x16x128_f8f6f4__a_fp4_v8__b_fp8_v8__narrow_vector_extract = call <4 x float> @llvm.amdgcn.mfma.scale.f32.16x16x128.f8f6f4.v4i32.v8i32(<4 x i32> %a.narrow, <8 x i32> %b, <4 x float> %c, i32 4, i32 0, i32 0, i32 0, i32 0, i32 0)
   store <4 x float> %r.mfma_scale_f32_16x16x128_f8f6f4__a_fp4_v8__b_fp8_v8__narrow_vector_extract, ptr addrspace(1) %out
@@ -168,7 +168,7 @@ define amdgpu_ps void @mfma_scale_f32_16x16x128_f8f6f4__a_fp4_v8__b_fp8_v8__narr
 
 define amdgpu_ps void @mfma_scale_f32_16x16x128_f8f6f4__a_fp4_v8__b_bf8_v8__narrow_vector_extract(<8 x i32> %a, <8 x i32> %b, <4 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}mfma_scale_f32_16x16x128_f8f6f4__a_fp4_v8__b_bf8_v8__narrow_vector_extract:
-; CHECK: v_mfma_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} cbsz:4 blgp:1{{$}}
+; CHECK: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}} cbsz:4 blgp:1{{$}}
   %a.narrow = call <4 x i32> @llvm.vector.extract.v4i32.v8i32(<8 x i32> %a, i64 0)
   %r.mfma_scale_f32_16x16x128_f8f6f4__a_fp4_v8__b_bf8_v8__narrow_vector_extract = call <4 x float> @llvm.amdgcn.mfma.scale.f32.16x16x128.f8f6f4.v4i32.v8i32(<4 x i32> %a.narrow, <8 x i32> %b, <4 x float> %c, i32 4, i32 1, i32 0, i32 0, i32 0, i32 0)
   store <4 x float> %r.mfma_scale_f32_16x16x128_f8f6f4__a_fp4_v8__b_bf8_v8__narrow_vector_extract, ptr addrspace(1) %out
@@ -177,7 +177,7 @@ define amdgpu_ps void @mfma_scale_f32_16x16x128_f8f6f4__a_fp4_v8__b_bf8_v8__narr
 
 define amdgpu_ps void @mfma_scale_f32_16x16x128_f8f6f4__a_fp4_v8__b_fp6_v8__narrow_vector_extract(<8 x i32> %a, <8 x i32> %b, <4 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}mfma_scale_f32_16x16x128_f8f6f4__a_fp4_v8__b_fp6_v8__narrow_vector_extract:
-; CHECK: v_mfma_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} cbsz:4 blgp:2{{$}}
+; CHECK: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}} cbsz:4 blgp:2{{$}}
   %a.narrow = call <4 x i32> @llvm.vector.extract.v4i32.v8i32(<8 x i32> %a, i64 0)
   %b.narrow = call <6 x i32> @llvm.vector.extract.v6i32.v8i32(<8 x i32> %b, i64 0)
   %r.mfma_scale_f32_16x16x128_f8f6f4__a_fp4_v8__b_fp6_v8__narrow_vector_extract = call <4 x float> @llvm.amdgcn.mfma.scale.f32.16x16x128.f8f6f4.v4i32.v6i32(<4 x i32> %a.narrow, <6 x i32> %b.narrow, <4 x float> %c, i32 4, i32 2, i32 0, i32 0, i32 0, i32 0)
@@ -187,7 +187,7 @@ define amdgpu_ps void @mfma_scale_f32_16x16x128_f8f6f4__a_fp4_v8__b_fp6_v8__narr
 
 define amdgpu_ps void @mfma_scale_f32_16x16x128_f8f6f4__a_fp4_v8__b_bf6_v8__narrow_vector_extract(<8 x i32> %a, <8 x i32> %b, <4 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}mfma_scale_f32_16x16x128_f8f6f4__a_fp4_v8__b_bf6_v8__narrow_vector_extract:
-; CHECK: v_mfma_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} cbsz:4 blgp:3{{$}}
+; CHECK: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}} cbsz:4 blgp:3{{$}}
   %a.narrow = call <4 x i32> @llvm.vector.extract.v4i32.v8i32(<8 x i32> %a, i64 0)
   %b.narrow = call <6 x i32> @llvm.vector.extract.v6i32.v8i32(<8 x i32> %b, i64 0)
   %r.mfma_scale_f32_16x16x128_f8f6f4__a_fp4_v8__b_bf6_v8__narrow_vector_extract = call <4 x float> @llvm.amdgcn.mfma.scale.f32.16x16x128.f8f6f4.v4i32.v6i32(<4 x i32> %a.narrow, <6 x i32> %b.narrow, <4 x float> %c, i32 4, i32 3, i32 0, i32 0, i32 0, i32 0)
@@ -197,7 +197,7 @@ define amdgpu_ps void @mfma_scale_f32_16x16x128_f8f6f4__a_fp4_v8__b_bf6_v8__narr
 
 define amdgpu_ps void @mfma_scale_f32_16x16x128_f8f6f4__a_fp4_v8__b_fp4_v8__narrow_vector_extract(<8 x i32> %a, <8 x i32> %b, <4 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}mfma_scale_f32_16x16x128_f8f6f4__a_fp4_v8__b_fp4_v8__narrow_vector_extract:
-; CHECK: v_mfma_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} cbsz:4 blgp:4{{$}}
+; CHECK: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}} cbsz:4 blgp:4{{$}}
   %a.narrow = call <4 x i32> @llvm.vector.extract.v4i32.v8i32(<8 x i32> %a, i64 0)
   %b.narrow = call <4 x i32> @llvm.vector.extract.v4i32.v8i32(<8 x i32> %b, i64 0)
   %r.mfma_scale_f32_16x16x128_f8f6f4__a_fp4_v8__b_fp4_v8__narrow_vector_extract = call <4 x float> @llvm.amdgcn.mfma.scale.f32.16x16x128.f8f6f4.v4i32.v4i32(<4 x i32> %a.narrow, <4 x i32> %b.narrow, <4 x float> %c, i32 4, i32 4, i32 0, i32 0, i32 0, i32 0)

@@ -10,7 +10,7 @@
 
 define amdgpu_ps void @mfma_scale_f32_16x16x128_f8f6f4__a_fp8_v8__b_fp8_v8(<8 x i32> %a, <8 x i32> %b, <4 x float> %c, ptr addrspace(1) %out) {
 ; OBJ-LABEL: <mfma_scale_f32_16x16x128_f8f6f4__a_fp8_v8__b_fp8_v8>:
-; OBJ: v_mfma_f32_16x16x128_f8f6f4 {{[av]\[[0-9]+:[0-9]+\]}}, v{{\[}}[[#A:]]:
+; OBJ: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{[av]\[[0-9]+:[0-9]+\]}}, v{{\[}}[[#A:]]:
 ; OBJ-SAME: [[#A+7]]{{\]}}, v{{\[}}[[#B:]]:
 ; OBJ-SAME: [[#B+7]]{{\]}},
   %r.mfma_scale_f32_16x16x128_f8f6f4__a_fp8_v8__b_fp8_v8 = call <4 x float> @llvm.amdgcn.mfma.scale.f32.16x16x128.f8f6f4.v8i32.v8i32(<8 x i32> %a, <8 x i32> %b, <4 x float> %c, i32 0, i32 0, i32 0, i32 0, i32 0, i32 0)
@@ -20,7 +20,7 @@ define amdgpu_ps void @mfma_scale_f32_16x16x128_f8f6f4__a_fp8_v8__b_fp8_v8(<8 x 
 
 define amdgpu_ps void @mfma_scale_f32_16x16x128_f8f6f4__a_fp8_v8__b_bf8_v8(<8 x i32> %a, <8 x i32> %b, <4 x float> %c, ptr addrspace(1) %out) {
 ; OBJ-LABEL: <mfma_scale_f32_16x16x128_f8f6f4__a_fp8_v8__b_bf8_v8>:
-; OBJ: v_mfma_f32_16x16x128_f8f6f4 {{[av]\[[0-9]+:[0-9]+\]}}, v{{\[}}[[#A:]]:
+; OBJ: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{[av]\[[0-9]+:[0-9]+\]}}, v{{\[}}[[#A:]]:
 ; OBJ-SAME: [[#A+7]]{{\]}}, v{{\[}}[[#B:]]:
 ; OBJ-SAME: [[#B+7]]{{\]}},
   %r.mfma_scale_f32_16x16x128_f8f6f4__a_fp8_v8__b_bf8_v8 = call <4 x float> @llvm.amdgcn.mfma.scale.f32.16x16x128.f8f6f4.v8i32.v8i32(<8 x i32> %a, <8 x i32> %b, <4 x float> %c, i32 0, i32 1, i32 0, i32 0, i32 0, i32 0)
@@ -30,7 +30,7 @@ define amdgpu_ps void @mfma_scale_f32_16x16x128_f8f6f4__a_fp8_v8__b_bf8_v8(<8 x 
 
 define amdgpu_ps void @mfma_scale_f32_16x16x128_f8f6f4__a_fp8_v8__b_fp6_v6(<8 x i32> %a, <6 x i32> %b, <4 x float> %c, ptr addrspace(1) %out) {
 ; OBJ-LABEL: <mfma_scale_f32_16x16x128_f8f6f4__a_fp8_v8__b_fp6_v6>:
-; OBJ: v_mfma_f32_16x16x128_f8f6f4 {{[av]\[[0-9]+:[0-9]+\]}}, v{{\[}}[[#A:]]:
+; OBJ: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{[av]\[[0-9]+:[0-9]+\]}}, v{{\[}}[[#A:]]:
 ; OBJ-SAME: [[#A+7]]{{\]}}, v{{\[}}[[#B:]]:
 ; OBJ-SAME: [[#B+5]]{{\]}},
   %r.mfma_scale_f32_16x16x128_f8f6f4__a_fp8_v8__b_fp6_v6 = call <4 x float> @llvm.amdgcn.mfma.scale.f32.16x16x128.f8f6f4.v8i32.v6i32(<8 x i32> %a, <6 x i32> %b, <4 x float> %c, i32 0, i32 2, i32 0, i32 0, i32 0, i32 0)
@@ -40,7 +40,7 @@ define amdgpu_ps void @mfma_scale_f32_16x16x128_f8f6f4__a_fp8_v8__b_fp6_v6(<8 x 
 
 define amdgpu_ps void @mfma_scale_f32_16x16x128_f8f6f4__a_fp8_v8__b_fp6_v8(<8 x i32> %a, <8 x i32> %b, <4 x float> %c, ptr addrspace(1) %out) {
 ; OBJ-LABEL: <mfma_scale_f32_16x16x128_f8f6f4__a_fp8_v8__b_fp6_v8>:
-; OBJ: v_mfma_f32_16x16x128_f8f6f4 {{[av]\[[0-9]+:[0-9]+\]}}, v{{\[}}[[#A:]]:
+; OBJ: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{[av]\[[0-9]+:[0-9]+\]}}, v{{\[}}[[#A:]]:
 ; OBJ-SAME: [[#A+7]]{{\]}}, v{{\[}}[[#B:]]:
 ; OBJ-SAME: [[#B+5]]{{\]}},
   %r.mfma_scale_f32_16x16x128_f8f6f4__a_fp8_v8__b_fp6_v8 = call <4 x float> @llvm.amdgcn.mfma.scale.f32.16x16x128.f8f6f4.v8i32.v8i32(<8 x i32> %a, <8 x i32> %b, <4 x float> %c, i32 0, i32 2, i32 0, i32 0, i32 0, i32 0)
@@ -50,7 +50,7 @@ define amdgpu_ps void @mfma_scale_f32_16x16x128_f8f6f4__a_fp8_v8__b_fp6_v8(<8 x 
 
 define amdgpu_ps void @mfma_scale_f32_16x16x128_f8f6f4__a_fp8_v8__b_bf6_v6(<8 x i32> %a, <6 x i32> %b, <4 x float> %c, ptr addrspace(1) %out) {
 ; OBJ-LABEL: <mfma_scale_f32_16x16x128_f8f6f4__a_fp8_v8__b_bf6_v6>:
-; OBJ: v_mfma_f32_16x16x128_f8f6f4 {{[av]\[[0-9]+:[0-9]+\]}}, v{{\[}}[[#A:]]:
+; OBJ: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{[av]\[[0-9]+:[0-9]+\]}}, v{{\[}}[[#A:]]:
 ; OBJ-SAME: [[#A+7]]{{\]}}, v{{\[}}[[#B:]]:
 ; OBJ-SAME: [[#B+5]]{{\]}},
   %r.mfma_scale_f32_16x16x128_f8f6f4__a_fp8_v8__b_bf6_v6 = call <4 x float> @llvm.amdgcn.mfma.scale.f32.16x16x128.f8f6f4.v8i32.v6i32(<8 x i32> %a, <6 x i32> %b, <4 x float> %c, i32 0, i32 3, i32 0, i32 0, i32 0, i32 0)
@@ -60,7 +60,7 @@ define amdgpu_ps void @mfma_scale_f32_16x16x128_f8f6f4__a_fp8_v8__b_bf6_v6(<8 x 
 
 define amdgpu_ps void @mfma_scale_f32_16x16x128_f8f6f4__a_fp8_v8__b_bf6_v8(<8 x i32> %a, <8 x i32> %b, <4 x float> %c, ptr addrspace(1) %out) {
 ; OBJ-LABEL: <mfma_scale_f32_16x16x128_f8f6f4__a_fp8_v8__b_bf6_v8>:
-; OBJ: v_mfma_f32_16x16x128_f8f6f4 {{[av]\[[0-9]+:[0-9]+\]}}, v{{\[}}[[#A:]]:
+; OBJ: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{[av]\[[0-9]+:[0-9]+\]}}, v{{\[}}[[#A:]]:
 ; OBJ-SAME: [[#A+7]]{{\]}}, v{{\[}}[[#B:]]:
 ; OBJ-SAME: [[#B+5]]{{\]}},
   %r.mfma_scale_f32_16x16x128_f8f6f4__a_fp8_v8__b_bf6_v8 = call <4 x float> @llvm.amdgcn.mfma.scale.f32.16x16x128.f8f6f4.v8i32.v8i32(<8 x i32> %a, <8 x i32> %b, <4 x float> %c, i32 0, i32 3, i32 0, i32 0, i32 0, i32 0)
@@ -70,7 +70,7 @@ define amdgpu_ps void @mfma_scale_f32_16x16x128_f8f6f4__a_fp8_v8__b_bf6_v8(<8 x 
 
 define amdgpu_ps void @mfma_scale_f32_16x16x128_f8f6f4__a_fp8_v8__b_fp4_v4(<8 x i32> %a, <4 x i32> %b, <4 x float> %c, ptr addrspace(1) %out) {
 ; OBJ-LABEL: <mfma_scale_f32_16x16x128_f8f6f4__a_fp8_v8__b_fp4_v4>:
-; OBJ: v_mfma_f32_16x16x128_f8f6f4 {{[av]\[[0-9]+:[0-9]+\]}}, v{{\[}}[[#A:]]:
+; OBJ: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{[av]\[[0-9]+:[0-9]+\]}}, v{{\[}}[[#A:]]:
 ; OBJ-SAME: [[#A+7]]{{\]}}, v{{\[}}[[#B:]]:
 ; OBJ-SAME: [[#B+3]]{{\]}},
   %r.mfma_scale_f32_16x16x128_f8f6f4__a_fp8_v8__b_fp4_v4 = call <4 x float> @llvm.amdgcn.mfma.scale.f32.16x16x128.f8f6f4.v8i32.v4i32(<8 x i32> %a, <4 x i32> %b, <4 x float> %c, i32 0, i32 4, i32 0, i32 0, i32 0, i32 0)
@@ -80,7 +80,7 @@ define amdgpu_ps void @mfma_scale_f32_16x16x128_f8f6f4__a_fp8_v8__b_fp4_v4(<8 x 
 
 define amdgpu_ps void @mfma_scale_f32_16x16x128_f8f6f4__a_fp8_v8__b_fp4_v8(<8 x i32> %a, <8 x i32> %b, <4 x float> %c, ptr addrspace(1) %out) {
 ; OBJ-LABEL: <mfma_scale_f32_16x16x128_f8f6f4__a_fp8_v8__b_fp4_v8>:
-; OBJ: v_mfma_f32_16x16x128_f8f6f4 {{[av]\[[0-9]+:[0-9]+\]}}, v{{\[}}[[#A:]]:
+; OBJ: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{[av]\[[0-9]+:[0-9]+\]}}, v{{\[}}[[#A:]]:
 ; OBJ-SAME: [[#A+7]]{{\]}}, v{{\[}}[[#B:]]:
 ; OBJ-SAME: [[#B+3]]{{\]}},
   %r.mfma_scale_f32_16x16x128_f8f6f4__a_fp8_v8__b_fp4_v8 = call <4 x float> @llvm.amdgcn.mfma.scale.f32.16x16x128.f8f6f4.v8i32.v8i32(<8 x i32> %a, <8 x i32> %b, <4 x float> %c, i32 0, i32 4, i32 0, i32 0, i32 0, i32 0)
@@ -90,7 +90,7 @@ define amdgpu_ps void @mfma_scale_f32_16x16x128_f8f6f4__a_fp8_v8__b_fp4_v8(<8 x 
 
 define amdgpu_ps void @mfma_scale_f32_16x16x128_f8f6f4__a_bf8_v8__b_fp8_v8(<8 x i32> %a, <8 x i32> %b, <4 x float> %c, ptr addrspace(1) %out) {
 ; OBJ-LABEL: <mfma_scale_f32_16x16x128_f8f6f4__a_bf8_v8__b_fp8_v8>:
-; OBJ: v_mfma_f32_16x16x128_f8f6f4 {{[av]\[[0-9]+:[0-9]+\]}}, v{{\[}}[[#A:]]:
+; OBJ: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{[av]\[[0-9]+:[0-9]+\]}}, v{{\[}}[[#A:]]:
 ; OBJ-SAME: [[#A+7]]{{\]}}, v{{\[}}[[#B:]]:
 ; OBJ-SAME: [[#B+7]]{{\]}},
   %r.mfma_scale_f32_16x16x128_f8f6f4__a_bf8_v8__b_fp8_v8 = call <4 x float> @llvm.amdgcn.mfma.scale.f32.16x16x128.f8f6f4.v8i32.v8i32(<8 x i32> %a, <8 x i32> %b, <4 x float> %c, i32 1, i32 0, i32 0, i32 0, i32 0, i32 0)
@@ -100,7 +100,7 @@ define amdgpu_ps void @mfma_scale_f32_16x16x128_f8f6f4__a_bf8_v8__b_fp8_v8(<8 x 
 
 define amdgpu_ps void @mfma_scale_f32_16x16x128_f8f6f4__a_bf8_v8__b_bf8_v8(<8 x i32> %a, <8 x i32> %b, <4 x float> %c, ptr addrspace(1) %out) {
 ; OBJ-LABEL: <mfma_scale_f32_16x16x128_f8f6f4__a_bf8_v8__b_bf8_v8>:
-; OBJ: v_mfma_f32_16x16x128_f8f6f4 {{[av]\[[0-9]+:[0-9]+\]}}, v{{\[}}[[#A:]]:
+; OBJ: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{[av]\[[0-9]+:[0-9]+\]}}, v{{\[}}[[#A:]]:
 ; OBJ-SAME: [[#A+7]]{{\]}}, v{{\[}}[[#B:]]:
 ; OBJ-SAME: [[#B+7]]{{\]}},
   %r.mfma_scale_f32_16x16x128_f8f6f4__a_bf8_v8__b_bf8_v8 = call <4 x float> @llvm.amdgcn.mfma.scale.f32.16x16x128.f8f6f4.v8i32.v8i32(<8 x i32> %a, <8 x i32> %b, <4 x float> %c, i32 1, i32 1, i32 0, i32 0, i32 0, i32 0)
@@ -110,7 +110,7 @@ define amdgpu_ps void @mfma_scale_f32_16x16x128_f8f6f4__a_bf8_v8__b_bf8_v8(<8 x 
 
 define amdgpu_ps void @mfma_scale_f32_16x16x128_f8f6f4__a_bf8_v8__b_fp6_v6(<8 x i32> %a, <6 x i32> %b, <4 x float> %c, ptr addrspace(1) %out) {
 ; OBJ-LABEL: <mfma_scale_f32_16x16x128_f8f6f4__a_bf8_v8__b_fp6_v6>:
-; OBJ: v_mfma_f32_16x16x128_f8f6f4 {{[av]\[[0-9]+:[0-9]+\]}}, v{{\[}}[[#A:]]:
+; OBJ: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{[av]\[[0-9]+:[0-9]+\]}}, v{{\[}}[[#A:]]:
 ; OBJ-SAME: [[#A+7]]{{\]}}, v{{\[}}[[#B:]]:
 ; OBJ-SAME: [[#B+5]]{{\]}},
   %r.mfma_scale_f32_16x16x128_f8f6f4__a_bf8_v8__b_fp6_v6 = call <4 x float> @llvm.amdgcn.mfma.scale.f32.16x16x128.f8f6f4.v8i32.v6i32(<8 x i32> %a, <6 x i32> %b, <4 x float> %c, i32 1, i32 2, i32 0, i32 0, i32 0, i32 0)
@@ -120,7 +120,7 @@ define amdgpu_ps void @mfma_scale_f32_16x16x128_f8f6f4__a_bf8_v8__b_fp6_v6(<8 x 
 
 define amdgpu_ps void @mfma_scale_f32_16x16x128_f8f6f4__a_bf8_v8__b_fp6_v8(<8 x i32> %a, <8 x i32> %b, <4 x float> %c, ptr addrspace(1) %out) {
 ; OBJ-LABEL: <mfma_scale_f32_16x16x128_f8f6f4__a_bf8_v8__b_fp6_v8>:
-; OBJ: v_mfma_f32_16x16x128_f8f6f4 {{[av]\[[0-9]+:[0-9]+\]}}, v{{\[}}[[#A:]]:
+; OBJ: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{[av]\[[0-9]+:[0-9]+\]}}, v{{\[}}[[#A:]]:
 ; OBJ-SAME: [[#A+7]]{{\]}}, v{{\[}}[[#B:]]:
 ; OBJ-SAME: [[#B+5]]{{\]}},
   %r.mfma_scale_f32_16x16x128_f8f6f4__a_bf8_v8__b_fp6_v8 = call <4 x float> @llvm.amdgcn.mfma.scale.f32.16x16x128.f8f6f4.v8i32.v8i32(<8 x i32> %a, <8 x i32> %b, <4 x float> %c, i32 1, i32 2, i32 0, i32 0, i32 0, i32 0)
@@ -130,7 +130,7 @@ define amdgpu_ps void @mfma_scale_f32_16x16x128_f8f6f4__a_bf8_v8__b_fp6_v8(<8 x 
 
 define amdgpu_ps void @mfma_scale_f32_16x16x128_f8f6f4__a_bf8_v8__b_bf6_v6(<8 x i32> %a, <6 x i32> %b, <4 x float> %c, ptr addrspace(1) %out) {
 ; OBJ-LABEL: <mfma_scale_f32_16x16x128_f8f6f4__a_bf8_v8__b_bf6_v6>:
-; OBJ: v_mfma_f32_16x16x128_f8f6f4 {{[av]\[[0-9]+:[0-9]+\]}}, v{{\[}}[[#A:]]:
+; OBJ: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{[av]\[[0-9]+:[0-9]+\]}}, v{{\[}}[[#A:]]:
 ; OBJ-SAME: [[#A+7]]{{\]}}, v{{\[}}[[#B:]]:
 ; OBJ-SAME: [[#B+5]]{{\]}},
   %r.mfma_scale_f32_16x16x128_f8f6f4__a_bf8_v8__b_bf6_v6 = call <4 x float> @llvm.amdgcn.mfma.scale.f32.16x16x128.f8f6f4.v8i32.v6i32(<8 x i32> %a, <6 x i32> %b, <4 x float> %c, i32 1, i32 3, i32 0, i32 0, i32 0, i32 0)
@@ -140,7 +140,7 @@ define amdgpu_ps void @mfma_scale_f32_16x16x128_f8f6f4__a_bf8_v8__b_bf6_v6(<8 x 
 
 define amdgpu_ps void @mfma_scale_f32_16x16x128_f8f6f4__a_bf8_v8__b_bf6_v8(<8 x i32> %a, <8 x i32> %b, <4 x float> %c, ptr addrspace(1) %out) {
 ; OBJ-LABEL: <mfma_scale_f32_16x16x128_f8f6f4__a_bf8_v8__b_bf6_v8>:
-; OBJ: v_mfma_f32_16x16x128_f8f6f4 {{[av]\[[0-9]+:[0-9]+\]}}, v{{\[}}[[#A:]]:
+; OBJ: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{[av]\[[0-9]+:[0-9]+\]}}, v{{\[}}[[#A:]]:
 ; OBJ-SAME: [[#A+7]]{{\]}}, v{{\[}}[[#B:]]:
 ; OBJ-SAME: [[#B+5]]{{\]}},
   %r.mfma_scale_f32_16x16x128_f8f6f4__a_bf8_v8__b_bf6_v8 = call <4 x float> @llvm.amdgcn.mfma.scale.f32.16x16x128.f8f6f4.v8i32.v8i32(<8 x i32> %a, <8 x i32> %b, <4 x float> %c, i32 1, i32 3, i32 0, i32 0, i32 0, i32 0)
@@ -150,7 +150,7 @@ define amdgpu_ps void @mfma_scale_f32_16x16x128_f8f6f4__a_bf8_v8__b_bf6_v8(<8 x 
 
 define amdgpu_ps void @mfma_scale_f32_16x16x128_f8f6f4__a_bf8_v8__b_fp4_v4(<8 x i32> %a, <4 x i32> %b, <4 x float> %c, ptr addrspace(1) %out) {
 ; OBJ-LABEL: <mfma_scale_f32_16x16x128_f8f6f4__a_bf8_v8__b_fp4_v4>:
-; OBJ: v_mfma_f32_16x16x128_f8f6f4 {{[av]\[[0-9]+:[0-9]+\]}}, v{{\[}}[[#A:]]:
+; OBJ: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{[av]\[[0-9]+:[0-9]+\]}}, v{{\[}}[[#A:]]:
 ; OBJ-SAME: [[#A+7]]{{\]}}, v{{\[}}[[#B:]]:
 ; OBJ-SAME: [[#B+3]]{{\]}},
   %r.mfma_scale_f32_16x16x128_f8f6f4__a_bf8_v8__b_fp4_v4 = call <4 x float> @llvm.amdgcn.mfma.scale.f32.16x16x128.f8f6f4.v8i32.v4i32(<8 x i32> %a, <4 x i32> %b, <4 x float> %c, i32 1, i32 4, i32 0, i32 0, i32 0, i32 0)
@@ -160,7 +160,7 @@ define amdgpu_ps void @mfma_scale_f32_16x16x128_f8f6f4__a_bf8_v8__b_fp4_v4(<8 x 
 
 define amdgpu_ps void @mfma_scale_f32_16x16x128_f8f6f4__a_bf8_v8__b_fp4_v8(<8 x i32> %a, <8 x i32> %b, <4 x float> %c, ptr addrspace(1) %out) {
 ; OBJ-LABEL: <mfma_scale_f32_16x16x128_f8f6f4__a_bf8_v8__b_fp4_v8>:
-; OBJ: v_mfma_f32_16x16x128_f8f6f4 {{[av]\[[0-9]+:[0-9]+\]}}, v{{\[}}[[#A:]]:
+; OBJ: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{[av]\[[0-9]+:[0-9]+\]}}, v{{\[}}[[#A:]]:
 ; OBJ-SAME: [[#A+7]]{{\]}}, v{{\[}}[[#B:]]:
 ; OBJ-SAME: [[#B+3]]{{\]}},
   %r.mfma_scale_f32_16x16x128_f8f6f4__a_bf8_v8__b_fp4_v8 = call <4 x float> @llvm.amdgcn.mfma.scale.f32.16x16x128.f8f6f4.v8i32.v8i32(<8 x i32> %a, <8 x i32> %b, <4 x float> %c, i32 1, i32 4, i32 0, i32 0, i32 0, i32 0)
@@ -170,7 +170,7 @@ define amdgpu_ps void @mfma_scale_f32_16x16x128_f8f6f4__a_bf8_v8__b_fp4_v8(<8 x 
 
 define amdgpu_ps void @mfma_scale_f32_16x16x128_f8f6f4__a_fp6_v6__b_fp8_v8(<6 x i32> %a, <8 x i32> %b, <4 x float> %c, ptr addrspace(1) %out) {
 ; OBJ-LABEL: <mfma_scale_f32_16x16x128_f8f6f4__a_fp6_v6__b_fp8_v8>:
-; OBJ: v_mfma_f32_16x16x128_f8f6f4 {{[av]\[[0-9]+:[0-9]+\]}}, v{{\[}}[[#A:]]:
+; OBJ: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{[av]\[[0-9]+:[0-9]+\]}}, v{{\[}}[[#A:]]:
 ; OBJ-SAME: [[#A+5]]{{\]}}, v{{\[}}[[#B:]]:
 ; OBJ-SAME: [[#B+7]]{{\]}},
   %r.mfma_scale_f32_16x16x128_f8f6f4__a_fp6_v6__b_fp8_v8 = call <4 x float> @llvm.amdgcn.mfma.scale.f32.16x16x128.f8f6f4.v6i32.v8i32(<6 x i32> %a, <8 x i32> %b, <4 x float> %c, i32 2, i32 0, i32 0, i32 0, i32 0, i32 0)
@@ -180,7 +180,7 @@ define amdgpu_ps void @mfma_scale_f32_16x16x128_f8f6f4__a_fp6_v6__b_fp8_v8(<6 x 
 
 define amdgpu_ps void @mfma_scale_f32_16x16x128_f8f6f4__a_fp6_v8__b_fp8_v8(<8 x i32> %a, <8 x i32> %b, <4 x float> %c, ptr addrspace(1) %out) {
 ; OBJ-LABEL: <mfma_scale_f32_16x16x128_f8f6f4__a_fp6_v8__b_fp8_v8>:
-; OBJ: v_mfma_f32_16x16x128_f8f6f4 {{[av]\[[0-9]+:[0-9]+\]}}, v{{\[}}[[#A:]]:
+; OBJ: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{[av]\[[0-9]+:[0-9]+\]}}, v{{\[}}[[#A:]]:
 ; OBJ-SAME: [[#A+5]]{{\]}}, v{{\[}}[[#B:]]:
 ; OBJ-SAME: [[#B+7]]{{\]}},
   %r.mfma_scale_f32_16x16x128_f8f6f4__a_fp6_v8__b_fp8_v8 = call <4 x float> @llvm.amdgcn.mfma.scale.f32.16x16x128.f8f6f4.v8i32.v8i32(<8 x i32> %a, <8 x i32> %b, <4 x float> %c, i32 2, i32 0, i32 0, i32 0, i32 0, i32 0)
@@ -190,7 +190,7 @@ define amdgpu_ps void @mfma_scale_f32_16x16x128_f8f6f4__a_fp6_v8__b_fp8_v8(<8 x 
 
 define amdgpu_ps void @mfma_scale_f32_16x16x128_f8f6f4__a_fp6_v6__b_bf8_v8(<6 x i32> %a, <8 x i32> %b, <4 x float> %c, ptr addrspace(1) %out) {
 ; OBJ-LABEL: <mfma_scale_f32_16x16x128_f8f6f4__a_fp6_v6__b_bf8_v8>:
-; OBJ: v_mfma_f32_16x16x128_f8f6f4 {{[av]\[[0-9]+:[0-9]+\]}}, v{{\[}}[[#A:]]:
+; OBJ: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{[av]\[[0-9]+:[0-9]+\]}}, v{{\[}}[[#A:]]:
 ; OBJ-SAME: [[#A+5]]{{\]}}, v{{\[}}[[#B:]]:
 ; OBJ-SAME: [[#B+7]]{{\]}},
   %r.mfma_scale_f32_16x16x128_f8f6f4__a_fp6_v6__b_bf8_v8 = call <4 x float> @llvm.amdgcn.mfma.scale.f32.16x16x128.f8f6f4.v6i32.v8i32(<6 x i32> %a, <8 x i32> %b, <4 x float> %c, i32 2, i32 1, i32 0, i32 0, i32 0, i32 0)
@@ -200,7 +200,7 @@ define amdgpu_ps void @mfma_scale_f32_16x16x128_f8f6f4__a_fp6_v6__b_bf8_v8(<6 x 
 
 define amdgpu_ps void @mfma_scale_f32_16x16x128_f8f6f4__a_fp6_v8__b_bf8_v8(<8 x i32> %a, <8 x i32> %b, <4 x float> %c, ptr addrspace(1) %out) {
 ; OBJ-LABEL: <mfma_scale_f32_16x16x128_f8f6f4__a_fp6_v8__b_bf8_v8>:
-; OBJ: v_mfma_f32_16x16x128_f8f6f4 {{[av]\[[0-9]+:[0-9]+\]}}, v{{\[}}[[#A:]]:
+; OBJ: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{[av]\[[0-9]+:[0-9]+\]}}, v{{\[}}[[#A:]]:
 ; OBJ-SAME: [[#A+5]]{{\]}}, v{{\[}}[[#B:]]:
 ; OBJ-SAME: [[#B+7]]{{\]}},
   %r.mfma_scale_f32_16x16x128_f8f6f4__a_fp6_v8__b_bf8_v8 = call <4 x float> @llvm.amdgcn.mfma.scale.f32.16x16x128.f8f6f4.v8i32.v8i32(<8 x i32> %a, <8 x i32> %b, <4 x float> %c, i32 2, i32 1, i32 0, i32 0, i32 0, i32 0)
@@ -210,7 +210,7 @@ define amdgpu_ps void @mfma_scale_f32_16x16x128_f8f6f4__a_fp6_v8__b_bf8_v8(<8 x 
 
 define amdgpu_ps void @mfma_scale_f32_16x16x128_f8f6f4__a_fp6_v6__b_fp6_v6(<6 x i32> %a, <6 x i32> %b, <4 x float> %c, ptr addrspace(1) %out) {
 ; OBJ-LABEL: <mfma_scale_f32_16x16x128_f8f6f4__a_fp6_v6__b_fp6_v6>:
-; OBJ: v_mfma_f32_16x16x128_f8f6f4 {{[av]\[[0-9]+:[0-9]+\]}}, v{{\[}}[[#A:]]:
+; OBJ: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{[av]\[[0-9]+:[0-9]+\]}}, v{{\[}}[[#A:]]:
 ; OBJ-SAME: [[#A+5]]{{\]}}, v{{\[}}[[#B:]]:
 ; OBJ-SAME: [[#B+5]]{{\]}},
   %r.mfma_scale_f32_16x16x128_f8f6f4__a_fp6_v6__b_fp6_v6 = call <4 x float> @llvm.amdgcn.mfma.scale.f32.16x16x128.f8f6f4.v6i32.v6i32(<6 x i32> %a, <6 x i32> %b, <4 x float> %c, i32 2, i32 2, i32 0, i32 0, i32 0, i32 0)
@@ -220,7 +220,7 @@ define amdgpu_ps void @mfma_scale_f32_16x16x128_f8f6f4__a_fp6_v6__b_fp6_v6(<6 x 
 
 define amdgpu_ps void @mfma_scale_f32_16x16x128_f8f6f4__a_fp6_v6__b_fp6_v8(<6 x i32> %a, <8 x i32> %b, <4 x float> %c, ptr addrspace(1) %out) {
 ; OBJ-LABEL: <mfma_scale_f32_16x16x128_f8f6f4__a_fp6_v6__b_fp6_v8>:
-; OBJ: v_mfma_f32_16x16x128_f8f6f4 {{[av]\[[0-9]+:[0-9]+\]}}, v{{\[}}[[#A:]]:
+; OBJ: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{[av]\[[0-9]+:[0-9]+\]}}, v{{\[}}[[#A:]]:
 ; OBJ-SAME: [[#A+5]]{{\]}}, v{{\[}}[[#B:]]:
 ; OBJ-SAME: [[#B+5]]{{\]}},
   %r.mfma_scale_f32_16x16x128_f8f6f4__a_fp6_v6__b_fp6_v8 = call <4 x float> @llvm.amdgcn.mfma.scale.f32.16x16x128.f8f6f4.v6i32.v8i32(<6 x i32> %a, <8 x i32> %b, <4 x float> %c, i32 2, i32 2, i32 0, i32 0, i32 0, i32 0)
@@ -230,7 +230,7 @@ define amdgpu_ps void @mfma_scale_f32_16x16x128_f8f6f4__a_fp6_v6__b_fp6_v8(<6 x 
 
 define amdgpu_ps void @mfma_scale_f32_16x16x128_f8f6f4__a_fp6_v8__b_fp6_v6(<8 x i32> %a, <6 x i32> %b, <4 x float> %c, ptr addrspace(1) %out) {
 ; OBJ-LABEL: <mfma_scale_f32_16x16x128_f8f6f4__a_fp6_v8__b_fp6_v6>:
-; OBJ: v_mfma_f32_16x16x128_f8f6f4 {{[av]\[[0-9]+:[0-9]+\]}}, v{{\[}}[[#A:]]:
+; OBJ: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{[av]\[[0-9]+:[0-9]+\]}}, v{{\[}}[[#A:]]:
 ; OBJ-SAME: [[#A+5]]{{\]}}, v{{\[}}[[#B:]]:
 ; OBJ-SAME: [[#B+5]]{{\]}},
   %r.mfma_scale_f32_16x16x128_f8f6f4__a_fp6_v8__b_fp6_v6 = call <4 x float> @llvm.amdgcn.mfma.scale.f32.16x16x128.f8f6f4.v8i32.v6i32(<8 x i32> %a, <6 x i32> %b, <4 x float> %c, i32 2, i32 2, i32 0, i32 0, i32 0, i32 0)
@@ -240,7 +240,7 @@ define amdgpu_ps void @mfma_scale_f32_16x16x128_f8f6f4__a_fp6_v8__b_fp6_v6(<8 x 
 
 define amdgpu_ps void @mfma_scale_f32_16x16x128_f8f6f4__a_fp6_v8__b_fp6_v8(<8 x i32> %a, <8 x i32> %b, <4 x float> %c, ptr addrspace(1) %out) {
 ; OBJ-LABEL: <mfma_scale_f32_16x16x128_f8f6f4__a_fp6_v8__b_fp6_v8>:
-; OBJ: v_mfma_f32_16x16x128_f8f6f4 {{[av]\[[0-9]+:[0-9]+\]}}, v{{\[}}[[#A:]]:
+; OBJ: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{[av]\[[0-9]+:[0-9]+\]}}, v{{\[}}[[#A:]]:
 ; OBJ-SAME: [[#A+5]]{{\]}}, v{{\[}}[[#B:]]:
 ; OBJ-SAME: [[#B+5]]{{\]}},
   %r.mfma_scale_f32_16x16x128_f8f6f4__a_fp6_v8__b_fp6_v8 = call <4 x float> @llvm.amdgcn.mfma.scale.f32.16x16x128.f8f6f4.v8i32.v8i32(<8 x i32> %a, <8 x i32> %b, <4 x float> %c, i32 2, i32 2, i32 0, i32 0, i32 0, i32 0)
@@ -250,7 +250,7 @@ define amdgpu_ps void @mfma_scale_f32_16x16x128_f8f6f4__a_fp6_v8__b_fp6_v8(<8 x 
 
 define amdgpu_ps void @mfma_scale_f32_16x16x128_f8f6f4__a_fp6_v6__b_bf6_v6(<6 x i32> %a, <6 x i32> %b, <4 x float> %c, ptr addrspace(1) %out) {
 ; OBJ-LABEL: <mfma_scale_f32_16x16x128_f8f6f4__a_fp6_v6__b_bf6_v6>:
-; OBJ: v_mfma_f32_16x16x128_f8f6f4 {{[av]\[[0-9]+:[0-9]+\]}}, v{{\[}}[[#A:]]:
+; OBJ: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{[av]\[[0-9]+:[0-9]+\]}}, v{{\[}}[[#A:]]:
 ; OBJ-SAME: [[#A+5]]{{\]}}, v{{\[}}[[#B:]]:
 ; OBJ-SAME: [[#B+5]]{{\]}},
   %r.mfma_scale_f32_16x16x128_f8f6f4__a_fp6_v6__b_bf6_v6 = call <4 x float> @llvm.amdgcn.mfma.scale.f32.16x16x128.f8f6f4.v6i32.v6i32(<6 x i32> %a, <6 x i32> %b, <4 x float> %c, i32 2, i32 3, i32 0, i32 0, i32 0, i32 0)
@@ -260,7 +260,7 @@ define amdgpu_ps void @mfma_scale_f32_16x16x128_f8f6f4__a_fp6_v6__b_bf6_v6(<6 x 
 
 define amdgpu_ps void @mfma_scale_f32_16x16x128_f8f6f4__a_fp6_v6__b_bf6_v8(<6 x i32> %a, <8 x i32> %b, <4 x float> %c, ptr addrspace(1) %out) {
 ; OBJ-LABEL: <mfma_scale_f32_16x16x128_f8f6f4__a_fp6_v6__b_bf6_v8>:
-; OBJ: v_mfma_f32_16x16x128_f8f6f4 {{[av]\[[0-9]+:[0-9]+\]}}, v{{\[}}[[#A:]]:
+; OBJ: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{[av]\[[0-9]+:[0-9]+\]}}, v{{\[}}[[#A:]]:
 ; OBJ-SAME: [[#A+5]]{{\]}}, v{{\[}}[[#B:]]:
 ; OBJ-SAME: [[#B+5]]{{\]}},
   %r.mfma_scale_f32_16x16x128_f8f6f4__a_fp6_v6__b_bf6_v8 = call <4 x float> @llvm.amdgcn.mfma.scale.f32.16x16x128.f8f6f4.v6i32.v8i32(<6 x i32> %a, <8 x i32> %b, <4 x float> %c, i32 2, i32 3, i32 0, i32 0, i32 0, i32 0)
@@ -270,7 +270,7 @@ define amdgpu_ps void @mfma_scale_f32_16x16x128_f8f6f4__a_fp6_v6__b_bf6_v8(<6 x 
 
 define amdgpu_ps void @mfma_scale_f32_16x16x128_f8f6f4__a_fp6_v8__b_bf6_v6(<8 x i32> %a, <6 x i32> %b, <4 x float> %c, ptr addrspace(1) %out) {
 ; OBJ-LABEL: <mfma_scale_f32_16x16x128_f8f6f4__a_fp6_v8__b_bf6_v6>:
-; OBJ: v_mfma_f32_16x16x128_f8f6f4 {{[av]\[[0-9]+:[0-9]+\]}}, v{{\[}}[[#A:]]:
+; OBJ: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{[av]\[[0-9]+:[0-9]+\]}}, v{{\[}}[[#A:]]:
 ; OBJ-SAME: [[#A+5]]{{\]}}, v{{\[}}[[#B:]]:
 ; OBJ-SAME: [[#B+5]]{{\]}},
   %r.mfma_scale_f32_16x16x128_f8f6f4__a_fp6_v8__b_bf6_v6 = call <4 x float> @llvm.amdgcn.mfma.scale.f32.16x16x128.f8f6f4.v8i32.v6i32(<8 x i32> %a, <6 x i32> %b, <4 x float> %c, i32 2, i32 3, i32 0, i32 0, i32 0, i32 0)
@@ -280,7 +280,7 @@ define amdgpu_ps void @mfma_scale_f32_16x16x128_f8f6f4__a_fp6_v8__b_bf6_v6(<8 x 
 
 define amdgpu_ps void @mfma_scale_f32_16x16x128_f8f6f4__a_fp6_v8__b_bf6_v8(<8 x i32> %a, <8 x i32> %b, <4 x float> %c, ptr addrspace(1) %out) {
 ; OBJ-LABEL: <mfma_scale_f32_16x16x128_f8f6f4__a_fp6_v8__b_bf6_v8>:
-; OBJ: v_mfma_f32_16x16x128_f8f6f4 {{[av]\[[0-9]+:[0-9]+\]}}, v{{\[}}[[#A:]]:
+; OBJ: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{[av]\[[0-9]+:[0-9]+\]}}, v{{\[}}[[#A:]]:
 ; OBJ-SAME: [[#A+5]]{{\]}}, v{{\[}}[[#B:]]:
 ; OBJ-SAME: [[#B+5]]{{\]}},
   %r.mfma_scale_f32_16x16x128_f8f6f4__a_fp6_v8__b_bf6_v8 = call <4 x float> @llvm.amdgcn.mfma.scale.f32.16x16x128.f8f6f4.v8i32.v8i32(<8 x i32> %a, <8 x i32> %b, <4 x float> %c, i32 2, i32 3, i32 0, i32 0, i32 0, i32 0)
@@ -290,7 +290,7 @@ define amdgpu_ps void @mfma_scale_f32_16x16x128_f8f6f4__a_fp6_v8__b_bf6_v8(<8 x 
 
 define amdgpu_ps void @mfma_scale_f32_16x16x128_f8f6f4__a_fp6_v6__b_fp4_v4(<6 x i32> %a, <4 x i32> %b, <4 x float> %c, ptr addrspace(1) %out) {
 ; OBJ-LABEL: <mfma_scale_f32_16x16x128_f8f6f4__a_fp6_v6__b_fp4_v4>:
-; OBJ: v_mfma_f32_16x16x128_f8f6f4 {{[av]\[[0-9]+:[0-9]+\]}}, v{{\[}}[[#A:]]:
+; OBJ: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{[av]\[[0-9]+:[0-9]+\]}}, v{{\[}}[[#A:]]:
 ; OBJ-SAME: [[#A+5]]{{\]}}, v{{\[}}[[#B:]]:
 ; OBJ-SAME: [[#B+3]]{{\]}},
   %r.mfma_scale_f32_16x16x128_f8f6f4__a_fp6_v6__b_fp4_v4 = call <4 x float> @llvm.amdgcn.mfma.scale.f32.16x16x128.f8f6f4.v6i32.v4i32(<6 x i32> %a, <4 x i32> %b, <4 x float> %c, i32 2, i32 4, i32 0, i32 0, i32 0, i32 0)
@@ -300,7 +300,7 @@ define amdgpu_ps void @mfma_scale_f32_16x16x128_f8f6f4__a_fp6_v6__b_fp4_v4(<6 x 
 
 define amdgpu_ps void @mfma_scale_f32_16x16x128_f8f6f4__a_fp6_v6__b_fp4_v8(<6 x i32> %a, <8 x i32> %b, <4 x float> %c, ptr addrspace(1) %out) {
 ; OBJ-LABEL: <mfma_scale_f32_16x16x128_f8f6f4__a_fp6_v6__b_fp4_v8>:
-; OBJ: v_mfma_f32_16x16x128_f8f6f4 {{[av]\[[0-9]+:[0-9]+\]}}, v{{\[}}[[#A:]]:
+; OBJ: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{[av]\[[0-9]+:[0-9]+\]}}, v{{\[}}[[#A:]]:
 ; OBJ-SAME: [[#A+5]]{{\]}}, v{{\[}}[[#B:]]:
 ; OBJ-SAME: [[#B+3]]{{\]}},
   %r.mfma_scale_f32_16x16x128_f8f6f4__a_fp6_v6__b_fp4_v8 = call <4 x float> @llvm.amdgcn.mfma.scale.f32.16x16x128.f8f6f4.v6i32.v8i32(<6 x i32> %a, <8 x i32> %b, <4 x float> %c, i32 2, i32 4, i32 0, i32 0, i32 0, i32 0)
@@ -310,7 +310,7 @@ define amdgpu_ps void @mfma_scale_f32_16x16x128_f8f6f4__a_fp6_v6__b_fp4_v8(<6 x 
 
 define amdgpu_ps void @mfma_scale_f32_16x16x128_f8f6f4__a_fp6_v8__b_fp4_v4(<8 x i32> %a, <4 x i32> %b, <4 x float> %c, ptr addrspace(1) %out) {
 ; OBJ-LABEL: <mfma_scale_f32_16x16x128_f8f6f4__a_fp6_v8__b_fp4_v4>:
-; OBJ: v_mfma_f32_16x16x128_f8f6f4 {{[av]\[[0-9]+:[0-9]+\]}}, v{{\[}}[[#A:]]:
+; OBJ: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{[av]\[[0-9]+:[0-9]+\]}}, v{{\[}}[[#A:]]:
 ; OBJ-SAME: [[#A+5]]{{\]}}, v{{\[}}[[#B:]]:
 ; OBJ-SAME: [[#B+3]]{{\]}},
   %r.mfma_scale_f32_16x16x128_f8f6f4__a_fp6_v8__b_fp4_v4 = call <4 x float> @llvm.amdgcn.mfma.scale.f32.16x16x128.f8f6f4.v8i32.v4i32(<8 x i32> %a, <4 x i32> %b, <4 x float> %c, i32 2, i32 4, i32 0, i32 0, i32 0, i32 0)
@@ -320,7 +320,7 @@ define amdgpu_ps void @mfma_scale_f32_16x16x128_f8f6f4__a_fp6_v8__b_fp4_v4(<8 x 
 
 define amdgpu_ps void @mfma_scale_f32_16x16x128_f8f6f4__a_fp6_v8__b_fp4_v8(<8 x i32> %a, <8 x i32> %b, <4 x float> %c, ptr addrspace(1) %out) {
 ; OBJ-LABEL: <mfma_scale_f32_16x16x128_f8f6f4__a_fp6_v8__b_fp4_v8>:
-; OBJ: v_mfma_f32_16x16x128_f8f6f4 {{[av]\[[0-9]+:[0-9]+\]}}, v{{\[}}[[#A:]]:
+; OBJ: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{[av]\[[0-9]+:[0-9]+\]}}, v{{\[}}[[#A:]]:
 ; OBJ-SAME: [[#A+5]]{{\]}}, v{{\[}}[[#B:]]:
 ; OBJ-SAME: [[#B+3]]{{\]}},
   %r.mfma_scale_f32_16x16x128_f8f6f4__a_fp6_v8__b_fp4_v8 = call <4 x float> @llvm.amdgcn.mfma.scale.f32.16x16x128.f8f6f4.v8i32.v8i32(<8 x i32> %a, <8 x i32> %b, <4 x float> %c, i32 2, i32 4, i32 0, i32 0, i32 0, i32 0)
@@ -330,7 +330,7 @@ define amdgpu_ps void @mfma_scale_f32_16x16x128_f8f6f4__a_fp6_v8__b_fp4_v8(<8 x 
 
 define amdgpu_ps void @mfma_scale_f32_16x16x128_f8f6f4__a_bf6_v6__b_fp8_v8(<6 x i32> %a, <8 x i32> %b, <4 x float> %c, ptr addrspace(1) %out) {
 ; OBJ-LABEL: <mfma_scale_f32_16x16x128_f8f6f4__a_bf6_v6__b_fp8_v8>:
-; OBJ: v_mfma_f32_16x16x128_f8f6f4 {{[av]\[[0-9]+:[0-9]+\]}}, v{{\[}}[[#A:]]:
+; OBJ: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{[av]\[[0-9]+:[0-9]+\]}}, v{{\[}}[[#A:]]:
 ; OBJ-SAME: [[#A+5]]{{\]}}, v{{\[}}[[#B:]]:
 ; OBJ-SAME: [[#B+7]]{{\]}},
   %r.mfma_scale_f32_16x16x128_f8f6f4__a_bf6_v6__b_fp8_v8 = call <4 x float> @llvm.amdgcn.mfma.scale.f32.16x16x128.f8f6f4.v6i32.v8i32(<6 x i32> %a, <8 x i32> %b, <4 x float> %c, i32 3, i32 0, i32 0, i32 0, i32 0, i32 0)
@@ -340,7 +340,7 @@ define amdgpu_ps void @mfma_scale_f32_16x16x128_f8f6f4__a_bf6_v6__b_fp8_v8(<6 x 
 
 define amdgpu_ps void @mfma_scale_f32_16x16x128_f8f6f4__a_bf6_v8__b_fp8_v8(<8 x i32> %a, <8 x i32> %b, <4 x float> %c, ptr addrspace(1) %out) {
 ; OBJ-LABEL: <mfma_scale_f32_16x16x128_f8f6f4__a_bf6_v8__b_fp8_v8>:
-; OBJ: v_mfma_f32_16x16x128_f8f6f4 {{[av]\[[0-9]+:[0-9]+\]}}, v{{\[}}[[#A:]]:
+; OBJ: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{[av]\[[0-9]+:[0-9]+\]}}, v{{\[}}[[#A:]]:
 ; OBJ-SAME: [[#A+5]]{{\]}}, v{{\[}}[[#B:]]:
 ; OBJ-SAME: [[#B+7]]{{\]}},
   %r.mfma_scale_f32_16x16x128_f8f6f4__a_bf6_v8__b_fp8_v8 = call <4 x float> @llvm.amdgcn.mfma.scale.f32.16x16x128.f8f6f4.v8i32.v8i32(<8 x i32> %a, <8 x i32> %b, <4 x float> %c, i32 3, i32 0, i32 0, i32 0, i32 0, i32 0)
@@ -350,7 +350,7 @@ define amdgpu_ps void @mfma_scale_f32_16x16x128_f8f6f4__a_bf6_v8__b_fp8_v8(<8 x 
 
 define amdgpu_ps void @mfma_scale_f32_16x16x128_f8f6f4__a_bf6_v6__b_bf8_v8(<6 x i32> %a, <8 x i32> %b, <4 x float> %c, ptr addrspace(1) %out) {
 ; OBJ-LABEL: <mfma_scale_f32_16x16x128_f8f6f4__a_bf6_v6__b_bf8_v8>:
-; OBJ: v_mfma_f32_16x16x128_f8f6f4 {{[av]\[[0-9]+:[0-9]+\]}}, v{{\[}}[[#A:]]:
+; OBJ: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{[av]\[[0-9]+:[0-9]+\]}}, v{{\[}}[[#A:]]:
 ; OBJ-SAME: [[#A+5]]{{\]}}, v{{\[}}[[#B:]]:
 ; OBJ-SAME: [[#B+7]]{{\]}},
   %r.mfma_scale_f32_16x16x128_f8f6f4__a_bf6_v6__b_bf8_v8 = call <4 x float> @llvm.amdgcn.mfma.scale.f32.16x16x128.f8f6f4.v6i32.v8i32(<6 x i32> %a, <8 x i32> %b, <4 x float> %c, i32 3, i32 1, i32 0, i32 0, i32 0, i32 0)
@@ -360,7 +360,7 @@ define amdgpu_ps void @mfma_scale_f32_16x16x128_f8f6f4__a_bf6_v6__b_bf8_v8(<6 x 
 
 define amdgpu_ps void @mfma_scale_f32_16x16x128_f8f6f4__a_bf6_v8__b_bf8_v8(<8 x i32> %a, <8 x i32> %b, <4 x float> %c, ptr addrspace(1) %out) {
 ; OBJ-LABEL: <mfma_scale_f32_16x16x128_f8f6f4__a_bf6_v8__b_bf8_v8>:
-; OBJ: v_mfma_f32_16x16x128_f8f6f4 {{[av]\[[0-9]+:[0-9]+\]}}, v{{\[}}[[#A:]]:
+; OBJ: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{[av]\[[0-9]+:[0-9]+\]}}, v{{\[}}[[#A:]]:
 ; OBJ-SAME: [[#A+5]]{{\]}}, v{{\[}}[[#B:]]:
 ; OBJ-SAME: [[#B+7]]{{\]}},
   %r.mfma_scale_f32_16x16x128_f8f6f4__a_bf6_v8__b_bf8_v8 = call <4 x float> @llvm.amdgcn.mfma.scale.f32.16x16x128.f8f6f4.v8i32.v8i32(<8 x i32> %a, <8 x i32> %b, <4 x float> %c, i32 3, i32 1, i32 0, i32 0, i32 0, i32 0)
@@ -370,7 +370,7 @@ define amdgpu_ps void @mfma_scale_f32_16x16x128_f8f6f4__a_bf6_v8__b_bf8_v8(<8 x 
 
 define amdgpu_ps void @mfma_scale_f32_16x16x128_f8f6f4__a_bf6_v6__b_fp6_v6(<6 x i32> %a, <6 x i32> %b, <4 x float> %c, ptr addrspace(1) %out) {
 ; OBJ-LABEL: <mfma_scale_f32_16x16x128_f8f6f4__a_bf6_v6__b_fp6_v6>:
-; OBJ: v_mfma_f32_16x16x128_f8f6f4 {{[av]\[[0-9]+:[0-9]+\]}}, v{{\[}}[[#A:]]:
+; OBJ: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{[av]\[[0-9]+:[0-9]+\]}}, v{{\[}}[[#A:]]:
 ; OBJ-SAME: [[#A+5]]{{\]}}, v{{\[}}[[#B:]]:
 ; OBJ-SAME: [[#B+5]]{{\]}},
   %r.mfma_scale_f32_16x16x128_f8f6f4__a_bf6_v6__b_fp6_v6 = call <4 x float> @llvm.amdgcn.mfma.scale.f32.16x16x128.f8f6f4.v6i32.v6i32(<6 x i32> %a, <6 x i32> %b, <4 x float> %c, i32 3, i32 2, i32 0, i32 0, i32 0, i32 0)
@@ -380,7 +380,7 @@ define amdgpu_ps void @mfma_scale_f32_16x16x128_f8f6f4__a_bf6_v6__b_fp6_v6(<6 x 
 
 define amdgpu_ps void @mfma_scale_f32_16x16x128_f8f6f4__a_bf6_v6__b_fp6_v8(<6 x i32> %a, <8 x i32> %b, <4 x float> %c, ptr addrspace(1) %out) {
 ; OBJ-LABEL: <mfma_scale_f32_16x16x128_f8f6f4__a_bf6_v6__b_fp6_v8>:
-; OBJ: v_mfma_f32_16x16x128_f8f6f4 {{[av]\[[0-9]+:[0-9]+\]}}, v{{\[}}[[#A:]]:
+; OBJ: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{[av]\[[0-9]+:[0-9]+\]}}, v{{\[}}[[#A:]]:
 ; OBJ-SAME: [[#A+5]]{{\]}}, v{{\[}}[[#B:]]:
 ; OBJ-SAME: [[#B+5]]{{\]}},
   %r.mfma_scale_f32_16x16x128_f8f6f4__a_bf6_v6__b_fp6_v8 = call <4 x float> @llvm.amdgcn.mfma.scale.f32.16x16x128.f8f6f4.v6i32.v8i32(<6 x i32> %a, <8 x i32> %b, <4 x float> %c, i32 3, i32 2, i32 0, i32 0, i32 0, i32 0)
@@ -390,7 +390,7 @@ define amdgpu_ps void @mfma_scale_f32_16x16x128_f8f6f4__a_bf6_v6__b_fp6_v8(<6 x 
 
 define amdgpu_ps void @mfma_scale_f32_16x16x128_f8f6f4__a_bf6_v8__b_fp6_v6(<8 x i32> %a, <6 x i32> %b, <4 x float> %c, ptr addrspace(1) %out) {
 ; OBJ-LABEL: <mfma_scale_f32_16x16x128_f8f6f4__a_bf6_v8__b_fp6_v6>:
-; OBJ: v_mfma_f32_16x16x128_f8f6f4 {{[av]\[[0-9]+:[0-9]+\]}}, v{{\[}}[[#A:]]:
+; OBJ: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{[av]\[[0-9]+:[0-9]+\]}}, v{{\[}}[[#A:]]:
 ; OBJ-SAME: [[#A+5]]{{\]}}, v{{\[}}[[#B:]]:
 ; OBJ-SAME: [[#B+5]]{{\]}},
   %r.mfma_scale_f32_16x16x128_f8f6f4__a_bf6_v8__b_fp6_v6 = call <4 x float> @llvm.amdgcn.mfma.scale.f32.16x16x128.f8f6f4.v8i32.v6i32(<8 x i32> %a, <6 x i32> %b, <4 x float> %c, i32 3, i32 2, i32 0, i32 0, i32 0, i32 0)
@@ -400,7 +400,7 @@ define amdgpu_ps void @mfma_scale_f32_16x16x128_f8f6f4__a_bf6_v8__b_fp6_v6(<8 x 
 
 define amdgpu_ps void @mfma_scale_f32_16x16x128_f8f6f4__a_bf6_v8__b_fp6_v8(<8 x i32> %a, <8 x i32> %b, <4 x float> %c, ptr addrspace(1) %out) {
 ; OBJ-LABEL: <mfma_scale_f32_16x16x128_f8f6f4__a_bf6_v8__b_fp6_v8>:
-; OBJ: v_mfma_f32_16x16x128_f8f6f4 {{[av]\[[0-9]+:[0-9]+\]}}, v{{\[}}[[#A:]]:
+; OBJ: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{[av]\[[0-9]+:[0-9]+\]}}, v{{\[}}[[#A:]]:
 ; OBJ-SAME: [[#A+5]]{{\]}}, v{{\[}}[[#B:]]:
 ; OBJ-SAME: [[#B+5]]{{\]}},
   %r.mfma_scale_f32_16x16x128_f8f6f4__a_bf6_v8__b_fp6_v8 = call <4 x float> @llvm.amdgcn.mfma.scale.f32.16x16x128.f8f6f4.v8i32.v8i32(<8 x i32> %a, <8 x i32> %b, <4 x float> %c, i32 3, i32 2, i32 0, i32 0, i32 0, i32 0)
@@ -410,7 +410,7 @@ define amdgpu_ps void @mfma_scale_f32_16x16x128_f8f6f4__a_bf6_v8__b_fp6_v8(<8 x 
 
 define amdgpu_ps void @mfma_scale_f32_16x16x128_f8f6f4__a_bf6_v6__b_bf6_v6(<6 x i32> %a, <6 x i32> %b, <4 x float> %c, ptr addrspace(1) %out) {
 ; OBJ-LABEL: <mfma_scale_f32_16x16x128_f8f6f4__a_bf6_v6__b_bf6_v6>:
-; OBJ: v_mfma_f32_16x16x128_f8f6f4 {{[av]\[[0-9]+:[0-9]+\]}}, v{{\[}}[[#A:]]:
+; OBJ: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{[av]\[[0-9]+:[0-9]+\]}}, v{{\[}}[[#A:]]:
 ; OBJ-SAME: [[#A+5]]{{\]}}, v{{\[}}[[#B:]]:
 ; OBJ-SAME: [[#B+5]]{{\]}},
   %r.mfma_scale_f32_16x16x128_f8f6f4__a_bf6_v6__b_bf6_v6 = call <4 x float> @llvm.amdgcn.mfma.scale.f32.16x16x128.f8f6f4.v6i32.v6i32(<6 x i32> %a, <6 x i32> %b, <4 x float> %c, i32 3, i32 3, i32 0, i32 0, i32 0, i32 0)
@@ -420,7 +420,7 @@ define amdgpu_ps void @mfma_scale_f32_16x16x128_f8f6f4__a_bf6_v6__b_bf6_v6(<6 x 
 
 define amdgpu_ps void @mfma_scale_f32_16x16x128_f8f6f4__a_bf6_v6__b_bf6_v8(<6 x i32> %a, <8 x i32> %b, <4 x float> %c, ptr addrspace(1) %out) {
 ; OBJ-LABEL: <mfma_scale_f32_16x16x128_f8f6f4__a_bf6_v6__b_bf6_v8>:
-; OBJ: v_mfma_f32_16x16x128_f8f6f4 {{[av]\[[0-9]+:[0-9]+\]}}, v{{\[}}[[#A:]]:
+; OBJ: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{[av]\[[0-9]+:[0-9]+\]}}, v{{\[}}[[#A:]]:
 ; OBJ-SAME: [[#A+5]]{{\]}}, v{{\[}}[[#B:]]:
 ; OBJ-SAME: [[#B+5]]{{\]}},
   %r.mfma_scale_f32_16x16x128_f8f6f4__a_bf6_v6__b_bf6_v8 = call <4 x float> @llvm.amdgcn.mfma.scale.f32.16x16x128.f8f6f4.v6i32.v8i32(<6 x i32> %a, <8 x i32> %b, <4 x float> %c, i32 3, i32 3, i32 0, i32 0, i32 0, i32 0)
@@ -430,7 +430,7 @@ define amdgpu_ps void @mfma_scale_f32_16x16x128_f8f6f4__a_bf6_v6__b_bf6_v8(<6 x 
 
 define amdgpu_ps void @mfma_scale_f32_16x16x128_f8f6f4__a_bf6_v8__b_bf6_v6(<8 x i32> %a, <6 x i32> %b, <4 x float> %c, ptr addrspace(1) %out) {
 ; OBJ-LABEL: <mfma_scale_f32_16x16x128_f8f6f4__a_bf6_v8__b_bf6_v6>:
-; OBJ: v_mfma_f32_16x16x128_f8f6f4 {{[av]\[[0-9]+:[0-9]+\]}}, v{{\[}}[[#A:]]:
+; OBJ: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{[av]\[[0-9]+:[0-9]+\]}}, v{{\[}}[[#A:]]:
 ; OBJ-SAME: [[#A+5]]{{\]}}, v{{\[}}[[#B:]]:
 ; OBJ-SAME: [[#B+5]]{{\]}},
   %r.mfma_scale_f32_16x16x128_f8f6f4__a_bf6_v8__b_bf6_v6 = call <4 x float> @llvm.amdgcn.mfma.scale.f32.16x16x128.f8f6f4.v8i32.v6i32(<8 x i32> %a, <6 x i32> %b, <4 x float> %c, i32 3, i32 3, i32 0, i32 0, i32 0, i32 0)
@@ -440,7 +440,7 @@ define amdgpu_ps void @mfma_scale_f32_16x16x128_f8f6f4__a_bf6_v8__b_bf6_v6(<8 x 
 
 define amdgpu_ps void @mfma_scale_f32_16x16x128_f8f6f4__a_bf6_v8__b_bf6_v8(<8 x i32> %a, <8 x i32> %b, <4 x float> %c, ptr addrspace(1) %out) {
 ; OBJ-LABEL: <mfma_scale_f32_16x16x128_f8f6f4__a_bf6_v8__b_bf6_v8>:
-; OBJ: v_mfma_f32_16x16x128_f8f6f4 {{[av]\[[0-9]+:[0-9]+\]}}, v{{\[}}[[#A:]]:
+; OBJ: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{[av]\[[0-9]+:[0-9]+\]}}, v{{\[}}[[#A:]]:
 ; OBJ-SAME: [[#A+5]]{{\]}}, v{{\[}}[[#B:]]:
 ; OBJ-SAME: [[#B+5]]{{\]}},
   %r.mfma_scale_f32_16x16x128_f8f6f4__a_bf6_v8__b_bf6_v8 = call <4 x float> @llvm.amdgcn.mfma.scale.f32.16x16x128.f8f6f4.v8i32.v8i32(<8 x i32> %a, <8 x i32> %b, <4 x float> %c, i32 3, i32 3, i32 0, i32 0, i32 0, i32 0)
@@ -450,7 +450,7 @@ define amdgpu_ps void @mfma_scale_f32_16x16x128_f8f6f4__a_bf6_v8__b_bf6_v8(<8 x 
 
 define amdgpu_ps void @mfma_scale_f32_16x16x128_f8f6f4__a_bf6_v6__b_fp4_v4(<6 x i32> %a, <4 x i32> %b, <4 x float> %c, ptr addrspace(1) %out) {
 ; OBJ-LABEL: <mfma_scale_f32_16x16x128_f8f6f4__a_bf6_v6__b_fp4_v4>:
-; OBJ: v_mfma_f32_16x16x128_f8f6f4 {{[av]\[[0-9]+:[0-9]+\]}}, v{{\[}}[[#A:]]:
+; OBJ: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{[av]\[[0-9]+:[0-9]+\]}}, v{{\[}}[[#A:]]:
 ; OBJ-SAME: [[#A+5]]{{\]}}, v{{\[}}[[#B:]]:
 ; OBJ-SAME: [[#B+3]]{{\]}},
   %r.mfma_scale_f32_16x16x128_f8f6f4__a_bf6_v6__b_fp4_v4 = call <4 x float> @llvm.amdgcn.mfma.scale.f32.16x16x128.f8f6f4.v6i32.v4i32(<6 x i32> %a, <4 x i32> %b, <4 x float> %c, i32 3, i32 4, i32 0, i32 0, i32 0, i32 0)
@@ -460,7 +460,7 @@ define amdgpu_ps void @mfma_scale_f32_16x16x128_f8f6f4__a_bf6_v6__b_fp4_v4(<6 x 
 
 define amdgpu_ps void @mfma_scale_f32_16x16x128_f8f6f4__a_bf6_v6__b_fp4_v8(<6 x i32> %a, <8 x i32> %b, <4 x float> %c, ptr addrspace(1) %out) {
 ; OBJ-LABEL: <mfma_scale_f32_16x16x128_f8f6f4__a_bf6_v6__b_fp4_v8>:
-; OBJ: v_mfma_f32_16x16x128_f8f6f4 {{[av]\[[0-9]+:[0-9]+\]}}, v{{\[}}[[#A:]]:
+; OBJ: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{[av]\[[0-9]+:[0-9]+\]}}, v{{\[}}[[#A:]]:
 ; OBJ-SAME: [[#A+5]]{{\]}}, v{{\[}}[[#B:]]:
 ; OBJ-SAME: [[#B+3]]{{\]}},
   %r.mfma_scale_f32_16x16x128_f8f6f4__a_bf6_v6__b_fp4_v8 = call <4 x float> @llvm.amdgcn.mfma.scale.f32.16x16x128.f8f6f4.v6i32.v8i32(<6 x i32> %a, <8 x i32> %b, <4 x float> %c, i32 3, i32 4, i32 0, i32 0, i32 0, i32 0)
@@ -470,7 +470,7 @@ define amdgpu_ps void @mfma_scale_f32_16x16x128_f8f6f4__a_bf6_v6__b_fp4_v8(<6 x 
 
 define amdgpu_ps void @mfma_scale_f32_16x16x128_f8f6f4__a_bf6_v8__b_fp4_v4(<8 x i32> %a, <4 x i32> %b, <4 x float> %c, ptr addrspace(1) %out) {
 ; OBJ-LABEL: <mfma_scale_f32_16x16x128_f8f6f4__a_bf6_v8__b_fp4_v4>:
-; OBJ: v_mfma_f32_16x16x128_f8f6f4 {{[av]\[[0-9]+:[0-9]+\]}}, v{{\[}}[[#A:]]:
+; OBJ: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{[av]\[[0-9]+:[0-9]+\]}}, v{{\[}}[[#A:]]:
 ; OBJ-SAME: [[#A+5]]{{\]}}, v{{\[}}[[#B:]]:
 ; OBJ-SAME: [[#B+3]]{{\]}},
   %r.mfma_scale_f32_16x16x128_f8f6f4__a_bf6_v8__b_fp4_v4 = call <4 x float> @llvm.amdgcn.mfma.scale.f32.16x16x128.f8f6f4.v8i32.v4i32(<8 x i32> %a, <4 x i32> %b, <4 x float> %c, i32 3, i32 4, i32 0, i32 0, i32 0, i32 0)
@@ -480,7 +480,7 @@ define amdgpu_ps void @mfma_scale_f32_16x16x128_f8f6f4__a_bf6_v8__b_fp4_v4(<8 x 
 
 define amdgpu_ps void @mfma_scale_f32_16x16x128_f8f6f4__a_bf6_v8__b_fp4_v8(<8 x i32> %a, <8 x i32> %b, <4 x float> %c, ptr addrspace(1) %out) {
 ; OBJ-LABEL: <mfma_scale_f32_16x16x128_f8f6f4__a_bf6_v8__b_fp4_v8>:
-; OBJ: v_mfma_f32_16x16x128_f8f6f4 {{[av]\[[0-9]+:[0-9]+\]}}, v{{\[}}[[#A:]]:
+; OBJ: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{[av]\[[0-9]+:[0-9]+\]}}, v{{\[}}[[#A:]]:
 ; OBJ-SAME: [[#A+5]]{{\]}}, v{{\[}}[[#B:]]:
 ; OBJ-SAME: [[#B+3]]{{\]}},
   %r.mfma_scale_f32_16x16x128_f8f6f4__a_bf6_v8__b_fp4_v8 = call <4 x float> @llvm.amdgcn.mfma.scale.f32.16x16x128.f8f6f4.v8i32.v8i32(<8 x i32> %a, <8 x i32> %b, <4 x float> %c, i32 3, i32 4, i32 0, i32 0, i32 0, i32 0)
@@ -490,7 +490,7 @@ define amdgpu_ps void @mfma_scale_f32_16x16x128_f8f6f4__a_bf6_v8__b_fp4_v8(<8 x 
 
 define amdgpu_ps void @mfma_scale_f32_16x16x128_f8f6f4__a_fp4_v4__b_fp8_v8(<4 x i32> %a, <8 x i32> %b, <4 x float> %c, ptr addrspace(1) %out) {
 ; OBJ-LABEL: <mfma_scale_f32_16x16x128_f8f6f4__a_fp4_v4__b_fp8_v8>:
-; OBJ: v_mfma_f32_16x16x128_f8f6f4 {{[av]\[[0-9]+:[0-9]+\]}}, v{{\[}}[[#A:]]:
+; OBJ: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{[av]\[[0-9]+:[0-9]+\]}}, v{{\[}}[[#A:]]:
 ; OBJ-SAME: [[#A+3]]{{\]}}, v{{\[}}[[#B:]]:
 ; OBJ-SAME: [[#B+7]]{{\]}},
   %r.mfma_scale_f32_16x16x128_f8f6f4__a_fp4_v4__b_fp8_v8 = call <4 x float> @llvm.amdgcn.mfma.scale.f32.16x16x128.f8f6f4.v4i32.v8i32(<4 x i32> %a, <8 x i32> %b, <4 x float> %c, i32 4, i32 0, i32 0, i32 0, i32 0, i32 0)
@@ -500,7 +500,7 @@ define amdgpu_ps void @mfma_scale_f32_16x16x128_f8f6f4__a_fp4_v4__b_fp8_v8(<4 x 
 
 define amdgpu_ps void @mfma_scale_f32_16x16x128_f8f6f4__a_fp4_v8__b_fp8_v8(<8 x i32> %a, <8 x i32> %b, <4 x float> %c, ptr addrspace(1) %out) {
 ; OBJ-LABEL: <mfma_scale_f32_16x16x128_f8f6f4__a_fp4_v8__b_fp8_v8>:
-; OBJ: v_mfma_f32_16x16x128_f8f6f4 {{[av]\[[0-9]+:[0-9]+\]}}, v{{\[}}[[#A:]]:
+; OBJ: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{[av]\[[0-9]+:[0-9]+\]}}, v{{\[}}[[#A:]]:
 ; OBJ-SAME: [[#A+3]]{{\]}}, v{{\[}}[[#B:]]:
 ; OBJ-SAME: [[#B+7]]{{\]}},
   %r.mfma_scale_f32_16x16x128_f8f6f4__a_fp4_v8__b_fp8_v8 = call <4 x float> @llvm.amdgcn.mfma.scale.f32.16x16x128.f8f6f4.v8i32.v8i32(<8 x i32> %a, <8 x i32> %b, <4 x float> %c, i32 4, i32 0, i32 0, i32 0, i32 0, i32 0)
@@ -510,7 +510,7 @@ define amdgpu_ps void @mfma_scale_f32_16x16x128_f8f6f4__a_fp4_v8__b_fp8_v8(<8 x 
 
 define amdgpu_ps void @mfma_scale_f32_16x16x128_f8f6f4__a_fp4_v4__b_bf8_v8(<4 x i32> %a, <8 x i32> %b, <4 x float> %c, ptr addrspace(1) %out) {
 ; OBJ-LABEL: <mfma_scale_f32_16x16x128_f8f6f4__a_fp4_v4__b_bf8_v8>:
-; OBJ: v_mfma_f32_16x16x128_f8f6f4 {{[av]\[[0-9]+:[0-9]+\]}}, v{{\[}}[[#A:]]:
+; OBJ: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{[av]\[[0-9]+:[0-9]+\]}}, v{{\[}}[[#A:]]:
 ; OBJ-SAME: [[#A+3]]{{\]}}, v{{\[}}[[#B:]]:
 ; OBJ-SAME: [[#B+7]]{{\]}},
   %r.mfma_scale_f32_16x16x128_f8f6f4__a_fp4_v4__b_bf8_v8 = call <4 x float> @llvm.amdgcn.mfma.scale.f32.16x16x128.f8f6f4.v4i32.v8i32(<4 x i32> %a, <8 x i32> %b, <4 x float> %c, i32 4, i32 1, i32 0, i32 0, i32 0, i32 0)
@@ -520,7 +520,7 @@ define amdgpu_ps void @mfma_scale_f32_16x16x128_f8f6f4__a_fp4_v4__b_bf8_v8(<4 x 
 
 define amdgpu_ps void @mfma_scale_f32_16x16x128_f8f6f4__a_fp4_v8__b_bf8_v8(<8 x i32> %a, <8 x i32> %b, <4 x float> %c, ptr addrspace(1) %out) {
 ; OBJ-LABEL: <mfma_scale_f32_16x16x128_f8f6f4__a_fp4_v8__b_bf8_v8>:
-; OBJ: v_mfma_f32_16x16x128_f8f6f4 {{[av]\[[0-9]+:[0-9]+\]}}, v{{\[}}[[#A:]]:
+; OBJ: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{[av]\[[0-9]+:[0-9]+\]}}, v{{\[}}[[#A:]]:
 ; OBJ-SAME: [[#A+3]]{{\]}}, v{{\[}}[[#B:]]:
 ; OBJ-SAME: [[#B+7]]{{\]}},
   %r.mfma_scale_f32_16x16x128_f8f6f4__a_fp4_v8__b_bf8_v8 = call <4 x float> @llvm.amdgcn.mfma.scale.f32.16x16x128.f8f6f4.v8i32.v8i32(<8 x i32> %a, <8 x i32> %b, <4 x float> %c, i32 4, i32 1, i32 0, i32 0, i32 0, i32 0)
@@ -530,7 +530,7 @@ define amdgpu_ps void @mfma_scale_f32_16x16x128_f8f6f4__a_fp4_v8__b_bf8_v8(<8 x 
 
 define amdgpu_ps void @mfma_scale_f32_16x16x128_f8f6f4__a_fp4_v4__b_fp6_v6(<4 x i32> %a, <6 x i32> %b, <4 x float> %c, ptr addrspace(1) %out) {
 ; OBJ-LABEL: <mfma_scale_f32_16x16x128_f8f6f4__a_fp4_v4__b_fp6_v6>:
-; OBJ: v_mfma_f32_16x16x128_f8f6f4 {{[av]\[[0-9]+:[0-9]+\]}}, v{{\[}}[[#A:]]:
+; OBJ: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{[av]\[[0-9]+:[0-9]+\]}}, v{{\[}}[[#A:]]:
 ; OBJ-SAME: [[#A+3]]{{\]}}, v{{\[}}[[#B:]]:
 ; OBJ-SAME: [[#B+5]]{{\]}},
   %r.mfma_scale_f32_16x16x128_f8f6f4__a_fp4_v4__b_fp6_v6 = call <4 x float> @llvm.amdgcn.mfma.scale.f32.16x16x128.f8f6f4.v4i32.v6i32(<4 x i32> %a, <6 x i32> %b, <4 x float> %c, i32 4, i32 2, i32 0, i32 0, i32 0, i32 0)
@@ -540,7 +540,7 @@ define amdgpu_ps void @mfma_scale_f32_16x16x128_f8f6f4__a_fp4_v4__b_fp6_v6(<4 x 
 
 define amdgpu_ps void @mfma_scale_f32_16x16x128_f8f6f4__a_fp4_v4__b_fp6_v8(<4 x i32> %a, <8 x i32> %b, <4 x float> %c, ptr addrspace(1) %out) {
 ; OBJ-LABEL: <mfma_scale_f32_16x16x128_f8f6f4__a_fp4_v4__b_fp6_v8>:
-; OBJ: v_mfma_f32_16x16x128_f8f6f4 {{[av]\[[0-9]+:[0-9]+\]}}, v{{\[}}[[#A:]]:
+; OBJ: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{[av]\[[0-9]+:[0-9]+\]}}, v{{\[}}[[#A:]]:
 ; OBJ-SAME: [[#A+3]]{{\]}}, v{{\[}}[[#B:]]:
 ; OBJ-SAME: [[#B+5]]{{\]}},
   %r.mfma_scale_f32_16x16x128_f8f6f4__a_fp4_v4__b_fp6_v8 = call <4 x float> @llvm.amdgcn.mfma.scale.f32.16x16x128.f8f6f4.v4i32.v8i32(<4 x i32> %a, <8 x i32> %b, <4 x float> %c, i32 4, i32 2, i32 0, i32 0, i32 0, i32 0)
@@ -550,7 +550,7 @@ define amdgpu_ps void @mfma_scale_f32_16x16x128_f8f6f4__a_fp4_v4__b_fp6_v8(<4 x 
 
 define amdgpu_ps void @mfma_scale_f32_16x16x128_f8f6f4__a_fp4_v8__b_fp6_v6(<8 x i32> %a, <6 x i32> %b, <4 x float> %c, ptr addrspace(1) %out) {
 ; OBJ-LABEL: <mfma_scale_f32_16x16x128_f8f6f4__a_fp4_v8__b_fp6_v6>:
-; OBJ: v_mfma_f32_16x16x128_f8f6f4 {{[av]\[[0-9]+:[0-9]+\]}}, v{{\[}}[[#A:]]:
+; OBJ: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{[av]\[[0-9]+:[0-9]+\]}}, v{{\[}}[[#A:]]:
 ; OBJ-SAME: [[#A+3]]{{\]}}, v{{\[}}[[#B:]]:
 ; OBJ-SAME: [[#B+5]]{{\]}},
   %r.mfma_scale_f32_16x16x128_f8f6f4__a_fp4_v8__b_fp6_v6 = call <4 x float> @llvm.amdgcn.mfma.scale.f32.16x16x128.f8f6f4.v8i32.v6i32(<8 x i32> %a, <6 x i32> %b, <4 x float> %c, i32 4, i32 2, i32 0, i32 0, i32 0, i32 0)
@@ -560,7 +560,7 @@ define amdgpu_ps void @mfma_scale_f32_16x16x128_f8f6f4__a_fp4_v8__b_fp6_v6(<8 x 
 
 define amdgpu_ps void @mfma_scale_f32_16x16x128_f8f6f4__a_fp4_v8__b_fp6_v8(<8 x i32> %a, <8 x i32> %b, <4 x float> %c, ptr addrspace(1) %out) {
 ; OBJ-LABEL: <mfma_scale_f32_16x16x128_f8f6f4__a_fp4_v8__b_fp6_v8>:
-; OBJ: v_mfma_f32_16x16x128_f8f6f4 {{[av]\[[0-9]+:[0-9]+\]}}, v{{\[}}[[#A:]]:
+; OBJ: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{[av]\[[0-9]+:[0-9]+\]}}, v{{\[}}[[#A:]]:
 ; OBJ-SAME: [[#A+3]]{{\]}}, v{{\[}}[[#B:]]:
 ; OBJ-SAME: [[#B+5]]{{\]}},
   %r.mfma_scale_f32_16x16x128_f8f6f4__a_fp4_v8__b_fp6_v8 = call <4 x float> @llvm.amdgcn.mfma.scale.f32.16x16x128.f8f6f4.v8i32.v8i32(<8 x i32> %a, <8 x i32> %b, <4 x float> %c, i32 4, i32 2, i32 0, i32 0, i32 0, i32 0)
@@ -570,7 +570,7 @@ define amdgpu_ps void @mfma_scale_f32_16x16x128_f8f6f4__a_fp4_v8__b_fp6_v8(<8 x 
 
 define amdgpu_ps void @mfma_scale_f32_16x16x128_f8f6f4__a_fp4_v4__b_bf6_v6(<4 x i32> %a, <6 x i32> %b, <4 x float> %c, ptr addrspace(1) %out) {
 ; OBJ-LABEL: <mfma_scale_f32_16x16x128_f8f6f4__a_fp4_v4__b_bf6_v6>:
-; OBJ: v_mfma_f32_16x16x128_f8f6f4 {{[av]\[[0-9]+:[0-9]+\]}}, v{{\[}}[[#A:]]:
+; OBJ: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{[av]\[[0-9]+:[0-9]+\]}}, v{{\[}}[[#A:]]:
 ; OBJ-SAME: [[#A+3]]{{\]}}, v{{\[}}[[#B:]]:
 ; OBJ-SAME: [[#B+5]]{{\]}},
   %r.mfma_scale_f32_16x16x128_f8f6f4__a_fp4_v4__b_bf6_v6 = call <4 x float> @llvm.amdgcn.mfma.scale.f32.16x16x128.f8f6f4.v4i32.v6i32(<4 x i32> %a, <6 x i32> %b, <4 x float> %c, i32 4, i32 3, i32 0, i32 0, i32 0, i32 0)
@@ -580,7 +580,7 @@ define amdgpu_ps void @mfma_scale_f32_16x16x128_f8f6f4__a_fp4_v4__b_bf6_v6(<4 x 
 
 define amdgpu_ps void @mfma_scale_f32_16x16x128_f8f6f4__a_fp4_v4__b_bf6_v8(<4 x i32> %a, <8 x i32> %b, <4 x float> %c, ptr addrspace(1) %out) {
 ; OBJ-LABEL: <mfma_scale_f32_16x16x128_f8f6f4__a_fp4_v4__b_bf6_v8>:
-; OBJ: v_mfma_f32_16x16x128_f8f6f4 {{[av]\[[0-9]+:[0-9]+\]}}, v{{\[}}[[#A:]]:
+; OBJ: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{[av]\[[0-9]+:[0-9]+\]}}, v{{\[}}[[#A:]]:
 ; OBJ-SAME: [[#A+3]]{{\]}}, v{{\[}}[[#B:]]:
 ; OBJ-SAME: [[#B+5]]{{\]}},
   %r.mfma_scale_f32_16x16x128_f8f6f4__a_fp4_v4__b_bf6_v8 = call <4 x float> @llvm.amdgcn.mfma.scale.f32.16x16x128.f8f6f4.v4i32.v8i32(<4 x i32> %a, <8 x i32> %b, <4 x float> %c, i32 4, i32 3, i32 0, i32 0, i32 0, i32 0)
@@ -590,7 +590,7 @@ define amdgpu_ps void @mfma_scale_f32_16x16x128_f8f6f4__a_fp4_v4__b_bf6_v8(<4 x 
 
 define amdgpu_ps void @mfma_scale_f32_16x16x128_f8f6f4__a_fp4_v8__b_bf6_v6(<8 x i32> %a, <6 x i32> %b, <4 x float> %c, ptr addrspace(1) %out) {
 ; OBJ-LABEL: <mfma_scale_f32_16x16x128_f8f6f4__a_fp4_v8__b_bf6_v6>:
-; OBJ: v_mfma_f32_16x16x128_f8f6f4 {{[av]\[[0-9]+:[0-9]+\]}}, v{{\[}}[[#A:]]:
+; OBJ: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{[av]\[[0-9]+:[0-9]+\]}}, v{{\[}}[[#A:]]:
 ; OBJ-SAME: [[#A+3]]{{\]}}, v{{\[}}[[#B:]]:
 ; OBJ-SAME: [[#B+5]]{{\]}},
   %r.mfma_scale_f32_16x16x128_f8f6f4__a_fp4_v8__b_bf6_v6 = call <4 x float> @llvm.amdgcn.mfma.scale.f32.16x16x128.f8f6f4.v8i32.v6i32(<8 x i32> %a, <6 x i32> %b, <4 x float> %c, i32 4, i32 3, i32 0, i32 0, i32 0, i32 0)
@@ -600,7 +600,7 @@ define amdgpu_ps void @mfma_scale_f32_16x16x128_f8f6f4__a_fp4_v8__b_bf6_v6(<8 x 
 
 define amdgpu_ps void @mfma_scale_f32_16x16x128_f8f6f4__a_fp4_v8__b_bf6_v8(<8 x i32> %a, <8 x i32> %b, <4 x float> %c, ptr addrspace(1) %out) {
 ; OBJ-LABEL: <mfma_scale_f32_16x16x128_f8f6f4__a_fp4_v8__b_bf6_v8>:
-; OBJ: v_mfma_f32_16x16x128_f8f6f4 {{[av]\[[0-9]+:[0-9]+\]}}, v{{\[}}[[#A:]]:
+; OBJ: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{[av]\[[0-9]+:[0-9]+\]}}, v{{\[}}[[#A:]]:
 ; OBJ-SAME: [[#A+3]]{{\]}}, v{{\[}}[[#B:]]:
 ; OBJ-SAME: [[#B+5]]{{\]}},
   %r.mfma_scale_f32_16x16x128_f8f6f4__a_fp4_v8__b_bf6_v8 = call <4 x float> @llvm.amdgcn.mfma.scale.f32.16x16x128.f8f6f4.v8i32.v8i32(<8 x i32> %a, <8 x i32> %b, <4 x float> %c, i32 4, i32 3, i32 0, i32 0, i32 0, i32 0)
@@ -610,7 +610,7 @@ define amdgpu_ps void @mfma_scale_f32_16x16x128_f8f6f4__a_fp4_v8__b_bf6_v8(<8 x 
 
 define amdgpu_ps void @mfma_scale_f32_16x16x128_f8f6f4__a_fp4_v4__b_fp4_v4(<4 x i32> %a, <4 x i32> %b, <4 x float> %c, ptr addrspace(1) %out) {
 ; OBJ-LABEL: <mfma_scale_f32_16x16x128_f8f6f4__a_fp4_v4__b_fp4_v4>:
-; OBJ: v_mfma_f32_16x16x128_f8f6f4 {{[av]\[[0-9]+:[0-9]+\]}}, v{{\[}}[[#A:]]:
+; OBJ: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{[av]\[[0-9]+:[0-9]+\]}}, v{{\[}}[[#A:]]:
 ; OBJ-SAME: [[#A+3]]{{\]}}, v{{\[}}[[#B:]]:
 ; OBJ-SAME: [[#B+3]]{{\]}},
   %r.mfma_scale_f32_16x16x128_f8f6f4__a_fp4_v4__b_fp4_v4 = call <4 x float> @llvm.amdgcn.mfma.scale.f32.16x16x128.f8f6f4.v4i32.v4i32(<4 x i32> %a, <4 x i32> %b, <4 x float> %c, i32 4, i32 4, i32 0, i32 0, i32 0, i32 0)
@@ -620,7 +620,7 @@ define amdgpu_ps void @mfma_scale_f32_16x16x128_f8f6f4__a_fp4_v4__b_fp4_v4(<4 x 
 
 define amdgpu_ps void @mfma_scale_f32_16x16x128_f8f6f4__a_fp4_v4__b_fp4_v8(<4 x i32> %a, <8 x i32> %b, <4 x float> %c, ptr addrspace(1) %out) {
 ; OBJ-LABEL: <mfma_scale_f32_16x16x128_f8f6f4__a_fp4_v4__b_fp4_v8>:
-; OBJ: v_mfma_f32_16x16x128_f8f6f4 {{[av]\[[0-9]+:[0-9]+\]}}, v{{\[}}[[#A:]]:
+; OBJ: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{[av]\[[0-9]+:[0-9]+\]}}, v{{\[}}[[#A:]]:
 ; OBJ-SAME: [[#A+3]]{{\]}}, v{{\[}}[[#B:]]:
 ; OBJ-SAME: [[#B+3]]{{\]}},
   %r.mfma_scale_f32_16x16x128_f8f6f4__a_fp4_v4__b_fp4_v8 = call <4 x float> @llvm.amdgcn.mfma.scale.f32.16x16x128.f8f6f4.v4i32.v8i32(<4 x i32> %a, <8 x i32> %b, <4 x float> %c, i32 4, i32 4, i32 0, i32 0, i32 0, i32 0)
@@ -630,7 +630,7 @@ define amdgpu_ps void @mfma_scale_f32_16x16x128_f8f6f4__a_fp4_v4__b_fp4_v8(<4 x 
 
 define amdgpu_ps void @mfma_scale_f32_16x16x128_f8f6f4__a_fp4_v8__b_fp4_v4(<8 x i32> %a, <4 x i32> %b, <4 x float> %c, ptr addrspace(1) %out) {
 ; OBJ-LABEL: <mfma_scale_f32_16x16x128_f8f6f4__a_fp4_v8__b_fp4_v4>:
-; OBJ: v_mfma_f32_16x16x128_f8f6f4 {{[av]\[[0-9]+:[0-9]+\]}}, v{{\[}}[[#A:]]:
+; OBJ: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{[av]\[[0-9]+:[0-9]+\]}}, v{{\[}}[[#A:]]:
 ; OBJ-SAME: [[#A+3]]{{\]}}, v{{\[}}[[#B:]]:
 ; OBJ-SAME: [[#B+3]]{{\]}},
   %r.mfma_scale_f32_16x16x128_f8f6f4__a_fp4_v8__b_fp4_v4 = call <4 x float> @llvm.amdgcn.mfma.scale.f32.16x16x128.f8f6f4.v8i32.v4i32(<8 x i32> %a, <4 x i32> %b, <4 x float> %c, i32 4, i32 4, i32 0, i32 0, i32 0, i32 0)
@@ -640,7 +640,7 @@ define amdgpu_ps void @mfma_scale_f32_16x16x128_f8f6f4__a_fp4_v8__b_fp4_v4(<8 x 
 
 define amdgpu_ps void @mfma_scale_f32_16x16x128_f8f6f4__a_fp4_v8__b_fp4_v8(<8 x i32> %a, <8 x i32> %b, <4 x float> %c, ptr addrspace(1) %out) {
 ; OBJ-LABEL: <mfma_scale_f32_16x16x128_f8f6f4__a_fp4_v8__b_fp4_v8>:
-; OBJ: v_mfma_f32_16x16x128_f8f6f4 {{[av]\[[0-9]+:[0-9]+\]}}, v{{\[}}[[#A:]]:
+; OBJ: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{[av]\[[0-9]+:[0-9]+\]}}, v{{\[}}[[#A:]]:
 ; OBJ-SAME: [[#A+3]]{{\]}}, v{{\[}}[[#B:]]:
 ; OBJ-SAME: [[#B+3]]{{\]}},
   %r.mfma_scale_f32_16x16x128_f8f6f4__a_fp4_v8__b_fp4_v8 = call <4 x float> @llvm.amdgcn.mfma.scale.f32.16x16x128.f8f6f4.v8i32.v8i32(<8 x i32> %a, <8 x i32> %b, <4 x float> %c, i32 4, i32 4, i32 0, i32 0, i32 0, i32 0)

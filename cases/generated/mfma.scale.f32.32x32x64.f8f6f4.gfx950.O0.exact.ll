@@ -13,7 +13,7 @@
 
 define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_fp8_v8__b_fp8_v8(<8 x i32> %a, <8 x i32> %b, <16 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}mfma_scale_f32_32x32x64_f8f6f4__a_fp8_v8__b_fp8_v8:
-; CHECK: v_mfma_f32_32x32x64_f8f6f4 {{([^:]|[0-9]:)*}}{{$}}
+; CHECK: {{v_mfma_f32_32x32x64_f8f6f4|v_mfma_scale_f32_32x32x64_f8f6f4}} {{([^:]|[0-9]:)*}}{{$}}
   %r.mfma_scale_f32_32x32x64_f8f6f4__a_fp8_v8__b_fp8_v8 = call <16 x float> @llvm.amdgcn.mfma.scale.f32.32x32x64.f8f6f4.v8i32.v8i32(<8 x i32> %a, <8 x i32> %b, <16 x float> %c, i32 0, i32 0, i32 0, i32 0, i32 0, i32 0)
   store <16 x float> %r.mfma_scale_f32_32x32x64_f8f6f4__a_fp8_v8__b_fp8_v8, ptr addrspace(1) %out
   ret void
@@ -21,7 +21,7 @@ define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_fp8_v8__b_fp8_v8(<8 x i
 
 define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_fp8_v8__b_bf8_v8(<8 x i32> %a, <8 x i32> %b, <16 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}mfma_scale_f32_32x32x64_f8f6f4__a_fp8_v8__b_bf8_v8:
-; CHECK: v_mfma_f32_32x32x64_f8f6f4 {{([^:]|[0-9]:)*}} blgp:1{{$}}
+; CHECK: {{v_mfma_f32_32x32x64_f8f6f4|v_mfma_scale_f32_32x32x64_f8f6f4}} {{([^:]|[0-9]:)*}} blgp:1{{$}}
   %r.mfma_scale_f32_32x32x64_f8f6f4__a_fp8_v8__b_bf8_v8 = call <16 x float> @llvm.amdgcn.mfma.scale.f32.32x32x64.f8f6f4.v8i32.v8i32(<8 x i32> %a, <8 x i32> %b, <16 x float> %c, i32 0, i32 1, i32 0, i32 0, i32 0, i32 0)
   store <16 x float> %r.mfma_scale_f32_32x32x64_f8f6f4__a_fp8_v8__b_bf8_v8, ptr addrspace(1) %out
   ret void
@@ -29,7 +29,7 @@ define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_fp8_v8__b_bf8_v8(<8 x i
 
 define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_fp8_v8__b_fp6_v6(<8 x i32> %a, <6 x i32> %b, <16 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}mfma_scale_f32_32x32x64_f8f6f4__a_fp8_v8__b_fp6_v6:
-; CHECK: v_mfma_f32_32x32x64_f8f6f4 {{([^:]|[0-9]:)*}} blgp:2{{$}}
+; CHECK: {{v_mfma_f32_32x32x64_f8f6f4|v_mfma_scale_f32_32x32x64_f8f6f4}} {{([^:]|[0-9]:)*}} blgp:2{{$}}
   %r.mfma_scale_f32_32x32x64_f8f6f4__a_fp8_v8__b_fp6_v6 = call <16 x float> @llvm.amdgcn.mfma.scale.f32.32x32x64.f8f6f4.v8i32.v6i32(<8 x i32> %a, <6 x i32> %b, <16 x float> %c, i32 0, i32 2, i32 0, i32 0, i32 0, i32 0)
   store <16 x float> %r.mfma_scale_f32_32x32x64_f8f6f4__a_fp8_v8__b_fp6_v6, ptr addrspace(1) %out
   ret void
@@ -37,7 +37,7 @@ define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_fp8_v8__b_fp6_v6(<8 x i
 
 define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_fp8_v8__b_bf6_v6(<8 x i32> %a, <6 x i32> %b, <16 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}mfma_scale_f32_32x32x64_f8f6f4__a_fp8_v8__b_bf6_v6:
-; CHECK: v_mfma_f32_32x32x64_f8f6f4 {{([^:]|[0-9]:)*}} blgp:3{{$}}
+; CHECK: {{v_mfma_f32_32x32x64_f8f6f4|v_mfma_scale_f32_32x32x64_f8f6f4}} {{([^:]|[0-9]:)*}} blgp:3{{$}}
   %r.mfma_scale_f32_32x32x64_f8f6f4__a_fp8_v8__b_bf6_v6 = call <16 x float> @llvm.amdgcn.mfma.scale.f32.32x32x64.f8f6f4.v8i32.v6i32(<8 x i32> %a, <6 x i32> %b, <16 x float> %c, i32 0, i32 3, i32 0, i32 0, i32 0, i32 0)
   store <16 x float> %r.mfma_scale_f32_32x32x64_f8f6f4__a_fp8_v8__b_bf6_v6, ptr addrspace(1) %out
   ret void
@@ -45,7 +45,7 @@ define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_fp8_v8__b_bf6_v6(<8 x i
 
 define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_fp8_v8__b_fp4_v4(<8 x i32> %a, <4 x i32> %b, <16 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}mfma_scale_f32_32x32x64_f8f6f4__a_fp8_v8__b_fp4_v4:
-; CHECK: v_mfma_f32_32x32x64_f8f6f4 {{([^:]|[0-9]:)*}} blgp:4{{$}}
+; CHECK: {{v_mfma_f32_32x32x64_f8f6f4|v_mfma_scale_f32_32x32x64_f8f6f4}} {{([^:]|[0-9]:)*}} blgp:4{{$}}
   %r.mfma_scale_f32_32x32x64_f8f6f4__a_fp8_v8__b_fp4_v4 = call <16 x float> @llvm.amdgcn.mfma.scale.f32.32x32x64.f8f6f4.v8i32.v4i32(<8 x i32> %a, <4 x i32> %b, <16 x float> %c, i32 0, i32 4, i32 0, i32 0, i32 0, i32 0)
   store <16 x float> %r.mfma_scale_f32_32x32x64_f8f6f4__a_fp8_v8__b_fp4_v4, ptr addrspace(1) %out
   ret void
@@ -53,7 +53,7 @@ define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_fp8_v8__b_fp4_v4(<8 x i
 
 define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_bf8_v8__b_fp8_v8(<8 x i32> %a, <8 x i32> %b, <16 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}mfma_scale_f32_32x32x64_f8f6f4__a_bf8_v8__b_fp8_v8:
-; CHECK: v_mfma_f32_32x32x64_f8f6f4 {{([^:]|[0-9]:)*}} cbsz:1{{$}}
+; CHECK: {{v_mfma_f32_32x32x64_f8f6f4|v_mfma_scale_f32_32x32x64_f8f6f4}} {{([^:]|[0-9]:)*}} cbsz:1{{$}}
   %r.mfma_scale_f32_32x32x64_f8f6f4__a_bf8_v8__b_fp8_v8 = call <16 x float> @llvm.amdgcn.mfma.scale.f32.32x32x64.f8f6f4.v8i32.v8i32(<8 x i32> %a, <8 x i32> %b, <16 x float> %c, i32 1, i32 0, i32 0, i32 0, i32 0, i32 0)
   store <16 x float> %r.mfma_scale_f32_32x32x64_f8f6f4__a_bf8_v8__b_fp8_v8, ptr addrspace(1) %out
   ret void
@@ -61,7 +61,7 @@ define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_bf8_v8__b_fp8_v8(<8 x i
 
 define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_bf8_v8__b_bf8_v8(<8 x i32> %a, <8 x i32> %b, <16 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}mfma_scale_f32_32x32x64_f8f6f4__a_bf8_v8__b_bf8_v8:
-; CHECK: v_mfma_f32_32x32x64_f8f6f4 {{([^:]|[0-9]:)*}} cbsz:1 blgp:1{{$}}
+; CHECK: {{v_mfma_f32_32x32x64_f8f6f4|v_mfma_scale_f32_32x32x64_f8f6f4}} {{([^:]|[0-9]:)*}} cbsz:1 blgp:1{{$}}
   %r.mfma_scale_f32_32x32x64_f8f6f4__a_bf8_v8__b_bf8_v8 = call <16 x float> @llvm.amdgcn.mfma.scale.f32.32x32x64.f8f6f4.v8i32.v8i32(<8 x i32> %a, <8 x i32> %b, <16 x float> %c, i32 1, i32 1, i32 0, i32 0, i32 0, i32 0)
   store <16 x float> %r.mfma_scale_f32_32x32x64_f8f6f4__a_bf8_v8__b_bf8_v8, ptr addrspace(1) %out
   ret void
@@ -69,7 +69,7 @@ define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_bf8_v8__b_bf8_v8(<8 x i
 
 define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_bf8_v8__b_fp6_v6(<8 x i32> %a, <6 x i32> %b, <16 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}mfma_scale_f32_32x32x64_f8f6f4__a_bf8_v8__b_fp6_v6:
-; CHECK: v_mfma_f32_32x32x64_f8f6f4 {{([^:]|[0-9]:)*}} cbsz:1 blgp:2{{$}}
+; CHECK: {{v_mfma_f32_32x32x64_f8f6f4|v_mfma_scale_f32_32x32x64_f8f6f4}} {{([^:]|[0-9]:)*}} cbsz:1 blgp:2{{$}}
   %r.mfma_scale_f32_32x32x64_f8f6f4__a_bf8_v8__b_fp6_v6 = call <16 x float> @llvm.amdgcn.mfma.scale.f32.32x32x64.f8f6f4.v8i32.v6i32(<8 x i32> %a, <6 x i32> %b, <16 x float> %c, i32 1, i32 2, i32 0, i32 0, i32 0, i32 0)
   store <16 x float> %r.mfma_scale_f32_32x32x64_f8f6f4__a_bf8_v8__b_fp6_v6, ptr addrspace(1) %out
   ret void
@@ -77,7 +77,7 @@ define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_bf8_v8__b_fp6_v6(<8 x i
 
 define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_bf8_v8__b_bf6_v6(<8 x i32> %a, <6 x i32> %b, <16 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}mfma_scale_f32_32x32x64_f8f6f4__a_bf8_v8__b_bf6_v6:
-; CHECK: v_mfma_f32_32x32x64_f8f6f4 {{([^:]|[0-9]:)*}} cbsz:1 blgp:3{{$}}
+; CHECK: {{v_mfma_f32_32x32x64_f8f6f4|v_mfma_scale_f32_32x32x64_f8f6f4}} {{([^:]|[0-9]:)*}} cbsz:1 blgp:3{{$}}
   %r.mfma_scale_f32_32x32x64_f8f6f4__a_bf8_v8__b_bf6_v6 = call <16 x float> @llvm.amdgcn.mfma.scale.f32.32x32x64.f8f6f4.v8i32.v6i32(<8 x i32> %a, <6 x i32> %b, <16 x float> %c, i32 1, i32 3, i32 0, i32 0, i32 0, i32 0)
   store <16 x float> %r.mfma_scale_f32_32x32x64_f8f6f4__a_bf8_v8__b_bf6_v6, ptr addrspace(1) %out
   ret void
@@ -85,7 +85,7 @@ define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_bf8_v8__b_bf6_v6(<8 x i
 
 define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_bf8_v8__b_fp4_v4(<8 x i32> %a, <4 x i32> %b, <16 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}mfma_scale_f32_32x32x64_f8f6f4__a_bf8_v8__b_fp4_v4:
-; CHECK: v_mfma_f32_32x32x64_f8f6f4 {{([^:]|[0-9]:)*}} cbsz:1 blgp:4{{$}}
+; CHECK: {{v_mfma_f32_32x32x64_f8f6f4|v_mfma_scale_f32_32x32x64_f8f6f4}} {{([^:]|[0-9]:)*}} cbsz:1 blgp:4{{$}}
   %r.mfma_scale_f32_32x32x64_f8f6f4__a_bf8_v8__b_fp4_v4 = call <16 x float> @llvm.amdgcn.mfma.scale.f32.32x32x64.f8f6f4.v8i32.v4i32(<8 x i32> %a, <4 x i32> %b, <16 x float> %c, i32 1, i32 4, i32 0, i32 0, i32 0, i32 0)
   store <16 x float> %r.mfma_scale_f32_32x32x64_f8f6f4__a_bf8_v8__b_fp4_v4, ptr addrspace(1) %out
   ret void
@@ -93,7 +93,7 @@ define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_bf8_v8__b_fp4_v4(<8 x i
 
 define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_fp6_v6__b_fp8_v8(<6 x i32> %a, <8 x i32> %b, <16 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}mfma_scale_f32_32x32x64_f8f6f4__a_fp6_v6__b_fp8_v8:
-; CHECK: v_mfma_f32_32x32x64_f8f6f4 {{([^:]|[0-9]:)*}} cbsz:2{{$}}
+; CHECK: {{v_mfma_f32_32x32x64_f8f6f4|v_mfma_scale_f32_32x32x64_f8f6f4}} {{([^:]|[0-9]:)*}} cbsz:2{{$}}
   %r.mfma_scale_f32_32x32x64_f8f6f4__a_fp6_v6__b_fp8_v8 = call <16 x float> @llvm.amdgcn.mfma.scale.f32.32x32x64.f8f6f4.v6i32.v8i32(<6 x i32> %a, <8 x i32> %b, <16 x float> %c, i32 2, i32 0, i32 0, i32 0, i32 0, i32 0)
   store <16 x float> %r.mfma_scale_f32_32x32x64_f8f6f4__a_fp6_v6__b_fp8_v8, ptr addrspace(1) %out
   ret void
@@ -101,7 +101,7 @@ define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_fp6_v6__b_fp8_v8(<6 x i
 
 define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_fp6_v6__b_bf8_v8(<6 x i32> %a, <8 x i32> %b, <16 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}mfma_scale_f32_32x32x64_f8f6f4__a_fp6_v6__b_bf8_v8:
-; CHECK: v_mfma_f32_32x32x64_f8f6f4 {{([^:]|[0-9]:)*}} cbsz:2 blgp:1{{$}}
+; CHECK: {{v_mfma_f32_32x32x64_f8f6f4|v_mfma_scale_f32_32x32x64_f8f6f4}} {{([^:]|[0-9]:)*}} cbsz:2 blgp:1{{$}}
   %r.mfma_scale_f32_32x32x64_f8f6f4__a_fp6_v6__b_bf8_v8 = call <16 x float> @llvm.amdgcn.mfma.scale.f32.32x32x64.f8f6f4.v6i32.v8i32(<6 x i32> %a, <8 x i32> %b, <16 x float> %c, i32 2, i32 1, i32 0, i32 0, i32 0, i32 0)
   store <16 x float> %r.mfma_scale_f32_32x32x64_f8f6f4__a_fp6_v6__b_bf8_v8, ptr addrspace(1) %out
   ret void
@@ -109,7 +109,7 @@ define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_fp6_v6__b_bf8_v8(<6 x i
 
 define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_fp6_v6__b_fp6_v6(<6 x i32> %a, <6 x i32> %b, <16 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}mfma_scale_f32_32x32x64_f8f6f4__a_fp6_v6__b_fp6_v6:
-; CHECK: v_mfma_f32_32x32x64_f8f6f4 {{([^:]|[0-9]:)*}} cbsz:2 blgp:2{{$}}
+; CHECK: {{v_mfma_f32_32x32x64_f8f6f4|v_mfma_scale_f32_32x32x64_f8f6f4}} {{([^:]|[0-9]:)*}} cbsz:2 blgp:2{{$}}
   %r.mfma_scale_f32_32x32x64_f8f6f4__a_fp6_v6__b_fp6_v6 = call <16 x float> @llvm.amdgcn.mfma.scale.f32.32x32x64.f8f6f4.v6i32.v6i32(<6 x i32> %a, <6 x i32> %b, <16 x float> %c, i32 2, i32 2, i32 0, i32 0, i32 0, i32 0)
   store <16 x float> %r.mfma_scale_f32_32x32x64_f8f6f4__a_fp6_v6__b_fp6_v6, ptr addrspace(1) %out
   ret void
@@ -117,7 +117,7 @@ define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_fp6_v6__b_fp6_v6(<6 x i
 
 define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_fp6_v6__b_bf6_v6(<6 x i32> %a, <6 x i32> %b, <16 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}mfma_scale_f32_32x32x64_f8f6f4__a_fp6_v6__b_bf6_v6:
-; CHECK: v_mfma_f32_32x32x64_f8f6f4 {{([^:]|[0-9]:)*}} cbsz:2 blgp:3{{$}}
+; CHECK: {{v_mfma_f32_32x32x64_f8f6f4|v_mfma_scale_f32_32x32x64_f8f6f4}} {{([^:]|[0-9]:)*}} cbsz:2 blgp:3{{$}}
   %r.mfma_scale_f32_32x32x64_f8f6f4__a_fp6_v6__b_bf6_v6 = call <16 x float> @llvm.amdgcn.mfma.scale.f32.32x32x64.f8f6f4.v6i32.v6i32(<6 x i32> %a, <6 x i32> %b, <16 x float> %c, i32 2, i32 3, i32 0, i32 0, i32 0, i32 0)
   store <16 x float> %r.mfma_scale_f32_32x32x64_f8f6f4__a_fp6_v6__b_bf6_v6, ptr addrspace(1) %out
   ret void
@@ -125,7 +125,7 @@ define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_fp6_v6__b_bf6_v6(<6 x i
 
 define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_fp6_v6__b_fp4_v4(<6 x i32> %a, <4 x i32> %b, <16 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}mfma_scale_f32_32x32x64_f8f6f4__a_fp6_v6__b_fp4_v4:
-; CHECK: v_mfma_f32_32x32x64_f8f6f4 {{([^:]|[0-9]:)*}} cbsz:2 blgp:4{{$}}
+; CHECK: {{v_mfma_f32_32x32x64_f8f6f4|v_mfma_scale_f32_32x32x64_f8f6f4}} {{([^:]|[0-9]:)*}} cbsz:2 blgp:4{{$}}
   %r.mfma_scale_f32_32x32x64_f8f6f4__a_fp6_v6__b_fp4_v4 = call <16 x float> @llvm.amdgcn.mfma.scale.f32.32x32x64.f8f6f4.v6i32.v4i32(<6 x i32> %a, <4 x i32> %b, <16 x float> %c, i32 2, i32 4, i32 0, i32 0, i32 0, i32 0)
   store <16 x float> %r.mfma_scale_f32_32x32x64_f8f6f4__a_fp6_v6__b_fp4_v4, ptr addrspace(1) %out
   ret void
@@ -133,7 +133,7 @@ define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_fp6_v6__b_fp4_v4(<6 x i
 
 define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_bf6_v6__b_fp8_v8(<6 x i32> %a, <8 x i32> %b, <16 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}mfma_scale_f32_32x32x64_f8f6f4__a_bf6_v6__b_fp8_v8:
-; CHECK: v_mfma_f32_32x32x64_f8f6f4 {{([^:]|[0-9]:)*}} cbsz:3{{$}}
+; CHECK: {{v_mfma_f32_32x32x64_f8f6f4|v_mfma_scale_f32_32x32x64_f8f6f4}} {{([^:]|[0-9]:)*}} cbsz:3{{$}}
   %r.mfma_scale_f32_32x32x64_f8f6f4__a_bf6_v6__b_fp8_v8 = call <16 x float> @llvm.amdgcn.mfma.scale.f32.32x32x64.f8f6f4.v6i32.v8i32(<6 x i32> %a, <8 x i32> %b, <16 x float> %c, i32 3, i32 0, i32 0, i32 0, i32 0, i32 0)
   store <16 x float> %r.mfma_scale_f32_32x32x64_f8f6f4__a_bf6_v6__b_fp8_v8, ptr addrspace(1) %out
   ret void
@@ -141,7 +141,7 @@ define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_bf6_v6__b_fp8_v8(<6 x i
 
 define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_bf6_v6__b_bf8_v8(<6 x i32> %a, <8 x i32> %b, <16 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}mfma_scale_f32_32x32x64_f8f6f4__a_bf6_v6__b_bf8_v8:
-; CHECK: v_mfma_f32_32x32x64_f8f6f4 {{([^:]|[0-9]:)*}} cbsz:3 blgp:1{{$}}
+; CHECK: {{v_mfma_f32_32x32x64_f8f6f4|v_mfma_scale_f32_32x32x64_f8f6f4}} {{([^:]|[0-9]:)*}} cbsz:3 blgp:1{{$}}
   %r.mfma_scale_f32_32x32x64_f8f6f4__a_bf6_v6__b_bf8_v8 = call <16 x float> @llvm.amdgcn.mfma.scale.f32.32x32x64.f8f6f4.v6i32.v8i32(<6 x i32> %a, <8 x i32> %b, <16 x float> %c, i32 3, i32 1, i32 0, i32 0, i32 0, i32 0)
   store <16 x float> %r.mfma_scale_f32_32x32x64_f8f6f4__a_bf6_v6__b_bf8_v8, ptr addrspace(1) %out
   ret void
@@ -149,7 +149,7 @@ define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_bf6_v6__b_bf8_v8(<6 x i
 
 define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_bf6_v6__b_fp6_v6(<6 x i32> %a, <6 x i32> %b, <16 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}mfma_scale_f32_32x32x64_f8f6f4__a_bf6_v6__b_fp6_v6:
-; CHECK: v_mfma_f32_32x32x64_f8f6f4 {{([^:]|[0-9]:)*}} cbsz:3 blgp:2{{$}}
+; CHECK: {{v_mfma_f32_32x32x64_f8f6f4|v_mfma_scale_f32_32x32x64_f8f6f4}} {{([^:]|[0-9]:)*}} cbsz:3 blgp:2{{$}}
   %r.mfma_scale_f32_32x32x64_f8f6f4__a_bf6_v6__b_fp6_v6 = call <16 x float> @llvm.amdgcn.mfma.scale.f32.32x32x64.f8f6f4.v6i32.v6i32(<6 x i32> %a, <6 x i32> %b, <16 x float> %c, i32 3, i32 2, i32 0, i32 0, i32 0, i32 0)
   store <16 x float> %r.mfma_scale_f32_32x32x64_f8f6f4__a_bf6_v6__b_fp6_v6, ptr addrspace(1) %out
   ret void
@@ -157,7 +157,7 @@ define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_bf6_v6__b_fp6_v6(<6 x i
 
 define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_bf6_v6__b_bf6_v6(<6 x i32> %a, <6 x i32> %b, <16 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}mfma_scale_f32_32x32x64_f8f6f4__a_bf6_v6__b_bf6_v6:
-; CHECK: v_mfma_f32_32x32x64_f8f6f4 {{([^:]|[0-9]:)*}} cbsz:3 blgp:3{{$}}
+; CHECK: {{v_mfma_f32_32x32x64_f8f6f4|v_mfma_scale_f32_32x32x64_f8f6f4}} {{([^:]|[0-9]:)*}} cbsz:3 blgp:3{{$}}
   %r.mfma_scale_f32_32x32x64_f8f6f4__a_bf6_v6__b_bf6_v6 = call <16 x float> @llvm.amdgcn.mfma.scale.f32.32x32x64.f8f6f4.v6i32.v6i32(<6 x i32> %a, <6 x i32> %b, <16 x float> %c, i32 3, i32 3, i32 0, i32 0, i32 0, i32 0)
   store <16 x float> %r.mfma_scale_f32_32x32x64_f8f6f4__a_bf6_v6__b_bf6_v6, ptr addrspace(1) %out
   ret void
@@ -165,7 +165,7 @@ define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_bf6_v6__b_bf6_v6(<6 x i
 
 define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_bf6_v6__b_fp4_v4(<6 x i32> %a, <4 x i32> %b, <16 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}mfma_scale_f32_32x32x64_f8f6f4__a_bf6_v6__b_fp4_v4:
-; CHECK: v_mfma_f32_32x32x64_f8f6f4 {{([^:]|[0-9]:)*}} cbsz:3 blgp:4{{$}}
+; CHECK: {{v_mfma_f32_32x32x64_f8f6f4|v_mfma_scale_f32_32x32x64_f8f6f4}} {{([^:]|[0-9]:)*}} cbsz:3 blgp:4{{$}}
   %r.mfma_scale_f32_32x32x64_f8f6f4__a_bf6_v6__b_fp4_v4 = call <16 x float> @llvm.amdgcn.mfma.scale.f32.32x32x64.f8f6f4.v6i32.v4i32(<6 x i32> %a, <4 x i32> %b, <16 x float> %c, i32 3, i32 4, i32 0, i32 0, i32 0, i32 0)
   store <16 x float> %r.mfma_scale_f32_32x32x64_f8f6f4__a_bf6_v6__b_fp4_v4, ptr addrspace(1) %out
   ret void
@@ -173,7 +173,7 @@ define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_bf6_v6__b_fp4_v4(<6 x i
 
 define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_fp4_v4__b_fp8_v8(<4 x i32> %a, <8 x i32> %b, <16 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}mfma_scale_f32_32x32x64_f8f6f4__a_fp4_v4__b_fp8_v8:
-; CHECK: v_mfma_f32_32x32x64_f8f6f4 {{([^:]|[0-9]:)*}} cbsz:4{{$}}
+; CHECK: {{v_mfma_f32_32x32x64_f8f6f4|v_mfma_scale_f32_32x32x64_f8f6f4}} {{([^:]|[0-9]:)*}} cbsz:4{{$}}
   %r.mfma_scale_f32_32x32x64_f8f6f4__a_fp4_v4__b_fp8_v8 = call <16 x float> @llvm.amdgcn.mfma.scale.f32.32x32x64.f8f6f4.v4i32.v8i32(<4 x i32> %a, <8 x i32> %b, <16 x float> %c, i32 4, i32 0, i32 0, i32 0, i32 0, i32 0)
   store <16 x float> %r.mfma_scale_f32_32x32x64_f8f6f4__a_fp4_v4__b_fp8_v8, ptr addrspace(1) %out
   ret void
@@ -181,7 +181,7 @@ define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_fp4_v4__b_fp8_v8(<4 x i
 
 define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_fp4_v4__b_bf8_v8(<4 x i32> %a, <8 x i32> %b, <16 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}mfma_scale_f32_32x32x64_f8f6f4__a_fp4_v4__b_bf8_v8:
-; CHECK: v_mfma_f32_32x32x64_f8f6f4 {{([^:]|[0-9]:)*}} cbsz:4 blgp:1{{$}}
+; CHECK: {{v_mfma_f32_32x32x64_f8f6f4|v_mfma_scale_f32_32x32x64_f8f6f4}} {{([^:]|[0-9]:)*}} cbsz:4 blgp:1{{$}}
   %r.mfma_scale_f32_32x32x64_f8f6f4__a_fp4_v4__b_bf8_v8 = call <16 x float> @llvm.amdgcn.mfma.scale.f32.32x32x64.f8f6f4.v4i32.v8i32(<4 x i32> %a, <8 x i32> %b, <16 x float> %c, i32 4, i32 1, i32 0, i32 0, i32 0, i32 0)
   store <16 x float> %r.mfma_scale_f32_32x32x64_f8f6f4__a_fp4_v4__b_bf8_v8, ptr addrspace(1) %out
   ret void
@@ -189,7 +189,7 @@ define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_fp4_v4__b_bf8_v8(<4 x i
 
 define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_fp4_v4__b_fp6_v6(<4 x i32> %a, <6 x i32> %b, <16 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}mfma_scale_f32_32x32x64_f8f6f4__a_fp4_v4__b_fp6_v6:
-; CHECK: v_mfma_f32_32x32x64_f8f6f4 {{([^:]|[0-9]:)*}} cbsz:4 blgp:2{{$}}
+; CHECK: {{v_mfma_f32_32x32x64_f8f6f4|v_mfma_scale_f32_32x32x64_f8f6f4}} {{([^:]|[0-9]:)*}} cbsz:4 blgp:2{{$}}
   %r.mfma_scale_f32_32x32x64_f8f6f4__a_fp4_v4__b_fp6_v6 = call <16 x float> @llvm.amdgcn.mfma.scale.f32.32x32x64.f8f6f4.v4i32.v6i32(<4 x i32> %a, <6 x i32> %b, <16 x float> %c, i32 4, i32 2, i32 0, i32 0, i32 0, i32 0)
   store <16 x float> %r.mfma_scale_f32_32x32x64_f8f6f4__a_fp4_v4__b_fp6_v6, ptr addrspace(1) %out
   ret void
@@ -197,7 +197,7 @@ define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_fp4_v4__b_fp6_v6(<4 x i
 
 define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_fp4_v4__b_bf6_v6(<4 x i32> %a, <6 x i32> %b, <16 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}mfma_scale_f32_32x32x64_f8f6f4__a_fp4_v4__b_bf6_v6:
-; CHECK: v_mfma_f32_32x32x64_f8f6f4 {{([^:]|[0-9]:)*}} cbsz:4 blgp:3{{$}}
+; CHECK: {{v_mfma_f32_32x32x64_f8f6f4|v_mfma_scale_f32_32x32x64_f8f6f4}} {{([^:]|[0-9]:)*}} cbsz:4 blgp:3{{$}}
   %r.mfma_scale_f32_32x32x64_f8f6f4__a_fp4_v4__b_bf6_v6 = call <16 x float> @llvm.amdgcn.mfma.scale.f32.32x32x64.f8f6f4.v4i32.v6i32(<4 x i32> %a, <6 x i32> %b, <16 x float> %c, i32 4, i32 3, i32 0, i32 0, i32 0, i32 0)
   store <16 x float> %r.mfma_scale_f32_32x32x64_f8f6f4__a_fp4_v4__b_bf6_v6, ptr addrspace(1) %out
   ret void
@@ -205,7 +205,7 @@ define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_fp4_v4__b_bf6_v6(<4 x i
 
 define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_fp4_v4__b_fp4_v4(<4 x i32> %a, <4 x i32> %b, <16 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}mfma_scale_f32_32x32x64_f8f6f4__a_fp4_v4__b_fp4_v4:
-; CHECK: v_mfma_f32_32x32x64_f8f6f4 {{([^:]|[0-9]:)*}} cbsz:4 blgp:4{{$}}
+; CHECK: {{v_mfma_f32_32x32x64_f8f6f4|v_mfma_scale_f32_32x32x64_f8f6f4}} {{([^:]|[0-9]:)*}} cbsz:4 blgp:4{{$}}
   %r.mfma_scale_f32_32x32x64_f8f6f4__a_fp4_v4__b_fp4_v4 = call <16 x float> @llvm.amdgcn.mfma.scale.f32.32x32x64.f8f6f4.v4i32.v4i32(<4 x i32> %a, <4 x i32> %b, <16 x float> %c, i32 4, i32 4, i32 0, i32 0, i32 0, i32 0)
   store <16 x float> %r.mfma_scale_f32_32x32x64_f8f6f4__a_fp4_v4__b_fp4_v4, ptr addrspace(1) %out
   ret void

@@ -12,7 +12,7 @@
 
 define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_fp8_v8__b_fp6_v8(<8 x i32> %a, <8 x i32> %b, <16 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}mfma_scale_f32_32x32x64_f8f6f4__a_fp8_v8__b_fp6_v8:
-; CHECK: v_mfma_f32_32x32x64_f8f6f4 {{([^:]|[0-9]:)*}} blgp:2{{$}}
+; CHECK: {{v_mfma_f32_32x32x64_f8f6f4|v_mfma_scale_f32_32x32x64_f8f6f4}} {{([^:]|[0-9]:)*}} blgp:2{{$}}
   %r.mfma_scale_f32_32x32x64_f8f6f4__a_fp8_v8__b_fp6_v8 = call <16 x float> @llvm.amdgcn.mfma.scale.f32.32x32x64.f8f6f4.v8i32.v8i32(<8 x i32> %a, <8 x i32> %b, <16 x float> %c, i32 0, i32 2, i32 0, i32 0, i32 0, i32 0)
   store <16 x float> %r.mfma_scale_f32_32x32x64_f8f6f4__a_fp8_v8__b_fp6_v8, ptr addrspace(1) %out
   ret void
@@ -20,7 +20,7 @@ define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_fp8_v8__b_fp6_v8(<8 x i
 
 define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_fp8_v8__b_bf6_v8(<8 x i32> %a, <8 x i32> %b, <16 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}mfma_scale_f32_32x32x64_f8f6f4__a_fp8_v8__b_bf6_v8:
-; CHECK: v_mfma_f32_32x32x64_f8f6f4 {{([^:]|[0-9]:)*}} blgp:3{{$}}
+; CHECK: {{v_mfma_f32_32x32x64_f8f6f4|v_mfma_scale_f32_32x32x64_f8f6f4}} {{([^:]|[0-9]:)*}} blgp:3{{$}}
   %r.mfma_scale_f32_32x32x64_f8f6f4__a_fp8_v8__b_bf6_v8 = call <16 x float> @llvm.amdgcn.mfma.scale.f32.32x32x64.f8f6f4.v8i32.v8i32(<8 x i32> %a, <8 x i32> %b, <16 x float> %c, i32 0, i32 3, i32 0, i32 0, i32 0, i32 0)
   store <16 x float> %r.mfma_scale_f32_32x32x64_f8f6f4__a_fp8_v8__b_bf6_v8, ptr addrspace(1) %out
   ret void
@@ -28,7 +28,7 @@ define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_fp8_v8__b_bf6_v8(<8 x i
 
 define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_fp8_v8__b_fp4_v6(<8 x i32> %a, <6 x i32> %b, <16 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}mfma_scale_f32_32x32x64_f8f6f4__a_fp8_v8__b_fp4_v6:
-; CHECK: v_mfma_f32_32x32x64_f8f6f4 {{([^:]|[0-9]:)*}} blgp:4{{$}}
+; CHECK: {{v_mfma_f32_32x32x64_f8f6f4|v_mfma_scale_f32_32x32x64_f8f6f4}} {{([^:]|[0-9]:)*}} blgp:4{{$}}
   %r.mfma_scale_f32_32x32x64_f8f6f4__a_fp8_v8__b_fp4_v6 = call <16 x float> @llvm.amdgcn.mfma.scale.f32.32x32x64.f8f6f4.v8i32.v6i32(<8 x i32> %a, <6 x i32> %b, <16 x float> %c, i32 0, i32 4, i32 0, i32 0, i32 0, i32 0)
   store <16 x float> %r.mfma_scale_f32_32x32x64_f8f6f4__a_fp8_v8__b_fp4_v6, ptr addrspace(1) %out
   ret void
@@ -36,7 +36,7 @@ define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_fp8_v8__b_fp4_v6(<8 x i
 
 define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_fp8_v8__b_fp4_v8(<8 x i32> %a, <8 x i32> %b, <16 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}mfma_scale_f32_32x32x64_f8f6f4__a_fp8_v8__b_fp4_v8:
-; CHECK: v_mfma_f32_32x32x64_f8f6f4 {{([^:]|[0-9]:)*}} blgp:4{{$}}
+; CHECK: {{v_mfma_f32_32x32x64_f8f6f4|v_mfma_scale_f32_32x32x64_f8f6f4}} {{([^:]|[0-9]:)*}} blgp:4{{$}}
   %r.mfma_scale_f32_32x32x64_f8f6f4__a_fp8_v8__b_fp4_v8 = call <16 x float> @llvm.amdgcn.mfma.scale.f32.32x32x64.f8f6f4.v8i32.v8i32(<8 x i32> %a, <8 x i32> %b, <16 x float> %c, i32 0, i32 4, i32 0, i32 0, i32 0, i32 0)
   store <16 x float> %r.mfma_scale_f32_32x32x64_f8f6f4__a_fp8_v8__b_fp4_v8, ptr addrspace(1) %out
   ret void
@@ -44,7 +44,7 @@ define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_fp8_v8__b_fp4_v8(<8 x i
 
 define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_bf8_v8__b_fp6_v8(<8 x i32> %a, <8 x i32> %b, <16 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}mfma_scale_f32_32x32x64_f8f6f4__a_bf8_v8__b_fp6_v8:
-; CHECK: v_mfma_f32_32x32x64_f8f6f4 {{([^:]|[0-9]:)*}} cbsz:1 blgp:2{{$}}
+; CHECK: {{v_mfma_f32_32x32x64_f8f6f4|v_mfma_scale_f32_32x32x64_f8f6f4}} {{([^:]|[0-9]:)*}} cbsz:1 blgp:2{{$}}
   %r.mfma_scale_f32_32x32x64_f8f6f4__a_bf8_v8__b_fp6_v8 = call <16 x float> @llvm.amdgcn.mfma.scale.f32.32x32x64.f8f6f4.v8i32.v8i32(<8 x i32> %a, <8 x i32> %b, <16 x float> %c, i32 1, i32 2, i32 0, i32 0, i32 0, i32 0)
   store <16 x float> %r.mfma_scale_f32_32x32x64_f8f6f4__a_bf8_v8__b_fp6_v8, ptr addrspace(1) %out
   ret void
@@ -52,7 +52,7 @@ define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_bf8_v8__b_fp6_v8(<8 x i
 
 define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_bf8_v8__b_bf6_v8(<8 x i32> %a, <8 x i32> %b, <16 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}mfma_scale_f32_32x32x64_f8f6f4__a_bf8_v8__b_bf6_v8:
-; CHECK: v_mfma_f32_32x32x64_f8f6f4 {{([^:]|[0-9]:)*}} cbsz:1 blgp:3{{$}}
+; CHECK: {{v_mfma_f32_32x32x64_f8f6f4|v_mfma_scale_f32_32x32x64_f8f6f4}} {{([^:]|[0-9]:)*}} cbsz:1 blgp:3{{$}}
   %r.mfma_scale_f32_32x32x64_f8f6f4__a_bf8_v8__b_bf6_v8 = call <16 x float> @llvm.amdgcn.mfma.scale.f32.32x32x64.f8f6f4.v8i32.v8i32(<8 x i32> %a, <8 x i32> %b, <16 x float> %c, i32 1, i32 3, i32 0, i32 0, i32 0, i32 0)
   store <16 x float> %r.mfma_scale_f32_32x32x64_f8f6f4__a_bf8_v8__b_bf6_v8, ptr addrspace(1) %out
   ret void
@@ -60,7 +60,7 @@ define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_bf8_v8__b_bf6_v8(<8 x i
 
 define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_bf8_v8__b_fp4_v6(<8 x i32> %a, <6 x i32> %b, <16 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}mfma_scale_f32_32x32x64_f8f6f4__a_bf8_v8__b_fp4_v6:
-; CHECK: v_mfma_f32_32x32x64_f8f6f4 {{([^:]|[0-9]:)*}} cbsz:1 blgp:4{{$}}
+; CHECK: {{v_mfma_f32_32x32x64_f8f6f4|v_mfma_scale_f32_32x32x64_f8f6f4}} {{([^:]|[0-9]:)*}} cbsz:1 blgp:4{{$}}
   %r.mfma_scale_f32_32x32x64_f8f6f4__a_bf8_v8__b_fp4_v6 = call <16 x float> @llvm.amdgcn.mfma.scale.f32.32x32x64.f8f6f4.v8i32.v6i32(<8 x i32> %a, <6 x i32> %b, <16 x float> %c, i32 1, i32 4, i32 0, i32 0, i32 0, i32 0)
   store <16 x float> %r.mfma_scale_f32_32x32x64_f8f6f4__a_bf8_v8__b_fp4_v6, ptr addrspace(1) %out
   ret void
@@ -68,7 +68,7 @@ define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_bf8_v8__b_fp4_v6(<8 x i
 
 define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_bf8_v8__b_fp4_v8(<8 x i32> %a, <8 x i32> %b, <16 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}mfma_scale_f32_32x32x64_f8f6f4__a_bf8_v8__b_fp4_v8:
-; CHECK: v_mfma_f32_32x32x64_f8f6f4 {{([^:]|[0-9]:)*}} cbsz:1 blgp:4{{$}}
+; CHECK: {{v_mfma_f32_32x32x64_f8f6f4|v_mfma_scale_f32_32x32x64_f8f6f4}} {{([^:]|[0-9]:)*}} cbsz:1 blgp:4{{$}}
   %r.mfma_scale_f32_32x32x64_f8f6f4__a_bf8_v8__b_fp4_v8 = call <16 x float> @llvm.amdgcn.mfma.scale.f32.32x32x64.f8f6f4.v8i32.v8i32(<8 x i32> %a, <8 x i32> %b, <16 x float> %c, i32 1, i32 4, i32 0, i32 0, i32 0, i32 0)
   store <16 x float> %r.mfma_scale_f32_32x32x64_f8f6f4__a_bf8_v8__b_fp4_v8, ptr addrspace(1) %out
   ret void
@@ -76,7 +76,7 @@ define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_bf8_v8__b_fp4_v8(<8 x i
 
 define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_fp6_v8__b_fp8_v8(<8 x i32> %a, <8 x i32> %b, <16 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}mfma_scale_f32_32x32x64_f8f6f4__a_fp6_v8__b_fp8_v8:
-; CHECK: v_mfma_f32_32x32x64_f8f6f4 {{([^:]|[0-9]:)*}} cbsz:2{{$}}
+; CHECK: {{v_mfma_f32_32x32x64_f8f6f4|v_mfma_scale_f32_32x32x64_f8f6f4}} {{([^:]|[0-9]:)*}} cbsz:2{{$}}
   %r.mfma_scale_f32_32x32x64_f8f6f4__a_fp6_v8__b_fp8_v8 = call <16 x float> @llvm.amdgcn.mfma.scale.f32.32x32x64.f8f6f4.v8i32.v8i32(<8 x i32> %a, <8 x i32> %b, <16 x float> %c, i32 2, i32 0, i32 0, i32 0, i32 0, i32 0)
   store <16 x float> %r.mfma_scale_f32_32x32x64_f8f6f4__a_fp6_v8__b_fp8_v8, ptr addrspace(1) %out
   ret void
@@ -84,7 +84,7 @@ define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_fp6_v8__b_fp8_v8(<8 x i
 
 define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_fp6_v8__b_bf8_v8(<8 x i32> %a, <8 x i32> %b, <16 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}mfma_scale_f32_32x32x64_f8f6f4__a_fp6_v8__b_bf8_v8:
-; CHECK: v_mfma_f32_32x32x64_f8f6f4 {{([^:]|[0-9]:)*}} cbsz:2 blgp:1{{$}}
+; CHECK: {{v_mfma_f32_32x32x64_f8f6f4|v_mfma_scale_f32_32x32x64_f8f6f4}} {{([^:]|[0-9]:)*}} cbsz:2 blgp:1{{$}}
   %r.mfma_scale_f32_32x32x64_f8f6f4__a_fp6_v8__b_bf8_v8 = call <16 x float> @llvm.amdgcn.mfma.scale.f32.32x32x64.f8f6f4.v8i32.v8i32(<8 x i32> %a, <8 x i32> %b, <16 x float> %c, i32 2, i32 1, i32 0, i32 0, i32 0, i32 0)
   store <16 x float> %r.mfma_scale_f32_32x32x64_f8f6f4__a_fp6_v8__b_bf8_v8, ptr addrspace(1) %out
   ret void
@@ -92,7 +92,7 @@ define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_fp6_v8__b_bf8_v8(<8 x i
 
 define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_fp6_v6__b_fp6_v8(<6 x i32> %a, <8 x i32> %b, <16 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}mfma_scale_f32_32x32x64_f8f6f4__a_fp6_v6__b_fp6_v8:
-; CHECK: v_mfma_f32_32x32x64_f8f6f4 {{([^:]|[0-9]:)*}} cbsz:2 blgp:2{{$}}
+; CHECK: {{v_mfma_f32_32x32x64_f8f6f4|v_mfma_scale_f32_32x32x64_f8f6f4}} {{([^:]|[0-9]:)*}} cbsz:2 blgp:2{{$}}
   %r.mfma_scale_f32_32x32x64_f8f6f4__a_fp6_v6__b_fp6_v8 = call <16 x float> @llvm.amdgcn.mfma.scale.f32.32x32x64.f8f6f4.v6i32.v8i32(<6 x i32> %a, <8 x i32> %b, <16 x float> %c, i32 2, i32 2, i32 0, i32 0, i32 0, i32 0)
   store <16 x float> %r.mfma_scale_f32_32x32x64_f8f6f4__a_fp6_v6__b_fp6_v8, ptr addrspace(1) %out
   ret void
@@ -100,7 +100,7 @@ define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_fp6_v6__b_fp6_v8(<6 x i
 
 define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_fp6_v8__b_fp6_v6(<8 x i32> %a, <6 x i32> %b, <16 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}mfma_scale_f32_32x32x64_f8f6f4__a_fp6_v8__b_fp6_v6:
-; CHECK: v_mfma_f32_32x32x64_f8f6f4 {{([^:]|[0-9]:)*}} cbsz:2 blgp:2{{$}}
+; CHECK: {{v_mfma_f32_32x32x64_f8f6f4|v_mfma_scale_f32_32x32x64_f8f6f4}} {{([^:]|[0-9]:)*}} cbsz:2 blgp:2{{$}}
   %r.mfma_scale_f32_32x32x64_f8f6f4__a_fp6_v8__b_fp6_v6 = call <16 x float> @llvm.amdgcn.mfma.scale.f32.32x32x64.f8f6f4.v8i32.v6i32(<8 x i32> %a, <6 x i32> %b, <16 x float> %c, i32 2, i32 2, i32 0, i32 0, i32 0, i32 0)
   store <16 x float> %r.mfma_scale_f32_32x32x64_f8f6f4__a_fp6_v8__b_fp6_v6, ptr addrspace(1) %out
   ret void
@@ -108,7 +108,7 @@ define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_fp6_v8__b_fp6_v6(<8 x i
 
 define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_fp6_v8__b_fp6_v8(<8 x i32> %a, <8 x i32> %b, <16 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}mfma_scale_f32_32x32x64_f8f6f4__a_fp6_v8__b_fp6_v8:
-; CHECK: v_mfma_f32_32x32x64_f8f6f4 {{([^:]|[0-9]:)*}} cbsz:2 blgp:2{{$}}
+; CHECK: {{v_mfma_f32_32x32x64_f8f6f4|v_mfma_scale_f32_32x32x64_f8f6f4}} {{([^:]|[0-9]:)*}} cbsz:2 blgp:2{{$}}
   %r.mfma_scale_f32_32x32x64_f8f6f4__a_fp6_v8__b_fp6_v8 = call <16 x float> @llvm.amdgcn.mfma.scale.f32.32x32x64.f8f6f4.v8i32.v8i32(<8 x i32> %a, <8 x i32> %b, <16 x float> %c, i32 2, i32 2, i32 0, i32 0, i32 0, i32 0)
   store <16 x float> %r.mfma_scale_f32_32x32x64_f8f6f4__a_fp6_v8__b_fp6_v8, ptr addrspace(1) %out
   ret void
@@ -116,7 +116,7 @@ define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_fp6_v8__b_fp6_v8(<8 x i
 
 define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_fp6_v6__b_bf6_v8(<6 x i32> %a, <8 x i32> %b, <16 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}mfma_scale_f32_32x32x64_f8f6f4__a_fp6_v6__b_bf6_v8:
-; CHECK: v_mfma_f32_32x32x64_f8f6f4 {{([^:]|[0-9]:)*}} cbsz:2 blgp:3{{$}}
+; CHECK: {{v_mfma_f32_32x32x64_f8f6f4|v_mfma_scale_f32_32x32x64_f8f6f4}} {{([^:]|[0-9]:)*}} cbsz:2 blgp:3{{$}}
   %r.mfma_scale_f32_32x32x64_f8f6f4__a_fp6_v6__b_bf6_v8 = call <16 x float> @llvm.amdgcn.mfma.scale.f32.32x32x64.f8f6f4.v6i32.v8i32(<6 x i32> %a, <8 x i32> %b, <16 x float> %c, i32 2, i32 3, i32 0, i32 0, i32 0, i32 0)
   store <16 x float> %r.mfma_scale_f32_32x32x64_f8f6f4__a_fp6_v6__b_bf6_v8, ptr addrspace(1) %out
   ret void
@@ -124,7 +124,7 @@ define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_fp6_v6__b_bf6_v8(<6 x i
 
 define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_fp6_v8__b_bf6_v6(<8 x i32> %a, <6 x i32> %b, <16 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}mfma_scale_f32_32x32x64_f8f6f4__a_fp6_v8__b_bf6_v6:
-; CHECK: v_mfma_f32_32x32x64_f8f6f4 {{([^:]|[0-9]:)*}} cbsz:2 blgp:3{{$}}
+; CHECK: {{v_mfma_f32_32x32x64_f8f6f4|v_mfma_scale_f32_32x32x64_f8f6f4}} {{([^:]|[0-9]:)*}} cbsz:2 blgp:3{{$}}
   %r.mfma_scale_f32_32x32x64_f8f6f4__a_fp6_v8__b_bf6_v6 = call <16 x float> @llvm.amdgcn.mfma.scale.f32.32x32x64.f8f6f4.v8i32.v6i32(<8 x i32> %a, <6 x i32> %b, <16 x float> %c, i32 2, i32 3, i32 0, i32 0, i32 0, i32 0)
   store <16 x float> %r.mfma_scale_f32_32x32x64_f8f6f4__a_fp6_v8__b_bf6_v6, ptr addrspace(1) %out
   ret void
@@ -132,7 +132,7 @@ define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_fp6_v8__b_bf6_v6(<8 x i
 
 define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_fp6_v8__b_bf6_v8(<8 x i32> %a, <8 x i32> %b, <16 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}mfma_scale_f32_32x32x64_f8f6f4__a_fp6_v8__b_bf6_v8:
-; CHECK: v_mfma_f32_32x32x64_f8f6f4 {{([^:]|[0-9]:)*}} cbsz:2 blgp:3{{$}}
+; CHECK: {{v_mfma_f32_32x32x64_f8f6f4|v_mfma_scale_f32_32x32x64_f8f6f4}} {{([^:]|[0-9]:)*}} cbsz:2 blgp:3{{$}}
   %r.mfma_scale_f32_32x32x64_f8f6f4__a_fp6_v8__b_bf6_v8 = call <16 x float> @llvm.amdgcn.mfma.scale.f32.32x32x64.f8f6f4.v8i32.v8i32(<8 x i32> %a, <8 x i32> %b, <16 x float> %c, i32 2, i32 3, i32 0, i32 0, i32 0, i32 0)
   store <16 x float> %r.mfma_scale_f32_32x32x64_f8f6f4__a_fp6_v8__b_bf6_v8, ptr addrspace(1) %out
   ret void
@@ -140,7 +140,7 @@ define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_fp6_v8__b_bf6_v8(<8 x i
 
 define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_fp6_v6__b_fp4_v6(<6 x i32> %a, <6 x i32> %b, <16 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}mfma_scale_f32_32x32x64_f8f6f4__a_fp6_v6__b_fp4_v6:
-; CHECK: v_mfma_f32_32x32x64_f8f6f4 {{([^:]|[0-9]:)*}} cbsz:2 blgp:4{{$}}
+; CHECK: {{v_mfma_f32_32x32x64_f8f6f4|v_mfma_scale_f32_32x32x64_f8f6f4}} {{([^:]|[0-9]:)*}} cbsz:2 blgp:4{{$}}
   %r.mfma_scale_f32_32x32x64_f8f6f4__a_fp6_v6__b_fp4_v6 = call <16 x float> @llvm.amdgcn.mfma.scale.f32.32x32x64.f8f6f4.v6i32.v6i32(<6 x i32> %a, <6 x i32> %b, <16 x float> %c, i32 2, i32 4, i32 0, i32 0, i32 0, i32 0)
   store <16 x float> %r.mfma_scale_f32_32x32x64_f8f6f4__a_fp6_v6__b_fp4_v6, ptr addrspace(1) %out
   ret void
@@ -148,7 +148,7 @@ define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_fp6_v6__b_fp4_v6(<6 x i
 
 define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_fp6_v6__b_fp4_v8(<6 x i32> %a, <8 x i32> %b, <16 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}mfma_scale_f32_32x32x64_f8f6f4__a_fp6_v6__b_fp4_v8:
-; CHECK: v_mfma_f32_32x32x64_f8f6f4 {{([^:]|[0-9]:)*}} cbsz:2 blgp:4{{$}}
+; CHECK: {{v_mfma_f32_32x32x64_f8f6f4|v_mfma_scale_f32_32x32x64_f8f6f4}} {{([^:]|[0-9]:)*}} cbsz:2 blgp:4{{$}}
   %r.mfma_scale_f32_32x32x64_f8f6f4__a_fp6_v6__b_fp4_v8 = call <16 x float> @llvm.amdgcn.mfma.scale.f32.32x32x64.f8f6f4.v6i32.v8i32(<6 x i32> %a, <8 x i32> %b, <16 x float> %c, i32 2, i32 4, i32 0, i32 0, i32 0, i32 0)
   store <16 x float> %r.mfma_scale_f32_32x32x64_f8f6f4__a_fp6_v6__b_fp4_v8, ptr addrspace(1) %out
   ret void
@@ -156,7 +156,7 @@ define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_fp6_v6__b_fp4_v8(<6 x i
 
 define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_fp6_v8__b_fp4_v4(<8 x i32> %a, <4 x i32> %b, <16 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}mfma_scale_f32_32x32x64_f8f6f4__a_fp6_v8__b_fp4_v4:
-; CHECK: v_mfma_f32_32x32x64_f8f6f4 {{([^:]|[0-9]:)*}} cbsz:2 blgp:4{{$}}
+; CHECK: {{v_mfma_f32_32x32x64_f8f6f4|v_mfma_scale_f32_32x32x64_f8f6f4}} {{([^:]|[0-9]:)*}} cbsz:2 blgp:4{{$}}
   %r.mfma_scale_f32_32x32x64_f8f6f4__a_fp6_v8__b_fp4_v4 = call <16 x float> @llvm.amdgcn.mfma.scale.f32.32x32x64.f8f6f4.v8i32.v4i32(<8 x i32> %a, <4 x i32> %b, <16 x float> %c, i32 2, i32 4, i32 0, i32 0, i32 0, i32 0)
   store <16 x float> %r.mfma_scale_f32_32x32x64_f8f6f4__a_fp6_v8__b_fp4_v4, ptr addrspace(1) %out
   ret void
@@ -164,7 +164,7 @@ define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_fp6_v8__b_fp4_v4(<8 x i
 
 define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_fp6_v8__b_fp4_v6(<8 x i32> %a, <6 x i32> %b, <16 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}mfma_scale_f32_32x32x64_f8f6f4__a_fp6_v8__b_fp4_v6:
-; CHECK: v_mfma_f32_32x32x64_f8f6f4 {{([^:]|[0-9]:)*}} cbsz:2 blgp:4{{$}}
+; CHECK: {{v_mfma_f32_32x32x64_f8f6f4|v_mfma_scale_f32_32x32x64_f8f6f4}} {{([^:]|[0-9]:)*}} cbsz:2 blgp:4{{$}}
   %r.mfma_scale_f32_32x32x64_f8f6f4__a_fp6_v8__b_fp4_v6 = call <16 x float> @llvm.amdgcn.mfma.scale.f32.32x32x64.f8f6f4.v8i32.v6i32(<8 x i32> %a, <6 x i32> %b, <16 x float> %c, i32 2, i32 4, i32 0, i32 0, i32 0, i32 0)
   store <16 x float> %r.mfma_scale_f32_32x32x64_f8f6f4__a_fp6_v8__b_fp4_v6, ptr addrspace(1) %out
   ret void
@@ -172,7 +172,7 @@ define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_fp6_v8__b_fp4_v6(<8 x i
 
 define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_fp6_v8__b_fp4_v8(<8 x i32> %a, <8 x i32> %b, <16 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}mfma_scale_f32_32x32x64_f8f6f4__a_fp6_v8__b_fp4_v8:
-; CHECK: v_mfma_f32_32x32x64_f8f6f4 {{([^:]|[0-9]:)*}} cbsz:2 blgp:4{{$}}
+; CHECK: {{v_mfma_f32_32x32x64_f8f6f4|v_mfma_scale_f32_32x32x64_f8f6f4}} {{([^:]|[0-9]:)*}} cbsz:2 blgp:4{{$}}
   %r.mfma_scale_f32_32x32x64_f8f6f4__a_fp6_v8__b_fp4_v8 = call <16 x float> @llvm.amdgcn.mfma.scale.f32.32x32x64.f8f6f4.v8i32.v8i32(<8 x i32> %a, <8 x i32> %b, <16 x float> %c, i32 2, i32 4, i32 0, i32 0, i32 0, i32 0)
   store <16 x float> %r.mfma_scale_f32_32x32x64_f8f6f4__a_fp6_v8__b_fp4_v8, ptr addrspace(1) %out
   ret void
@@ -180,7 +180,7 @@ define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_fp6_v8__b_fp4_v8(<8 x i
 
 define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_bf6_v8__b_fp8_v8(<8 x i32> %a, <8 x i32> %b, <16 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}mfma_scale_f32_32x32x64_f8f6f4__a_bf6_v8__b_fp8_v8:
-; CHECK: v_mfma_f32_32x32x64_f8f6f4 {{([^:]|[0-9]:)*}} cbsz:3{{$}}
+; CHECK: {{v_mfma_f32_32x32x64_f8f6f4|v_mfma_scale_f32_32x32x64_f8f6f4}} {{([^:]|[0-9]:)*}} cbsz:3{{$}}
   %r.mfma_scale_f32_32x32x64_f8f6f4__a_bf6_v8__b_fp8_v8 = call <16 x float> @llvm.amdgcn.mfma.scale.f32.32x32x64.f8f6f4.v8i32.v8i32(<8 x i32> %a, <8 x i32> %b, <16 x float> %c, i32 3, i32 0, i32 0, i32 0, i32 0, i32 0)
   store <16 x float> %r.mfma_scale_f32_32x32x64_f8f6f4__a_bf6_v8__b_fp8_v8, ptr addrspace(1) %out
   ret void
@@ -188,7 +188,7 @@ define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_bf6_v8__b_fp8_v8(<8 x i
 
 define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_bf6_v8__b_bf8_v8(<8 x i32> %a, <8 x i32> %b, <16 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}mfma_scale_f32_32x32x64_f8f6f4__a_bf6_v8__b_bf8_v8:
-; CHECK: v_mfma_f32_32x32x64_f8f6f4 {{([^:]|[0-9]:)*}} cbsz:3 blgp:1{{$}}
+; CHECK: {{v_mfma_f32_32x32x64_f8f6f4|v_mfma_scale_f32_32x32x64_f8f6f4}} {{([^:]|[0-9]:)*}} cbsz:3 blgp:1{{$}}
   %r.mfma_scale_f32_32x32x64_f8f6f4__a_bf6_v8__b_bf8_v8 = call <16 x float> @llvm.amdgcn.mfma.scale.f32.32x32x64.f8f6f4.v8i32.v8i32(<8 x i32> %a, <8 x i32> %b, <16 x float> %c, i32 3, i32 1, i32 0, i32 0, i32 0, i32 0)
   store <16 x float> %r.mfma_scale_f32_32x32x64_f8f6f4__a_bf6_v8__b_bf8_v8, ptr addrspace(1) %out
   ret void
@@ -196,7 +196,7 @@ define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_bf6_v8__b_bf8_v8(<8 x i
 
 define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_bf6_v6__b_fp6_v8(<6 x i32> %a, <8 x i32> %b, <16 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}mfma_scale_f32_32x32x64_f8f6f4__a_bf6_v6__b_fp6_v8:
-; CHECK: v_mfma_f32_32x32x64_f8f6f4 {{([^:]|[0-9]:)*}} cbsz:3 blgp:2{{$}}
+; CHECK: {{v_mfma_f32_32x32x64_f8f6f4|v_mfma_scale_f32_32x32x64_f8f6f4}} {{([^:]|[0-9]:)*}} cbsz:3 blgp:2{{$}}
   %r.mfma_scale_f32_32x32x64_f8f6f4__a_bf6_v6__b_fp6_v8 = call <16 x float> @llvm.amdgcn.mfma.scale.f32.32x32x64.f8f6f4.v6i32.v8i32(<6 x i32> %a, <8 x i32> %b, <16 x float> %c, i32 3, i32 2, i32 0, i32 0, i32 0, i32 0)
   store <16 x float> %r.mfma_scale_f32_32x32x64_f8f6f4__a_bf6_v6__b_fp6_v8, ptr addrspace(1) %out
   ret void
@@ -204,7 +204,7 @@ define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_bf6_v6__b_fp6_v8(<6 x i
 
 define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_bf6_v8__b_fp6_v6(<8 x i32> %a, <6 x i32> %b, <16 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}mfma_scale_f32_32x32x64_f8f6f4__a_bf6_v8__b_fp6_v6:
-; CHECK: v_mfma_f32_32x32x64_f8f6f4 {{([^:]|[0-9]:)*}} cbsz:3 blgp:2{{$}}
+; CHECK: {{v_mfma_f32_32x32x64_f8f6f4|v_mfma_scale_f32_32x32x64_f8f6f4}} {{([^:]|[0-9]:)*}} cbsz:3 blgp:2{{$}}
   %r.mfma_scale_f32_32x32x64_f8f6f4__a_bf6_v8__b_fp6_v6 = call <16 x float> @llvm.amdgcn.mfma.scale.f32.32x32x64.f8f6f4.v8i32.v6i32(<8 x i32> %a, <6 x i32> %b, <16 x float> %c, i32 3, i32 2, i32 0, i32 0, i32 0, i32 0)
   store <16 x float> %r.mfma_scale_f32_32x32x64_f8f6f4__a_bf6_v8__b_fp6_v6, ptr addrspace(1) %out
   ret void
@@ -212,7 +212,7 @@ define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_bf6_v8__b_fp6_v6(<8 x i
 
 define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_bf6_v8__b_fp6_v8(<8 x i32> %a, <8 x i32> %b, <16 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}mfma_scale_f32_32x32x64_f8f6f4__a_bf6_v8__b_fp6_v8:
-; CHECK: v_mfma_f32_32x32x64_f8f6f4 {{([^:]|[0-9]:)*}} cbsz:3 blgp:2{{$}}
+; CHECK: {{v_mfma_f32_32x32x64_f8f6f4|v_mfma_scale_f32_32x32x64_f8f6f4}} {{([^:]|[0-9]:)*}} cbsz:3 blgp:2{{$}}
   %r.mfma_scale_f32_32x32x64_f8f6f4__a_bf6_v8__b_fp6_v8 = call <16 x float> @llvm.amdgcn.mfma.scale.f32.32x32x64.f8f6f4.v8i32.v8i32(<8 x i32> %a, <8 x i32> %b, <16 x float> %c, i32 3, i32 2, i32 0, i32 0, i32 0, i32 0)
   store <16 x float> %r.mfma_scale_f32_32x32x64_f8f6f4__a_bf6_v8__b_fp6_v8, ptr addrspace(1) %out
   ret void
@@ -220,7 +220,7 @@ define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_bf6_v8__b_fp6_v8(<8 x i
 
 define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_bf6_v6__b_bf6_v8(<6 x i32> %a, <8 x i32> %b, <16 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}mfma_scale_f32_32x32x64_f8f6f4__a_bf6_v6__b_bf6_v8:
-; CHECK: v_mfma_f32_32x32x64_f8f6f4 {{([^:]|[0-9]:)*}} cbsz:3 blgp:3{{$}}
+; CHECK: {{v_mfma_f32_32x32x64_f8f6f4|v_mfma_scale_f32_32x32x64_f8f6f4}} {{([^:]|[0-9]:)*}} cbsz:3 blgp:3{{$}}
   %r.mfma_scale_f32_32x32x64_f8f6f4__a_bf6_v6__b_bf6_v8 = call <16 x float> @llvm.amdgcn.mfma.scale.f32.32x32x64.f8f6f4.v6i32.v8i32(<6 x i32> %a, <8 x i32> %b, <16 x float> %c, i32 3, i32 3, i32 0, i32 0, i32 0, i32 0)
   store <16 x float> %r.mfma_scale_f32_32x32x64_f8f6f4__a_bf6_v6__b_bf6_v8, ptr addrspace(1) %out
   ret void
@@ -228,7 +228,7 @@ define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_bf6_v6__b_bf6_v8(<6 x i
 
 define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_bf6_v8__b_bf6_v6(<8 x i32> %a, <6 x i32> %b, <16 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}mfma_scale_f32_32x32x64_f8f6f4__a_bf6_v8__b_bf6_v6:
-; CHECK: v_mfma_f32_32x32x64_f8f6f4 {{([^:]|[0-9]:)*}} cbsz:3 blgp:3{{$}}
+; CHECK: {{v_mfma_f32_32x32x64_f8f6f4|v_mfma_scale_f32_32x32x64_f8f6f4}} {{([^:]|[0-9]:)*}} cbsz:3 blgp:3{{$}}
   %r.mfma_scale_f32_32x32x64_f8f6f4__a_bf6_v8__b_bf6_v6 = call <16 x float> @llvm.amdgcn.mfma.scale.f32.32x32x64.f8f6f4.v8i32.v6i32(<8 x i32> %a, <6 x i32> %b, <16 x float> %c, i32 3, i32 3, i32 0, i32 0, i32 0, i32 0)
   store <16 x float> %r.mfma_scale_f32_32x32x64_f8f6f4__a_bf6_v8__b_bf6_v6, ptr addrspace(1) %out
   ret void
@@ -236,7 +236,7 @@ define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_bf6_v8__b_bf6_v6(<8 x i
 
 define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_bf6_v8__b_bf6_v8(<8 x i32> %a, <8 x i32> %b, <16 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}mfma_scale_f32_32x32x64_f8f6f4__a_bf6_v8__b_bf6_v8:
-; CHECK: v_mfma_f32_32x32x64_f8f6f4 {{([^:]|[0-9]:)*}} cbsz:3 blgp:3{{$}}
+; CHECK: {{v_mfma_f32_32x32x64_f8f6f4|v_mfma_scale_f32_32x32x64_f8f6f4}} {{([^:]|[0-9]:)*}} cbsz:3 blgp:3{{$}}
   %r.mfma_scale_f32_32x32x64_f8f6f4__a_bf6_v8__b_bf6_v8 = call <16 x float> @llvm.amdgcn.mfma.scale.f32.32x32x64.f8f6f4.v8i32.v8i32(<8 x i32> %a, <8 x i32> %b, <16 x float> %c, i32 3, i32 3, i32 0, i32 0, i32 0, i32 0)
   store <16 x float> %r.mfma_scale_f32_32x32x64_f8f6f4__a_bf6_v8__b_bf6_v8, ptr addrspace(1) %out
   ret void
@@ -244,7 +244,7 @@ define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_bf6_v8__b_bf6_v8(<8 x i
 
 define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_bf6_v6__b_fp4_v6(<6 x i32> %a, <6 x i32> %b, <16 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}mfma_scale_f32_32x32x64_f8f6f4__a_bf6_v6__b_fp4_v6:
-; CHECK: v_mfma_f32_32x32x64_f8f6f4 {{([^:]|[0-9]:)*}} cbsz:3 blgp:4{{$}}
+; CHECK: {{v_mfma_f32_32x32x64_f8f6f4|v_mfma_scale_f32_32x32x64_f8f6f4}} {{([^:]|[0-9]:)*}} cbsz:3 blgp:4{{$}}
   %r.mfma_scale_f32_32x32x64_f8f6f4__a_bf6_v6__b_fp4_v6 = call <16 x float> @llvm.amdgcn.mfma.scale.f32.32x32x64.f8f6f4.v6i32.v6i32(<6 x i32> %a, <6 x i32> %b, <16 x float> %c, i32 3, i32 4, i32 0, i32 0, i32 0, i32 0)
   store <16 x float> %r.mfma_scale_f32_32x32x64_f8f6f4__a_bf6_v6__b_fp4_v6, ptr addrspace(1) %out
   ret void
@@ -252,7 +252,7 @@ define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_bf6_v6__b_fp4_v6(<6 x i
 
 define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_bf6_v6__b_fp4_v8(<6 x i32> %a, <8 x i32> %b, <16 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}mfma_scale_f32_32x32x64_f8f6f4__a_bf6_v6__b_fp4_v8:
-; CHECK: v_mfma_f32_32x32x64_f8f6f4 {{([^:]|[0-9]:)*}} cbsz:3 blgp:4{{$}}
+; CHECK: {{v_mfma_f32_32x32x64_f8f6f4|v_mfma_scale_f32_32x32x64_f8f6f4}} {{([^:]|[0-9]:)*}} cbsz:3 blgp:4{{$}}
   %r.mfma_scale_f32_32x32x64_f8f6f4__a_bf6_v6__b_fp4_v8 = call <16 x float> @llvm.amdgcn.mfma.scale.f32.32x32x64.f8f6f4.v6i32.v8i32(<6 x i32> %a, <8 x i32> %b, <16 x float> %c, i32 3, i32 4, i32 0, i32 0, i32 0, i32 0)
   store <16 x float> %r.mfma_scale_f32_32x32x64_f8f6f4__a_bf6_v6__b_fp4_v8, ptr addrspace(1) %out
   ret void
@@ -260,7 +260,7 @@ define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_bf6_v6__b_fp4_v8(<6 x i
 
 define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_bf6_v8__b_fp4_v4(<8 x i32> %a, <4 x i32> %b, <16 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}mfma_scale_f32_32x32x64_f8f6f4__a_bf6_v8__b_fp4_v4:
-; CHECK: v_mfma_f32_32x32x64_f8f6f4 {{([^:]|[0-9]:)*}} cbsz:3 blgp:4{{$}}
+; CHECK: {{v_mfma_f32_32x32x64_f8f6f4|v_mfma_scale_f32_32x32x64_f8f6f4}} {{([^:]|[0-9]:)*}} cbsz:3 blgp:4{{$}}
   %r.mfma_scale_f32_32x32x64_f8f6f4__a_bf6_v8__b_fp4_v4 = call <16 x float> @llvm.amdgcn.mfma.scale.f32.32x32x64.f8f6f4.v8i32.v4i32(<8 x i32> %a, <4 x i32> %b, <16 x float> %c, i32 3, i32 4, i32 0, i32 0, i32 0, i32 0)
   store <16 x float> %r.mfma_scale_f32_32x32x64_f8f6f4__a_bf6_v8__b_fp4_v4, ptr addrspace(1) %out
   ret void
@@ -268,7 +268,7 @@ define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_bf6_v8__b_fp4_v4(<8 x i
 
 define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_bf6_v8__b_fp4_v6(<8 x i32> %a, <6 x i32> %b, <16 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}mfma_scale_f32_32x32x64_f8f6f4__a_bf6_v8__b_fp4_v6:
-; CHECK: v_mfma_f32_32x32x64_f8f6f4 {{([^:]|[0-9]:)*}} cbsz:3 blgp:4{{$}}
+; CHECK: {{v_mfma_f32_32x32x64_f8f6f4|v_mfma_scale_f32_32x32x64_f8f6f4}} {{([^:]|[0-9]:)*}} cbsz:3 blgp:4{{$}}
   %r.mfma_scale_f32_32x32x64_f8f6f4__a_bf6_v8__b_fp4_v6 = call <16 x float> @llvm.amdgcn.mfma.scale.f32.32x32x64.f8f6f4.v8i32.v6i32(<8 x i32> %a, <6 x i32> %b, <16 x float> %c, i32 3, i32 4, i32 0, i32 0, i32 0, i32 0)
   store <16 x float> %r.mfma_scale_f32_32x32x64_f8f6f4__a_bf6_v8__b_fp4_v6, ptr addrspace(1) %out
   ret void
@@ -276,7 +276,7 @@ define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_bf6_v8__b_fp4_v6(<8 x i
 
 define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_bf6_v8__b_fp4_v8(<8 x i32> %a, <8 x i32> %b, <16 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}mfma_scale_f32_32x32x64_f8f6f4__a_bf6_v8__b_fp4_v8:
-; CHECK: v_mfma_f32_32x32x64_f8f6f4 {{([^:]|[0-9]:)*}} cbsz:3 blgp:4{{$}}
+; CHECK: {{v_mfma_f32_32x32x64_f8f6f4|v_mfma_scale_f32_32x32x64_f8f6f4}} {{([^:]|[0-9]:)*}} cbsz:3 blgp:4{{$}}
   %r.mfma_scale_f32_32x32x64_f8f6f4__a_bf6_v8__b_fp4_v8 = call <16 x float> @llvm.amdgcn.mfma.scale.f32.32x32x64.f8f6f4.v8i32.v8i32(<8 x i32> %a, <8 x i32> %b, <16 x float> %c, i32 3, i32 4, i32 0, i32 0, i32 0, i32 0)
   store <16 x float> %r.mfma_scale_f32_32x32x64_f8f6f4__a_bf6_v8__b_fp4_v8, ptr addrspace(1) %out
   ret void
@@ -284,7 +284,7 @@ define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_bf6_v8__b_fp4_v8(<8 x i
 
 define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_fp4_v6__b_fp8_v8(<6 x i32> %a, <8 x i32> %b, <16 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}mfma_scale_f32_32x32x64_f8f6f4__a_fp4_v6__b_fp8_v8:
-; CHECK: v_mfma_f32_32x32x64_f8f6f4 {{([^:]|[0-9]:)*}} cbsz:4{{$}}
+; CHECK: {{v_mfma_f32_32x32x64_f8f6f4|v_mfma_scale_f32_32x32x64_f8f6f4}} {{([^:]|[0-9]:)*}} cbsz:4{{$}}
   %r.mfma_scale_f32_32x32x64_f8f6f4__a_fp4_v6__b_fp8_v8 = call <16 x float> @llvm.amdgcn.mfma.scale.f32.32x32x64.f8f6f4.v6i32.v8i32(<6 x i32> %a, <8 x i32> %b, <16 x float> %c, i32 4, i32 0, i32 0, i32 0, i32 0, i32 0)
   store <16 x float> %r.mfma_scale_f32_32x32x64_f8f6f4__a_fp4_v6__b_fp8_v8, ptr addrspace(1) %out
   ret void
@@ -292,7 +292,7 @@ define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_fp4_v6__b_fp8_v8(<6 x i
 
 define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_fp4_v8__b_fp8_v8(<8 x i32> %a, <8 x i32> %b, <16 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}mfma_scale_f32_32x32x64_f8f6f4__a_fp4_v8__b_fp8_v8:
-; CHECK: v_mfma_f32_32x32x64_f8f6f4 {{([^:]|[0-9]:)*}} cbsz:4{{$}}
+; CHECK: {{v_mfma_f32_32x32x64_f8f6f4|v_mfma_scale_f32_32x32x64_f8f6f4}} {{([^:]|[0-9]:)*}} cbsz:4{{$}}
   %r.mfma_scale_f32_32x32x64_f8f6f4__a_fp4_v8__b_fp8_v8 = call <16 x float> @llvm.amdgcn.mfma.scale.f32.32x32x64.f8f6f4.v8i32.v8i32(<8 x i32> %a, <8 x i32> %b, <16 x float> %c, i32 4, i32 0, i32 0, i32 0, i32 0, i32 0)
   store <16 x float> %r.mfma_scale_f32_32x32x64_f8f6f4__a_fp4_v8__b_fp8_v8, ptr addrspace(1) %out
   ret void
@@ -300,7 +300,7 @@ define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_fp4_v8__b_fp8_v8(<8 x i
 
 define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_fp4_v6__b_bf8_v8(<6 x i32> %a, <8 x i32> %b, <16 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}mfma_scale_f32_32x32x64_f8f6f4__a_fp4_v6__b_bf8_v8:
-; CHECK: v_mfma_f32_32x32x64_f8f6f4 {{([^:]|[0-9]:)*}} cbsz:4 blgp:1{{$}}
+; CHECK: {{v_mfma_f32_32x32x64_f8f6f4|v_mfma_scale_f32_32x32x64_f8f6f4}} {{([^:]|[0-9]:)*}} cbsz:4 blgp:1{{$}}
   %r.mfma_scale_f32_32x32x64_f8f6f4__a_fp4_v6__b_bf8_v8 = call <16 x float> @llvm.amdgcn.mfma.scale.f32.32x32x64.f8f6f4.v6i32.v8i32(<6 x i32> %a, <8 x i32> %b, <16 x float> %c, i32 4, i32 1, i32 0, i32 0, i32 0, i32 0)
   store <16 x float> %r.mfma_scale_f32_32x32x64_f8f6f4__a_fp4_v6__b_bf8_v8, ptr addrspace(1) %out
   ret void
@@ -308,7 +308,7 @@ define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_fp4_v6__b_bf8_v8(<6 x i
 
 define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_fp4_v8__b_bf8_v8(<8 x i32> %a, <8 x i32> %b, <16 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}mfma_scale_f32_32x32x64_f8f6f4__a_fp4_v8__b_bf8_v8:
-; CHECK: v_mfma_f32_32x32x64_f8f6f4 {{([^:]|[0-9]:)*}} cbsz:4 blgp:1{{$}}
+; CHECK: {{v_mfma_f32_32x32x64_f8f6f4|v_mfma_scale_f32_32x32x64_f8f6f4}} {{([^:]|[0-9]:)*}} cbsz:4 blgp:1{{$}}
   %r.mfma_scale_f32_32x32x64_f8f6f4__a_fp4_v8__b_bf8_v8 = call <16 x float> @llvm.amdgcn.mfma.scale.f32.32x32x64.f8f6f4.v8i32.v8i32(<8 x i32> %a, <8 x i32> %b, <16 x float> %c, i32 4, i32 1, i32 0, i32 0, i32 0, i32 0)
   store <16 x float> %r.mfma_scale_f32_32x32x64_f8f6f4__a_fp4_v8__b_bf8_v8, ptr addrspace(1) %out
   ret void
@@ -316,7 +316,7 @@ define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_fp4_v8__b_bf8_v8(<8 x i
 
 define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_fp4_v4__b_fp6_v8(<4 x i32> %a, <8 x i32> %b, <16 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}mfma_scale_f32_32x32x64_f8f6f4__a_fp4_v4__b_fp6_v8:
-; CHECK: v_mfma_f32_32x32x64_f8f6f4 {{([^:]|[0-9]:)*}} cbsz:4 blgp:2{{$}}
+; CHECK: {{v_mfma_f32_32x32x64_f8f6f4|v_mfma_scale_f32_32x32x64_f8f6f4}} {{([^:]|[0-9]:)*}} cbsz:4 blgp:2{{$}}
   %r.mfma_scale_f32_32x32x64_f8f6f4__a_fp4_v4__b_fp6_v8 = call <16 x float> @llvm.amdgcn.mfma.scale.f32.32x32x64.f8f6f4.v4i32.v8i32(<4 x i32> %a, <8 x i32> %b, <16 x float> %c, i32 4, i32 2, i32 0, i32 0, i32 0, i32 0)
   store <16 x float> %r.mfma_scale_f32_32x32x64_f8f6f4__a_fp4_v4__b_fp6_v8, ptr addrspace(1) %out
   ret void
@@ -324,7 +324,7 @@ define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_fp4_v4__b_fp6_v8(<4 x i
 
 define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_fp4_v6__b_fp6_v6(<6 x i32> %a, <6 x i32> %b, <16 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}mfma_scale_f32_32x32x64_f8f6f4__a_fp4_v6__b_fp6_v6:
-; CHECK: v_mfma_f32_32x32x64_f8f6f4 {{([^:]|[0-9]:)*}} cbsz:4 blgp:2{{$}}
+; CHECK: {{v_mfma_f32_32x32x64_f8f6f4|v_mfma_scale_f32_32x32x64_f8f6f4}} {{([^:]|[0-9]:)*}} cbsz:4 blgp:2{{$}}
   %r.mfma_scale_f32_32x32x64_f8f6f4__a_fp4_v6__b_fp6_v6 = call <16 x float> @llvm.amdgcn.mfma.scale.f32.32x32x64.f8f6f4.v6i32.v6i32(<6 x i32> %a, <6 x i32> %b, <16 x float> %c, i32 4, i32 2, i32 0, i32 0, i32 0, i32 0)
   store <16 x float> %r.mfma_scale_f32_32x32x64_f8f6f4__a_fp4_v6__b_fp6_v6, ptr addrspace(1) %out
   ret void
@@ -332,7 +332,7 @@ define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_fp4_v6__b_fp6_v6(<6 x i
 
 define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_fp4_v6__b_fp6_v8(<6 x i32> %a, <8 x i32> %b, <16 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}mfma_scale_f32_32x32x64_f8f6f4__a_fp4_v6__b_fp6_v8:
-; CHECK: v_mfma_f32_32x32x64_f8f6f4 {{([^:]|[0-9]:)*}} cbsz:4 blgp:2{{$}}
+; CHECK: {{v_mfma_f32_32x32x64_f8f6f4|v_mfma_scale_f32_32x32x64_f8f6f4}} {{([^:]|[0-9]:)*}} cbsz:4 blgp:2{{$}}
   %r.mfma_scale_f32_32x32x64_f8f6f4__a_fp4_v6__b_fp6_v8 = call <16 x float> @llvm.amdgcn.mfma.scale.f32.32x32x64.f8f6f4.v6i32.v8i32(<6 x i32> %a, <8 x i32> %b, <16 x float> %c, i32 4, i32 2, i32 0, i32 0, i32 0, i32 0)
   store <16 x float> %r.mfma_scale_f32_32x32x64_f8f6f4__a_fp4_v6__b_fp6_v8, ptr addrspace(1) %out
   ret void
@@ -340,7 +340,7 @@ define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_fp4_v6__b_fp6_v8(<6 x i
 
 define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_fp4_v8__b_fp6_v6(<8 x i32> %a, <6 x i32> %b, <16 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}mfma_scale_f32_32x32x64_f8f6f4__a_fp4_v8__b_fp6_v6:
-; CHECK: v_mfma_f32_32x32x64_f8f6f4 {{([^:]|[0-9]:)*}} cbsz:4 blgp:2{{$}}
+; CHECK: {{v_mfma_f32_32x32x64_f8f6f4|v_mfma_scale_f32_32x32x64_f8f6f4}} {{([^:]|[0-9]:)*}} cbsz:4 blgp:2{{$}}
   %r.mfma_scale_f32_32x32x64_f8f6f4__a_fp4_v8__b_fp6_v6 = call <16 x float> @llvm.amdgcn.mfma.scale.f32.32x32x64.f8f6f4.v8i32.v6i32(<8 x i32> %a, <6 x i32> %b, <16 x float> %c, i32 4, i32 2, i32 0, i32 0, i32 0, i32 0)
   store <16 x float> %r.mfma_scale_f32_32x32x64_f8f6f4__a_fp4_v8__b_fp6_v6, ptr addrspace(1) %out
   ret void
@@ -348,7 +348,7 @@ define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_fp4_v8__b_fp6_v6(<8 x i
 
 define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_fp4_v8__b_fp6_v8(<8 x i32> %a, <8 x i32> %b, <16 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}mfma_scale_f32_32x32x64_f8f6f4__a_fp4_v8__b_fp6_v8:
-; CHECK: v_mfma_f32_32x32x64_f8f6f4 {{([^:]|[0-9]:)*}} cbsz:4 blgp:2{{$}}
+; CHECK: {{v_mfma_f32_32x32x64_f8f6f4|v_mfma_scale_f32_32x32x64_f8f6f4}} {{([^:]|[0-9]:)*}} cbsz:4 blgp:2{{$}}
   %r.mfma_scale_f32_32x32x64_f8f6f4__a_fp4_v8__b_fp6_v8 = call <16 x float> @llvm.amdgcn.mfma.scale.f32.32x32x64.f8f6f4.v8i32.v8i32(<8 x i32> %a, <8 x i32> %b, <16 x float> %c, i32 4, i32 2, i32 0, i32 0, i32 0, i32 0)
   store <16 x float> %r.mfma_scale_f32_32x32x64_f8f6f4__a_fp4_v8__b_fp6_v8, ptr addrspace(1) %out
   ret void
@@ -356,7 +356,7 @@ define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_fp4_v8__b_fp6_v8(<8 x i
 
 define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_fp4_v4__b_bf6_v8(<4 x i32> %a, <8 x i32> %b, <16 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}mfma_scale_f32_32x32x64_f8f6f4__a_fp4_v4__b_bf6_v8:
-; CHECK: v_mfma_f32_32x32x64_f8f6f4 {{([^:]|[0-9]:)*}} cbsz:4 blgp:3{{$}}
+; CHECK: {{v_mfma_f32_32x32x64_f8f6f4|v_mfma_scale_f32_32x32x64_f8f6f4}} {{([^:]|[0-9]:)*}} cbsz:4 blgp:3{{$}}
   %r.mfma_scale_f32_32x32x64_f8f6f4__a_fp4_v4__b_bf6_v8 = call <16 x float> @llvm.amdgcn.mfma.scale.f32.32x32x64.f8f6f4.v4i32.v8i32(<4 x i32> %a, <8 x i32> %b, <16 x float> %c, i32 4, i32 3, i32 0, i32 0, i32 0, i32 0)
   store <16 x float> %r.mfma_scale_f32_32x32x64_f8f6f4__a_fp4_v4__b_bf6_v8, ptr addrspace(1) %out
   ret void
@@ -364,7 +364,7 @@ define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_fp4_v4__b_bf6_v8(<4 x i
 
 define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_fp4_v6__b_bf6_v6(<6 x i32> %a, <6 x i32> %b, <16 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}mfma_scale_f32_32x32x64_f8f6f4__a_fp4_v6__b_bf6_v6:
-; CHECK: v_mfma_f32_32x32x64_f8f6f4 {{([^:]|[0-9]:)*}} cbsz:4 blgp:3{{$}}
+; CHECK: {{v_mfma_f32_32x32x64_f8f6f4|v_mfma_scale_f32_32x32x64_f8f6f4}} {{([^:]|[0-9]:)*}} cbsz:4 blgp:3{{$}}
   %r.mfma_scale_f32_32x32x64_f8f6f4__a_fp4_v6__b_bf6_v6 = call <16 x float> @llvm.amdgcn.mfma.scale.f32.32x32x64.f8f6f4.v6i32.v6i32(<6 x i32> %a, <6 x i32> %b, <16 x float> %c, i32 4, i32 3, i32 0, i32 0, i32 0, i32 0)
   store <16 x float> %r.mfma_scale_f32_32x32x64_f8f6f4__a_fp4_v6__b_bf6_v6, ptr addrspace(1) %out
   ret void
@@ -372,7 +372,7 @@ define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_fp4_v6__b_bf6_v6(<6 x i
 
 define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_fp4_v6__b_bf6_v8(<6 x i32> %a, <8 x i32> %b, <16 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}mfma_scale_f32_32x32x64_f8f6f4__a_fp4_v6__b_bf6_v8:
-; CHECK: v_mfma_f32_32x32x64_f8f6f4 {{([^:]|[0-9]:)*}} cbsz:4 blgp:3{{$}}
+; CHECK: {{v_mfma_f32_32x32x64_f8f6f4|v_mfma_scale_f32_32x32x64_f8f6f4}} {{([^:]|[0-9]:)*}} cbsz:4 blgp:3{{$}}
   %r.mfma_scale_f32_32x32x64_f8f6f4__a_fp4_v6__b_bf6_v8 = call <16 x float> @llvm.amdgcn.mfma.scale.f32.32x32x64.f8f6f4.v6i32.v8i32(<6 x i32> %a, <8 x i32> %b, <16 x float> %c, i32 4, i32 3, i32 0, i32 0, i32 0, i32 0)
   store <16 x float> %r.mfma_scale_f32_32x32x64_f8f6f4__a_fp4_v6__b_bf6_v8, ptr addrspace(1) %out
   ret void
@@ -380,7 +380,7 @@ define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_fp4_v6__b_bf6_v8(<6 x i
 
 define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_fp4_v8__b_bf6_v6(<8 x i32> %a, <6 x i32> %b, <16 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}mfma_scale_f32_32x32x64_f8f6f4__a_fp4_v8__b_bf6_v6:
-; CHECK: v_mfma_f32_32x32x64_f8f6f4 {{([^:]|[0-9]:)*}} cbsz:4 blgp:3{{$}}
+; CHECK: {{v_mfma_f32_32x32x64_f8f6f4|v_mfma_scale_f32_32x32x64_f8f6f4}} {{([^:]|[0-9]:)*}} cbsz:4 blgp:3{{$}}
   %r.mfma_scale_f32_32x32x64_f8f6f4__a_fp4_v8__b_bf6_v6 = call <16 x float> @llvm.amdgcn.mfma.scale.f32.32x32x64.f8f6f4.v8i32.v6i32(<8 x i32> %a, <6 x i32> %b, <16 x float> %c, i32 4, i32 3, i32 0, i32 0, i32 0, i32 0)
   store <16 x float> %r.mfma_scale_f32_32x32x64_f8f6f4__a_fp4_v8__b_bf6_v6, ptr addrspace(1) %out
   ret void
@@ -388,7 +388,7 @@ define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_fp4_v8__b_bf6_v6(<8 x i
 
 define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_fp4_v8__b_bf6_v8(<8 x i32> %a, <8 x i32> %b, <16 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}mfma_scale_f32_32x32x64_f8f6f4__a_fp4_v8__b_bf6_v8:
-; CHECK: v_mfma_f32_32x32x64_f8f6f4 {{([^:]|[0-9]:)*}} cbsz:4 blgp:3{{$}}
+; CHECK: {{v_mfma_f32_32x32x64_f8f6f4|v_mfma_scale_f32_32x32x64_f8f6f4}} {{([^:]|[0-9]:)*}} cbsz:4 blgp:3{{$}}
   %r.mfma_scale_f32_32x32x64_f8f6f4__a_fp4_v8__b_bf6_v8 = call <16 x float> @llvm.amdgcn.mfma.scale.f32.32x32x64.f8f6f4.v8i32.v8i32(<8 x i32> %a, <8 x i32> %b, <16 x float> %c, i32 4, i32 3, i32 0, i32 0, i32 0, i32 0)
   store <16 x float> %r.mfma_scale_f32_32x32x64_f8f6f4__a_fp4_v8__b_bf6_v8, ptr addrspace(1) %out
   ret void
@@ -396,7 +396,7 @@ define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_fp4_v8__b_bf6_v8(<8 x i
 
 define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_fp4_v4__b_fp4_v6(<4 x i32> %a, <6 x i32> %b, <16 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}mfma_scale_f32_32x32x64_f8f6f4__a_fp4_v4__b_fp4_v6:
-; CHECK: v_mfma_f32_32x32x64_f8f6f4 {{([^:]|[0-9]:)*}} cbsz:4 blgp:4{{$}}
+; CHECK: {{v_mfma_f32_32x32x64_f8f6f4|v_mfma_scale_f32_32x32x64_f8f6f4}} {{([^:]|[0-9]:)*}} cbsz:4 blgp:4{{$}}
   %r.mfma_scale_f32_32x32x64_f8f6f4__a_fp4_v4__b_fp4_v6 = call <16 x float> @llvm.amdgcn.mfma.scale.f32.32x32x64.f8f6f4.v4i32.v6i32(<4 x i32> %a, <6 x i32> %b, <16 x float> %c, i32 4, i32 4, i32 0, i32 0, i32 0, i32 0)
   store <16 x float> %r.mfma_scale_f32_32x32x64_f8f6f4__a_fp4_v4__b_fp4_v6, ptr addrspace(1) %out
   ret void
@@ -404,7 +404,7 @@ define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_fp4_v4__b_fp4_v6(<4 x i
 
 define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_fp4_v4__b_fp4_v8(<4 x i32> %a, <8 x i32> %b, <16 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}mfma_scale_f32_32x32x64_f8f6f4__a_fp4_v4__b_fp4_v8:
-; CHECK: v_mfma_f32_32x32x64_f8f6f4 {{([^:]|[0-9]:)*}} cbsz:4 blgp:4{{$}}
+; CHECK: {{v_mfma_f32_32x32x64_f8f6f4|v_mfma_scale_f32_32x32x64_f8f6f4}} {{([^:]|[0-9]:)*}} cbsz:4 blgp:4{{$}}
   %r.mfma_scale_f32_32x32x64_f8f6f4__a_fp4_v4__b_fp4_v8 = call <16 x float> @llvm.amdgcn.mfma.scale.f32.32x32x64.f8f6f4.v4i32.v8i32(<4 x i32> %a, <8 x i32> %b, <16 x float> %c, i32 4, i32 4, i32 0, i32 0, i32 0, i32 0)
   store <16 x float> %r.mfma_scale_f32_32x32x64_f8f6f4__a_fp4_v4__b_fp4_v8, ptr addrspace(1) %out
   ret void
@@ -412,7 +412,7 @@ define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_fp4_v4__b_fp4_v8(<4 x i
 
 define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_fp4_v6__b_fp4_v4(<6 x i32> %a, <4 x i32> %b, <16 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}mfma_scale_f32_32x32x64_f8f6f4__a_fp4_v6__b_fp4_v4:
-; CHECK: v_mfma_f32_32x32x64_f8f6f4 {{([^:]|[0-9]:)*}} cbsz:4 blgp:4{{$}}
+; CHECK: {{v_mfma_f32_32x32x64_f8f6f4|v_mfma_scale_f32_32x32x64_f8f6f4}} {{([^:]|[0-9]:)*}} cbsz:4 blgp:4{{$}}
   %r.mfma_scale_f32_32x32x64_f8f6f4__a_fp4_v6__b_fp4_v4 = call <16 x float> @llvm.amdgcn.mfma.scale.f32.32x32x64.f8f6f4.v6i32.v4i32(<6 x i32> %a, <4 x i32> %b, <16 x float> %c, i32 4, i32 4, i32 0, i32 0, i32 0, i32 0)
   store <16 x float> %r.mfma_scale_f32_32x32x64_f8f6f4__a_fp4_v6__b_fp4_v4, ptr addrspace(1) %out
   ret void
@@ -420,7 +420,7 @@ define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_fp4_v6__b_fp4_v4(<6 x i
 
 define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_fp4_v6__b_fp4_v6(<6 x i32> %a, <6 x i32> %b, <16 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}mfma_scale_f32_32x32x64_f8f6f4__a_fp4_v6__b_fp4_v6:
-; CHECK: v_mfma_f32_32x32x64_f8f6f4 {{([^:]|[0-9]:)*}} cbsz:4 blgp:4{{$}}
+; CHECK: {{v_mfma_f32_32x32x64_f8f6f4|v_mfma_scale_f32_32x32x64_f8f6f4}} {{([^:]|[0-9]:)*}} cbsz:4 blgp:4{{$}}
   %r.mfma_scale_f32_32x32x64_f8f6f4__a_fp4_v6__b_fp4_v6 = call <16 x float> @llvm.amdgcn.mfma.scale.f32.32x32x64.f8f6f4.v6i32.v6i32(<6 x i32> %a, <6 x i32> %b, <16 x float> %c, i32 4, i32 4, i32 0, i32 0, i32 0, i32 0)
   store <16 x float> %r.mfma_scale_f32_32x32x64_f8f6f4__a_fp4_v6__b_fp4_v6, ptr addrspace(1) %out
   ret void
@@ -428,7 +428,7 @@ define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_fp4_v6__b_fp4_v6(<6 x i
 
 define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_fp4_v6__b_fp4_v8(<6 x i32> %a, <8 x i32> %b, <16 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}mfma_scale_f32_32x32x64_f8f6f4__a_fp4_v6__b_fp4_v8:
-; CHECK: v_mfma_f32_32x32x64_f8f6f4 {{([^:]|[0-9]:)*}} cbsz:4 blgp:4{{$}}
+; CHECK: {{v_mfma_f32_32x32x64_f8f6f4|v_mfma_scale_f32_32x32x64_f8f6f4}} {{([^:]|[0-9]:)*}} cbsz:4 blgp:4{{$}}
   %r.mfma_scale_f32_32x32x64_f8f6f4__a_fp4_v6__b_fp4_v8 = call <16 x float> @llvm.amdgcn.mfma.scale.f32.32x32x64.f8f6f4.v6i32.v8i32(<6 x i32> %a, <8 x i32> %b, <16 x float> %c, i32 4, i32 4, i32 0, i32 0, i32 0, i32 0)
   store <16 x float> %r.mfma_scale_f32_32x32x64_f8f6f4__a_fp4_v6__b_fp4_v8, ptr addrspace(1) %out
   ret void
@@ -436,7 +436,7 @@ define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_fp4_v6__b_fp4_v8(<6 x i
 
 define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_fp4_v8__b_fp4_v4(<8 x i32> %a, <4 x i32> %b, <16 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}mfma_scale_f32_32x32x64_f8f6f4__a_fp4_v8__b_fp4_v4:
-; CHECK: v_mfma_f32_32x32x64_f8f6f4 {{([^:]|[0-9]:)*}} cbsz:4 blgp:4{{$}}
+; CHECK: {{v_mfma_f32_32x32x64_f8f6f4|v_mfma_scale_f32_32x32x64_f8f6f4}} {{([^:]|[0-9]:)*}} cbsz:4 blgp:4{{$}}
   %r.mfma_scale_f32_32x32x64_f8f6f4__a_fp4_v8__b_fp4_v4 = call <16 x float> @llvm.amdgcn.mfma.scale.f32.32x32x64.f8f6f4.v8i32.v4i32(<8 x i32> %a, <4 x i32> %b, <16 x float> %c, i32 4, i32 4, i32 0, i32 0, i32 0, i32 0)
   store <16 x float> %r.mfma_scale_f32_32x32x64_f8f6f4__a_fp4_v8__b_fp4_v4, ptr addrspace(1) %out
   ret void
@@ -444,7 +444,7 @@ define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_fp4_v8__b_fp4_v4(<8 x i
 
 define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_fp4_v8__b_fp4_v6(<8 x i32> %a, <6 x i32> %b, <16 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}mfma_scale_f32_32x32x64_f8f6f4__a_fp4_v8__b_fp4_v6:
-; CHECK: v_mfma_f32_32x32x64_f8f6f4 {{([^:]|[0-9]:)*}} cbsz:4 blgp:4{{$}}
+; CHECK: {{v_mfma_f32_32x32x64_f8f6f4|v_mfma_scale_f32_32x32x64_f8f6f4}} {{([^:]|[0-9]:)*}} cbsz:4 blgp:4{{$}}
   %r.mfma_scale_f32_32x32x64_f8f6f4__a_fp4_v8__b_fp4_v6 = call <16 x float> @llvm.amdgcn.mfma.scale.f32.32x32x64.f8f6f4.v8i32.v6i32(<8 x i32> %a, <6 x i32> %b, <16 x float> %c, i32 4, i32 4, i32 0, i32 0, i32 0, i32 0)
   store <16 x float> %r.mfma_scale_f32_32x32x64_f8f6f4__a_fp4_v8__b_fp4_v6, ptr addrspace(1) %out
   ret void
@@ -452,7 +452,7 @@ define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_fp4_v8__b_fp4_v6(<8 x i
 
 define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_fp4_v8__b_fp4_v8(<8 x i32> %a, <8 x i32> %b, <16 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}mfma_scale_f32_32x32x64_f8f6f4__a_fp4_v8__b_fp4_v8:
-; CHECK: v_mfma_f32_32x32x64_f8f6f4 {{([^:]|[0-9]:)*}} cbsz:4 blgp:4{{$}}
+; CHECK: {{v_mfma_f32_32x32x64_f8f6f4|v_mfma_scale_f32_32x32x64_f8f6f4}} {{([^:]|[0-9]:)*}} cbsz:4 blgp:4{{$}}
   %r.mfma_scale_f32_32x32x64_f8f6f4__a_fp4_v8__b_fp4_v8 = call <16 x float> @llvm.amdgcn.mfma.scale.f32.32x32x64.f8f6f4.v8i32.v8i32(<8 x i32> %a, <8 x i32> %b, <16 x float> %c, i32 4, i32 4, i32 0, i32 0, i32 0, i32 0)
   store <16 x float> %r.mfma_scale_f32_32x32x64_f8f6f4__a_fp4_v8__b_fp4_v8, ptr addrspace(1) %out
   ret void

@@ -9,7 +9,7 @@
 
 define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_fp8_v8__b_fp6_v8__narrow_shufflevector(<8 x i32> %a, <8 x i32> %b, <16 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}mfma_scale_f32_32x32x64_f8f6f4__a_fp8_v8__b_fp6_v8__narrow_shufflevector:
-; CHECK: v_mfma_f32_32x32x64_f8f6f4 {{([^:]|[0-9]:)*}} blgp:2{{$}}
+; CHECK: {{v_mfma_f32_32x32x64_f8f6f4|v_mfma_scale_f32_32x32x64_f8f6f4}} {{([^:]|[0-9]:)*}} blgp:2{{$}}
   %b.narrow = shufflevector <8 x i32> %b, <8 x i32> poison, <6 x i32> <i32 0, i32 1, i32 2, i32 3, i32 4, i32 5>
   %r.mfma_scale_f32_32x32x64_f8f6f4__a_fp8_v8__b_fp6_v8__narrow_shufflevector = call <16 x float> @llvm.amdgcn.mfma.scale.f32.32x32x64.f8f6f4.v8i32.v6i32(<8 x i32> %a, <6 x i32> %b.narrow, <16 x float> %c, i32 0, i32 2, i32 0, i32 0, i32 0, i32 0)
   store <16 x float> %r.mfma_scale_f32_32x32x64_f8f6f4__a_fp8_v8__b_fp6_v8__narrow_shufflevector, ptr addrspace(1) %out
@@ -18,7 +18,7 @@ define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_fp8_v8__b_fp6_v8__narro
 
 define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_fp8_v8__b_bf6_v8__narrow_shufflevector(<8 x i32> %a, <8 x i32> %b, <16 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}mfma_scale_f32_32x32x64_f8f6f4__a_fp8_v8__b_bf6_v8__narrow_shufflevector:
-; CHECK: v_mfma_f32_32x32x64_f8f6f4 {{([^:]|[0-9]:)*}} blgp:3{{$}}
+; CHECK: {{v_mfma_f32_32x32x64_f8f6f4|v_mfma_scale_f32_32x32x64_f8f6f4}} {{([^:]|[0-9]:)*}} blgp:3{{$}}
   %b.narrow = shufflevector <8 x i32> %b, <8 x i32> poison, <6 x i32> <i32 0, i32 1, i32 2, i32 3, i32 4, i32 5>
   %r.mfma_scale_f32_32x32x64_f8f6f4__a_fp8_v8__b_bf6_v8__narrow_shufflevector = call <16 x float> @llvm.amdgcn.mfma.scale.f32.32x32x64.f8f6f4.v8i32.v6i32(<8 x i32> %a, <6 x i32> %b.narrow, <16 x float> %c, i32 0, i32 3, i32 0, i32 0, i32 0, i32 0)
   store <16 x float> %r.mfma_scale_f32_32x32x64_f8f6f4__a_fp8_v8__b_bf6_v8__narrow_shufflevector, ptr addrspace(1) %out
@@ -27,7 +27,7 @@ define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_fp8_v8__b_bf6_v8__narro
 
 define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_fp8_v8__b_fp4_v8__narrow_shufflevector(<8 x i32> %a, <8 x i32> %b, <16 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}mfma_scale_f32_32x32x64_f8f6f4__a_fp8_v8__b_fp4_v8__narrow_shufflevector:
-; CHECK: v_mfma_f32_32x32x64_f8f6f4 {{([^:]|[0-9]:)*}} blgp:4{{$}}
+; CHECK: {{v_mfma_f32_32x32x64_f8f6f4|v_mfma_scale_f32_32x32x64_f8f6f4}} {{([^:]|[0-9]:)*}} blgp:4{{$}}
   %b.narrow = shufflevector <8 x i32> %b, <8 x i32> poison, <4 x i32> <i32 0, i32 1, i32 2, i32 3>
   %r.mfma_scale_f32_32x32x64_f8f6f4__a_fp8_v8__b_fp4_v8__narrow_shufflevector = call <16 x float> @llvm.amdgcn.mfma.scale.f32.32x32x64.f8f6f4.v8i32.v4i32(<8 x i32> %a, <4 x i32> %b.narrow, <16 x float> %c, i32 0, i32 4, i32 0, i32 0, i32 0, i32 0)
   store <16 x float> %r.mfma_scale_f32_32x32x64_f8f6f4__a_fp8_v8__b_fp4_v8__narrow_shufflevector, ptr addrspace(1) %out
@@ -36,7 +36,7 @@ define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_fp8_v8__b_fp4_v8__narro
 
 define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_bf8_v8__b_fp6_v8__narrow_shufflevector(<8 x i32> %a, <8 x i32> %b, <16 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}mfma_scale_f32_32x32x64_f8f6f4__a_bf8_v8__b_fp6_v8__narrow_shufflevector:
-; CHECK: v_mfma_f32_32x32x64_f8f6f4 {{([^:]|[0-9]:)*}} cbsz:1 blgp:2{{$}}
+; CHECK: {{v_mfma_f32_32x32x64_f8f6f4|v_mfma_scale_f32_32x32x64_f8f6f4}} {{([^:]|[0-9]:)*}} cbsz:1 blgp:2{{$}}
   %b.narrow = shufflevector <8 x i32> %b, <8 x i32> poison, <6 x i32> <i32 0, i32 1, i32 2, i32 3, i32 4, i32 5>
   %r.mfma_scale_f32_32x32x64_f8f6f4__a_bf8_v8__b_fp6_v8__narrow_shufflevector = call <16 x float> @llvm.amdgcn.mfma.scale.f32.32x32x64.f8f6f4.v8i32.v6i32(<8 x i32> %a, <6 x i32> %b.narrow, <16 x float> %c, i32 1, i32 2, i32 0, i32 0, i32 0, i32 0)
   store <16 x float> %r.mfma_scale_f32_32x32x64_f8f6f4__a_bf8_v8__b_fp6_v8__narrow_shufflevector, ptr addrspace(1) %out
@@ -45,7 +45,7 @@ define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_bf8_v8__b_fp6_v8__narro
 
 define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_bf8_v8__b_bf6_v8__narrow_shufflevector(<8 x i32> %a, <8 x i32> %b, <16 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}mfma_scale_f32_32x32x64_f8f6f4__a_bf8_v8__b_bf6_v8__narrow_shufflevector:
-; CHECK: v_mfma_f32_32x32x64_f8f6f4 {{([^:]|[0-9]:)*}} cbsz:1 blgp:3{{$}}
+; CHECK: {{v_mfma_f32_32x32x64_f8f6f4|v_mfma_scale_f32_32x32x64_f8f6f4}} {{([^:]|[0-9]:)*}} cbsz:1 blgp:3{{$}}
   %b.narrow = shufflevector <8 x i32> %b, <8 x i32> poison, <6 x i32> <i32 0, i32 1, i32 2, i32 3, i32 4, i32 5>
   %r.mfma_scale_f32_32x32x64_f8f6f4__a_bf8_v8__b_bf6_v8__narrow_shufflevector = call <16 x float> @llvm.amdgcn.mfma.scale.f32.32x32x64.f8f6f4.v8i32.v6i32(<8 x i32> %a, <6 x i32> %b.narrow, <16 x float> %c, i32 1, i32 3, i32 0, i32 0, i32 0, i32 0)
   store <16 x float> %r.mfma_scale_f32_32x32x64_f8f6f4__a_bf8_v8__b_bf6_v8__narrow_shufflevector, ptr addrspace(1) %out
@@ -54,7 +54,7 @@ define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_bf8_v8__b_bf6_v8__narro
 
 define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_bf8_v8__b_fp4_v8__narrow_shufflevector(<8 x i32> %a, <8 x i32> %b, <16 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}mfma_scale_f32_32x32x64_f8f6f4__a_bf8_v8__b_fp4_v8__narrow_shufflevector:
-; CHECK: v_mfma_f32_32x32x64_f8f6f4 {{([^:]|[0-9]:)*}} cbsz:1 blgp:4{{$}}
+; CHECK: {{v_mfma_f32_32x32x64_f8f6f4|v_mfma_scale_f32_32x32x64_f8f6f4}} {{([^:]|[0-9]:)*}} cbsz:1 blgp:4{{$}}
   %b.narrow = shufflevector <8 x i32> %b, <8 x i32> poison, <4 x i32> <i32 0, i32 1, i32 2, i32 3>
   %r.mfma_scale_f32_32x32x64_f8f6f4__a_bf8_v8__b_fp4_v8__narrow_shufflevector = call <16 x float> @llvm.amdgcn.mfma.scale.f32.32x32x64.f8f6f4.v8i32.v4i32(<8 x i32> %a, <4 x i32> %b.narrow, <16 x float> %c, i32 1, i32 4, i32 0, i32 0, i32 0, i32 0)
   store <16 x float> %r.mfma_scale_f32_32x32x64_f8f6f4__a_bf8_v8__b_fp4_v8__narrow_shufflevector, ptr addrspace(1) %out
@@ -63,7 +63,7 @@ define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_bf8_v8__b_fp4_v8__narro
 
 define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_fp6_v8__b_fp8_v8__narrow_shufflevector(<8 x i32> %a, <8 x i32> %b, <16 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}mfma_scale_f32_32x32x64_f8f6f4__a_fp6_v8__b_fp8_v8__narrow_shufflevector:
-; CHECK: v_mfma_f32_32x32x64_f8f6f4 {{([^:]|[0-9]:)*}} cbsz:2{{$}}
+; CHECK: {{v_mfma_f32_32x32x64_f8f6f4|v_mfma_scale_f32_32x32x64_f8f6f4}} {{([^:]|[0-9]:)*}} cbsz:2{{$}}
   %a.narrow = shufflevector <8 x i32> %a, <8 x i32> poison, <6 x i32> <i32 0, i32 1, i32 2, i32 3, i32 4, i32 5>
   %r.mfma_scale_f32_32x32x64_f8f6f4__a_fp6_v8__b_fp8_v8__narrow_shufflevector = call <16 x float> @llvm.amdgcn.mfma.scale.f32.32x32x64.f8f6f4.v6i32.v8i32(<6 x i32> %a.narrow, <8 x i32> %b, <16 x float> %c, i32 2, i32 0, i32 0, i32 0, i32 0, i32 0)
   store <16 x float> %r.mfma_scale_f32_32x32x64_f8f6f4__a_fp6_v8__b_fp8_v8__narrow_shufflevector, ptr addrspace(1) %out
@@ -72,7 +72,7 @@ define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_fp6_v8__b_fp8_v8__narro
 
 define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_fp6_v8__b_bf8_v8__narrow_shufflevector(<8 x i32> %a, <8 x i32> %b, <16 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}mfma_scale_f32_32x32x64_f8f6f4__a_fp6_v8__b_bf8_v8__narrow_shufflevector:
-; CHECK: v_mfma_f32_32x32x64_f8f6f4 {{([^:]|[0-9]:)*}} cbsz:2 blgp:1{{$}}
+; CHECK: {{v_mfma_f32_32x32x64_f8f6f4|v_mfma_scale_f32_32x32x64_f8f6f4}} {{([^:]|[0-9]:)*}} cbsz:2 blgp:1{{$}}
   %a.narrow = shufflevector <8 x i32> %a, <8 x i32> poison, <6 x i32> <i32 0, i32 1, i32 2, i32 3, i32 4, i32 5>
   %r.mfma_scale_f32_32x32x64_f8f6f4__a_fp6_v8__b_bf8_v8__narrow_shufflevector = call <16 x float> @llvm.amdgcn.mfma.scale.f32.32x32x64.f8f6f4.v6i32.v8i32(<6 x i32> %a.narrow, <8 x i32> %b, <16 x float> %c, i32 2, i32 1, i32 0, i32 0, i32 0, i32 0)
   store <16 x float> %r.mfma_scale_f32_32x32x64_f8f6f4__a_fp6_v8__b_bf8_v8__narrow_shufflevector, ptr addrspace(1) %out
@@ -81,7 +81,7 @@ define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_fp6_v8__b_bf8_v8__narro
 
 define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_fp6_v8__b_fp6_v8__narrow_shufflevector(<8 x i32> %a, <8 x i32> %b, <16 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}mfma_scale_f32_32x32x64_f8f6f4__a_fp6_v8__b_fp6_v8__narrow_shufflevector:
-; CHECK: v_mfma_f32_32x32x64_f8f6f4 {{([^:]|[0-9]:)*}} cbsz:2 blgp:2{{$}}
+; CHECK: {{v_mfma_f32_32x32x64_f8f6f4|v_mfma_scale_f32_32x32x64_f8f6f4}} {{([^:]|[0-9]:)*}} cbsz:2 blgp:2{{$}}
   %a.narrow = shufflevector <8 x i32> %a, <8 x i32> poison, <6 x i32> <i32 0, i32 1, i32 2, i32 3, i32 4, i32 5>
   %b.narrow = shufflevector <8 x i32> %b, <8 x i32> poison, <6 x i32> <i32 0, i32 1, i32 2, i32 3, i32 4, i32 5>
   %r.mfma_scale_f32_32x32x64_f8f6f4__a_fp6_v8__b_fp6_v8__narrow_shufflevector = call <16 x float> @llvm.amdgcn.mfma.scale.f32.32x32x64.f8f6f4.v6i32.v6i32(<6 x i32> %a.narrow, <6 x i32> %b.narrow, <16 x float> %c, i32 2, i32 2, i32 0, i32 0, i32 0, i32 0)
@@ -91,7 +91,7 @@ define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_fp6_v8__b_fp6_v8__narro
 
 define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_fp6_v8__b_bf6_v8__narrow_shufflevector(<8 x i32> %a, <8 x i32> %b, <16 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}mfma_scale_f32_32x32x64_f8f6f4__a_fp6_v8__b_bf6_v8__narrow_shufflevector:
-; CHECK: v_mfma_f32_32x32x64_f8f6f4 {{([^:]|[0-9]:)*}} cbsz:2 blgp:3{{$}}
+; CHECK: {{v_mfma_f32_32x32x64_f8f6f4|v_mfma_scale_f32_32x32x64_f8f6f4}} {{([^:]|[0-9]:)*}} cbsz:2 blgp:3{{$}}
   %a.narrow = shufflevector <8 x i32> %a, <8 x i32> poison, <6 x i32> <i32 0, i32 1, i32 2, i32 3, i32 4, i32 5>
   %b.narrow = shufflevector <8 x i32> %b, <8 x i32> poison, <6 x i32> <i32 0, i32 1, i32 2, i32 3, i32 4, i32 5>
   %r.mfma_scale_f32_32x32x64_f8f6f4__a_fp6_v8__b_bf6_v8__narrow_shufflevector = call <16 x float> @llvm.amdgcn.mfma.scale.f32.32x32x64.f8f6f4.v6i32.v6i32(<6 x i32> %a.narrow, <6 x i32> %b.narrow, <16 x float> %c, i32 2, i32 3, i32 0, i32 0, i32 0, i32 0)
@@ -101,7 +101,7 @@ define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_fp6_v8__b_bf6_v8__narro
 
 define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_fp6_v8__b_fp4_v8__narrow_shufflevector(<8 x i32> %a, <8 x i32> %b, <16 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}mfma_scale_f32_32x32x64_f8f6f4__a_fp6_v8__b_fp4_v8__narrow_shufflevector:
-; CHECK: v_mfma_f32_32x32x64_f8f6f4 {{([^:]|[0-9]:)*}} cbsz:2 blgp:4{{$}}
+; CHECK: {{v_mfma_f32_32x32x64_f8f6f4|v_mfma_scale_f32_32x32x64_f8f6f4}} {{([^:]|[0-9]:)*}} cbsz:2 blgp:4{{$}}
   %a.narrow = shufflevector <8 x i32> %a, <8 x i32> poison, <6 x i32> <i32 0, i32 1, i32 2, i32 3, i32 4, i32 5>
   %b.narrow = shufflevector <8 x i32> %b, <8 x i32> poison, <4 x i32> <i32 0, i32 1, i32 2, i32 3>
   %r.mfma_scale_f32_32x32x64_f8f6f4__a_fp6_v8__b_fp4_v8__narrow_shufflevector = call <16 x float> @llvm.amdgcn.mfma.scale.f32.32x32x64.f8f6f4.v6i32.v4i32(<6 x i32> %a.narrow, <4 x i32> %b.narrow, <16 x float> %c, i32 2, i32 4, i32 0, i32 0, i32 0, i32 0)
@@ -111,7 +111,7 @@ define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_fp6_v8__b_fp4_v8__narro
 
 define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_bf6_v8__b_fp8_v8__narrow_shufflevector(<8 x i32> %a, <8 x i32> %b, <16 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}mfma_scale_f32_32x32x64_f8f6f4__a_bf6_v8__b_fp8_v8__narrow_shufflevector:
-; CHECK: v_mfma_f32_32x32x64_f8f6f4 {{([^:]|[0-9]:)*}} cbsz:3{{$}}
+; CHECK: {{v_mfma_f32_32x32x64_f8f6f4|v_mfma_scale_f32_32x32x64_f8f6f4}} {{([^:]|[0-9]:)*}} cbsz:3{{$}}
   %a.narrow = shufflevector <8 x i32> %a, <8 x i32> poison, <6 x i32> <i32 0, i32 1, i32 2, i32 3, i32 4, i32 5>
   %r.mfma_scale_f32_32x32x64_f8f6f4__a_bf6_v8__b_fp8_v8__narrow_shufflevector = call <16 x float> @llvm.amdgcn.mfma.scale.f32.32x32x64.f8f6f4.v6i32.v8i32(<6 x i32> %a.narrow, <8 x i32> %b, <16 x float> %c, i32 3, i32 0, i32 0, i32 0, i32 0, i32 0)
   store <16 x float> %r.mfma_scale_f32_32x32x64_f8f6f4__a_bf6_v8__b_fp8_v8__narrow_shufflevector, ptr addrspace(1) %out
@@ -120,7 +120,7 @@ define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_bf6_v8__b_fp8_v8__narro
 
 define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_bf6_v8__b_bf8_v8__narrow_shufflevector(<8 x i32> %a, <8 x i32> %b, <16 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}mfma_scale_f32_32x32x64_f8f6f4__a_bf6_v8__b_bf8_v8__narrow_shufflevector:
-; CHECK: v_mfma_f32_32x32x64_f8f6f4 {{([^:]|[0-9]:)*}} cbsz:3 blgp:1{{$}}
+; CHECK: {{v_mfma_f32_32x32x64_f8f6f4|v_mfma_scale_f32_32x32x64_f8f6f4}} {{([^:]|[0-9]:)*}} cbsz:3 blgp:1{{$}}
   %a.narrow = shufflevector <8 x i32> %a, <8 x i32> poison, <6 x i32> <i32 0, i32 1, i32 2, i32 3, i32 4, i32 5>
   %r.mfma_scale_f32_32x32x64_f8f6f4__a_bf6_v8__b_bf8_v8__narrow_shufflevector = call <16 x float> @llvm.amdgcn.mfma.scale.f32.32x32x64.f8f6f4.v6i32.v8i32(<6 x i32> %a.narrow, <8 x i32> %b, <16 x float> %c, i32 3, i32 1, i32 0, i32 0, i32 0, i32 0)
   store <16 x float> %r.mfma_scale_f32_32x32x64_f8f6f4__a_bf6_v8__b_bf8_v8__narrow_shufflevector, ptr addrspace(1) %out
@@ -129,7 +129,7 @@ define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_bf6_v8__b_bf8_v8__narro
 
 define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_bf6_v8__b_fp6_v8__narrow_shufflevector(<8 x i32> %a, <8 x i32> %b, <16 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}mfma_scale_f32_32x32x64_f8f6f4__a_bf6_v8__b_fp6_v8__narrow_shufflevector:
-; CHECK: v_mfma_f32_32x32x64_f8f6f4 {{([^:]|[0-9]:)*}} cbsz:3 blgp:2{{$}}
+; CHECK: {{v_mfma_f32_32x32x64_f8f6f4|v_mfma_scale_f32_32x32x64_f8f6f4}} {{([^:]|[0-9]:)*}} cbsz:3 blgp:2{{$}}
   %a.narrow = shufflevector <8 x i32> %a, <8 x i32> poison, <6 x i32> <i32 0, i32 1, i32 2, i32 3, i32 4, i32 5>
   %b.narrow = shufflevector <8 x i32> %b, <8 x i32> poison, <6 x i32> <i32 0, i32 1, i32 2, i32 3, i32 4, i32 5>
   %r.mfma_scale_f32_32x32x64_f8f6f4__a_bf6_v8__b_fp6_v8__narrow_shufflevector = call <16 x float> @llvm.amdgcn.mfma.scale.f32.32x32x64.f8f6f4.v6i32.v6i32(<6 x i32> %a.narrow, <6 x i32> %b.narrow, <16 x float> %c, i32 3, i32 2, i32 0, i32 0, i32 0, i32 0)
@@ -139,7 +139,7 @@ define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_bf6_v8__b_fp6_v8__narro
 
 define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_bf6_v8__b_bf6_v8__narrow_shufflevector(<8 x i32> %a, <8 x i32> %b, <16 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}mfma_scale_f32_32x32x64_f8f6f4__a_bf6_v8__b_bf6_v8__narrow_shufflevector:
-; CHECK: v_mfma_f32_32x32x64_f8f6f4 {{([^:]|[0-9]:)*}} cbsz:3 blgp:3{{$}}
+; CHECK: {{v_mfma_f32_32x32x64_f8f6f4|v_mfma_scale_f32_32x32x64_f8f6f4}} {{([^:]|[0-9]:)*}} cbsz:3 blgp:3{{$}}
   %a.narrow = shufflevector <8 x i32> %a, <8 x i32> poison, <6 x i32> <i32 0, i32 1, i32 2, i32 3, i32 4, i32 5>
   %b.narrow = shufflevector <8 x i32> %b, <8 x i32> poison, <6 x i32> <i32 0, i32 1, i32 2, i32 3, i32 4, i32 5>
   %r.mfma_scale_f32_32x32x64_f8f6f4__a_bf6_v8__b_bf6_v8__narrow_shufflevector = call <16 x float> @llvm.amdgcn.mfma.scale.f32.32x32x64.f8f6f4.v6i32.v6i32(<6 x i32> %a.narrow, <6 x i32> %b.narrow, <16 x float> %c, i32 3, i32 3, i32 0, i32 0, i32 0, i32 0)
@@ -149,7 +149,7 @@ define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_bf6_v8__b_bf6_v8__narro
 
 define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_bf6_v8__b_fp4_v8__narrow_shufflevector(<8 x i32> %a, <8 x i32> %b, <16 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}mfma_scale_f32_32x32x64_f8f6f4__a_bf6_v8__b_fp4_v8__narrow_shufflevector:
-; CHECK: v_mfma_f32_32x32x64_f8f6f4 {{([^:]|[0-9]:)*}} cbsz:3 blgp:4{{$}}
+; CHECK: {{v_mfma_f32_32x32x64_f8f6f4|v_mfma_scale_f32_32x32x64_f8f6f4}} {{([^:]|[0-9]:)*}} cbsz:3 blgp:4{{$}}
   %a.narrow = shufflevector <8 x i32> %a, <8 x i32> poison, <6 x i32> <i32 0, i32 1, i32 2, i32 3, i32 4, i32 5>
   %b.narrow = shufflevector <8 x i32> %b, <8 x i32> poison, <4 x i32> <i32 0, i32 1, i32 2, i32 3>
   %r.mfma_scale_f32_32x32x64_f8f6f4__a_bf6_v8__b_fp4_v8__narrow_shufflevector = call <16 x float> @llvm.amdgcn.mfma.scale.f32.32x32x64.f8f6f4.v6i32.v4i32(<6 x i32> %a.narrow, <4 x i32> %b.narrow, <16 x float> %c, i32 3, i32 4, i32 0, i32 0, i32 0, i32 0)
@@ -159,7 +159,7 @@ define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_bf6_v8__b_fp4_v8__narro
 
 define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_fp4_v8__b_fp8_v8__narrow_shufflevector(<8 x i32> %a, <8 x i32> %b, <16 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}mfma_scale_f32_32x32x64_f8f6f4__a_fp4_v8__b_fp8_v8__narrow_shufflevector:
-; CHECK: v_mfma_f32_32x32x64_f8f6f4 {{([^:]|[0-9]:)*}} cbsz:4{{$}}
+; CHECK: {{v_mfma_f32_32x32x64_f8f6f4|v_mfma_scale_f32_32x32x64_f8f6f4}} {{([^:]|[0-9]:)*}} cbsz:4{{$}}
   %a.narrow = shufflevector <8 x i32> %a, <8 x i32> poison, <4 x i32> <i32 0, i32 1, i32 2, i32 3>
   %r.mfma_scale_f32_32x32x64_f8f6f4__a_fp4_v8__b_fp8_v8__narrow_shufflevector = call <16 x float> @llvm.amdgcn.mfma.scale.f32.32x32x64.f8f6f4.v4i32.v8i32(<4 x i32> %a.narrow, <8 x i32> %b, <16 x float> %c, i32 4, i32 0, i32 0, i32 0, i32 0, i32 0)
   store <16 x float> %r.mfma_scale_f32_32x32x64_f8f6f4__a_fp4_v8__b_fp8_v8__narrow_shufflevector, ptr addrspace(1) %out
@@ -168,7 +168,7 @@ define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_fp4_v8__b_fp8_v8__narro
 
 define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_fp4_v8__b_bf8_v8__narrow_shufflevector(<8 x i32> %a, <8 x i32> %b, <16 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}mfma_scale_f32_32x32x64_f8f6f4__a_fp4_v8__b_bf8_v8__narrow_shufflevector:
-; CHECK: v_mfma_f32_32x32x64_f8f6f4 {{([^:]|[0-9]:)*}} cbsz:4 blgp:1{{$}}
+; CHECK: {{v_mfma_f32_32x32x64_f8f6f4|v_mfma_scale_f32_32x32x64_f8f6f4}} {{([^:]|[0-9]:)*}} cbsz:4 blgp:1{{$}}
   %a.narrow = shufflevector <8 x i32> %a, <8 x i32> poison, <4 x i32> <i32 0, i32 1, i32 2, i32 3>
   %r.mfma_scale_f32_32x32x64_f8f6f4__a_fp4_v8__b_bf8_v8__narrow_shufflevector = call <16 x float> @llvm.amdgcn.mfma.scale.f32.32x32x64.f8f6f4.v4i32.v8i32(<4 x i32> %a.narrow, <8 x i32> %b, <16 x float> %c, i32 4, i32 1, i32 0, i32 0, i32 0, i32 0)
   store <16 x float> %r.mfma_scale_f32_32x32x64_f8f6f4__a_fp4_v8__b_bf8_v8__narrow_shufflevector, ptr addrspace(1) %out
@@ -177,7 +177,7 @@ define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_fp4_v8__b_bf8_v8__narro
 
 define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_fp4_v8__b_fp6_v8__narrow_shufflevector(<8 x i32> %a, <8 x i32> %b, <16 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}mfma_scale_f32_32x32x64_f8f6f4__a_fp4_v8__b_fp6_v8__narrow_shufflevector:
-; CHECK: v_mfma_f32_32x32x64_f8f6f4 {{([^:]|[0-9]:)*}} cbsz:4 blgp:2{{$}}
+; CHECK: {{v_mfma_f32_32x32x64_f8f6f4|v_mfma_scale_f32_32x32x64_f8f6f4}} {{([^:]|[0-9]:)*}} cbsz:4 blgp:2{{$}}
   %a.narrow = shufflevector <8 x i32> %a, <8 x i32> poison, <4 x i32> <i32 0, i32 1, i32 2, i32 3>
   %b.narrow = shufflevector <8 x i32> %b, <8 x i32> poison, <6 x i32> <i32 0, i32 1, i32 2, i32 3, i32 4, i32 5>
   %r.mfma_scale_f32_32x32x64_f8f6f4__a_fp4_v8__b_fp6_v8__narrow_shufflevector = call <16 x float> @llvm.amdgcn.mfma.scale.f32.32x32x64.f8f6f4.v4i32.v6i32(<4 x i32> %a.narrow, <6 x i32> %b.narrow, <16 x float> %c, i32 4, i32 2, i32 0, i32 0, i32 0, i32 0)
@@ -187,7 +187,7 @@ define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_fp4_v8__b_fp6_v8__narro
 
 define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_fp4_v8__b_bf6_v8__narrow_shufflevector(<8 x i32> %a, <8 x i32> %b, <16 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}mfma_scale_f32_32x32x64_f8f6f4__a_fp4_v8__b_bf6_v8__narrow_shufflevector:
-; CHECK: v_mfma_f32_32x32x64_f8f6f4 {{([^:]|[0-9]:)*}} cbsz:4 blgp:3{{$}}
+; CHECK: {{v_mfma_f32_32x32x64_f8f6f4|v_mfma_scale_f32_32x32x64_f8f6f4}} {{([^:]|[0-9]:)*}} cbsz:4 blgp:3{{$}}
   %a.narrow = shufflevector <8 x i32> %a, <8 x i32> poison, <4 x i32> <i32 0, i32 1, i32 2, i32 3>
   %b.narrow = shufflevector <8 x i32> %b, <8 x i32> poison, <6 x i32> <i32 0, i32 1, i32 2, i32 3, i32 4, i32 5>
   %r.mfma_scale_f32_32x32x64_f8f6f4__a_fp4_v8__b_bf6_v8__narrow_shufflevector = call <16 x float> @llvm.amdgcn.mfma.scale.f32.32x32x64.f8f6f4.v4i32.v6i32(<4 x i32> %a.narrow, <6 x i32> %b.narrow, <16 x float> %c, i32 4, i32 3, i32 0, i32 0, i32 0, i32 0)
@@ -197,7 +197,7 @@ define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_fp4_v8__b_bf6_v8__narro
 
 define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_fp4_v8__b_fp4_v8__narrow_shufflevector(<8 x i32> %a, <8 x i32> %b, <16 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}mfma_scale_f32_32x32x64_f8f6f4__a_fp4_v8__b_fp4_v8__narrow_shufflevector:
-; CHECK: v_mfma_f32_32x32x64_f8f6f4 {{([^:]|[0-9]:)*}} cbsz:4 blgp:4{{$}}
+; CHECK: {{v_mfma_f32_32x32x64_f8f6f4|v_mfma_scale_f32_32x32x64_f8f6f4}} {{([^:]|[0-9]:)*}} cbsz:4 blgp:4{{$}}
   %a.narrow = shufflevector <8 x i32> %a, <8 x i32> poison, <4 x i32> <i32 0, i32 1, i32 2, i32 3>
   %b.narrow = shufflevector <8 x i32> %b, <8 x i32> poison, <4 x i32> <i32 0, i32 1, i32 2, i32 3>
   %r.mfma_scale_f32_32x32x64_f8f6f4__a_fp4_v8__b_fp4_v8__narrow_shufflevector = call <16 x float> @llvm.amdgcn.mfma.scale.f32.32x32x64.f8f6f4.v4i32.v4i32(<4 x i32> %a.narrow, <4 x i32> %b.narrow, <16 x float> %c, i32 4, i32 4, i32 0, i32 0, i32 0, i32 0)

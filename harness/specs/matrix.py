@@ -477,10 +477,12 @@ def plan(spec_paths: list[Path], max_cases: int = MAX_CASES) -> list[Planned]:
     # (the selector is "" when the block does not split selectors). Value: its selectors, the
     # spec files that ask for it, whether a snapshot pins it.
     found: dict[tuple[Case, Selector | str], tuple[dict[Selector, None], dict[str, None], list[bool]]] = {}
+    said: dict[Case, Value] = {}  # case -> the first `snapshot:` value a block gave it
     total = 0
     for path in spec_paths:
         for block in load_spec(path):
             split, pinned = split_selectors(block), snapshot(block)
+            setting = block.dims.get("snapshot", [None])[0]
             expanded = expand_block(block, max_cases, total)
             total += len(expanded)
             for case, selector in expanded:
@@ -488,6 +490,8 @@ def plan(spec_paths: list[Path], max_cases: int = MAX_CASES) -> list[Planned]:
                     raise block.error(
                         f"snapshot: only cases llc compiles can be pinned (check: codegen, valid IR); {case.function} is not one"
                     )
+                if setting is not None:
+                    _one_snapshot_setting(said.setdefault(case, setting), setting, case)
                 key = (case, selector if split else "")
                 entry = found.get(key)  # (one look-up per pair: a case's hash covers all its fields)
                 if entry is None:
@@ -500,6 +504,17 @@ def plan(spec_paths: list[Path], max_cases: int = MAX_CASES) -> list[Planned]:
         for key, (selectors, origins, pin) in found.items()
     ]
     return sorted(planned, key=lambda p: (p.case.sort_key(), p.selectors))
+
+
+def _one_snapshot_setting(first: Value, setting: Value, case: Case) -> None:
+    """A case pinned (`snapshot: true`) where another block says `snapshot: false` has two
+    answers: an error at the later one. (A block without `snapshot` leaves a pin as it is.)"""
+    if first.value != setting.value:
+        word = lambda v: "true" if v.value else "false"
+        raise setting.error(
+            f"snapshot: {word(setting)} here, but {first.path}:{first.line}:{first.col} says {word(first)} for "
+            f"{case.function}; a case takes one snapshot setting"
+        )
 
 
 def spec_files(cases_dir: Path) -> list[Path]:

@@ -169,6 +169,10 @@ class Intrinsic:
     target: Target = AMDGPU
     # Mnemonic of the scaled form a build may rewrite this (unscaled) intrinsic into.
     scaled_mnemonic: str = ""
+    # Other instructions a correct build selects for it with some operands: mfma.scale's own
+    # scaled encoding when a scale is not neutral (`mnemonic` is the unscaled one llc selects
+    # with neutral scales).
+    other_mnemonics: tuple[str, ...] = ()
     # The LLVM name (without the prefix) when `name` is one shape of it, e.g. a wave64 form:
     # `name` is then the key that tells the shapes apart (files, cases, --intrinsic).
     base: str = ""
@@ -233,7 +237,7 @@ class Intrinsic:
 
             cpu = processors.representative(cpu, self.cpus)
         own = dict(self.cpu_mnemonics).get(cpu, self.mnemonic)
-        return (own, self.scaled_mnemonic) if self.scaled_mnemonic else (own,)
+        return (own, *((self.scaled_mnemonic,) if self.scaled_mnemonic else ()), *self.other_mnemonics)
 
     @property
     def default_cpu(self) -> str:
@@ -349,6 +353,19 @@ _F4 = _Sources(
     b=Source(regs={formats.FP4: 8}, widths=(8, 12, 16), verified=False),
 )
 _F4_HEAD = (SRC_A, SRC_B, "immarg i16 0", ACC)
+# The seed's immarg ranges (operand index, lowest, highest), as their rows in amdgpu_rows give them:
+# c_mod 0..3 (operand 4 of the WMMA head, 2 of the fixed-FP4 head), each scale tail's select 0..1,
+# scale format 0..2 and reuse 0..1, the MFMA's op_sel 0..3. Without them a value outside would be
+# an expected pass (tests/test_immarg_bounds.py holds every entry's against the ISA).
+_WMMA_RANGES = ((4, 0, 3),)
+_F4_RANGES = ((2, 0, 3),)
+_MFMA_RANGES = ((5, 0, 3), (7, 0, 3))
+
+
+def _tail_ranges(at: int) -> tuple[tuple[int, int, int], ...]:
+    """The ranges of a scale tail (_SCALE_TAIL, _SCALE16_TAIL) that starts at operand `at`."""
+    return ((at, 0, 1), (at + 1, 0, 2), (at + 3, 0, 1), (at + 4, 0, 2), (at + 6, 0, 1), (at + 7, 0, 1))
+
 
 SEED_INTRINSICS: tuple[Intrinsic, ...] = (
     Intrinsic(
@@ -357,6 +374,7 @@ SEED_INTRINSICS: tuple[Intrinsic, ...] = (
         scaled_mnemonic="v_wmma_scale_f32_16x16x128_f8f6f4",
         result="<8 x float>",
         operands=_WMMA_HEAD,
+        ranges=_WMMA_RANGES,
         a=_wmma_source(Side.A),
         b=_wmma_source(Side.B),
         **_WMMA,
@@ -366,6 +384,7 @@ SEED_INTRINSICS: tuple[Intrinsic, ...] = (
         mnemonic="v_wmma_scale_f32_16x16x128_f8f6f4",
         result="<8 x float>",
         operands=_WMMA_HEAD + _SCALE_TAIL,
+        ranges=_WMMA_RANGES + _tail_ranges(len(_WMMA_HEAD)),
         a=_wmma_source(Side.A),
         b=_wmma_source(Side.B),
         **_WMMA,
@@ -375,6 +394,7 @@ SEED_INTRINSICS: tuple[Intrinsic, ...] = (
         mnemonic="v_wmma_scale16_f32_16x16x128_f8f6f4",
         result="<8 x float>",
         operands=_WMMA_HEAD + _SCALE16_TAIL,
+        ranges=_WMMA_RANGES + _tail_ranges(len(_WMMA_HEAD)),
         a=_wmma_source(Side.A),
         b=_wmma_source(Side.B),
         **_WMMA,
@@ -383,17 +403,21 @@ SEED_INTRINSICS: tuple[Intrinsic, ...] = (
         name="mfma.scale.f32.16x16x128.f8f6f4",
         # With neutral (zero) scales llc selects the unscaled encoding.
         mnemonic="v_mfma_f32_16x16x128_f8f6f4",
+        other_mnemonics=("v_mfma_scale_f32_16x16x128_f8f6f4",),
         result="<4 x float>",
         operands=_MFMA_OPERANDS,
+        ranges=_MFMA_RANGES,
         a=_mfma_source("cbsz"),
         b=_mfma_source("blgp"),
         **_MFMA,
     ),
     Intrinsic(
         name="mfma.scale.f32.32x32x64.f8f6f4",
+        other_mnemonics=("v_mfma_scale_f32_32x32x64_f8f6f4",),
         mnemonic="v_mfma_f32_32x32x64_f8f6f4",
         result="<16 x float>",
         operands=_MFMA_OPERANDS,
+        ranges=_MFMA_RANGES,
         a=_mfma_source("cbsz"),
         b=_mfma_source("blgp"),
         **_MFMA,
@@ -404,6 +428,7 @@ SEED_INTRINSICS: tuple[Intrinsic, ...] = (
         scaled_mnemonic="v_wmma_scale_f32_32x16x128_f4",
         result="<16 x float>",
         operands=_F4_HEAD,
+        ranges=_F4_RANGES,
         **_F4,
         **_WMMA,
     ),
@@ -412,6 +437,7 @@ SEED_INTRINSICS: tuple[Intrinsic, ...] = (
         mnemonic="v_wmma_scale_f32_32x16x128_f4",
         result="<16 x float>",
         operands=_F4_HEAD + _SCALE_TAIL,
+        ranges=_F4_RANGES + _tail_ranges(len(_F4_HEAD)),
         **_F4,
         **_WMMA,
     ),
@@ -420,6 +446,7 @@ SEED_INTRINSICS: tuple[Intrinsic, ...] = (
         mnemonic="v_wmma_scale16_f32_32x16x128_f4",
         result="<16 x float>",
         operands=_F4_HEAD + _SCALE16_TAIL,
+        ranges=_F4_RANGES + _tail_ranges(len(_F4_HEAD)),
         **_F4,
         **_WMMA,
     ),
