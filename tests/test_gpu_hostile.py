@@ -78,6 +78,8 @@ def test_a_file_named_as_nvcc_that_is_not_nvcc_is_refused(cli, nvptx_tc, ptxas_p
     assert cli(*TILE, "--out", out, env={"PTXAS": ptxas_path}).returncode == 0
     proc = cli("gpu", "compare", out, "--nvcc", "/bin/true", env={"PTXAS": ptxas_path})
     one_line_exit_2(proc, "'/bin/true' is not nvcc: `--version` exited 0", "without nvcc's banner")
+    proc = cli("gpu", "compare", out, "--nvcc", ptxas_path, env={"PTXAS": ptxas_path})  # (its release line is nvcc's)
+    one_line_exit_2(proc, f"'{ptxas_path}' is not nvcc: `--version` exited 0", "without nvcc's banner")
     assert not (out / manifest.NVIDIA).exists()
 
 

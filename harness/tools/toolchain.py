@@ -282,7 +282,8 @@ def find_ptxas(explicit: str | None = None) -> str:
 
 PROBE_TIMEOUT = 15.0  # seconds for a tool's `--version`
 _PTXAS_SAYS = re.compile(r"NVIDIA \(R\) Ptx optimizing assembler")
-NVCC_SAYS = re.compile(r"release [\d.]+, V[\d.]+")  # `Cuda compilation tools, release 13.0, V13.0.88`
+# nvcc's banner and release (ptxas prints the same release line, without "Cuda compiler driver").
+NVCC_SAYS = re.compile(r"NVIDIA \(R\) Cuda compiler driver[\s\S]*?(?P<release>release [\d.]+, V[\d.]+)")
 _IDENTIFIED: dict[tuple[str, str], str] = {}
 
 
@@ -309,8 +310,8 @@ def identify(path: str, name: str, banner: re.Pattern) -> str:
         how = "timed out" if run.timed_out else f"exited {run.returncode}" + (f" printing {quoted(first)}" if first else "")
         raise InputError(f"{quoted(path, PATH_LIMIT)} is not {name}: `--version` {how}, without {name}'s banner")
     with _MEMO_LOCK:
-        _IDENTIFIED[memo] = found.group(0)
-    return found.group(0)
+        _IDENTIFIED[memo] = found.groupdict().get("release") or found.group(0)
+    return _IDENTIFIED[memo]
 
 
 def find_nvcc(explicit: str | None = None) -> str:
