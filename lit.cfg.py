@@ -35,6 +35,8 @@ try:
 except InputError as exc:
     lit_config.fatal(str(exc))
 lit_config.note(f"testing {tc.describe()}")
+# RUN lines run their tools in the environment the harness runs them in (no symbolizer).
+config.environment.update(toolchain.TOOL_SETTINGS)
 
 # Every tool a RUN line names resolves to an absolute path in the chosen build, never to PATH:
 # a build without one of them cannot be judged, which is a configuration error (lit exits 2),

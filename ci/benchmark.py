@@ -6,12 +6,17 @@
     raw_jobs), with the same number of parallel workers.
 (b) `harness run` as a user runs it (a fresh process: start-up, expansion, probes, verdicts).
 Prints the median of --repeat runs of each and the ratio b/a.
+
+With --lit, also (c) `lit cases/` over the same generated files, and the ratio c/b both in wall
+time and in CPU seconds of each process tree (children included), which a busy machine moves
+far less than wall time.
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import resource
 import shlex
 import statistics
 import subprocess
@@ -72,13 +77,29 @@ def time_raw(jobs: list[str], workers: int) -> float:
     return time.perf_counter() - start
 
 
-def time_harness(args: list[str]) -> float:
+def timed(argv: list[str], what: str) -> tuple[float, float]:
+    """Wall seconds and CPU seconds (user + system, every reaped descendant) of one command."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
-    proc = subprocess.run([sys.executable, "-m", "harness", "run", *args], capture_output=True, text=True, cwd=ROOT)
+    proc = subprocess.run(argv, capture_output=True, text=True, cwd=ROOT)
     elapsed = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if proc.returncode != 0:
-        sys.exit(f"harness run failed:\n{proc.stderr}")
-    return elapsed
+        sys.exit(f"{what} failed (exit {proc.returncode}):\n{proc.stderr[-2000:]}")
+    return elapsed, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+
+
+def time_harness(args: list[str]) -> tuple[float, float]:
+    return timed([sys.executable, "-m", "harness", "run", *args], "harness run")
+
+
+def time_lit(args: list[str], workers: int) -> tuple[float, float]:
+    lit = Path(sys.executable).with_name("lit")
+    return timed([str(lit), "-q", f"-j{workers}", str(ROOT / "cases"), *args], "lit cases/")
+
+
+def runs(label: str, values: list[float]) -> str:
+    return f"{label} {statistics.median(values):8.3f} s  (runs: {', '.join(f'{x:.3f}' for x in values)})"
 
 
 def main() -> int:
@@ -91,7 +112,10 @@ def main() -> int:
         metavar="FILE",
         help="only these spec files of cases/ (default: all), e.g. f8f6f4-runtime-formats.yaml",
     )
+    parser.add_argument("--lit", action="store_true", help="also time `lit cases/` (all its files) against `harness run`")
     opts = parser.parse_args()
+    if opts.lit and opts.spec:
+        parser.error("--lit runs every file of cases/: give no --spec")
     tc = toolchain.discover(opts.llvm_bin)
     workers = os.cpu_count() or 1
     specs = matrix.spec_files(ROOT / "cases")
@@ -101,17 +125,27 @@ def main() -> int:
     n_cases = sum(len(g.cases) * len(g.selectors) for g in groups)
     harness_args = ["--llvm-bin", str(tc.bin_dir)] if tc.bin_dir else []
     harness_args += [arg for p in specs for arg in ("--spec", p.name)] if opts.spec else []
+    lit_args = ["--param", f"llvm_bin={tc.bin_dir}"] if tc.bin_dir else []
     with tempfile.TemporaryDirectory() as tmp:
         jobs = raw_jobs(groups, tc, Path(tmp))
-        raw, full = [], []
-        for _ in range(opts.repeat):  # interleaved, so both see the same machine state
+        raw, full, lit = [], [], []
+        for _ in range(opts.repeat):  # interleaved, so all see the same machine state
             raw.append(time_raw(jobs, workers))
             full.append(time_harness(harness_args))
-    a, b = statistics.median(raw), statistics.median(full)
+            if opts.lit:
+                lit.append(time_lit(lit_args, workers))
+    a, b = statistics.median(raw), statistics.median(w for w, _ in full)
     print(f"{tc.describe()}; {n_cases} case-selector verdicts in {len(groups)} lit files; {workers} workers")
-    print(f"(a) raw tools, {len(jobs)} pipelines:  {a:6.3f} s  (runs: {', '.join(f'{x:.3f}' for x in raw)})")
-    print(f"(b) harness run:                 {b:6.3f} s  (runs: {', '.join(f'{x:.3f}' for x in full)})")
-    print(f"ratio b/a: {b / a:.2f}")
+    print(runs(f"(a) raw tools, {len(jobs)} pipelines, wall:", raw))
+    print(runs("(b) harness run, wall:                 ", [w for w, _ in full]))
+    print(f"ratio b/a (wall): {b / a:.2f}")
+    if lit:
+        c = statistics.median(w for w, _ in lit)
+        cpu_b, cpu_c = statistics.median(u for _, u in full), statistics.median(u for _, u in lit)
+        print(runs("(b) harness run, CPU:                  ", [u for _, u in full]))
+        print(runs("(c) lit cases/, wall:                  ", [w for w, _ in lit]))
+        print(runs("(c) lit cases/, CPU:                   ", [u for _, u in lit]))
+        print(f"ratio c/b: CPU {cpu_c / cpu_b:.2f}, wall {c / b:.2f}")
     return 0
 
 

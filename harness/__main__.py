@@ -2,7 +2,7 @@ import os
 import sys
 
 try:
-    from harness.cli import main
+    from harness.cli import main  # (its own imports answer a Ctrl-C the same way: see there)
 except KeyboardInterrupt:  # Ctrl-C while the harness loads: nothing was started, nothing to say
     os._exit(130)
 

@@ -3,24 +3,31 @@ point; the flags and help texts are in parser.py, the other commands in their ow
 
 from __future__ import annotations
 
-import dataclasses
-import json
 import os
-import signal
-import sys
-import threading
-from collections.abc import Callable
 
-from harness import parser
-from harness.core import commands, files
-from harness.core.commands import Selector
-from harness.core.errors import PATH_LIMIT, InputError, quoted, shortened
-from harness.kernels import gemm_spec
-from harness.reports import compare, expectations, report
-from harness.specs import cases, matrix, selection
-from harness.specs.cases import Planned
-from harness.tools import cache, declared, toolchain
-from harness.tools.runner import Runner, StderrProgress
+# The console script (`harness`) and `python -m harness` import this module before main() runs,
+# and its imports take about a tenth of a second. A Ctrl-C meanwhile has started nothing and has
+# nothing to say: it exits 130, as a Ctrl-C later in the run does, without a traceback.
+try:
+    import dataclasses
+    import json
+    import signal
+    import sys
+    import threading
+    from collections.abc import Callable
+
+    from harness import parser
+    from harness.core import commands, files
+    from harness.core.commands import Selector
+    from harness.core.errors import PATH_LIMIT, InputError, quoted, shortened
+    from harness.kernels import gemm_spec
+    from harness.reports import compare, expectations, report
+    from harness.specs import cases, matrix, selection
+    from harness.specs.cases import Planned
+    from harness.tools import cache, declared, toolchain
+    from harness.tools.runner import Runner, StderrProgress
+except KeyboardInterrupt:
+    os._exit(130)
 
 
 def _tc(args) -> toolchain.Toolchain:
@@ -252,7 +259,7 @@ def cmd_try(args) -> int:
     tc.keep_inputs = args.keep is not None
     outcomes = Runner(tc, len(selectors), with_object=args.object).run([group])
     judge = expectations.Judge(getattr(args, "cases", selection.DEFAULT_CASES), tc.version, [group])
-    judged = [judge(o) for o in outcomes]
+    judged = judge.all(outcomes)  # (a file's cells judged together, as lit judges the file)
     records = [report.case_record(j.outcome, with_tools=True) | expectations.record(j) | {"llvm": tc.version} for j in judged]
     if args.keep is not None:
         runs = [t for o in outcomes for t in o.verdict.tools]
@@ -309,18 +316,40 @@ def _terminated(signum, frame):
     raise Terminated(signum)
 
 
-def main(argv: list[str] | None = None) -> int:
-    if threading.current_thread() is threading.main_thread():
-        for signum in (signal.SIGTERM, signal.SIGHUP):
-            signal.signal(signum, _terminated)
-    words = sys.argv[1:] if argv is None else argv
-    if "bisect-run" in words:
-        from harness.reports import bisect
+def _closed_streams_to_devnull() -> None:
+    """Give a standard stream the shell closed (`>&-`, `2>&-`, `<&-`) to /dev/null.
 
-        parser.Parser.usage_status = bisect.USAGE
-    else:
-        parser.Parser.usage_status = 2
-    try:
+    Python leaves such a stream None, so a print() to sys.stderr would land on sys.stdout (a
+    note inside --json) and sys.stderr.write would raise. With the descriptor on /dev/null and
+    the stream on it, whatever the harness says there goes nowhere, the other stream keeps only
+    its own text and the exit status stays the verdict's. The descriptor itself is filled too:
+    a file opened later would otherwise take it, and a tool started without redirection would
+    write into that file."""
+    for fd, name in enumerate(("stdin", "stdout", "stderr")):
+        try:
+            os.fstat(fd)
+        except OSError:  # closed: /dev/null takes the number (the lowest free one)
+            null = os.open(os.devnull, os.O_RDONLY if fd == 0 else os.O_WRONLY)
+            if null != fd:
+                os.dup2(null, fd)
+                os.close(null)
+        if getattr(sys, name) is None:
+            setattr(sys, name, open(os.devnull, "r" if fd == 0 else "w", encoding="utf-8"))
+
+
+def main(argv: list[str] | None = None) -> int:
+    try:  # (a Ctrl-C from the first statement on is answered below)
+        _closed_streams_to_devnull()
+        if threading.current_thread() is threading.main_thread():
+            for signum in (signal.SIGTERM, signal.SIGHUP):
+                signal.signal(signum, _terminated)
+        words = sys.argv[1:] if argv is None else argv
+        if "bisect-run" in words:
+            from harness.reports import bisect
+
+            parser.Parser.usage_status = bisect.USAGE
+        else:
+            parser.Parser.usage_status = 2
         args = parser.build(words).parse_args(words)
         return (COMMANDS.get(args.command) or parser.command(args.command))(args)
     except InputError as exc:

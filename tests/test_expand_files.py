@@ -129,3 +129,18 @@ def test_concurrent_expands_removing_the_same_obsolete_files_both_succeed(repo_r
         results = [p.communicate(timeout=120) + (p.returncode,) for p in procs]
         assert [r[2] for r in results] == [0, 0], [r[1] for r in results]
         assert _state(out) == want
+
+
+def test_a_hard_linked_generated_file_is_refused_before_anything_is_written(cli, tree, tmp_path):
+    # Both files are stale; the second (in write order) has another name. Expand refuses it
+    # before its first write: the first file keeps its stale text, the link both names.
+    out = tree / "generated"
+    first, second = sorted(out.glob("*.ll"))
+    first.write_text("; stale\n")
+    second.write_text("; stale too\n")
+    os.link(second, tmp_path / "other-name.ll")
+    before = _state(tree)
+    proc = cli("expand", "--cases", tree)
+    assert proc.returncode == 2 and "2 hard links" in _one_line(proc) and str(second) in proc.stderr
+    assert _state(tree) == before
+    assert (tmp_path / "other-name.ll").samefile(second)

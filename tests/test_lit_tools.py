@@ -101,3 +101,26 @@ def test_a_broken_known_bugs_file_is_one_located_error(tmp_path, text, message):
     (tmp_path / known_bugs.FILENAME).write_bytes(b'"22.1.8":\n  - {files: a, reason: caf\xe9}\n')
     with pytest.raises(InputError, match=":2: error: not UTF-8"):
         known_bugs.load(tmp_path)
+
+
+def test_run_lines_get_the_tool_environment_of_the_harness(llvm_22_1_8, lit_exe, tmp_path):
+    # An aborting llc under lit must not spend half a second in llvm-symbolizer: every RUN line's
+    # tool sees the settings harness.tools.toolchain gives its own tools.
+    from harness.tools import toolchain
+
+    bin_dir = build_dir(tmp_path, llvm_22_1_8.bin_dir, without=("llc",))
+    log = tmp_path / "llc-env.log"
+    names = " ".join(toolchain.TOOL_SETTINGS)
+    (bin_dir / "llc").write_text(
+        "#!/bin/sh\n"
+        f'case "$*" in *-o*) for n in {names}; do printenv "$n" >/dev/null && v=$(printenv "$n") || v=unset; '
+        f'echo "$n=$v" >> {log}; done;; esac\n'
+        f'exec {llvm_22_1_8.bin_dir}/llc "$@"\n'
+    )
+    (bin_dir / "llc").chmod(0o755)
+    proc = lit(lit_exe, bin_dir)
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr
+    seen = log.read_text().splitlines()
+    # 3 passing files run both llc lines; 3 XFAIL files stop at their first llvm-mc.
+    assert len(seen) == 9 * len(toolchain.TOOL_SETTINGS)
+    assert set(seen) == {f"{k}={v}" for k, v in toolchain.TOOL_SETTINGS.items()}

@@ -494,7 +494,7 @@ def test_bisect_run_votes_on_an_nvptx_row_under_its_own_selectors(nvptx_tc, ptxa
     proc = cli("bisect-run", "--llvm-bin", nvptx_tc.bin_dir, "--intrinsic", K16_BF16, env={"PTXAS": ptxas_path})
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.strip().endswith(
-        "1 pass (1 expected, 0 known bug, 0 unexpected, 0 not judged (unsupported or timeout)): every case is expected"
+        "1 pass (1 expected, 0 known bug, 0 unexpected, 0 not judged (unsupported or timeout)): every case gives the verdict its class expects"
     )
 
 

@@ -257,3 +257,13 @@ def test_an_edit_made_while_llc_runs_is_not_overwritten(update, fake_llc, tmp_pa
     assert [line for line in err.splitlines() if line.strip() and not line.startswith("#")] == [
         f"harness: {tmp_path / 't.ll'}: error: changed while its new text was being made (edited meanwhile?): left as it is"
     ]
+
+
+@pytest.mark.parametrize("run", ["llc -o /dev/null {long}", "{long} | FileCheck %s", "llc {long} | grep x"])
+def test_a_skipped_run_line_is_quoted_cut_not_whole(update, run):
+    # A RUN line of a few KB that update-checks skips is named by its line, and shown cut.
+    long = "-x" + "y" * 6000
+    status, _, err, _ = update(f"; RUN: {run.format(long=long)}\n; RUN: {LLC} < %s | FileCheck %s\n" + fadd())
+    assert status == 0, err
+    skipped = [line for line in err.splitlines() if "Skipping" in line]
+    assert len(skipped) == 1 and "6,0" in skipped[0] and len(skipped[0]) < 400, err[:2000]

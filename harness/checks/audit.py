@@ -118,12 +118,18 @@ MAX_TEST_BYTES = 256 << 20  # the largest LLVM test files are a few MB
 
 
 def read_test(path: Path) -> str:
+    """A test file's text: UTF-8, and every RUN line short enough to split (exit 2 otherwise)."""
     data = files.read_input(path, MAX_TEST_BYTES, "test file")
     try:
-        return data.decode("utf-8")
+        text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
         line = data[: exc.start].count(b"\n") + 1
         raise InputError(f"{path}:{line}: not UTF-8 text") from None
+    for run in commands.run_lines(text):
+        too_long = commands.run_line_too_long(run.text)
+        if too_long:
+            raise InputError(too_long, str(path), run.line, run.col)
+    return text
 
 
 def audit_file(path: Path, tc: Toolchain) -> FileAudit:

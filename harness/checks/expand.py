@@ -126,6 +126,8 @@ def write(cases_dir: Path, rendered: dict[str, str], regenerate: Regenerate | No
         target = out_dir / name
         if name in final and target.is_symlink():
             raise InputError("a symbolic link; expand does not write through it (remove it by hand)", str(target))
+        if name in final:
+            files.replaceable(target)  # every refusal before the first write: nothing half-done
     for name in touched:
         target = out_dir / name
         if name in final:

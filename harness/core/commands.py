@@ -118,10 +118,12 @@ class Pipeline:
 
 @dataclass(frozen=True)
 class RunLine:
-    """A RUN line of a test file: where it starts (1-based) and its text, continuations joined."""
+    """A RUN line of a test file: where it starts (1-based line, and the column of its command's
+    first character) and its text, continuations joined."""
 
     line: int
     text: str
+    col: int = 1
 
 
 def _substitute(word: str, mapping: dict[str, str]) -> str:
@@ -151,11 +153,23 @@ def shell_text(argv: tuple[str, ...] | list[str], stdin: str, stdout: str, stder
 # names can carry shell or lit syntax, whatever quoting later does with it.
 _PASS_NAME = re.compile(r"[A-Za-z0-9_.\-]+")
 _PASS_PARAMS = re.compile(r"<[A-Za-z0-9_.\-=;:+]*>")
+# Levels of `(...)` a pipeline may nest. The deepest pipelines LLVM's own tests and default
+# pipelines write nest about six: module(cgscc(devirt<4>(function(loop-mssa(licm))))) with a
+# repeat<N>(...) or two; 32 is far past any real one and far below Python's recursion limit.
+MAX_PIPELINE_NESTING = 32
+
+
+class _TooDeep(ValueError):
+    """A pipeline nested past MAX_PIPELINE_NESTING (its message is the whole reason)."""
 
 
 def pass_pipeline_error(text: str) -> str:
     """Why `text` is not an opt -passes= pipeline ("" when it is one): the grammar only; opt
-    itself says later whether each pass exists."""
+    itself says later whether each pass exists.
+
+    The parser recurses once per level of `(...)`, and refuses a level past
+    MAX_PIPELINE_NESTING by name instead of overflowing Python's stack: the limit is the clearer
+    message for a pipeline no one writes by hand, and keeps the grammar readable as it is."""
 
     def elements(i: int, depth: int) -> int:
         while True:
@@ -168,6 +182,11 @@ def pass_pipeline_error(text: str) -> str:
                 raise ValueError(f"pass parameters `<...>` at character {i + 1} made of letters, digits and _.-=;:+")
             i = params.end() if params else i
             if text.startswith("(", i):
+                if depth == MAX_PIPELINE_NESTING:
+                    raise _TooDeep(
+                        f"a pipeline nested more than {MAX_PIPELINE_NESTING} levels deep "
+                        f"(the `(` at character {i + 1}); real pipelines nest at most about six"
+                    )
                 i = elements(i + 1, depth + 1)
                 if not text.startswith(")", i):
                     raise ValueError(f"`)` at character {i + 1} to close the nested pipeline")
@@ -180,6 +199,8 @@ def pass_pipeline_error(text: str) -> str:
         end = elements(0, 0)
         if end != len(text):
             raise ValueError(f"`,` or the end at character {end + 1}, got {text[end]!r}")
+    except _TooDeep as exc:
+        return str(exc)
     except ValueError as exc:
         return f"not an opt -passes= pipeline: expected {exc}"
     graph = _GRAPH_PASS.search(text)
@@ -193,7 +214,7 @@ _GRAPH_PASS = re.compile(r"(^|[,(])((?:dot|view)-[A-Za-z0-9_.\-]*)")  # dot-cfg,
 
 def run_lines(text: str) -> list[RunLine]:
     """Every RUN line of a test file, a trailing backslash joining the next RUN line to it."""
-    out: list[RunLine] = []
+    found: list[tuple[int, int, list[str]]] = []  # (line, column, parts): joined once, at the end
     continued = False
     # Lines end at "\n" only, as lit reads them (a form feed inside a RUN line is text).
     for number, line in enumerate(text.split("\n"), 1):
@@ -203,12 +224,11 @@ def run_lines(text: str) -> list[RunLine]:
         body = m.group(1).rstrip()
         joined = body[:-1].strip() if body.endswith("\\") else body.strip()
         if continued:
-            prev = out[-1]
-            out[-1] = RunLine(prev.line, f"{prev.text} {joined}")
+            found[-1][2].append(joined)
         else:
-            out.append(RunLine(number, joined))
+            found.append((number, m.start(1) + 1, [joined]))
         continued = body.endswith("\\")
-    return out
+    return [RunLine(number, " ".join(parts), col) for number, col, parts in found]
 
 
 def updater_run_lines(lines: list[str]) -> list[RunLine]:
@@ -216,26 +236,49 @@ def updater_run_lines(lines: list[str]) -> list[RunLine]:
     two details that decide which text they read: the whitespace before a trailing backslash is
     kept, and every trailing backslash goes. CHECK-line updates must read what those scripts read.
     """
-    out: list[RunLine] = []
+    found: list[tuple[int, int, list[str]]] = []  # (line, column, parts): joined once, at the end
     for number, line in enumerate(lines, 1):
         m = _RUN_LINE.match(line)
         if not m:
             continue
-        if out and out[-1].text.endswith("\\"):
-            out[-1] = RunLine(out[-1].line, out[-1].text.rstrip("\\") + " " + m.group(1))
+        if found and found[-1][2][-1].endswith("\\"):
+            parts = found[-1][2]
+            parts[-1] = parts[-1].rstrip("\\")
+            parts.append(m.group(1))
         else:
-            out.append(RunLine(number, m.group(1)))
-    return out
+            found.append((number, m.start(1) + 1, [m.group(1)]))
+    return [RunLine(number, " ".join(parts), col) for number, col, parts in found]
+
+
+# Characters of a RUN line (continuations joined) that are split: lit's shell lexer takes time
+# quadratic in a line's length (800 KB: many minutes). llc and opt RUN lines of LLVM's own tests
+# run to a few hundred characters, the longest, continuations joined, to one or two KB; 8 KB
+# leaves room for those and splits in under a second even at its worst (4,000 commands of `|`).
+MAX_RUN_LINE = 8192
+
+
+def run_line_too_long(text: str) -> str:
+    """Why a RUN line is not split ("" when it may be): longer than MAX_RUN_LINE."""
+    if len(text) <= MAX_RUN_LINE:
+        return ""
+    return (
+        f"a RUN line of {len(text):,} characters (continuations joined), longer than the {MAX_RUN_LINE:,} characters "
+        "the harness splits (lit's shell parser takes time quadratic in a line's length)"
+    )
 
 
 def parse(text: str) -> Pipeline:
     """A RUN line's commands, split as lit's internal shell splits them.
 
     Sequences (`;`, `&&`, `||`) and redirections other than `<`, `>` and `2>&1` are refused:
-    nothing the harness reads or writes needs them, and guessing would run something else.
+    nothing the harness reads or writes needs them, and guessing would run something else; so is
+    a line longer than MAX_RUN_LINE, which lit's lexer would take minutes to split.
     """
     import lit.ShUtil  # lit is a dependency; imported here so `harness --help` stays fast
 
+    too_long = run_line_too_long(text)
+    if too_long:
+        raise CommandSyntaxError(too_long)
     try:
         tree = lit.ShUtil.ShParser(text, False, True).parse()
     except Exception as exc:  # lit's lexer raises whatever it hits (ValueError, AttributeError, ...)

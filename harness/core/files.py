@@ -19,22 +19,12 @@ def write_atomically(target: Path, text: str, read_as: bytes | None = None) -> N
     """Replace `target` with `text` (UTF-8), never half-written. An existing file keeps its
     permission bits and its owner (or is refused when its owner cannot be kept); a new one gets
     what the umask allows. A symbolic link is refused: nothing is ever written through one (a
-    link planted where an output goes would redirect the write onto any file). With `read_as`
+    link planted where an output goes would redirect the write onto any file); so is a file with
+    more than one hard link (`_replaceable` says why). With `read_as`
     (the bytes the new text was made from), a file that no longer holds them (edited while its
     new text was being made) is refused and left as it is: the edit is not lost."""
     target = Path(target)
-    if target.is_symlink():
-        raise InputError("cannot write: a symbolic link (the harness never writes through one)", str(target))
-    try:
-        info: os.stat_result | None = target.stat()
-    except FileNotFoundError:
-        info = None
-    except OSError as exc:
-        raise InputError(f"cannot write: {exc.strerror}", str(target)) from None
-    if info is not None and not stat.S_ISREG(info.st_mode):
-        raise InputError("cannot write: not a regular file", str(target))
-    if info is not None and not info.st_mode & stat.S_IWUSR:
-        raise InputError("cannot write: the file is read-only", str(target))
+    info = replaceable(target)
     mode = stat.S_IMODE(info.st_mode) if info is not None else 0o666 & ~umask()
     try:
         with temporary(target.parent, f".{target.name}.") as (fd, tmp):
@@ -45,9 +35,40 @@ def write_atomically(target: Path, text: str, read_as: bytes | None = None) -> N
             os.chmod(tmp, mode)  # (after chown, which may clear set-id bits)
             if read_as is not None and not _holds(target, read_as):
                 raise InputError("changed while its new text was being made (edited meanwhile?): left as it is", str(target))
+            replaceable(target)  # (a link made while the text was written counts too)
             os.replace(tmp, target)
     except OSError as exc:
         raise InputError(f"cannot write: {exc.strerror}", str(target)) from None
+
+
+def replaceable(target: Path) -> os.stat_result | None:
+    """`target`'s status when the file may be replaced by a rename (None: there is no file yet);
+    else InputError saying why not.
+
+    A file with more than one hard link is refused. A rename gives the path a new inode, so the
+    other names would keep the old text: a silent split. Writing into the inode instead would
+    reach every name, but could leave all of them half-written (a kill, a full disk), and would
+    also rewrite a copy that relies on rename to stay as it was (`cp -al`, rsync --link-dest).
+    Only refusing loses nothing; the user decides which names should change, and breaks the link."""
+    if target.is_symlink():
+        raise InputError("cannot write: a symbolic link (the harness never writes through one)", str(target))
+    try:
+        info = target.stat()
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        raise InputError(f"cannot write: {exc.strerror}", str(target)) from None
+    if not stat.S_ISREG(info.st_mode):
+        raise InputError("cannot write: not a regular file", str(target))
+    if not info.st_mode & stat.S_IWUSR:
+        raise InputError("cannot write: the file is read-only", str(target))
+    if info.st_nlink > 1:
+        raise InputError(
+            f"cannot write: the file has {info.st_nlink} hard links, and its other name(s) would keep the old text: "
+            "left as it is (give it a file of its own first: cp FILE FILE.new && mv FILE.new FILE)",
+            str(target),
+        )
+    return info
 
 
 def _holds(path: Path, data: bytes) -> bool:

@@ -155,10 +155,11 @@ def compare(
                 for sel in g.selectors if why else ():
                     found[(origin[c.sort_key()], sel)] = Verdict(V.UNSUPPORTED, why)
         judge = expectations.Judge(cases_dir, build.toolchain.version, groups) if cases_dir is not None else None
-        for o in runner.run([g for g in groups if g.filename not in {f for f, _ in blocked}]):
+        outcomes = runner.run([g for g in groups if g.filename not in {f for f, _ in blocked}])
+        for o in outcomes:
             found[(origin[o.case.sort_key()], o.selector)] = o.verdict
-            if judge is not None:
-                judgments[(origin[o.case.sort_key()], o.selector)] = str(judge(o).judgment)
+        for j in judge.all(outcomes) if judge is not None else ():  # (a file's cells together, as lit judges it)
+            judgments[(origin[j.outcome.case.sort_key()], j.outcome.selector)] = str(j.judgment)
     records = [b.record() for b in columns]
     cells = [cell(case, sel, [column[key] for column in results], records) for key, (case, sel) in first.items()]
     if cases_dir is not None:

@@ -2,10 +2,11 @@
 matrix` commands into one table, one document or one HTML page.
 
 Inputs are refused (one line, exit status 2) when they are not such outputs (a verdict this
-harness does not know included), mix the two kinds, come from different builds (LLVM version and
-bin directory; for matrices the same columns), select different cases, or share a cell. The
-merged cells are in the canonical order (`report.cell_order`), so merging every shard gives what
-the unsharded command gives.
+harness does not know included, and a run record whose expected verdict or judgment contradicts
+its own class and verdict), mix the two kinds, come from different builds (LLVM version and bin
+directory; for matrices the same columns), select different cases, give one shard twice, or share
+a cell. The merged cells are in the canonical order (`report.cell_order`), so merging every shard
+gives what the unsharded command gives.
 """
 
 from __future__ import annotations
@@ -16,13 +17,17 @@ import math
 import re
 import sys
 from pathlib import Path
+from types import SimpleNamespace
+from typing import cast
 
 from harness.core import files
 from harness.core.commands import Selector
 from harness.core.errors import InputError
-from harness.core.verdicts import VerdictCode
+from harness.core.verdicts import Verdict, VerdictCode
 from harness.reports import compare, expectations, html_report, report
+from harness.reports.expectations import Judgment
 from harness.specs import selection
+from harness.specs.cases import Case, FileClass
 from harness.specs.matrix import MAX_WIDTH
 from harness.specs.spec import shorten
 
@@ -57,7 +62,7 @@ _RUN_KEYS = (
 
 MAX_DOCUMENT_BYTES = 1 << 30  # the whole suite's --json is a few MB
 _INTS = {"opt": (0, 3), "width_a": (1, MAX_WIDTH), "width_b": (1, MAX_WIDTH)}
-_OPTIONAL_TEXT = ("detail", "narrowing", "elem_a", "elem_b")
+_OPTIONAL_TEXT = ("detail", "narrowing", "elem_a", "elem_b", "file", "known_bug", "unexpected_pass")
 _OPTIONAL_INTS = ("required_a", "required_b")
 _JUDGMENTS = tuple(str(j) for j in expectations.JUDGMENTS)
 
@@ -89,6 +94,9 @@ def load_document(path) -> tuple[str, dict]:
             raise InputError(f"record {i + 1} ({str(r.get('function'))[:80]}): bad {', '.join(bad)}", str(path))
         if width is None:
             r["verdict"] = _verdict(r["verdict"], i, r, path)
+            why = _judgment_problem(r)
+            if why:
+                raise InputError(f"record {i + 1} ({str(r.get('function'))[:80]}): {why}", str(path))
         else:
             r["verdicts"] = [_verdict(v, i, r, path) for v in r["verdicts"]]
     return kind, doc
@@ -231,6 +239,64 @@ def _verdict(text: str, i: int, record: dict, path) -> VerdictCode:
         ) from None
 
 
+def _judgment_problem(r: dict) -> str:
+    """Why a run record's `expected` and `judgment` contradict its own verdict and class ("" when
+    they agree, or when it has neither: documents from before judgments). `expected` is its
+    class's expected verdict; the judgment is not-judged exactly for a verdict no build is judged
+    by (unsupported, timeout), expected only for a verdict that meets the expectation (as
+    `expectations.meets` holds it), unexpected only for one that does not or for an unexpected
+    pass (`unexpected_pass`: its listed file shows the bug nowhere), and known-bug exactly when the
+    record carries the listing's reason (`known_bug`), for a verdict that meets the expectation
+    only in a class whose lit file checks more than the verdict. Whether known-bugs.yaml lists
+    the cell is not in the record: that much of a known-bug or unexpected-pass judgment is taken
+    as given."""
+    if "judgment" not in r and "expected" not in r:
+        return ""
+    for have, lack in (("judgment", "expected"), ("expected", "judgment")):
+        if lack not in r:
+            return f"{have} {r[have]} without {lack} (a judged record has both)"
+    verdict, expected, judgment = VerdictCode(r["verdict"]), VerdictCode(r["expected"]), Judgment(r["judgment"])
+    if r["class"] in tuple(FileClass):
+        want = expectations.expected_verdict(_as_case(r))
+        if expected != want:
+            return f"expected {expected}, but a cell of class {r['class']} is expected to give {want}"
+    if judgment == Judgment.NOT_JUDGED and verdict not in expectations.NOT_JUDGED_VERDICTS:
+        return f"judgment not-judged, but verdict {verdict} is judged (only unsupported and timeout are not)"
+    if judgment != Judgment.NOT_JUDGED and verdict in expectations.NOT_JUDGED_VERDICTS:
+        return f"judgment {judgment}, but verdict {verdict} is not judged"
+    meets = _meets(r, verdict, expected)
+    if judgment == Judgment.EXPECTED and not meets:
+        return f"judgment expected, but verdict {verdict} does not meet the expected {expected}"
+    passed = "unexpected_pass" in r  # (a cell of a listed file that shows the bug in none: lit's XPASS)
+    if judgment == Judgment.UNEXPECTED and meets and not passed:
+        return f"judgment unexpected, but verdict {verdict} meets the expected {expected}"
+    if passed and not (judgment == Judgment.UNEXPECTED and meets):
+        return f"unexpected_pass given, but judgment {judgment} of verdict {verdict} (expected {expected})"
+    if judgment == Judgment.KNOWN_BUG and meets and r["class"] not in expectations.BEYOND_THE_VERDICT:
+        return f"judgment known-bug, but verdict {verdict} meets the expected {expected} (and class {r['class']} checks no more)"
+    if judgment == Judgment.KNOWN_BUG and "known_bug" not in r:
+        return "judgment known-bug without the bug's reason (known_bug)"
+    if judgment != Judgment.KNOWN_BUG and "known_bug" in r:
+        return f"judgment {judgment}, but the record names a known bug (known_bug)"
+    return ""
+
+
+def _as_case(r: dict) -> Case:
+    """What `expectations` reads of a record's case, which is its file class alone."""
+    return cast(Case, SimpleNamespace(file_class=FileClass(r["class"])))
+
+
+def _meets(r: dict, verdict: VerdictCode, expected: VerdictCode) -> bool:
+    """Whether a run record's verdict meets its cell's expectation, as `expectations.meets` holds
+    it from the record's class, detail and verifier facts. A class this harness does not know (a
+    hand-made record) is held to the rule of most classes: the expected verdict meets it."""
+    if r["class"] not in tuple(FileClass):
+        return verdict == expected
+    verifier = r.get("verifier")
+    facts = {"verifier": verifier} if isinstance(verifier, dict) else {}
+    return expectations.meets(_as_case(r), Verdict(verdict, r.get("detail", ""), details=facts))
+
+
 def merge(inputs: list[tuple[str, str, dict]]) -> tuple[str, dict]:
     """Merge (path, kind, document) inputs into one document of their kind.
 
@@ -253,6 +319,7 @@ def merge(inputs: list[tuple[str, str, dict]]) -> tuple[str, dict]:
             raise InputError(f"{path} comes from other builds than {path0}: {describe(doc)} vs {describe(doc0)}")
         if doc.get("selection") != doc0.get("selection"):
             raise InputError(f"{path} selects other cases than {path0}: {doc.get('selection')} vs {doc0.get('selection')}")
+    _each_shard_once(inputs)
     owner: dict[tuple, str] = {}
     records = []
     for path, _, doc in inputs:
@@ -264,16 +331,7 @@ def merge(inputs: list[tuple[str, str, dict]]) -> tuple[str, dict]:
             owner[key] = path
             records.append(r)
     records.sort(key=report.cell_order)
-    shards = [d.get("shard") for _, _, d in inputs]  # a list: JSON may put anything there
-    named = {s for s in shards if isinstance(s, str)}
-    if all(isinstance(s, str) for s in shards):
-        totals = {s.split("/")[-1] for s in named}
-        if len(totals) == 1:
-            n = int(next(iter(totals))) if next(iter(totals)).isdigit() else 0
-            n = n if n <= 100_000 else 0  # a shard count nobody runs: no listing
-            missing = [f"{k}/{n}" for k in range(1, n + 1) if f"{k}/{n}" not in named]
-            if missing:
-                print(f"harness: note: shard(s) {', '.join(missing)} not among the inputs", file=sys.stderr)
+    _note_missing_shards(inputs)
     if kind == "matrix":
         return kind, compare.document(doc0["builds"], records, doc0.get("selection", {}), None)
     merged = {**{k: v for k, v in doc0.items() if k != "cases"}, "cases": records}
@@ -282,6 +340,42 @@ def merge(inputs: list[tuple[str, str, dict]]) -> tuple[str, dict]:
     if "judgments" in merged:  # the merged cells' own counts, not the first input's
         merged["judgments"] = expectations.count_record(_judged(records))
     return kind, merged
+
+
+def _shard_of(doc: dict) -> tuple[int, int] | None:
+    """A document's shard as (K, N) (None: not a shard); `load_document` checked its form."""
+    shard = doc.get("shard")
+    return (int(shard.split("/")[0]), int(shard.split("/")[1])) if isinstance(shard, str) else None
+
+
+def _each_shard_once(inputs: list[tuple[str, str, dict]]) -> None:
+    """Refuse two inputs that are the same shard K/N: one of them is not the shard it says (or
+    one file is named twice), and the shard it stands in for may be missing."""
+    seen: dict[tuple[int, int], str] = {}
+    for path, _, doc in inputs:
+        shard = _shard_of(doc)
+        if shard is None:
+            continue
+        if shard in seen:
+            label = f"{shard[0]}/{shard[1]}"
+            twice = f"{path} is named twice" if seen[shard] == path else f"both {seen[shard]} and {path} say so"
+            raise InputError(f"shard {label} is given twice ({twice}); each shard of a run goes in once")
+        seen[shard] = path
+
+
+def _note_missing_shards(inputs: list[tuple[str, str, dict]]) -> None:
+    """When every input is a shard of one count N, name on stderr the shards of 1..N none is."""
+    shards = [_shard_of(d) for _, _, d in inputs]
+    if any(s is None for s in shards):
+        return
+    named = {s for s in shards if s is not None}
+    totals = {n for _, n in named}
+    if len(totals) != 1 or next(iter(totals)) > 100_000:  # (a shard count nobody runs: no listing)
+        return
+    n = next(iter(totals))
+    missing = [f"{k}/{n}" for k in range(1, n + 1) if (k, n) not in named]
+    if missing:
+        print(f"harness: note: shard(s) {', '.join(missing)} not among the inputs", file=sys.stderr)
 
 
 def _judged(records: list[dict]):

@@ -11,7 +11,8 @@ import yaml
 
 from harness.core import files
 from harness.core.errors import InputError
-from harness.specs.spec import MAX_FLOW_DEPTH, flow_too_deep, quote, reader_error
+from harness.specs.spec import MAX_FLOW_DEPTH, flow_too_deep, quote, reader_error, shorten
+from harness.specs.spec import _refuse_unknown_tags as refuse_unknown_tags
 
 FILENAME = "known-bugs.yaml"
 
@@ -40,41 +41,92 @@ def entries(cases_dir: Path) -> list[Entry]:
     path = cases_dir / FILENAME
     if not path.exists():
         return []
-    root, data = _parsed(path)
-    if not isinstance(data, dict) or not isinstance(root, (yaml.MappingNode, type(None))):
-        raise InputError("expected a mapping of LLVM version -> list of {files, reason}", str(path), 1, 1)
+    root = _parsed(path)
     at = lambda node: (str(path), node.start_mark.line + 1, node.start_mark.column + 1)
+    if root is None:
+        return []
+    if not isinstance(root, yaml.MappingNode):
+        raise InputError("expected a mapping of LLVM version -> list of {files, reason}", *at(root))
     out: list[Entry] = []
-    for key, value in root.value if root is not None else []:
-        if key.tag != _STR or not isinstance(key.value, str):
-            raise InputError(
-                f"version {quote(key.value)} is not text (YAML reads it as a {key.tag.rsplit(':', 1)[-1]}): quote it, "
-                f'e.g. "{key.value}":',
-                *at(key),
-            )
-        version = key.value
+    for key, value in root.value:
+        version = _version(key, at)
         if not isinstance(value, yaml.SequenceNode):
             raise InputError(f"version {quote(version)}: expected a list of {{files, reason}}", *at(value))
-        for node, entry in zip(value.value, data[version]):
-            if not isinstance(entry, dict) or set(entry) != {"files", "reason"}:
-                raise InputError(f"version {quote(version)}: each entry needs exactly 'files' and 'reason'", *at(node))
-            fields = {k.value: v for k, v in node.value}
-            globs = entry["files"] if isinstance(entry["files"], list) else [entry["files"]]
-            if not globs or not all(isinstance(g, str) and g.strip() for g in globs):
-                raise InputError(
-                    f"version {quote(version)}: files: expected a glob (text) or a list of globs, not {quote(entry['files'])}",
-                    *at(fields["files"]),
-                )
-            reason = entry["reason"]
-            if not isinstance(reason, str) or not reason.strip():
-                raise InputError(
-                    f"version {quote(version)}: reason: expected text saying why, not {quote(reason)}", *at(fields["reason"])
-                )
-            files_node = fields["files"]
-            nodes = files_node.value if isinstance(files_node, yaml.SequenceNode) else [files_node]
-            for glob_node, glob in zip(nodes, globs):
-                out.append(Entry(version, glob, " ".join(reason.split()), *at(glob_node)[1:]))
+        for node in value.value:
+            fields = _fields(version, node, at)
+            reason = _reason(version, fields["reason"], at)
+            out.extend(Entry(version, glob, reason, *at(g)[1:]) for glob, g in _globs(version, fields["files"], at))
     return out
+
+
+def _version(key: yaml.Node, at) -> str:
+    """A top-level key: the exact version `llc --version` prints, which YAML must read as text."""
+    if isinstance(key, yaml.ScalarNode) and key.tag == _STR:
+        return key.value
+    kind = key.tag.rsplit(":", 1)[-1]
+    scalar = isinstance(key, yaml.ScalarNode)  # (as written, quoted: the text to put in quotes)
+    shown, example = (quote(key.value), shorten(key.value)) if scalar else (_shown(key), "22.1.8")
+    raise InputError(f'version {shown} is not text (YAML reads it as a {kind}): quote it, e.g. "{example}":', *at(key))
+
+
+def _fields(version: str, node: yaml.Node, at) -> dict[str, yaml.Node]:
+    """An entry's `files` and `reason` nodes (merge keys already flattened by `_parsed`); any other
+    key is named where it is written."""
+    if not isinstance(node, yaml.MappingNode):
+        raise InputError(f"version {quote(version)}: each entry needs exactly 'files' and 'reason'", *at(node))
+    fields: dict[str, yaml.Node] = {}
+    for key, value in node.value:
+        name = key.value if isinstance(key, yaml.ScalarNode) and key.tag == _STR else None
+        if name not in ENTRY_KEYS:
+            raise InputError(
+                f"version {quote(version)}: unknown key {_shown(key)} in an entry; expected 'files' and 'reason'", *at(key)
+            )
+        fields[name] = value  # (an entry's own key comes after the ones it merges, and wins, as in YAML)
+    missing = [k for k in ENTRY_KEYS if k not in fields]
+    if missing:
+        raise InputError(
+            f"version {quote(version)}: each entry needs exactly 'files' and 'reason' (this one lacks '{missing[0]}')", *at(node)
+        )
+    return fields
+
+
+ENTRY_KEYS = ("files", "reason")
+
+
+def _globs(version: str, node: yaml.Node, at) -> list[tuple[str, yaml.Node]]:
+    """(glob, its node) of an entry's `files`: one glob (text) or a non-empty list of them."""
+    items = node.value if isinstance(node, yaml.SequenceNode) else [node]
+    if not items or not all(_text(item) for item in items):
+        raise InputError(
+            f"version {quote(version)}: files: expected a glob (text) or a list of globs, not {_shown(node)}", *at(node)
+        )
+    return [(item.value, item) for item in items]
+
+
+def _reason(version: str, node: yaml.Node, at) -> str:
+    if not _text(node):
+        raise InputError(f"version {quote(version)}: reason: expected text saying why, not {_shown(node)}", *at(node))
+    return " ".join(node.value.split())
+
+
+def _text(node: yaml.Node) -> bool:
+    """Whether a node is text YAML reads as a string, not blank."""
+    return isinstance(node, yaml.ScalarNode) and node.tag == _STR and bool(node.value.strip())
+
+
+def _shown(node: yaml.Node, depth: int = 3) -> str:
+    """A node as one message line shows it, cut short: text quoted, another scalar as written
+    (`null` when nothing is), a list or mapping in flow style (`[a, b]`, `{a: 1}`)."""
+    if isinstance(node, yaml.ScalarNode):
+        return quote(node.value) if node.tag == _STR else shorten(node.value or "null")
+    if depth == 0:
+        return "[...]" if isinstance(node, yaml.SequenceNode) else "{...}"
+    if isinstance(node, yaml.SequenceNode):
+        text = "[" + ", ".join(_shown(item, depth - 1) for item in node.value[:8]) + (", ...]" if len(node.value) > 8 else "]")
+    else:
+        pairs = [f"{_shown(k, depth - 1)}: {_shown(v, depth - 1)}" for k, v in node.value[:8]]
+        text = "{" + ", ".join(pairs) + (", ...}" if len(node.value) > 8 else "}")
+    return shorten(text)
 
 
 def idle(cases_dir: Path, generated: Iterable[str]) -> list[str]:
@@ -108,22 +160,30 @@ def _first(known: list[Entry], version: str, relpath: str) -> Entry | None:
     return next((e for e in known if e.version == version and _glob_match(relpath, e.glob)), None)
 
 
-def _parsed(path: Path):
-    """(the YAML node tree, the data) of the known-bugs file; bad YAML is bad input, with where."""
-    files.note_used(path)
+MAX_BYTES = 4 << 20  # known-bugs.yaml is a few pages of YAML (as a spec: PyYAML takes seconds per MB)
+
+
+def _parsed(path: Path) -> yaml.Node | None:
+    """The known-bugs file's YAML node tree (None when it holds nothing), each key given once and
+    merge keys (`<<: *anchor`) flattened as YAML reads them; bad YAML is bad input, with where.
+    Only a regular file is read, without blocking (a FIFO or a device is refused, never waited on)."""
+    data = files.read_input(path, MAX_BYTES, "known-bugs file")
     try:
-        text = path.read_bytes().decode("utf-8")
+        text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
-        raise InputError("not UTF-8 text", str(path), path.read_bytes()[: exc.start].count(b"\n") + 1) from None
-    except OSError as exc:
-        raise InputError(f"cannot read: {exc.strerror}", str(path)) from None
+        raise InputError("not UTF-8 text", str(path), data[: exc.start].count(b"\n") + 1) from None
     deep = flow_too_deep(text)
     if deep is not None:
         raise InputError(f"invalid YAML: more than {MAX_FLOW_DEPTH} [ or {{ open at once", str(path), *deep)
     try:
         root = yaml.compose(text)
-        _no_duplicate_versions(root, path)
-        data = yaml.safe_load(text) or {}
+        if root is not None:
+            refuse_unknown_tags(str(path), root)
+        mappings = _mappings(root)
+        for node in mappings:
+            _each_key_once(node, path, top=node is root)
+        for node in mappings:
+            _MERGER.flatten_mapping(node)
     except yaml.MarkedYAMLError as exc:
         # Some errors carry only a context mark, or none (as harness.specs.spec reads them).
         mark = exc.problem_mark or exc.context_mark
@@ -133,26 +193,47 @@ def _parsed(path: Path):
         raise reader_error(exc, text, str(path)) from None
     except yaml.YAMLError as exc:
         raise InputError(f"invalid YAML: {str(exc).splitlines()[0]}", str(path)) from None
-    except ValueError:  # (int() past Python's digit limit)
-        raise InputError("invalid YAML: a number too long to read", str(path)) from None
-    except RecursionError:
+    except RecursionError:  # (nesting, or a chain of merge keys, deeper than Python's stack)
         raise InputError("invalid YAML: nested too deeply", str(path)) from None
-    return root, data
+    return root
 
 
 _STR = "tag:yaml.org,2002:str"
+_MERGER = yaml.constructor.SafeConstructor()  # (its flatten_mapping: YAML's merge keys, nothing constructed)
 
 
-def _no_duplicate_versions(root, path: Path) -> None:
-    """A version listed twice would silently drop the first list's XFAILs: refuse it."""
-    if not isinstance(root, yaml.MappingNode):
-        return
+def _mappings(root: yaml.Node | None) -> list[yaml.MappingNode]:
+    """Every mapping of the tree, each once (an alias names its anchor's node), without recursion."""
+    seen: set[int] = set()
+    out: list[yaml.MappingNode] = []
+    todo = [root] if root is not None else []
+    while todo:
+        node = todo.pop()
+        if id(node) in seen or isinstance(node, yaml.ScalarNode):
+            continue
+        seen.add(id(node))
+        if isinstance(node, yaml.MappingNode):
+            out.append(node)
+            todo.extend(n for pair in reversed(node.value) for n in reversed(pair))
+        else:
+            todo.extend(reversed(node.value))
+    return out
+
+
+def _each_key_once(node: yaml.MappingNode, path: Path, top: bool) -> None:
+    """A key written twice in one mapping would silently drop the first one's value (a version's
+    XFAILs, an entry's files): refuse it where the second is written."""
     seen: dict[str, int] = {}
-    for key, _ in root.value:
+    for key, _ in node.value:
+        if not isinstance(key, yaml.ScalarNode):
+            continue  # (a list or mapping as a key is refused by name where a key is read)
         line = key.start_mark.line + 1
         if key.value in seen:
+            what = (
+                f"version {quote(key.value)} is listed twice" if top else f"key {quote(key.value)} is given twice in one mapping"
+            )
             raise InputError(
-                f"version {quote(key.value)} is listed twice (first on line {seen[key.value]})",
+                f"{what} (first on line {seen[key.value]}): YAML would keep only the last",
                 str(path),
                 line,
                 key.start_mark.column + 1,

@@ -26,7 +26,7 @@ from pathlib import Path
 
 from harness.checks.autogen import guard
 from harness.core import commands, files
-from harness.core.errors import InputError
+from harness.core.errors import PATH_LIMIT, InputError, shortened
 from harness.core.verdicts import says_error
 from harness.tools import toolchain
 from harness.tools.toolchain import run_tool
@@ -67,17 +67,17 @@ def select(runs: list[commands.RunLine], ir_target: str, tool: str | None, march
     out = []
     for run in runs:
         if "|" not in run.text:
-            warn(run.line, "Skipping unparsable RUN line: " + run.text)
+            warn(run.line, "Skipping unparsable RUN line: " + shortened(run.text, PATH_LIMIT))
             continue
         parts = [p.strip() for p in run.text.split("|")]
         llc_text, filecheck_text = parts[-2], parts[-1]
         name = llc_text.split(" ")[0]
         _check_prefix_spelling(filecheck_text, lambda message, line=run.line: warn(line, message))
         if name != "llc" and name != tool:
-            warn(run.line, "Skipping non-llc RUN line: " + run.text)
+            warn(run.line, "Skipping non-llc RUN line: " + shortened(run.text, PATH_LIMIT))
             continue
         if not filecheck_text.startswith("FileCheck "):
-            warn(run.line, "Skipping non-FileChecked RUN line: " + run.text)
+            warn(run.line, "Skipping non-FileChecked RUN line: " + shortened(run.text, PATH_LIMIT))
             continue
         prefixes = [p for m in _PREFIXES.finditer(filecheck_text) for p in m.group(1).split(",")] or ["CHECK"]
         m = _TRIPLE.search(llc_text)

@@ -114,7 +114,9 @@ def update(path: Path, llc: str, *, force: bool = False, timeout: float = 120.0)
         new_text, prefixes = _generate(path, text, data, llc, force, timeout, warnings)
     except _Refused as exc:
         return Update(path, text, text, _one_line(warnings), _one_line([str(exc)])[0])
-    new_text = new_text.replace("\n", _newline(text))  # (a CRLF file stays one)
+    # A CRLF (or CR) file stays one: the lines are read as upstream reads them (universal
+    # newlines), and written back with the file's own ending, where upstream writes LF.
+    new_text = new_text.replace("\n", _newline(text))
     return Update(path, text, new_text, _one_line(warnings), "", _changes(path, text, new_text, prefixes))
 
 
