@@ -10,11 +10,17 @@ Prints the median of --repeat runs of each and the ratio b/a.
 With --lit, also (c) `lit cases/` over the same generated files, and the ratio c/b both in wall
 time and in CPU seconds of each process tree (children included), which a busy machine moves
 far less than wall time.
+
+With --scheduler 1,2: no (a)-(c), but the scaling of a distributed run. For each worker count, a
+real `dask scheduler` and that many `dask worker` processes (one thread each, the builds found
+by the harness's preload) on this machine, and `harness run --space SPACE --scheduler` over
+them: cells per second and the speed-up over the first count.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import resource
 import shlex
@@ -29,6 +35,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from harness.checks import expand  # noqa: E402
 from harness.specs import cases, emit, matrix  # noqa: E402
 from harness.tools import runner, toolchain  # noqa: E402
 
@@ -102,6 +109,52 @@ def runs(label: str, values: list[float]) -> str:
     return f"{label} {statistics.median(values):8.3f} s  (runs: {', '.join(f'{x:.3f}' for x in values)})"
 
 
+def _cluster(workers: int, bin_dir: str, tmp: Path) -> tuple[str, list[subprocess.Popen]]:
+    """A scheduler and `workers` one-thread workers with this build; (address, processes)."""
+    dask = str(Path(sys.executable).with_name("dask"))
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "HARNESS_LLVM_BIN": bin_dir}
+    quiet = {"stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL, "env": env, "start_new_session": True}
+    file = tmp / f"scheduler-{workers}.json"
+    procs = [subprocess.Popen([dask, "scheduler", "--scheduler-file", str(file), "--host", "127.0.0.1", "--port", "0",
+                               "--no-dashboard"], **quiet)]  # fmt: skip
+    while not file.exists():
+        time.sleep(0.1)
+    address = json.loads(file.read_text())["address"]
+    procs += [subprocess.Popen([dask, "worker", address, "--nthreads", "1", "--no-dashboard", "--preload",
+                                "harness.tools.distributed"], **quiet) for _ in range(workers)]  # fmt: skip
+    from distributed import Client
+
+    with Client(address, timeout=30) as client:
+        client.wait_for_workers(workers, timeout=120)
+    return address, procs
+
+
+def scaling(counts: list[int], space: str, tc) -> int:
+    """Cells per second of `harness run --space SPACE --scheduler` on 1.. local workers."""
+    rows = []
+    with tempfile.TemporaryDirectory() as tmp:
+        for n in counts:
+            address, procs = _cluster(n, str(tc.bin_dir), Path(tmp))
+            try:
+                argv = [sys.executable, "-m", "harness", "run", "--llvm-bin", str(tc.bin_dir), "--space", space, "--json"]
+                start = time.perf_counter()
+                proc = subprocess.run([*argv, "--scheduler", address], capture_output=True, text=True, cwd=ROOT)
+                wall = time.perf_counter() - start
+            finally:
+                for p in procs:
+                    p.terminate()
+                for p in procs:
+                    p.wait()
+            if proc.returncode not in (0, 1):
+                sys.exit(f"harness run --scheduler failed (exit {proc.returncode}):\n{proc.stderr[-2000:]}")
+            cells = len(json.loads(proc.stdout)["cases"])
+            rows.append((n, cells, wall))
+    print(f"{tc.describe()}; --space {space}; local Dask workers of one thread each")
+    for n, cells, wall in rows:
+        print(f"{n:3d} worker(s): {cells} cells in {wall:8.1f} s, {cells / wall:7.1f} cells/s, speed-up {rows[0][2] / wall:.2f}")
+    return 0
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--repeat", type=int, default=3)
@@ -113,7 +166,11 @@ def main() -> int:
         help="only these spec files of cases/ (default: all), e.g. f8f6f4-runtime-formats.yaml",
     )
     parser.add_argument("--lit", action="store_true", help="also time `lit cases/` (all its files) against `harness run`")
+    parser.add_argument("--scheduler", metavar="N,N", help="instead: the scaling on N local Dask workers (e.g. 1,2)")
+    parser.add_argument("--space", default="full", help="the space --scheduler runs (default full)")
     opts = parser.parse_args()
+    if opts.scheduler:
+        return scaling([int(n) for n in opts.scheduler.split(",")], opts.space, toolchain.discover(opts.llvm_bin))
     if opts.lit and opts.spec:
         parser.error("--lit runs every file of cases/: give no --spec")
     tc = toolchain.discover(opts.llvm_bin)
@@ -121,7 +178,7 @@ def main() -> int:
     specs = matrix.spec_files(ROOT / "cases")
     if opts.spec:
         specs = [p for p in specs if p.name in {Path(s).name for s in opts.spec}]
-    groups = cases.group(matrix.plan(specs))
+    groups = expand.lit_groups(matrix.plan(specs), ROOT / "cases")
     n_cases = sum(len(g.cases) * len(g.selectors) for g in groups)
     harness_args = ["--llvm-bin", str(tc.bin_dir)] if tc.bin_dir else []
     harness_args += [arg for p in specs for arg in ("--spec", p.name)] if opts.spec else []

@@ -24,8 +24,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from harness.checks import expand  # noqa: E402
 from harness.reports import expectations  # noqa: E402
-from harness.specs import cases, selection  # noqa: E402
+from harness.specs import selection  # noqa: E402
 from harness.tools import toolchain  # noqa: E402
 from harness.tools.runner import Runner  # noqa: E402
 
@@ -41,7 +42,7 @@ def main() -> int:
     tc = toolchain.discover(args.llvm_bin, args.timeout)
     flags = selection.space_args(args.space)
     planned = selection.space(flags, lambda t: tc.cpus(t.registered) if t.registered in tc.targets else None)
-    groups = cases.group(planned)
+    groups = expand.lit_groups(planned, Path(__file__).resolve().parent.parent / "cases")
     started: Counter = Counter()
     lock = threading.Lock()
     real_run = tc.run

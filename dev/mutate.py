@@ -712,9 +712,20 @@ TESTS_FOR: dict[str, tuple[str, ...]] = {
     ),
     "harness/tools/declared.py": tuple(f"{_T}{n}.py" for n in ("coverage", "nvptx_mma", "amdgpu_row_cases", "matrix", "lit")),
     "harness/core/commands.py": (f"{_T}commands.py", f"{_T}run_line_guard.py", f"{_T}generated_checks.py"),
-    "harness/tools/runner.py": _RUNS + (f"{_T}function_split.py",),
+    "harness/tools/runner.py": _RUNS + tuple(f"{_T}{n}.py" for n in ("function_split", "processors", "verdict_precedence")),
     "harness/tools/cache.py": (f"{_T}cache_entries.py", f"{_T}matrix.py"),
-    "harness/core/verdicts.py": tuple(f"{_T}{n}.py" for n in ("verdicts", "parsers_real_output", "function_split", "run_modes")),
+    "harness/core/verdicts.py": tuple(
+        f"{_T}{n}.py"
+        for n in (
+            "verdicts",
+            "parsers_real_output",
+            "function_split",
+            "run_modes",
+            "amdgpu_rows",
+            "nvptx_mma",
+            "bracketed_operands",
+        )
+    ),
 }
 IMPORTS_ONLY = frozenset({"tests/test_layers.py"})
 _HARNESS_NAME = re.compile(r"\bharness(?:\.\w+)+|\bfrom (harness(?:\.\w+)*) import \(?([\w, \n]+)")
@@ -764,6 +775,8 @@ EQUIVALENT: dict[str, str] = {  # Generated.key -> why no test can tell
     "harness/gpu/kinds.py::tile_inputs::int-plus-minus-1::0=>1#2": "which column of B a .satfinite tile sets to "
     "B's maximum: any one drives D's first row past INT32_MAX and its last past INT32_MIN (the test counts the "
     "saturated elements), and the checker reads the same inputs as the kernel",
+    "harness/core/verdicts.py::split_functions::int-plus-minus-1::0=>1#1": "`pos` is read only once a body is "
+    "open, which the boundary that opened it set `pos` for: its first value is never read",
     "harness/checks/autogen/update.py::_changes::delete-statement::if old == new: return []=>pass#1": "a shortcut: "
     "equal texts split into equal blocks and equal rests, so the loop that follows finds no change either",
 }

@@ -10,10 +10,10 @@ status = main()
 # Everything is written and every temporary is gone when main() returns: leave without the
 # interpreter's teardown (freeing every case, cache and module costs ~50 ms on a large run).
 try:
-    sys.stdout.flush()
+    sys.stdout.flush()  # (main() has handed stdout over already: this finds nothing left, as a rule)
     sys.stderr.flush()
-except BrokenPipeError:  # `harness run | head`: the reader left; say nothing more
-    pass
+except BrokenPipeError:  # a reader gone: never 0 for output it did not take (cli._reader_left)
+    status = status or 141
 except OSError:
     sys.exit(status)  # (the usual shutdown reports it)
 os._exit(status)

@@ -9,22 +9,23 @@ import os
 # and its imports take about a tenth of a second. A Ctrl-C meanwhile has started nothing and has
 # nothing to say: it exits 130, as a Ctrl-C later in the run does, without a traceback.
 try:
+    import contextlib
     import dataclasses
-    import json
     import signal
     import sys
     import threading
-    from collections.abc import Callable
+    from collections.abc import Callable, Iterator
 
     from harness import parser
+    from harness.checks import expand
     from harness.core import commands, files
     from harness.core.commands import Selector
     from harness.core.errors import PATH_LIMIT, InputError, quoted, shortened
     from harness.kernels import gemm_spec
     from harness.reports import compare, expectations, report
-    from harness.specs import cases, matrix, selection
+    from harness.specs import matrix, selection
     from harness.specs.cases import Planned
-    from harness.tools import cache, declared, toolchain
+    from harness.tools import cache, declared, distributed, toolchain
     from harness.tools.runner import Runner, StderrProgress
 except KeyboardInterrupt:
     os._exit(130)
@@ -35,7 +36,7 @@ def _tc(args) -> toolchain.Toolchain:
 
 
 def cmd_expand(args) -> int:
-    from harness.checks import expand, snapshots
+    from harness.checks import snapshots
     from harness.specs import known_bugs
 
     rendered = expand.render(args.cases, args.max_cases)
@@ -43,9 +44,10 @@ def cmd_expand(args) -> int:
     for warning in known_bugs.idle(args.cases, (f"{expand.GENERATED}/{name}" for name in rendered)):
         print(f"harness: {warning}", file=sys.stderr)
     if args.check:
-        for name, why in stale.items():
-            print(f"stale: {args.cases / expand.GENERATED / name} ({why})")
-        print(f"{len(rendered)} generated files, {len(stale)} stale")
+        with answering(1 if stale else 0):
+            for name, why in stale.items():
+                print(f"stale: {args.cases / expand.GENERATED / name} ({why})")
+            print(f"{len(rendered)} generated files, {len(stale)} stale")
         return 1 if stale else 0
     regenerate = None
     pending = [n for n in stale if n in rendered and n.startswith(expand.SNAPSHOT_PREFIX)]
@@ -63,7 +65,8 @@ def cmd_expand(args) -> int:
                 file=sys.stderr,
             )
     touched = expand.write(args.cases, rendered, regenerate)
-    print(f"{len(rendered)} generated files in {args.cases / expand.GENERATED}, {len(touched)} updated")
+    with answering(0):  # (every file is written)
+        print(f"{len(rendered)} generated files in {args.cases / expand.GENERATED}, {len(touched)} updated")
     return 0
 
 
@@ -101,13 +104,13 @@ def cmd_update_checks(args) -> int:
         else:
             print(f"{path}: up to date")
     if args.check:
-        print(
-            f"{len(args.files)} file(s), {differs} function/prefix block(s) differ from llc {tc.version}"
-            + (f", {refused} could not be checked" if refused else "")
-        )
-        if refused:  # a gate that checked nothing must not pass
-            return 2
-        return 1 if differs else 0
+        status = 2 if refused else 1 if differs else 0  # (a gate that checked nothing must not pass)
+        with answering(status):
+            print(
+                f"{len(args.files)} file(s), {differs} function/prefix block(s) differ from llc {tc.version}"
+                + (f", {refused} could not be checked" if refused else "")
+            )
+        return status
     if refused:  # what was asked is not done: a script must not read "updated"
         print(
             f"harness: {refused} of {len(args.files)} file(s) not updated (see above); nothing written to them", file=sys.stderr
@@ -133,12 +136,14 @@ def cmd_audit(args) -> int:
         if len(skipped) == 1:
             raise skipped[0]
         raise InputError(f"nothing audited in {len(skipped)} files (the first, {skipped[0].path}: {skipped[0].reason})")
-    if args.json:
-        files = [a.record() for a in audits] + [{"path": e.path, "skipped": e.message} for e in skipped]
-        print(json.dumps({"llvm": tc.version, "files": files}, indent=1))
-    else:
-        print(audit.table(audits, skipped))
-    return 0 if all(a.clean for a in audits) else 1
+    status = 0 if all(a.clean for a in audits) else 1
+    with answering(status):
+        if args.json:
+            records = [a.record() for a in audits] + [{"path": e.path, "skipped": e.message} for e in skipped]
+            print(files.json_text({"llvm": tc.version, "files": records}))
+        else:
+            print(audit.table(audits, skipped))
+    return status
 
 
 def _quietly(call: Callable, *args) -> None:
@@ -164,6 +169,15 @@ def _ask_ahead(tc: toolchain.Toolchain, planned: list[Planned]) -> None:
 
 
 def cmd_run(args) -> int:
+    engine = distributed.from_args(args)  # (connected first: a scheduler not there fails fast)
+    try:
+        return _run(args, engine)
+    finally:
+        if engine is not None:
+            engine.close()
+
+
+def _run(args, engine) -> int:
     if args.space != "specs":
         tc = _tc(args)
         planned = selection.space(args, lambda t: tc.cpus(t.registered) if t.registered in tc.targets else None)
@@ -176,33 +190,37 @@ def cmd_run(args) -> int:
     try:
         if store is None:  # (with a cache, every probe goes through it)
             _ask_ahead(tc, planned)
-        groups = [] if pipelines else cases.group(planned)
+        groups = [] if pipelines else expand.lit_groups(planned, args.cases)
     finally:
         sys.setswitchinterval(switch)
     print(f"# {tc.describe()}", file=sys.stderr)
     if pipelines:
         return _compare_pipelines(args, tc, planned, pipelines)
     progress = StderrProgress.for_output(args.json)
-    runner = Runner(tc, args.jobs, progress, with_object=args.object, cache=store, facts=args.json)
+    runner = Runner(tc, args.jobs, progress, with_object=args.object, cache=store, facts=args.json, engine=engine)
     outcomes = runner.run(groups)
     judged = expectations.Judge(args.cases, tc.version, groups).all(outcomes)
-    if args.json:
-        shard = f"{args.shard[0]}/{args.shard[1]}" if args.shard else None
-        records = [report.case_record(j.outcome) | expectations.record(j) for j in judged]
-        doc = {
-            "llvm": tc.version,
-            "llvm_bin": str(tc.bin_dir or "PATH"),
-            "shard": shard,
-            "selection": compare.selection_record(args),
-            "judgments": expectations.count_record(judged),
-            "cases": records,
-        }
-        print(json.dumps(doc, indent=1))
-    else:
-        bad = [report.case_record(j.outcome) | expectations.record(j) for j in judged if j.judgment == expectations.UNEXPECTED]
-        print("\n".join([*expectations.unexpected_lines(bad), report.table(outcomes, by=args.by)]))
-        print(expectations.summary(expectations.counts(judged)))
-    return expectations.exit_status(expectations.counts(judged))
+    status = expectations.exit_status(expectations.counts(judged))
+    with answering(status):
+        if args.json:
+            shard = f"{args.shard[0]}/{args.shard[1]}" if args.shard else None
+            records = [report.case_record(j.outcome) | expectations.record(j) for j in judged]
+            doc = {
+                "llvm": tc.version,
+                "llvm_bin": str(tc.bin_dir or "PATH"),
+                "shard": shard,
+                "selection": compare.selection_record(args),
+                "judgments": expectations.count_record(judged),
+                "cases": records,
+            }
+            print(files.json_text(doc))
+        else:
+            bad = [
+                report.case_record(j.outcome) | expectations.record(j) for j in judged if j.judgment == expectations.UNEXPECTED
+            ]
+            print("\n".join([*expectations.unexpected_lines(bad), report.table(outcomes, by=args.by)]))
+            print(expectations.summary(expectations.counts(judged)))
+    return status
 
 
 def _run_selection(args) -> list[Planned]:
@@ -228,23 +246,23 @@ def _compare_pipelines(args, tc, planned: list[Planned], names: list[str]) -> in
     runs = []
     for name in names:
         moved = [Planned(dataclasses.replace(p.case, pipeline=name, check="codegen"), p.selectors, p.origins) for p in compiled]
-        runs.append(
-            Runner(tc, args.jobs, StderrProgress.for_output(args.json), cache=cache.from_args(args)).run(cases.group(moved))
-        )
+        runner = Runner(tc, args.jobs, StderrProgress.for_output(args.json), cache=cache.from_args(args))
+        runs.append(runner.run(expand.lit_groups(moved, args.cases)))
     pairs = list(zip(*runs))
-    if args.json:
-        doc = [
-            {
-                "function": a.case.function,
-                "selector": a.selector,
-                names[0]: {"verdict": a.verdict.verdict, "metrics": a.verdict.details.get("metrics")},
-                names[1]: {"verdict": b.verdict.verdict, "metrics": b.verdict.details.get("metrics")},
-            }
-            for a, b in pairs
-        ]
-        print(json.dumps(doc, indent=1))
-    else:
-        print(report.metrics_table(pairs, names))
+    with answering(0):
+        if args.json:
+            doc = [
+                {
+                    "function": a.case.function,
+                    "selector": a.selector,
+                    names[0]: {"verdict": a.verdict.verdict, "metrics": a.verdict.details.get("metrics")},
+                    names[1]: {"verdict": b.verdict.verdict, "metrics": b.verdict.details.get("metrics")},
+                }
+                for a, b in pairs
+            ]
+            print(files.json_text(doc))
+        else:
+            print(report.metrics_table(pairs, names))
     return 0
 
 
@@ -254,31 +272,38 @@ def cmd_try(args) -> int:
     intr = selection.lookup(args.intrinsic[0], args.cpu)
     case = selection.one_case(args, intr, {"args": matrix.resolve_arg_flags(intr, args.arg), "narrowing": args.narrowing})
     selectors = (Selector(args.selector),) if args.selector else intr.target.selectors
-    group = cases.group([Planned(case, selectors, ())])[0]
+    cases_dir = getattr(args, "cases", selection.DEFAULT_CASES)
+    group = expand.lit_groups([Planned(case, selectors, ())], cases_dir)[0]
     tc = _tc(args)
     tc.keep_inputs = args.keep is not None
     outcomes = Runner(tc, len(selectors), with_object=args.object).run([group])
-    judge = expectations.Judge(getattr(args, "cases", selection.DEFAULT_CASES), tc.version, [group])
+    judge = expectations.Judge(cases_dir, tc.version, [group])
     judged = judge.all(outcomes)  # (a file's cells judged together, as lit judges the file)
     records = [report.case_record(j.outcome, with_tools=True) | expectations.record(j) | {"llvm": tc.version} for j in judged]
     if args.keep is not None:
         runs = [t for o in outcomes for t in o.verdict.tools]
         toolchain.keep_runs(args.keep, runs)
         print(f"# inputs, outputs and replay.sh of {len(runs)} tool runs in {args.keep}", file=sys.stderr)
-    if args.json:
-        many = {"llvm": tc.version, "judgments": expectations.count_record(judged), "cases": records}
-        print(json.dumps(records[0] if len(records) == 1 else many, indent=1))
-    elif len(judged) == 1:
-        _print_tried(judged[0], f"{case.function} [{outcomes[0].selector}, -O{case.opt}, {tc.describe()}]")
-    else:
-        print(f"{case.function} [-O{case.opt}, {tc.describe()}]")
-        width = max(len(o.verdict.verdict) for o in outcomes)
-        for j in judged:
-            detail = j.outcome.verdict.detail.splitlines()[0] if j.outcome.verdict.detail else ""
-            line = f"{j.outcome.selector:<6} {j.outcome.verdict.verdict:<{width}}  {expectations.in_brief(j)}"
-            print(line + (f": {_cut(detail, 148 - len(line))}" if detail else ""))
-        print("(--selector S: that selector's judgment in full, its detail, facts and tool runs)")
-    return expectations.exit_status(expectations.counts(judged))
+    status = expectations.exit_status(expectations.counts(judged))
+    with answering(status):
+        if args.json:
+            many = {"llvm": tc.version, "judgments": expectations.count_record(judged), "cases": records}
+            print(files.json_text(records[0] if len(records) == 1 else many))
+        elif len(judged) == 1:
+            _print_tried(judged[0], f"{case.function} [{outcomes[0].selector}, -O{case.opt}, {tc.describe()}]")
+        else:
+            _print_tried_selectors(judged, f"{case.function} [-O{case.opt}, {tc.describe()}]")
+    return status
+
+
+def _print_tried_selectors(judged: list[expectations.Judged], header: str) -> None:
+    print(header)
+    width = max(len(j.outcome.verdict.verdict) for j in judged)
+    for j in judged:
+        detail = j.outcome.verdict.detail.splitlines()[0] if j.outcome.verdict.detail else ""
+        line = f"{j.outcome.selector:<6} {j.outcome.verdict.verdict:<{width}}  {expectations.in_brief(j)}"
+        print(line + (f": {_cut(detail, 148 - len(line))}" if detail else ""))
+    print("(--selector S: that selector's judgment in full, its detail, facts and tool runs)")
 
 
 def _cut(text: str, limit: int) -> str:
@@ -293,7 +318,7 @@ def _print_tried(judged: expectations.Judged, header: str) -> None:
     if verdict.detail:
         print("detail:  " + verdict.detail.replace("\n", "\n         "))
     for key, value in verdict.details.items():
-        print(f"{key + ':':8} {json.dumps(value)}")
+        print(f"{key + ':':8} {files.json_text(value, indent=None)}")
     for t in verdict.tools:
         print(f"  $ {' '.join(t.argv)}  -> {'timeout' if t.timed_out else t.returncode}")
 
@@ -337,31 +362,100 @@ def _closed_streams_to_devnull() -> None:
             setattr(sys, name, open(os.devnull, "r" if fd == 0 else "w", encoding="utf-8"))
 
 
+def _dispatch(argv: list[str] | None) -> int:
+    """Run the command `argv` names; its exit status."""
+    _closed_streams_to_devnull()
+    if threading.current_thread() is threading.main_thread():
+        for signum in (signal.SIGTERM, signal.SIGHUP):
+            signal.signal(signum, _terminated)
+    words = sys.argv[1:] if argv is None else argv
+    if "bisect-run" in words:
+        from harness.reports import bisect
+
+        parser.Parser.usage_status = bisect.USAGE
+    else:
+        parser.Parser.usage_status = 2
+    args = parser.build(words).parse_args(words)
+    return (COMMANDS.get(args.command) or parser.command(args.command))(args)
+
+
+class ReaderLeft(Exception):
+    """The reader of stdout went away (`harness run | head`) after the command had decided its
+    exit status, `status`."""
+
+    def __init__(self, status: int):
+        super().__init__(status)
+        self.status = status
+
+
+@contextlib.contextmanager
+def answering(status: int) -> Iterator[None]:
+    """Print a command's answer, whose exit status is `status` already: a reader that goes away
+    meanwhile raises ReaderLeft(status), so that main() can still exit with it."""
+    try:
+        yield
+    except BrokenPipeError:
+        raise ReaderLeft(status) from None
+
+
+def _delivered(status: int) -> None:
+    """Hand what the command printed to stdout's reader now, inside main(), where a reader that
+    left is answered; the interpreter's own flush at exit would print a traceback-like note and
+    exit 120."""
+    with answering(status):
+        sys.stdout.flush()
+
+
+def _reader_left(status: int | None) -> int:
+    """The exit status when stdout's reader left before taking everything (`harness run | head`,
+    `harness run --json | jq` with jq failing).
+
+    A status the command had already decided other than 0 is kept: 1 for unexpected cells, 2 for
+    bad input. Under `set -o pipefail` a pipeline must fail as the run failed, whatever the reader
+    did; that status says more than any other. Otherwise (0, or no status decided yet) it is 141,
+    128 + SIGPIPE, what a shell reports for a process SIGPIPE ended, as `yes | head` ends: 0 would
+    vouch for output the reader never took (a truncated document, a table cut short), and a
+    command stopped mid-way has no verdict to give. Nothing more is said; stdout goes to
+    /dev/null, so that what is still buffered does not fail again at exit."""
+    os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    return status if status else 128 + signal.SIGPIPE
+
+
+def _say(line: str) -> None:
+    """Print one line on stderr; a stderr whose reader left takes nothing, and the exit status
+    says the rest."""
+    try:
+        print(line, file=sys.stderr)
+    except BrokenPipeError:
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stderr.fileno())
+
+
+def _exit_code(exc: SystemExit) -> int:
+    """The exit status a SystemExit ends the process with (argparse's: 0 after --help, 2)."""
+    return exc.code if isinstance(exc.code, int) else 0 if exc.code is None else 1
+
+
 def main(argv: list[str] | None = None) -> int:
     try:  # (a Ctrl-C from the first statement on is answered below)
-        _closed_streams_to_devnull()
-        if threading.current_thread() is threading.main_thread():
-            for signum in (signal.SIGTERM, signal.SIGHUP):
-                signal.signal(signum, _terminated)
-        words = sys.argv[1:] if argv is None else argv
-        if "bisect-run" in words:
-            from harness.reports import bisect
-
-            parser.Parser.usage_status = bisect.USAGE
-        else:
-            parser.Parser.usage_status = 2
-        args = parser.build(words).parse_args(words)
-        return (COMMANDS.get(args.command) or parser.command(args.command))(args)
+        try:
+            status = _dispatch(argv)
+        except SystemExit as exc:  # argparse after --help or a usage error: its text is printed
+            _delivered(_exit_code(exc))
+            raise
+        _delivered(status)
+        return status
     except InputError as exc:
-        print(f"harness: {exc}", file=sys.stderr)
+        _say(f"harness: {exc}")
         return 2
     except KeyboardInterrupt as exc:
         toolchain.stop_all()  # any tool still running ends with the harness
         return 128 + (exc.signum if isinstance(exc, Terminated) else signal.SIGINT)
-    except BrokenPipeError:  # `harness run | head`: the reader left; say nothing more
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        return 0
+    except ReaderLeft as exc:
+        return _reader_left(exc.status)
+    except BrokenPipeError:  # (before the command decided its status: a tool may still run)
+        toolchain.stop_all()
+        return _reader_left(None)
     except OSError as exc:  # the file system refused (permissions, disk full, a path gone): one line
         where = f"{shortened(str(exc.filename), PATH_LIMIT)}: " if exc.filename else ""
-        print(f"harness: {where}error: {exc.strerror or exc}", file=sys.stderr)
+        _say(f"harness: {where}error: {exc.strerror or exc}")
         return 2

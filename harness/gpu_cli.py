@@ -11,10 +11,10 @@ from __future__ import annotations
 
 import argparse
 import fnmatch
-import json
 import sys
 from pathlib import Path
 
+from harness.core import files
 from harness.core.errors import InputError, quoted
 from harness.gpu import build, check, manifest, second
 from harness.kernels import fragments, gemm, gemm_spec, tiles
@@ -254,7 +254,7 @@ def main_build(args) -> int:
     print(f"# {tc.describe()}; ptxas: {ptxas or 'not used'}", file=sys.stderr)
     built = build.build_all(tc, what, args.out, args.jobs)
     if args.json:
-        print(json.dumps(build.manifest_doc(tc, what, built), indent=1))
+        print(files.json_text(build.manifest_doc(tc, what, built)))
     else:
         print(build.table(built, what))
         print(f"PTX and {manifest.MANIFEST} in {args.out}")
@@ -289,7 +289,7 @@ def main_compare(args) -> int:
     made = second.build_all(args.directory, chosen_, tools, args.jobs)
     status = second.exit_status(made)
     if args.json:
-        print(json.dumps(second.manifest_doc(tools, made), indent=1))
+        print(files.json_text(second.manifest_doc(tools, made)))
     else:
         print(second.table(made))
         if status != CANNOT_JUDGE:

@@ -13,7 +13,7 @@ from pathlib import Path
 from harness import __version__
 from harness.core.errors import PATH_LIMIT, QUOTE_LIMIT, quoted, shortened
 from harness.specs import selection
-from harness.tools import cache
+from harness.tools import cache, distributed
 
 DEFAULT_CASES = selection.DEFAULT_CASES
 
@@ -224,6 +224,7 @@ def _add_run(sub, fmt) -> None:
         help="compare register cost of every compiled case under two opt pipelines, e.g. none,instcombine",
     )
     cache.add_flags(p, default_on=False)
+    distributed.add_flags(p)
     common_flags(p)
 
 

@@ -336,3 +336,33 @@ def test_real_lit_passes_the_exact_argv(tmp_path, lit_exe):
     finally:
         for c in canaries:
             c.unlink(missing_ok=True)
+
+
+RUN_TEXT = (
+    "; RUN: llc -O0 < %s | FileCheck %s\n"
+    "; no RUN here\n"
+    "; RUN: llc -O1 \\\n"
+    ";   RUN:   -mcpu=gfx950 \\\n"
+    "; RUN: < %s | FileCheck %s --check-prefix=B\n"
+    "; RUN: llc -O2 < %s\n"
+)
+
+
+def test_continued_run_lines_join_onto_their_own_first_line():
+    # Three RUN lines, the second continued over three physical lines (lit's joining: the
+    # backslash and the whitespace around it become one space).
+    assert [(r.line, r.text) for r in C.run_lines(RUN_TEXT)] == [
+        (1, "llc -O0 < %s | FileCheck %s"),
+        (3, "llc -O1 -mcpu=gfx950 < %s | FileCheck %s --check-prefix=B"),
+        (6, "llc -O2 < %s"),
+    ]
+
+
+def test_continued_run_lines_join_as_the_update_scripts_join_them():
+    # LLVM's update_*_test_checks.py keep the whitespace before each backslash and add a space
+    # (the whitespace after `RUN:` goes, as their RUN_LINE_RE reads it).
+    assert [(r.line, r.text) for r in C.updater_run_lines(RUN_TEXT.splitlines())] == [
+        (1, "llc -O0 < %s | FileCheck %s"),
+        (3, "llc -O1  -mcpu=gfx950  < %s | FileCheck %s --check-prefix=B"),
+        (6, "llc -O2 < %s"),
+    ]

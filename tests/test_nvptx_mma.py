@@ -338,6 +338,17 @@ def test_an_sm_without_the_instruction_cannot_select_it(records):
     assert {r["intrinsic"] for r in absent if r["verdict"] == V.MC_REJECT} == selected
 
 
+def test_a_rejected_declaration_rejects_its_calls_and_no_other(nvptx_tc):
+    # One module, two intrinsics: the verifier names the declaration with a register short; the
+    # calls of the other intrinsic are not its to judge.
+    short, other = _case(K16_BF16, width_a=1), _case(K8_F16)
+    module = emit.module([short, other])
+    assert len(emit.declarations([short, other])) == 2
+    found = runner.Runner(nvptx_tc, 1, facts=False).verify([short, other], module)
+    assert list(found) == [short.function] and found[short.function].verdict == V.VERIFIER_REJECT
+    assert found[short.function].detail.endswith(f"ptr @llvm.nvvm.{K16_BF16}")
+
+
 def test_a_wrong_signature_is_a_verifier_reject_naming_the_declaration(records):
     illegal = [r for r in records if r["class"] == "illegal"]
     assert len(illegal) == 2 * 2 * 2  # two rows, one register short and another type, both selectors

@@ -159,7 +159,12 @@ def _interrupted_while_importing(tmp_path: Path, entry: list[str], module: str, 
     (tmp_path / "sitecustomize.py").write_text(_SLOW_IMPORT)
     mark = tmp_path / "importing"
     env = {**_env(tmp_path), "SLOW_IMPORT": module, "SLOW_IMPORT_MARK": str(mark)}
-    proc = subprocess.Popen([*entry, *args], cwd=tmp_path, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    # (SIGINT as a terminal gives it: a suite started in the background of a shell without job
+    # control inherits SIGINT ignored, and Python then installs no handler for it)
+    restore = lambda: signal.signal(signal.SIGINT, signal.SIG_DFL)
+    proc = subprocess.Popen(
+        [*entry, *args], cwd=tmp_path, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, preexec_fn=restore
+    )
     try:
         deadline = time.monotonic() + 60
         while not mark.exists():

@@ -3,7 +3,8 @@ file with several hard links.
 
 A CRLF file is read as the same lines an LF one is (upstream reads tests with universal
 newlines): its REQUIRES line's build is read and recorded, and the file written back is the LF
-result with the file's own line ending (that of its first line). A file with more than one hard
+result with the file's own line ending (the one most of its lines have; a lone CR among LF lines
+is refused: tests/test_hostile_limits.py). A file with more than one hard
 link is refused in one line naming the count, every name left as it was. Runs on any
 AMDGPU-enabled llc (the checks are compared with an LF run on the same build)."""
 

@@ -118,37 +118,36 @@ MAX_TEST_BYTES = 256 << 20  # the largest LLVM test files are a few MB
 
 
 def read_test(path: Path) -> str:
-    """A test file's text: UTF-8, and every RUN line short enough to split (exit 2 otherwise)."""
+    """A test file's text: UTF-8, every RUN line short enough to split and all of them together
+    too (commands.MAX_RUN_LINE, MAX_RUN_TEXT); exit 2 otherwise, at the RUN line past the limit."""
     data = files.read_input(path, MAX_TEST_BYTES, "test file")
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
         line = data[: exc.start].count(b"\n") + 1
         raise InputError(f"{path}:{line}: not UTF-8 text") from None
-    for run in commands.run_lines(text):
+    runs = commands.run_lines(text)
+    for run in runs:
         too_long = commands.run_line_too_long(run.text)
         if too_long:
             raise InputError(too_long, str(path), run.line, run.col)
+    past = commands.run_text_too_long(runs)
+    if past:
+        raise InputError(past[1], str(path), past[0].line, past[0].col)
     return text
 
 
 def audit_file(path: Path, tc: Toolchain) -> FileAudit:
     text = read_test(path)
     result = FileAudit(str(path))
-    runs = []
-    for run in commands.run_lines(text):
-        try:
-            runs.append(commands.parse(run.text))
-        except commands.CommandSyntaxError:
-            pass
+    parsed = [(run, _split(run.text)) for run in commands.run_lines(text)]  # (each line split once)
+    runs = [p for _, p in parsed if isinstance(p, commands.Pipeline)]
     subst = guard.substitutions(path)
-    for run in commands.run_lines(text):
+    for run, pipeline in parsed:
         audit = RunAudit(run.line, run.text)
         result.runs.append(audit)
-        try:
-            pipeline = commands.parse(run.text)
-        except commands.CommandSyntaxError as exc:
-            audit.skipped = f"{path}:{run.line}: {_split_error(run.text, str(exc))}"
+        if isinstance(pipeline, commands.CommandSyntaxError):
+            audit.skipped = f"{path}:{run.line}: {_split_error(run.text, str(pipeline))}"
             continue
         llc_at = next((i for i, c in enumerate(pipeline.commands) if c.tool == "llc"), None)
         if llc_at is None:
@@ -177,6 +176,14 @@ def audit_file(path: Path, tc: Toolchain) -> FileAudit:
         nothing.reason = reasons[0]
         raise nothing
     return result
+
+
+def _split(text: str) -> commands.Pipeline | commands.CommandSyntaxError:
+    """A RUN line's commands, or why they cannot be split."""
+    try:
+        return commands.parse(text)
+    except commands.CommandSyntaxError as exc:
+        return exc
 
 
 def _not_run(pipeline: commands.Pipeline, llc_at: int) -> str:

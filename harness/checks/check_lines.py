@@ -9,8 +9,6 @@ from __future__ import annotations
 import re
 from collections.abc import Collection
 
-from harness.checks.autogen import guard
-
 # A comment line's first word and what follows its ':' (`; CHECK-NEXT: text`).
 _COMMENT_WORD = re.compile(r"^\s*(?://|[;#])\s*([\w-]+):(.*)$")
 SUFFIXES = ("-NEXT", "-SAME", "-DAG", "-LABEL", "-NOT", "-EMPTY")
@@ -67,6 +65,8 @@ def pinned(checks: list[str], instructions: list[str]) -> bool:
         except re.error:  # a FileCheck regex Python cannot read: compared as literal text
             pass
     texts = sorted({" ".join(i.split()) for _, i in pairs})
+    from harness.checks.autogen import guard  # (here: `run` imports this module, and no CHECK-line writer)
+
     try:
         order = list(patterns.values())
         table = guard.search_all(order, texts)

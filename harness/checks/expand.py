@@ -28,19 +28,42 @@ Regenerate = Callable[[Path], str]
 def render(cases_dir: Path, max_cases: int = matrix.MAX_CASES) -> dict[str, str]:
     """Name under generated/ -> text for every file the specs in `cases_dir` produce (snapshot
     files as skeletons that record no build yet)."""
-    groups = cases.group(matrix.plan(matrix.spec_files(cases_dir), max_cases), known_fate(cases_dir))
+    groups = lit_groups(matrix.plan(matrix.spec_files(cases_dir), max_cases), cases_dir)
     out = {g.filename: litgen.lit_file(g) for g in groups}
     out.update({SNAPSHOT_PREFIX + g.filename: litgen.snapshot_file(g, snapshots.UNRECORDED) for g in groups if g.snapshot_cases})
     out.update(gemm_lit.gemm_lit_files(cases_dir))  # NVPTX tiled gemm kernels (`gemm:` sections)
     return out
 
 
+def lit_groups(planned: list[cases.Planned], cases_dir: Path | None) -> list[cases.Group]:
+    """The lit files of `planned`, as this command writes them: grouped by the known bugs of
+    `cases_dir` (none: no known bugs). Every command groups its cells through this one function
+    (`run`, `try`, `matrix`, `bisect-run`, lit's space tests), so a cell's file is the file lit has."""
+    return cases.group(planned, known_fate(cases_dir) if cases_dir is not None else None)
+
+
 def known_fate(cases_dir: Path) -> cases.Fate:
     """How a generated file fares on the builds cases/known-bugs.yaml lists: its XFAIL reason on
-    each (lit.cfg.py reads the same list). Rows share a file only where it fares as theirs would."""
-    known = known_bugs.load(cases_dir)
-    versions = sorted(known)
-    return functools.cache(lambda name: tuple(known_bugs.reason_for(known, v, f"{GENERATED}/{name}") for v in versions))
+    each (lit.cfg.py reads the same list). Rows share a file only where it fares as theirs would.
+    One per state of the file in a process (a run groups its cells and the specs' files alike)."""
+    path = Path(cases_dir) / known_bugs.FILENAME
+    try:
+        state = path.stat()
+        key: tuple = (str(path.resolve()), state.st_mtime_ns, state.st_size, state.st_ino)
+    except OSError:  # (none there, or not readable: load says which)
+        key = (str(path), None)
+    if key not in _FATES:
+        known = known_bugs.load(cases_dir)
+        versions = sorted(known)
+        if len(_FATES) >= 4:  # (a process that rewrites the file keeps only the newest few)
+            _FATES.clear()
+        _FATES[key] = functools.cache(
+            lambda name: tuple(known_bugs.reason_for(known, v, f"{GENERATED}/{name}") for v in versions)
+        )
+    return _FATES[key]
+
+
+_FATES: dict[tuple, cases.Fate] = {}
 
 
 def _output_dir(cases_dir: Path) -> Path:

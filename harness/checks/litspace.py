@@ -58,9 +58,10 @@ class SpaceTest(KnownBugShTest):
 
 
 def _judge_space(fmt: SpaceTest, name: str):
+    from harness.checks import expand
     from harness.reports import expectations as E
     from harness.reports import report
-    from harness.specs import cases, selection
+    from harness.specs import selection
     from harness.tools import toolchain
     from harness.tools.runner import Runner
 
@@ -70,7 +71,7 @@ def _judge_space(fmt: SpaceTest, name: str):
     tc = _TOOLCHAINS[key]
     args = selection.space_args(fmt.space, [name])
     planned = selection.space(args, lambda t: tc.cpus(t.registered) if t.registered in tc.targets else None)
-    groups = cases.group(planned)
+    groups = expand.lit_groups(planned, Path(fmt.cases_dir))
     outcomes = Runner(tc, 1, facts=False).run(groups)
     judge = E.Judge(Path(fmt.cases_dir), tc.version, groups)
     judge.known = fmt.known  # (--param known_bugs=off leaves it empty)

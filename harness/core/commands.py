@@ -11,6 +11,7 @@ runs their `args`, litgen writes their `text()`, and both therefore say the same
 
 from __future__ import annotations
 
+import functools
 import re
 import shlex
 from dataclasses import dataclass, replace
@@ -250,11 +251,18 @@ def updater_run_lines(lines: list[str]) -> list[RunLine]:
     return [RunLine(number, " ".join(parts), col) for number, col, parts in found]
 
 
-# Characters of a RUN line (continuations joined) that are split: lit's shell lexer takes time
-# quadratic in a line's length (800 KB: many minutes). llc and opt RUN lines of LLVM's own tests
-# run to a few hundred characters, the longest, continuations joined, to one or two KB; 8 KB
-# leaves room for those and splits in under a second even at its worst (4,000 commands of `|`).
+# Characters of a RUN line (continuations joined) that are split. lit's shell parser, which
+# splits the line when lit runs the test, takes time quadratic in a line's tokens (800 KB: many
+# minutes; the harness's, `_parser`, is linear). llc and opt RUN lines of LLVM's own tests run to
+# a few hundred characters, the longest, continuations joined, to one or two KB; 8 KB leaves room
+# for those, and lit splits it in under a second even at its worst (4,000 commands of `|`).
 MAX_RUN_LINE = 8192
+# Characters of all the RUN lines of one file together (continuations joined). The test of LLVM
+# with the most llc RUN lines we know, CodeGen/RISCV/attributes.ll, has about 370 of them in
+# 35 KB; 128 KB is more than three times that. It bounds what one file makes the harness split
+# (and run): 16 lines of 8 KB at their worst (`a|a|...`, ~0.05 s each) split in under a second,
+# where a file of 8 KB lines could otherwise take minutes.
+MAX_RUN_TEXT = 128 << 10
 
 
 def run_line_too_long(text: str) -> str:
@@ -265,6 +273,20 @@ def run_line_too_long(text: str) -> str:
         f"a RUN line of {len(text):,} characters (continuations joined), longer than the {MAX_RUN_LINE:,} characters "
         "the harness splits (lit's shell parser takes time quadratic in a line's length)"
     )
+
+
+def run_text_too_long(runs: list[RunLine]) -> tuple[RunLine, str] | None:
+    """The RUN line that takes a file's RUN lines past MAX_RUN_TEXT characters together, and why;
+    None when they stay within it."""
+    total = 0
+    for run in runs:
+        total += len(run.text)
+        if total > MAX_RUN_TEXT:
+            return run, (
+                f"RUN lines of {total:,} characters up to this one (continuations joined), more than the {MAX_RUN_TEXT:,} "
+                "the harness splits in one file (the llc test of LLVM with the most RUN lines has about 35,000)"
+            )
+    return None
 
 
 def parse(text: str) -> Pipeline:
@@ -280,7 +302,7 @@ def parse(text: str) -> Pipeline:
     if too_long:
         raise CommandSyntaxError(too_long)
     try:
-        tree = lit.ShUtil.ShParser(text, False, True).parse()
+        tree = _parser()(text, False, True).parse()
     except Exception as exc:  # lit's lexer raises whatever it hits (ValueError, AttributeError, ...)
         raise CommandSyntaxError(f"cannot split {quoted(text)}: {exc or type(exc).__name__}") from None
     if not isinstance(tree, lit.ShUtil.Pipeline):
@@ -288,6 +310,32 @@ def parse(text: str) -> Pipeline:
     if tree.negate or (tree.commands and tree.commands[0].args[:1] == ["!"]):
         raise CommandSyntaxError(f"{quoted(text)} starts with '!'; use `not`")
     return Pipeline(tuple(_command(c, text) for c in tree.commands))
+
+
+@functools.cache
+def _parser():
+    """lit's parser for its internal shell (`lit.ShUtil.ShParser`, as lit runs a RUN line), its
+    grammar untouched, with the one token it looks ahead at kept aside. lit puts that token back
+    by wrapping its token stream in one more `itertools.chain` per look, so every later token
+    passes through every chain before it: time quadratic in a line's tokens (an 8 KB line of
+    `a|a|...`: about half a second). Kept aside, each token is read once."""
+    import lit.ShUtil
+
+    class Parser(lit.ShUtil.ShParser):
+        def __init__(self, data: str, win32Escapes: bool = False, pipefail: bool = False):
+            super().__init__(data, win32Escapes, pipefail)
+            self.ahead: list = []  # the token looked at and not yet taken (at most one)
+
+        def lex(self):
+            return self.ahead.pop() if self.ahead else next(self.tokens, None)
+
+        def look(self):
+            token = self.lex()
+            if token is not None:
+                self.ahead.append(token)
+            return token
+
+    return Parser
 
 
 def _command(cmd, text: str) -> Command:

@@ -1,16 +1,20 @@
-"""Writing files whole or not at all: a temporary file beside the target, then a rename."""
+"""Writing files whole or not at all: a temporary file beside the target, then a rename; reading
+the files a user names; JSON read and written as standard JSON only."""
 
 from __future__ import annotations
 
 import contextlib
 import hashlib
+import json
 import os
+import re
 import signal
 import stat
 import tempfile
 import threading
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 from harness.core.errors import PATH_LIMIT, InputError, quoted
 
@@ -195,3 +199,64 @@ def read_input(path: Path, limit: int, what: str) -> bytes:
     if len(data) > limit:  # (it grew while being read)
         raise InputError(f"more than {limit:,} bytes: a {what} is at most {limit:,} bytes", str(path))
     return data
+
+
+def json_text(value: object, indent: int | None = 1, **options) -> str:
+    """`value` as the text of a JSON document (RFC 8259), as the harness writes every one.
+    JSON has no NaN or infinity: Python's json writes them as the bare words NaN and Infinity,
+    which no JSON reader (this harness's `read_json` included) takes, so a value holding one is
+    a ValueError here, never a document its reader cannot read."""
+    return json.dumps(value, indent=indent, allow_nan=False, **options)
+
+
+def read_json(path: Path, limit: int, what: str) -> Any:
+    """The value of the JSON document in `path` (a regular file of at most `limit` bytes, as
+    `read_input` reads it); `parse_json` says what it must be."""
+    return parse_json(read_input(path, limit, what), str(path))
+
+
+def parse_json(data: bytes, path: str) -> Any:
+    """The value of a JSON document, read as RFC 8259 defines it: UTF-8 text holding one value.
+    Anything else is one InputError at its line and column: bytes that are not UTF-8, a syntax
+    error, and the constants NaN, Infinity and -Infinity, which Python's json reads (and writes)
+    and no JSON reader takes: a document that carried one would be written out again invalid.
+    Nesting deeper than Python's stack and integers of more digits than Python converts are
+    refused by name."""
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line, col = data.count(b"\n", 0, exc.start) + 1, exc.start - data.rfind(b"\n", 0, exc.start)
+        raise InputError(f"not UTF-8 (byte 0x{data[exc.start]:02x})", path, line, col) from None
+    try:
+        return json.loads(text, parse_constant=_refuse_constant)
+    except _NotJson as exc:
+        at = next((m.start(1) for m in _JSON_CONSTANT.finditer(text) if m.group(1)), 0)
+        raise InputError(f"not JSON: {exc.word} (JSON has no NaN or infinity)", path, *_position(text, at)) from None
+    except json.JSONDecodeError as exc:
+        raise InputError(f"not JSON: {exc.msg}", path, exc.lineno, exc.colno) from None
+    except RecursionError:
+        raise InputError("not JSON this harness reads: nested too deeply", path) from None
+    except ValueError:  # (an integer past Python's limit on the digits it converts)
+        raise InputError("not JSON this harness reads: an integer of more digits than any value it holds has", path) from None
+
+
+class _NotJson(Exception):
+    """A constant (NaN, Infinity, -Infinity) Python's json reads and JSON does not have."""
+
+    def __init__(self, word: str):
+        super().__init__(word)
+        self.word = word
+
+
+def _refuse_constant(word: str) -> object:
+    raise _NotJson(word)
+
+
+# A JSON string, or one of the constants outside strings: the first constant found is the one
+# the parser met first (it read the text before it as JSON).
+_JSON_CONSTANT = re.compile(r'"(?:[^"\\]|\\.)*"|(-?Infinity|NaN)', re.DOTALL)
+
+
+def _position(text: str, index: int) -> tuple[int, int]:
+    """1-based line and column of `text[index]`, lines ending at "\\n" (as JSONDecodeError counts)."""
+    return text.count("\n", 0, index) + 1, index - text.rfind("\n", 0, index)

@@ -12,7 +12,6 @@ build stops with one line naming it.
 from __future__ import annotations
 
 import dataclasses
-import json
 import os
 import re
 import shutil
@@ -209,7 +208,7 @@ def build_all(tc: toolchain.Toolchain, build: Build, out: Path, jobs: int | None
         refuse_lies([(b.kernel.name, run) for b in built for run in (b.llc, b.ptxas)])
         built = [b.moved(staging, out) for b in built]
         with open(staging / MANIFEST, "x", encoding="utf-8") as fh:
-            fh.write(json.dumps(manifest_doc(tc, build, built), indent=1) + "\n")
+            fh.write(files.json_text(manifest_doc(tc, build, built)) + "\n")
         publish(staging, out)
     finally:
         shutil.rmtree(staging, ignore_errors=True)  # (gone once published)

@@ -21,7 +21,7 @@ Imports only the standard library, numpy and CuPy.
 from __future__ import annotations
 
 import argparse
-import json
+import math
 import re
 import sys
 from collections.abc import Callable, Sequence
@@ -300,21 +300,36 @@ def _compare_summary(report: dict) -> str:
 
 def run(directory: Path, as_json: bool = False, compare: bool = False) -> int:
     """The command's work: print the report, return the exit status."""
+    from harness.core import files  # (as manifest.read imports it: only when the command runs)
+
     prog = "gpu compare --gpu" if compare else "gpu check"
     try:
         report = compare_all(directory) if compare else check_all(directory)
     except BadInput as exc:
         print(f"{prog}: error: {exc}", file=sys.stderr)
         if as_json:  # a reader of --json gets a document whatever happened
-            print(json.dumps({"bad_input": str(exc), "kernels": []}, indent=1))
+            print(files.json_text({"bad_input": str(exc), "kernels": []}))
         return EXIT_BAD
     except CannotJudge as exc:
         print(f"{prog}: cannot judge on this machine: {exc} (exit {EXIT_CANNOT})", file=sys.stderr)
         if as_json:  # a reader of --json gets a document whatever happened
-            print(json.dumps({"cannot_judge": str(exc), "kernels": []}, indent=1))
+            print(files.json_text({"cannot_judge": str(exc), "kernels": []}))
         return EXIT_CANNOT
-    print(json.dumps(report, indent=1) if as_json else table(report))
+    print(files.json_text(_finite(report)) if as_json else table(report))
     return exit_status(report)
+
+
+def _finite(value):
+    """`value` with every infinite or NaN float as None: JSON has no infinity, and the report's
+    unbounded numbers (`max_abs` and `worst` of a kernel whose D is not finite, `worst` of an exact
+    kernel that differs) are written as null, beside that kernel's `ok`: false."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    if isinstance(value, dict):
+        return {k: _finite(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_finite(v) for v in value]
+    return value
 
 
 EPILOG = """\

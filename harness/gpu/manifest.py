@@ -9,7 +9,6 @@ Standard library only (and harness.core): the GPU machine has no LLVM and perhap
 
 from __future__ import annotations
 
-import json
 import re
 from pathlib import Path
 
@@ -46,15 +45,10 @@ def read(directory: Path, make: str) -> object:
         why = exc.message.replace("read manifest", "read the manifest")
         raise BadInput(f"{path}: {why}; make it with `{make}`") from None
     try:
-        return json.loads(data.decode("utf-8"))
-    except UnicodeDecodeError as exc:
-        raise BadInput(f"{path}: not UTF-8 (byte 0x{data[exc.start]:02x} at offset {exc.start})") from None
-    except json.JSONDecodeError as exc:
-        raise BadInput(f"{path}:{exc.lineno}:{exc.colno}: not JSON: {exc.msg}") from None
-    except RecursionError:
-        raise BadInput(f"{path}: not a manifest: JSON nested too deeply") from None
-    except ValueError:  # (an integer past Python's digit limit)
-        raise BadInput(f"{path}: not a manifest: an integer of more digits than any manifest value has") from None
+        return files.parse_json(data, str(path))  # (the harness's one JSON reader: standard JSON only)
+    except InputError as exc:
+        where = ":".join(str(part) for part in (path, exc.line, exc.col) if part is not None)
+        raise BadInput(f"{where}: {exc.message}") from None
 
 
 def format_of(directory: Path) -> object:

@@ -20,14 +20,13 @@ new directory inside DIR and renamed into place, replacing an earlier nvidia/.
 from __future__ import annotations
 
 import fnmatch
-import json
 import re
 import shutil
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from harness.core import commands, verdicts
+from harness.core import commands, files, verdicts
 from harness.core.errors import InputError
 from harness.gpu import manifest
 from harness.gpu.build import count_mma, failure, publish, refuse_lies, refuse_to_replace, run_verdict, staging_beside
@@ -304,7 +303,7 @@ def build_all(directory: Path, chosen: list[tuple[Tile, dict]], tools: Tools, jo
         if not any(s.judged for s in made):  # (an earlier answer is kept: this run has none)
             return made
         with open(staging / MANIFEST, "x", encoding="utf-8") as fh:
-            fh.write(json.dumps(manifest_doc(tools, made), indent=1) + "\n")
+            fh.write(files.json_text(manifest_doc(tools, made)) + "\n")
         publish(staging, directory / NVIDIA, lambda out: check_out(out.parent))
     finally:
         shutil.rmtree(staging, ignore_errors=True)  # (gone once published)

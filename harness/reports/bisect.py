@@ -20,14 +20,15 @@ import sys
 import tempfile
 from typing import Any
 
+from harness.checks import expand
 from harness.core import files
 from harness.core import verdicts as V
 from harness.core.errors import InputError, printable
 from harness.reports import expectations
-from harness.specs import cases, selection
+from harness.specs import selection
 from harness.specs.cases import Planned
 from harness.specs.spec import quote, shorten
-from harness.tools import toolchain
+from harness.tools import distributed, toolchain
 from harness.tools.runner import Runner
 
 EXPECTED = "expected"  # --want: each cell's own expected verdict
@@ -85,6 +86,7 @@ def add_parser(sub, formatter_class) -> argparse.ArgumentParser:
     selection.add_space_flag(p)
     selection.add_case_flags(p)
     p.add_argument("-j", "--jobs", type=selection.jobs, default=None, metavar="N", help="parallel tool runs (default: cores)")
+    distributed.add_flags(p)
     selection.add_timeout(p)
     return p
 
@@ -158,9 +160,14 @@ def _step(args, planned) -> int:
         return _decide(SKIP, f"{build} lacks {', '.join(missing)}", invert)
     if args.space != "specs":  # the space of this build: the processors its llc lists
         planned = _own_selectors(selection.space(args, lambda t: tc.cpus(t.registered) if t.registered in tc.targets else None))
-    runner = Runner(tc, args.jobs, facts=False)
-    groups = cases.group(planned)
-    outcomes = runner.run(groups)
+    groups = expand.lit_groups(planned, args.cases)
+    engine = distributed.from_args(args)  # (a build no worker has: unsupported, so skip)
+    try:
+        runner = Runner(tc, args.jobs, facts=False, engine=engine)
+        outcomes = runner.run(groups)
+    finally:
+        if engine is not None:
+            engine.close()
     if runner.probe_died is not None:  # no case was compiled: its verdict says nothing of the cases
         return _decide(SKIP, f"{build}: {runner.probe_died.detail}; no case was compiled", invert)
     counts: dict[V.VerdictCode, int] = {}

@@ -27,13 +27,13 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import json
 import shlex
 import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from harness.checks import expand
 from harness.core import commands, files
 from harness.core import verdicts as V
 from harness.core.commands import Selector
@@ -44,7 +44,7 @@ from harness.specs import cases, selection
 from harness.specs.cases import Case, Planned
 from harness.targets import NVPTX, catalog
 from harness.targets.catalog import Side
-from harness.tools import cache, toolchain
+from harness.tools import cache, distributed, toolchain
 from harness.tools.runner import Runner, StderrProgress
 
 KIND = "harness-matrix"
@@ -125,7 +125,12 @@ def _moved(case: Case, pipeline: str) -> Case:
 
 
 def compare(
-    columns: list[Build], planned: list[Planned], jobs: int | None = None, progress=None, cases_dir: Path | None = None
+    columns: list[Build],
+    planned: list[Planned],
+    jobs: int | None = None,
+    progress=None,
+    cases_dir: Path | None = None,
+    engine=None,
 ) -> list[dict]:
     """Every (case, selector) of `planned` on every build: the document's cells, in order; with
     `cases_dir`, each verdict judged against its cell's expectation and that build's known bugs."""
@@ -134,11 +139,11 @@ def compare(
         for sel in p.selectors:
             first[(p.case.sort_key(), sel)] = (p.case, sel)
     results: list[dict[tuple, Verdict]] = []  # per build: (case key, selector) -> its verdict there
-    judged: list[dict[tuple, str]] = []  # per build: (case key, selector) -> its judgment there
+    judged: list[dict[tuple, expectations.Judged]] = []  # per build: (case key, selector) -> its judgment there
     for build in columns:
         found: dict[tuple, Verdict] = {}
         results.append(found)
-        judgments: dict[tuple, str] = {}
+        judgments: dict[tuple, expectations.Judged] = {}
         judged.append(judgments)
         origin = {}
         plan = []
@@ -146,8 +151,8 @@ def compare(
             moved = _moved(p.case, build.pipeline)
             origin[moved.sort_key()] = p.case.sort_key()
             plan.append(Planned(moved, p.selectors, p.origins))
-        runner = Runner(build.toolchain, jobs, progress)
-        groups = cases.group(plan)
+        runner = Runner(build.toolchain, jobs, progress, engine=engine)
+        groups = expand.lit_groups(plan, cases_dir)
         blocked = _unknown_pipelines(runner, groups)
         for g in groups:
             for c in g.cases:
@@ -159,13 +164,25 @@ def compare(
         for o in outcomes:
             found[(origin[o.case.sort_key()], o.selector)] = o.verdict
         for j in judge.all(outcomes) if judge is not None else ():  # (a file's cells together, as lit judges it)
-            judgments[(origin[j.outcome.case.sort_key()], j.outcome.selector)] = str(j.judgment)
+            judgments[(origin[j.outcome.case.sort_key()], j.outcome.selector)] = j
     records = [b.record() for b in columns]
     cells = [cell(case, sel, [column[key] for column in results], records) for key, (case, sel) in first.items()]
     if cases_dir is not None:
         for record, key in zip(cells, first):
-            record["judgments"] = [column.get(key, str(expectations.Judgment.NOT_JUDGED)) for column in judged]
+            record.update(_judgments([column.get(key) for column in judged]))
     return sorted(cells, key=report.cell_order)
+
+
+def _judgments(column: list[expectations.Judged | None]) -> dict:
+    """A matrix cell's judgment on each build and, where a build lists the lit file it is a cell
+    of, that file and how many cells it has per build (0: not listed there), so `report` can
+    judge the file whole from the cells of every shard, as `run`'s records let it."""
+    out: dict[str, Any] = {"judgments": [str(j.judgment) if j else str(expectations.Judgment.NOT_JUDGED) for j in column]}
+    whole = [j.file_cells if j else 0 for j in column]
+    if any(whole):
+        out["file"] = next(j.file for j in column if j and j.file_cells)
+        out["file_cells"] = whole
+    return out
 
 
 def _unknown_pipelines(runner: Runner, groups: list[cases.Group]) -> dict[tuple[str, str], str]:
@@ -294,6 +311,7 @@ def add_parser(sub, formatter_class=argparse.RawDescriptionHelpFormatter) -> arg
     p.add_argument("--html", type=Path, metavar="FILE", help="also write a self-contained HTML page of the grids")
     p.add_argument("--all", action="store_true", help="text: list every case, not only those that differ")
     cache.add_flags(p)
+    distributed.add_flags(p)
     return p
 
 
@@ -321,7 +339,7 @@ def emit(doc: dict, args) -> None:
         files.write_output(args.html, html_report.render(doc), "--html")
         print(f"# wrote {args.html}", file=sys.stderr)
     if args.json:
-        print(json.dumps(doc, indent=1))
+        print(files.json_text(doc))
     elif args.markdown:
         print(report.matrix_markdown(doc), end="")
     else:
@@ -330,6 +348,15 @@ def emit(doc: dict, args) -> None:
 
 def main(args) -> int:
     check_output_path(args.html)
+    engine = distributed.from_args(args)  # (connected first: a scheduler not there fails fast)
+    try:
+        return _matrix(args, engine)
+    finally:
+        if engine is not None:
+            engine.close()
+
+
+def _matrix(args, engine) -> int:
     planned = selection.planned(args, direct_ok=False)
     store = cache.from_args(args)
     columns = builds(args.llvm_bin, args.timeout, store)
@@ -339,7 +366,7 @@ def main(args) -> int:
     files.not_an_input(args.html, "--html")  # (the specs and builds read so far; again when written)
     for b in columns:
         print(f"# {b.id}: {b.toolchain.describe()}", file=sys.stderr)
-    cells = compare(columns, planned, args.jobs, StderrProgress.for_output(args.json), args.cases)
+    cells = compare(columns, planned, args.jobs, StderrProgress.for_output(args.json), args.cases, engine)
     shard = f"{args.shard[0]}/{args.shard[1]}" if args.shard else None
     emit(document([b.record() for b in columns], cells, selection_record(args), shard), args)
     if store is not None:

@@ -9,9 +9,9 @@ notices a new intrinsic the day a build declares it.
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 
+from harness.core import files
 from harness.core.errors import InputError
 from harness.specs import emit, selection
 from harness.targets import TARGETS, Target, catalog
@@ -110,7 +110,7 @@ def main(args) -> int:
         raise InputError(f"cannot tell what this build declares: {died.message}") from None
     if args.json:
         doc = {"llvm": tc.version, "llvm_bin": str(tc.bin_dir or "PATH"), "targets": records}
-        print(json.dumps(doc, indent=1))
+        print(files.json_text(doc))
     else:
         print(table(tc.version, str(tc.bin_dir or "PATH"), records))
     missing = sum(len(r["missing"]) for r in records.values())

@@ -8,13 +8,15 @@ class's lit file checks beside the verdict (an object's tuples, a diagnostic's o
 
 `known-bugs.yaml` marks lit files XFAIL for one exact LLVM version, and the judgments follow lit
 file by file (`Judge.all`, the one rule of `run`, `try`, `matrix`, `bisect-run` and lit's space
-tests): in a listed file that shows the bug (a cell of it does not meet its expectation), such a
-cell is a known bug and the others are expected (lit: XFAIL); a listed file none of whose cells
-shows it is an unexpected pass, every cell of it unexpected (lit: XPASS, a failure) — decided only
-where the cells judged are the whole file, for a run narrowed to part of it (one selector, one
-case, a shard) cannot tell: its cells stay expected. An unlisted cell that does not meet its
-expectation is unexpected. `unsupported` (the build cannot judge the cell) and `timeout` are
-neither: not judged.
+tests), each cell held against the file lit has for it (`lit_index`): in a listed file that shows
+the bug (a cell of it does not meet its expectation), such a cell is a known bug and the others
+are expected (lit: XFAIL); a listed file none of whose cells shows it is an unexpected pass, every
+cell of it unexpected (lit: XPASS, a failure) — decided only where every cell of that file was
+judged (`unexpected_pass`, which `report` applies again to the merged records of shards), for a
+run narrowed to part of it (one selector, one case, a shard) cannot tell: its cells stay
+expected; a name lit has no file for (a `space/` glob's) is never one. An unlisted cell that does
+not meet its expectation is unexpected. `unsupported` (the build cannot judge the cell) and
+`timeout` are neither: not judged.
 """
 
 from __future__ import annotations
@@ -81,91 +83,123 @@ class Judged:
     judgment: Judgment
     expected: V.VerdictCode
     file: str  # the cell's lit file under generated/ (the one known-bugs.yaml lists, where one does)
-    reason: str = ""  # the known bug's reason (of a known bug, or of one that no longer reproduces)
+    reason: str = ""  # why known-bugs.yaml lists the file ("": it does not)
     unexpected_pass: bool = False  # unexpected because its listed file shows the bug nowhere (XPASS)
+    file_cells: int = 0  # of a cell of a listed file lit has: the cells of that file (`Place.cells`)
 
 
 Cell = tuple[Case, Selector]
 
 
+@dataclass(frozen=True)
+class Place:
+    """Where a cell stands: its file, why known-bugs.yaml lists that file ("": it does not) and,
+    where the file is one lit has that holds this cell and is listed, how many cells the file has
+    (0 otherwise: a name lit has no file for, or a cell lit's file does not hold, is never judged
+    whole)."""
+
+    file: str
+    reason: str = ""
+    cells: int = 0
+
+
+def shows(case: Case, fine: bool) -> bool:
+    """Whether a judged cell of a listed file shows the bug (lit's XFAIL holds): its verdict does
+    not meet its expectation, or its class checks more than any verdict says."""
+    return not fine or case.file_class in BEYOND_THE_VERDICT
+
+
+def unexpected_pass(cells: int, judged: int, shown: bool) -> bool:
+    """lit's XPASS of a listed file, from what one run (or the merged shards of one) judged of it:
+    `judged` of the file's `cells` (as the specs make it), whether one of them shows the bug. Only
+    a run that judged every cell of the file can tell; of part of it (one selector, one case, a
+    shard) it is never said, nor of a file lit lacks (`cells` 0). Judge and `report` alike."""
+    return 0 < cells == judged and not shown
+
+
 class Judge:
     """Judges outcomes of one build: its version's known bugs, each cell's file from its group.
 
-    Whether lit has a file of a name is what the specs say (`lit_files`: the files `harness
-    expand` writes), never what happens to be on disk: a glob under `space/` names cells of a name
-    the specs give no file, a glob under `generated/` the files lit runs, so a cell is judged the
-    same before and after `expand` writes its file (and on a checkout whose generated/ is stale),
-    and as lit judges the file once it is written."""
+    A cell's file is the one lit has for it (`lit_index`: the files `harness expand` writes, by
+    what the specs make, never what happens to be on disk), so a cell is judged the same before
+    and after `expand` writes its file and whatever selectors or cases a run narrows to; a cell
+    of no such file has the name its group gives it, which a glob under `space/` (first) or
+    `generated/` may list. The specs are planned only when a glob can name the cell's file."""
 
     def __init__(self, cases_dir: Path, version: str, groups: list[Group]):
         self.known = known_bugs.load(cases_dir)
         self.cases_dir = Path(cases_dir)
         self.version = version
-        self._seen: dict[tuple[str, ...], tuple[str, str] | None] = {}  # names -> what _listed found
-        # Each cell's lit file, and the file the specs give it under both selectors (a run or a
-        # try narrowed to one selector names a file of its own, which no entry may list).
-        self.files: dict[Cell, tuple[str, ...]] = {(p.case, s): _names(g) for g in groups for p in g.members for s in g.selectors}
-        # The cells each of those names holds, for a name the specs give no file (a space cell's).
-        self._cells: dict[str, set[Cell]] = {}
-        for g in groups:
-            for name, selectors in zip(_names(g), (g.selectors, SELECTORS)):
-                self._cells.setdefault(name, set()).update(_cells(g.members, selectors))
+        self.groups: dict[Cell, Group] = {(p.case, s): g for g in groups for p in g.members for s in g.selectors}
+        self._reasons: dict[str, tuple[str, str]] = {}  # name -> (reason under generated/, under space/)
+        self._lit: tuple[dict[str, frozenset[Cell]], dict[Cell, tuple[str, int]]] | None = None  # (lit_files, lit_index)
 
     def __call__(self, outcome: Outcome) -> Judged:
         """One outcome judged alone: what `all` says of it when it is all that was run."""
         return self.all([outcome])[0]
 
     def all(self, outcomes: list[Outcome]) -> list[Judged]:
-        """Each outcome judged, its listed file's other cells among `outcomes` in view."""
-        looks = [(meets(o.case, o.verdict), self._listed(self.files.get((o.case, o.selector), ()))) for o in outcomes]
-        judged = {(o.case, o.selector) for o in outcomes if o.verdict.verdict not in NOT_JUDGED_VERDICTS}
-        shown = {
-            listed[0]
-            for o, (fine, listed) in zip(outcomes, looks)
-            if listed and (o.case, o.selector) in judged and (not fine or o.case.file_class in BEYOND_THE_VERDICT)
-        }
-        unshown = {listed[0] for _, listed in looks if listed and listed[0] not in shown}
-        gone = {name for name in unshown if self._whole(name, judged)}
-        return [self._judged(o, fine, listed, shown, gone) for o, (fine, listed) in zip(outcomes, looks)]
+        """Each outcome judged, the other cells of its listed file among `outcomes` in view."""
+        if self._lit is None and any(self._may_be_listed(o.case) for o in outcomes):
+            self._lit = _lit(self.cases_dir)
+        places = [self.place((o.case, o.selector)) for o in outcomes]
+        fine = [meets(o.case, o.verdict) for o in outcomes]
+        judged: dict[str, set[Cell]] = {}  # a listed lit file -> its cells judged here
+        shown: set[str] = set()
+        for o, ok, at in zip(outcomes, fine, places):
+            if at.cells and o.verdict.verdict not in NOT_JUDGED_VERDICTS:
+                judged.setdefault(at.file, set()).add((o.case, o.selector))
+                if shows(o.case, ok):
+                    shown.add(at.file)
+        size = {at.file: at.cells for at in places if at.cells}
+        gone = {name for name, cells in judged.items() if unexpected_pass(size[name], len(cells), name in shown)}
+        return [_judged(o, ok, at, bool(at.cells) and at.file in gone) for o, ok, at in zip(outcomes, fine, places)]
 
-    def _judged(self, o: Outcome, fine: bool, listed: tuple[str, str] | None, shown: set[str], gone: set[str]) -> Judged:
-        expected = expected_verdict(o.case)
-        names = self.files.get((o.case, o.selector), ())
-        name = listed[0] if listed else (names[0] if names else "")
-        if o.verdict.verdict in NOT_JUDGED_VERDICTS:
-            return Judged(o, Judgment.NOT_JUDGED, expected, name)
-        if listed and name in shown and (not fine or o.case.file_class in BEYOND_THE_VERDICT):
-            return Judged(o, Judgment.KNOWN_BUG, expected, *listed)
-        if listed and name in gone:
-            return Judged(o, Judgment.UNEXPECTED, expected, *listed, unexpected_pass=True)
-        return Judged(o, Judgment.EXPECTED if fine else Judgment.UNEXPECTED, expected, name)
+    def place(self, cell: Cell) -> Place:
+        """The cell's file and its listing: the file lit has for it, else the name its group
+        gives it, under both selectors too (a run narrowed to one names a file of its own).
+        Where no glob can name a file of the cells judged (`all`), the specs are not planned
+        and the file is the name its group gives it."""
+        g = self.groups.get(cell)
+        if g is None:
+            return Place("")
+        names = _names(g)
+        if self._lit is None:
+            return Place(names[0])
+        lit = self._lit[1].get(cell)
+        if lit is not None:  # (a file lit has is listed by lit's globs alone: the XFAIL lit applies)
+            reason = self._reason(lit[0])[0]
+            return Place(lit[0], reason, lit[1] if reason else 0)
+        for name in names:  # (lit has no file of these cells: the space's globs first, the more specific)
+            generated, space = self._reason(name)
+            if space and name not in self._lit[0]:
+                return Place(name, space)
+            if generated:
+                return Place(name, generated)
+        return Place(names[0])
 
-    def _whole(self, name: str, judged: set[Cell]) -> bool:
-        """Whether `judged` holds every cell of the file `name` (as lit runs it: the specs' file,
-        or for a name they give none, the cells the run's groups give it)."""
-        cells = self._lit().get(name) or self._cells.get(name, set())
-        return bool(cells) and cells <= judged
+    def _may_be_listed(self, case: Case) -> bool:
+        """Whether a glob names a file the case can be in (whatever file lit has for it)."""
+        return any(any(self._reason(n)) for n in cases.file_names(case))
 
-    def _lit(self) -> dict[str, frozenset[Cell]]:
-        return lit_files(self.cases_dir)
+    def _reason(self, name: str) -> tuple[str, str]:
+        """(why a glob under generated/ lists the name, why one under space/ does; "": none)."""
+        if name not in self._reasons:
+            generated = known_bugs.reason_for(self.known, self.version, f"generated/{name}")
+            self._reasons[name] = (generated, known_bugs.reason_for(self.known, self.version, f"space/{name}"))
+        return self._reasons[name]
 
-    def _listed(self, names: tuple[str, ...]) -> tuple[str, str] | None:
-        """(file, reason) of the first known-bugs.yaml entry that lists a cell's file, else None.
-        A file lit has is listed by lit's globs alone (the XFAIL lit applies); one it lacks by
-        the space's globs first (the more specific), then lit's."""
-        if names not in self._seen:
-            self._seen[names] = self._find(names)
-        return self._seen[names]
 
-    def _find(self, names: tuple[str, ...]) -> tuple[str, str] | None:
-        for name in names:
-            space = known_bugs.reason_for(self.known, self.version, f"space/{name}")
-            if space and name not in self._lit():
-                return name, space
-            reason = known_bugs.reason_for(self.known, self.version, f"generated/{name}")
-            if reason:
-                return name, reason
-        return None
+def _judged(o: Outcome, fine: bool, at: Place, gone: bool) -> Judged:
+    expected = expected_verdict(o.case)
+    if o.verdict.verdict in NOT_JUDGED_VERDICTS:
+        judgment = Judgment.NOT_JUDGED
+    elif at.reason and shows(o.case, fine):
+        judgment = Judgment.KNOWN_BUG
+    else:
+        judgment = Judgment.EXPECTED if fine and not gone else Judgment.UNEXPECTED
+    passed = gone and judgment == Judgment.UNEXPECTED
+    return Judged(o, judgment, expected, at.file, at.reason, passed, at.cells)
 
 
 def _cells(members, selectors) -> set[Cell]:
@@ -174,26 +208,37 @@ def _cells(members, selectors) -> set[Cell]:
     return {(p.case, s) for p in members for s in selectors if s in p.case.intrinsic.target.selectors}
 
 
-_LIT_FILES: dict[tuple, dict[str, frozenset[Cell]]] = {}  # (cases dir, its files' stat) -> lit_files
+# (cases dir, its files' stat) -> (lit_files, lit_index)
+_LIT: dict[tuple, tuple[dict[str, frozenset[Cell]], dict[Cell, tuple[str, int]]]] = {}
 
 
 def lit_files(cases_dir: Path) -> dict[str, frozenset[Cell]]:
     """Name under generated/ -> its cells, for every case file the specs in `cases_dir` make: the
-    files `harness expand` writes there (grouped as `expand.render` groups them, by the known bugs
-    of the same directory); none without specs. Planned once per process and state of the files."""
+    files `harness expand` writes there (`expand.lit_groups`); none without specs. Planned once
+    per process and state of the files."""
+    return _lit(cases_dir)[0]
+
+
+def lit_index(cases_dir: Path) -> dict[Cell, tuple[str, int]]:
+    """Cell -> (the file lit has for it, how many cells that file has), for every cell of `lit_files`."""
+    return _lit(cases_dir)[1]
+
+
+def _lit(cases_dir: Path) -> tuple[dict[str, frozenset[Cell]], dict[Cell, tuple[str, int]]]:
     try:
         paths = matrix.spec_files(cases_dir)
     except InputError:  # (no directory, no spec in it: lit has no file there)
-        return {}
+        return {}, {}
     bugs = cases_dir / known_bugs.FILENAME
     state = tuple((str(p), p.stat().st_mtime_ns, p.stat().st_size) for p in paths if p.exists())
     key = (str(cases_dir.resolve()), state, bugs.exists() and (bugs.stat().st_mtime_ns, bugs.stat().st_size))
-    if key not in _LIT_FILES:
-        if len(_LIT_FILES) >= 4:  # (a process that rewrites its specs keeps only the newest few)
-            _LIT_FILES.clear()
-        groups = cases.group(matrix.plan(paths), expand.known_fate(cases_dir))
-        _LIT_FILES[key] = {g.filename: frozenset(_cells(g.members, g.selectors)) for g in groups}
-    return _LIT_FILES[key]
+    if key not in _LIT:
+        if len(_LIT) >= 4:  # (a process that rewrites its specs keeps only the newest few)
+            _LIT.clear()
+        groups = expand.lit_groups(matrix.plan(paths), cases_dir)
+        files = {g.filename: frozenset(_cells(g.members, g.selectors)) for g in groups}
+        _LIT[key] = files, {cell: (name, len(cells)) for name, cells in files.items() for cell in cells}
+    return _LIT[key]
 
 
 def _names(g: Group) -> tuple[str, ...]:
@@ -266,10 +311,20 @@ def in_brief(j: Judged) -> str:
 
 
 def record(j: Judged) -> dict:
-    """The JSON fields a cell's judgment adds to its record."""
-    out = {"expected": str(j.expected), "judgment": str(j.judgment), "file": j.file}
-    if j.reason:
-        out["unexpected_pass" if j.unexpected_pass else "known_bug"] = " ".join(j.reason.split())
+    """The JSON fields a cell's judgment adds to its record: the listing's reason as `known_bug`
+    (a known bug), `unexpected_pass` (lit's XPASS) or, of another cell of a listed file lit has,
+    `listed`; such a cell also carries `file_cells`, so `report` can judge the file whole from
+    the records of its shards."""
+    out: dict = {"expected": str(j.expected), "judgment": str(j.judgment), "file": j.file}
+    reason = " ".join(j.reason.split())
+    if j.judgment == Judgment.KNOWN_BUG:
+        out["known_bug"] = reason
+    elif j.unexpected_pass:
+        out["unexpected_pass"] = reason
+    elif j.file_cells:
+        out["listed"] = reason
+    if j.file_cells:
+        out["file_cells"] = j.file_cells
     return out
 
 

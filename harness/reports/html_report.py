@@ -20,8 +20,8 @@ and the `harness try` line that reproduces it.
 from __future__ import annotations
 
 import html
-import json
 
+from harness.core import files
 from harness.core import verdicts as V
 from harness.reports import report
 
@@ -43,7 +43,7 @@ OTHER = ("?", "#444444", "a verdict this page does not know")
 
 def _script_json(value) -> str:
     """JSON that is safe inside a <script> element: nothing in it can close or comment the element."""
-    text = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+    text = files.json_text(value, indent=None, ensure_ascii=False, separators=(",", ":"))
     for raw, esc in (("&", "\\u0026"), ("<", "\\u003c"), (">", "\\u003e"), ("\u2028", "\\u2028"), ("\u2029", "\\u2029")):
         text = text.replace(raw, esc)
     return text

@@ -5,8 +5,9 @@ Inputs are refused (one line, exit status 2) when they are not such outputs (a v
 harness does not know included, and a run record whose expected verdict or judgment contradicts
 its own class and verdict), mix the two kinds, come from different builds (LLVM version and bin
 directory; for matrices the same columns), select different cases, give one shard twice, or share
-a cell. The merged cells are in the canonical order (`report.cell_order`), so merging every shard
-gives what the unsharded command gives.
+a cell. The merged cells are in the canonical order (`report.cell_order`) and each file
+known-bugs.yaml lists is judged whole again over them (`_judge_whole_files`), so merging every
+shard gives what the unsharded command gives.
 """
 
 from __future__ import annotations
@@ -62,19 +63,16 @@ _RUN_KEYS = (
 
 MAX_DOCUMENT_BYTES = 1 << 30  # the whole suite's --json is a few MB
 _INTS = {"opt": (0, 3), "width_a": (1, MAX_WIDTH), "width_b": (1, MAX_WIDTH)}
-_OPTIONAL_TEXT = ("detail", "narrowing", "elem_a", "elem_b", "file", "known_bug", "unexpected_pass")
+_OPTIONAL_TEXT = ("detail", "narrowing", "elem_a", "elem_b", "file", "known_bug", "unexpected_pass", "listed")
 _OPTIONAL_INTS = ("required_a", "required_b")
+MAX_FILE_CELLS = 1 << 24  # (the largest lit file holds a few hundred cells)
 _JUDGMENTS = tuple(str(j) for j in expectations.JUDGMENTS)
 
 
 def load_document(path) -> tuple[str, dict]:
     """("run" | "matrix", the document) from a --json output; anything else is bad input: every
     field a report reads is of its type and range, or one located error says which is not."""
-    data = files.read_input(Path(path), MAX_DOCUMENT_BYTES, "--json document")
-    try:
-        doc = json.loads(data.decode("utf-8"))
-    except (ValueError, UnicodeDecodeError, RecursionError) as exc:
-        raise InputError(f"not JSON: {str(exc) or type(exc).__name__}", str(path)) from None
+    doc = files.read_json(Path(path), MAX_DOCUMENT_BYTES, "--json document")  # (standard JSON: no NaN)
     field = _not_text(doc)
     if field:
         raise InputError(
@@ -174,6 +172,8 @@ def _bad_fields(r: dict, need, width: int | None) -> list[str]:
     if width is None:
         if not _metrics_ok(r.get("metrics")):
             bad.append("metrics (finite numbers up to 1e12 wanted)")
+        if "file_cells" in r and not _int_in(r["file_cells"], 1, MAX_FILE_CELLS):
+            bad.append(f"file_cells ({json.dumps(r['file_cells'])[:20]}; a count of cells from 1 wanted)")
         return bad
     if not isinstance(r["verdicts"], list) or len(r["verdicts"]) != width or not all(isinstance(v, str) for v in r["verdicts"]):
         bad.append("verdicts")
@@ -188,6 +188,13 @@ def _bad_fields(r: dict, need, width: int | None) -> list[str]:
     judged = r.get("judgments")
     if judged is not None and (not isinstance(judged, list) or len(judged) != width or not all(j in _JUDGMENTS for j in judged)):
         bad.append(f"judgments (a list of {width} of {', '.join(_JUDGMENTS)} wanted)")
+    cells = r.get("file_cells")
+    if cells is not None and not (
+        isinstance(cells, list) and len(cells) == width and all(_int_in(n, 0, MAX_FILE_CELLS) for n in cells)
+    ):
+        bad.append(f"file_cells (a list of {width} counts of cells wanted)")
+    elif cells is not None and (judged is None or not isinstance(r.get("file"), str)):
+        bad.append("file_cells (a listed file's cells, given with its file and judgments)")
     r["differs"] = len(set(r["verdicts"])) > 1 if "verdicts" not in bad else False
     return bad
 
@@ -251,7 +258,7 @@ def _judgment_problem(r: dict) -> str:
     the cell is not in the record: that much of a known-bug or unexpected-pass judgment is taken
     as given."""
     if "judgment" not in r and "expected" not in r:
-        return ""
+        return next((f"{k} without a judgment (a judged record has one)" for k in _LISTING if k in r), "")
     for have, lack in (("judgment", "expected"), ("expected", "judgment")):
         if lack not in r:
             return f"{have} {r[have]} without {lack} (a judged record has both)"
@@ -278,6 +285,23 @@ def _judgment_problem(r: dict) -> str:
         return "judgment known-bug without the bug's reason (known_bug)"
     if judgment != Judgment.KNOWN_BUG and "known_bug" in r:
         return f"judgment {judgment}, but the record names a known bug (known_bug)"
+    return _listing_problem(r, judgment)
+
+
+_LISTING = ("file_cells", "listed")
+
+
+def _listing_problem(r: dict, judgment: Judgment) -> str:
+    """Why a record of a cell of a listed file (`file_cells`: how many cells the file has)
+    contradicts itself: it carries the listing's reason once, as `known_bug` (a known bug),
+    `unexpected_pass` (lit's XPASS) or `listed` (another judgment: expected, not judged)."""
+    reasons = [k for k in ("known_bug", "unexpected_pass", "listed") if k in r]
+    if "file_cells" in r and len(reasons) != 1:
+        return f"file_cells wants exactly one of known_bug, unexpected_pass, listed; the record has {len(reasons)}"
+    if "listed" in r and "file_cells" not in r:
+        return "listed without file_cells (a cell of a listed file carries both)"
+    if "listed" in r and judgment not in (Judgment.EXPECTED, Judgment.NOT_JUDGED):
+        return f"listed given, but judgment {judgment} (a known bug carries known_bug, an unexpected pass unexpected_pass)"
     return ""
 
 
@@ -331,6 +355,7 @@ def merge(inputs: list[tuple[str, str, dict]]) -> tuple[str, dict]:
             owner[key] = path
             records.append(r)
     records.sort(key=report.cell_order)
+    _judge_whole_files(kind, records)
     _note_missing_shards(inputs)
     if kind == "matrix":
         return kind, compare.document(doc0["builds"], records, doc0.get("selection", {}), None)
@@ -340,6 +365,60 @@ def merge(inputs: list[tuple[str, str, dict]]) -> tuple[str, dict]:
     if "judgments" in merged:  # the merged cells' own counts, not the first input's
         merged["judgments"] = expectations.count_record(_judged(records))
     return kind, merged
+
+
+def _judge_whole_files(kind: str, records: list[dict]) -> None:
+    """Judge each listed file whole over the merged records (per build of a matrix), by the rule
+    of the run that judges all of them at once (`expectations.unexpected_pass`): every cell of
+    the file judged (its shards' records together) and none a known bug, each is an unexpected
+    pass (lit's XPASS); otherwise none is. One unsharded run's records come out as they went in.
+    Records of one file that disagree on its cells or reason, or outnumber its cells, come from
+    runs of other specs or known bugs: bad input."""
+    files: dict[tuple[str, int], list[tuple[dict, int]]] = {}  # (listed file, build) -> (record, its cells)
+    for r in records:
+        if "file_cells" not in r:
+            continue
+        for build, size in enumerate([r["file_cells"]] if kind == "run" else r["file_cells"]):
+            if size:
+                files.setdefault((str(r.get("file")), build), []).append((r, size))
+    for (name, build), listed in files.items():
+        sizes = {size for _, size in listed}
+        reasons = {next((r[k] for k in _REASONS if k in r), "") for r, _ in listed}
+        if len(sizes) > 1 or len(reasons) > 1 or len(listed) > min(sizes):
+            what = f"{len(listed)} records, file_cells {sorted(sizes)}, {len(reasons)} reasons"
+            raise InputError(f"the records of {shorten(name)} disagree on the file ({what}): runs of other specs or known bugs")
+        judged = [(r, j) for r, _ in listed if (j := _judgment_of(kind, r, build)) != Judgment.NOT_JUDGED]
+        shown = [_shows(kind, r, build, j) for r, j in judged]
+        gone = expectations.unexpected_pass(sizes.pop(), len(judged), any(shown))
+        now = str(Judgment.UNEXPECTED if gone else Judgment.EXPECTED)
+        for (r, _), shows in zip(judged, shown):
+            if shows:
+                continue
+            if kind == "matrix":
+                r["judgments"][build] = now
+                continue
+            reason = next(r.pop(k) for k in _REASONS if k in r)
+            r["judgment"], r["unexpected_pass" if gone else "listed"] = now, reason
+
+
+_REASONS = ("known_bug", "unexpected_pass", "listed")
+
+
+def _judgment_of(kind: str, r: dict, build: int) -> str:
+    return r["judgments"][build] if kind == "matrix" else r["judgment"]
+
+
+def _shows(kind: str, r: dict, build: int, judgment: str) -> bool:
+    """Whether a judged record (a matrix cell on one build) of a listed file shows the bug: it is
+    a known bug, or its verdict does not meet its expectation (`expectations.shows`); a class
+    this harness does not know is taken to (its cells are never turned into passes)."""
+    if judgment == Judgment.KNOWN_BUG or r["class"] not in tuple(FileClass):
+        return True
+    if kind == "run":
+        fine = _meets(r, VerdictCode(r["verdict"]), VerdictCode(r["expected"]))
+    else:
+        fine = expectations.meets(_as_case(r), Verdict(VerdictCode(r["verdicts"][build]), r["details"][build]))
+    return expectations.shows(_as_case(r), fine)
 
 
 def _shard_of(doc: dict) -> tuple[int, int] | None:
@@ -390,6 +469,8 @@ def run_as_matrix(doc: dict) -> dict:
     for r in doc["cases"]:
         c = {k: v for k, v in r.items() if k not in ("verdict", "detail", "metrics")}
         c.update(verdicts=[r["verdict"]], details=[r.get("detail", "")], metrics=[r.get("metrics")], differs=False)
+        if "file_cells" in r:  # (a matrix cell's are per build)
+            c["file_cells"] = [r["file_cells"]]
         c["commands"] = [compare.try_command(c, build)]
         cells.append(c)
     return compare.document([build], cells, doc.get("selection", {}), None)
@@ -427,7 +508,7 @@ def main(args) -> int:
     as_matrix = doc if kind == "matrix" else run_as_matrix(doc)
     page = html_report.render(as_matrix) if args.html else None
     if args.json:
-        text = json.dumps(doc, indent=1) + "\n"
+        text = files.json_text(doc) + "\n"
     elif args.markdown:
         text = report.matrix_markdown(as_matrix, kind)
     elif kind == "matrix":

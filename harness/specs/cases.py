@@ -389,6 +389,18 @@ def group(planned: list[Planned], fate: Fate | None = None) -> list[Group]:
     return groups
 
 
+# The selectors a file can be of: both, or one (a block that splits selectors).
+SELECTOR_SETS: tuple[tuple[Selector, ...], ...] = (SELECTORS, *((s,) for s in SELECTORS))
+
+
+def file_names(c: Case) -> list[str]:
+    """Every name `group` may give the file of a case, whatever selectors a spec gives it and
+    whatever the known bugs: its intrinsic's own file's and, for a row of a cohort, its cohort's.
+    A glob that names none of them names no file the case can be in."""
+    cls, names = CLASSES.index(c.file_class), [c.intrinsic.name, *([c.intrinsic.cohort] if c.intrinsic.cohort else [])]
+    return [_name((name, c.cpu, c.opt, c.pipeline, cls, s, c.signature)) for name in names for s in SELECTOR_SETS]
+
+
 def _name(key: tuple) -> str:
     """The file name of a `group` key (as Group.filename spells it)."""
     name, cpu, opt, pipeline, cls, selectors, signature = key[:7]

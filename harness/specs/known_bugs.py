@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import fnmatch
-from collections.abc import Iterable
+import functools
+import re
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -11,8 +13,7 @@ import yaml
 
 from harness.core import files
 from harness.core.errors import InputError
-from harness.specs.spec import MAX_FLOW_DEPTH, flow_too_deep, quote, reader_error, shorten
-from harness.specs.spec import _refuse_unknown_tags as refuse_unknown_tags
+from harness.specs.spec import compose, quote, shorten, yaml_error
 
 FILENAME = "known-bugs.yaml"
 
@@ -172,29 +173,15 @@ def _parsed(path: Path) -> yaml.Node | None:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise InputError("not UTF-8 text", str(path), data[: exc.start].count(b"\n") + 1) from None
-    deep = flow_too_deep(text)
-    if deep is not None:
-        raise InputError(f"invalid YAML: more than {MAX_FLOW_DEPTH} [ or {{ open at once", str(path), *deep)
+    root = compose(text, str(path))  # (as every YAML file is read: its limits, its errors)
     try:
-        root = yaml.compose(text)
-        if root is not None:
-            refuse_unknown_tags(str(path), root)
         mappings = _mappings(root)
         for node in mappings:
             _each_key_once(node, path, top=node is root)
         for node in mappings:
             _MERGER.flatten_mapping(node)
-    except yaml.MarkedYAMLError as exc:
-        # Some errors carry only a context mark, or none (as harness.specs.spec reads them).
-        mark = exc.problem_mark or exc.context_mark
-        line, col = (mark.line + 1, mark.column + 1) if mark else (None, None)
-        raise InputError(f"invalid YAML: {exc.problem or exc.context}", str(path), line, col) from None
-    except yaml.reader.ReaderError as exc:
-        raise reader_error(exc, text, str(path)) from None
-    except yaml.YAMLError as exc:
-        raise InputError(f"invalid YAML: {str(exc).splitlines()[0]}", str(path)) from None
-    except RecursionError:  # (nesting, or a chain of merge keys, deeper than Python's stack)
-        raise InputError("invalid YAML: nested too deeply", str(path)) from None
+    except (yaml.YAMLError, RecursionError) as exc:  # (a bad merge key; a chain of them too deep)
+        raise yaml_error(exc, text, str(path)) from None
     return root
 
 
@@ -243,8 +230,10 @@ def _each_key_once(node: yaml.MappingNode, path: Path, top: bool) -> None:
 
 def reason_for(known: dict[str, list[tuple[str, str]]], version: str, relpath: str) -> str:
     """Why `relpath` (relative to cases/) is expected to fail on `version`, or ""."""
+    parts = relpath.split("/")
     for pattern, reason in known.get(version, []):
-        if _glob_match(relpath, pattern):
+        segments = _segments(pattern)
+        if len(segments) == len(parts) and all(match(part) for match, part in zip(segments, parts)):
             return reason
     return ""
 
@@ -252,5 +241,12 @@ def reason_for(known: dict[str, list[tuple[str, str]]], version: str, relpath: s
 def _glob_match(relpath: str, pattern: str) -> bool:
     """Shell-style glob per path segment: `*` never crosses a `/` (so `generated/*.ll` does not
     reach into `generated/snapshots/`)."""
-    parts, globs = relpath.split("/"), pattern.split("/")
-    return len(parts) == len(globs) and all(fnmatch.fnmatchcase(p, g) for p, g in zip(parts, globs))
+    parts, segments = relpath.split("/"), _segments(pattern)
+    return len(parts) == len(segments) and all(match(part) for match, part in zip(segments, parts))
+
+
+@functools.lru_cache(maxsize=4096)
+def _segments(pattern: str) -> tuple[Callable[[str], object], ...]:
+    """A glob's segments, each as `fnmatch.fnmatchcase` matches it (compiled once: every file
+    name of a run is held against every glob of its version)."""
+    return tuple(re.compile(fnmatch.translate(segment)).match for segment in pattern.split("/"))

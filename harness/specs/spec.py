@@ -157,25 +157,88 @@ def sections(text: str, path: str) -> tuple[dict[str, yaml.Node], yaml.Node]:
 
 @functools.lru_cache(maxsize=4)  # `matrix`, `gemm` and `mma` each read every spec
 def _sections(text: str, path: str) -> tuple[dict[str, yaml.Node], yaml.Node]:
+    root = compose(text, path)
+    if root is None:
+        raise InputError("empty spec (expected a mapping with a 'matrix' list)", path, 1, 1)
+    return _mapping(path, root, FILE_KEYS, "a spec file"), root
+
+
+def compose(text: str, path: str) -> yaml.Node | None:
+    """The node tree of a YAML document (None when it holds none), as the harness reads every
+    YAML file (specs, known-bugs.yaml): with each node's location, at most MAX_FLOW_DEPTH flow
+    collections open at once, at most MAX_NODES nodes with every alias expanded, and only the
+    tags the loader reads. Anything else is one InputError, located where YAML says."""
     deep = flow_too_deep(text)
     if deep is not None:
         raise InputError(f"invalid YAML: more than {MAX_FLOW_DEPTH} [ or {{ open at once", path, *deep)
     try:
-        root = yaml.compose(text, Loader=yaml.SafeLoader)
-    except yaml.MarkedYAMLError as exc:
+        loader = _CountingComposer(text, path)  # (its reader refuses characters YAML does not allow)
+        try:
+            root = loader.get_single_node()
+        finally:
+            loader.dispose()
+    except (yaml.YAMLError, RecursionError) as exc:
+        raise yaml_error(exc, text, path) from None
+    if root is not None:
+        _refuse_unknown_tags(path, root)
+    return root
+
+
+def yaml_error(exc: yaml.YAMLError | RecursionError, text: str, path: str) -> InputError:
+    """What PyYAML (or Python's stack, under nesting too deep for it) refused, as one located line."""
+    if isinstance(exc, RecursionError):
+        return InputError("invalid YAML: nested too deeply", path)
+    if isinstance(exc, yaml.reader.ReaderError):
+        return reader_error(exc, text, path)
+    if isinstance(exc, yaml.MarkedYAMLError):  # (some carry only a context mark, or none)
         mark = exc.problem_mark or exc.context_mark
         line, col = (mark.line + 1, mark.column + 1) if mark else (None, None)
-        raise InputError(f"invalid YAML: {exc.problem or exc.context}", path, line, col) from None
-    except yaml.reader.ReaderError as exc:
-        raise reader_error(exc, text, path) from None
-    except yaml.YAMLError as exc:
-        raise InputError(f"invalid YAML: {str(exc).splitlines()[0]}", path) from None
-    except RecursionError:
-        raise InputError("invalid YAML: nested too deeply", path) from None
-    if root is None:
-        raise InputError("empty spec (expected a mapping with a 'matrix' list)", path, 1, 1)
-    _refuse_unknown_tags(path, root)
-    return _mapping(path, root, FILE_KEYS, "a spec file"), root
+        return InputError(f"invalid YAML: {exc.problem or exc.context}", path, line, col)
+    return InputError(f"invalid YAML: {str(exc).splitlines()[0]}", path)
+
+
+# Nodes of one YAML file with every alias expanded (a node an alias names counts once per
+# alias). The files the harness ships have a few hundred at most (known-bugs.yaml 252, the
+# largest spec 103); aliases can multiply a 33 KB file into millions (each alias of a list
+# of aliases), which every later step would walk one by one: minutes and gigabytes.
+MAX_NODES = 100_000
+
+
+class _CountingComposer(yaml.SafeLoader):
+    """PyYAML's safe loader, composing only, counting the nodes the document holds with its
+    aliases expanded as it composes them: past MAX_NODES it stops at the node or alias that
+    crosses the bound. An alias counts the expanded size of the node it names, known once that
+    node is composed; an alias inside the node it names (a cycle: `&e {<<: *e}` merges its own
+    keys) counts one, as every walk of the tree stops at a node it has seen."""
+
+    def __init__(self, text: str, path: str):
+        super().__init__(text)
+        self.path = path
+        self.expanded = 0  # nodes so far, aliases expanded
+        self.sizes: dict[int, int] = {}  # id(node) -> its expanded size, once it is composed
+
+    def compose_node(self, parent, index):
+        event = self.peek_event()
+        node = super().compose_node(parent, index)
+        if isinstance(event, yaml.AliasEvent):
+            self.expanded += self.sizes.get(id(node), 1)
+        else:
+            parts = node.value if isinstance(node, yaml.SequenceNode) else ()
+            if isinstance(node, yaml.MappingNode):
+                parts = [n for pair in node.value for n in pair]
+            self.sizes[id(node)] = 1 + sum(self.sizes.get(id(part), 1) for part in parts)
+            self.expanded += 1  # (its parts were counted as they were composed)
+        if self.expanded > MAX_NODES:
+            raise InputError(
+                f"YAML of more than {MAX_NODES:,} nodes with its aliases expanded (a spec or known-bugs.yaml has a few hundred)",
+                *_event_mark(self.path, event),
+            )
+        return node
+
+
+def _event_mark(path: str, event: yaml.Event) -> tuple[str, int | None, int | None]:
+    mark = event.start_mark
+    return (path, mark.line + 1, mark.column + 1) if mark else (path, None, None)
 
 
 def reader_error(exc: yaml.reader.ReaderError, text: str, path: str) -> InputError:

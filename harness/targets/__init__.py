@@ -84,6 +84,10 @@ class Target:
     def has_selector(self, selector: Selector) -> bool:
         return selector in self.selectors
 
+    def __reduce__(self):
+        """A target travels (to a worker process) by its name: there is one of each."""
+        return _target_named, (self.name,)
+
     # ---- the command lines of this target's tools: the runner runs them, litgen writes them --
     def llc(self, cpu: str, opt: int, selector: Selector, obj: bool = False, features: str = "") -> commands.Command:
         llc = commands.llc(self.triple, cpu, opt, selector, obj, features)
@@ -150,3 +154,7 @@ AMDGPU = Target(
 )
 
 TARGETS = {t.name: t for t in (NVPTX, AMDGPU)}
+
+
+def _target_named(name: str) -> Target:
+    return TARGETS[name]

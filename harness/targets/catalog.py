@@ -205,6 +205,10 @@ class Intrinsic:
     def triple(self) -> str:
         return self.target.triple
 
+    def __reduce__(self):
+        """An entry travels (to a worker process) by its name, and is the same singleton there."""
+        return _entry_named, (self.name,)
+
     def runs_on(self, cpu: str) -> bool:
         """Whether `cpu` has this instruction, in this entry's wave size (a wave64 form needs a
         processor with wave64; any other runs in the processor's own): one of its CPUs, an
@@ -694,6 +698,14 @@ def lookup_all(name: str) -> tuple[Intrinsic, ...]:
         if key in by_base:
             return by_base[key]
     raise KeyError(unknown(name))
+
+
+def _entry_named(name: str) -> Intrinsic:
+    """The entry whose own name is `name` (names are unique among entries)."""
+    if name in _SEED_BY_NAME:
+        return _SEED_BY_NAME[name]
+    by_name = _amdgpu()[1]
+    return by_name[name] if name in by_name else _every()[1][name]
 
 
 def unknown(name: str) -> str:

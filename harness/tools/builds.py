@@ -331,7 +331,7 @@ class Answers:
         key = self._key(tool, question)
         if key is None:
             return
-        data = json.dumps({"key": key, "sum": digest(key, answer), "answer": answer}).encode()
+        data = files.json_text({"key": key, "sum": digest(key, answer), "answer": answer}, indent=None).encode()
         if len(data) > ANSWER_LIMIT:
             return
         try:

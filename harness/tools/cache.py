@@ -108,7 +108,7 @@ class Cache:
             digest = ""
         if not digest:
             digest = files.sha256_of(real)
-            builds.write_under(self.dir, note, json.dumps({"stamp": stamp, "sha256": digest}).encode())
+            builds.write_under(self.dir, note, files.json_text({"stamp": stamp, "sha256": digest}, indent=None).encode())
         self._digests[memo] = digest
         return digest
 
@@ -156,7 +156,7 @@ class Cache:
             "seconds": run.seconds,
             "data": base64.b64encode(run.data).decode(),
         }
-        text = json.dumps(entry).encode()
+        text = files.json_text(entry, indent=None).encode()
         packed = zlib.compress(text, 1)
         if len(text) > ENTRY_LIMIT or not _plausible(len(text), HEAD.size + len(packed)):
             return  # (it would be refused as a bomb when read)

@@ -59,6 +59,7 @@ class Runner:
         with_object: bool = False,
         cache=None,
         facts: bool = True,
+        engine=None,
     ):
         # cache: a harness.tools.cache.Cache; every tool run (probes included) then goes through it.
         self.tc = cache.wrap(toolchain) if cache is not None else toolchain
@@ -68,6 +69,9 @@ class Runner:
         # Structured facts per verdict (metrics, tuples, rewrite, ir, verifier): only what reads
         # `Verdict.details` wants them (--json, try, matrix); a verdict table does not.
         self.facts = facts
+        # Where the tasks run: None, a pool of `jobs` threads here; else an engine with
+        # `run(runner, tasks, finished)` (harness.tools.distributed: a Dask cluster's workers).
+        self.engine = engine
         self.probe_died: Verdict | None = None  # the build-support probe crashed or hung: every case gets this
         # One opt run per module and pipeline, whichever selector's task asks first.
         self._opt_runs: dict[tuple, Future[ToolRun]] = {}
@@ -370,6 +374,9 @@ class Runner:
 
     # ---- the whole plan ---------------------------------------------------------------------
     def run(self, groups: list[Group]) -> list[Outcome]:
+        lacking = self.engine.lacks(self.tc) if self.engine is not None else ""
+        if lacking:  # no worker of the engine has this build: nothing can judge its cases
+            return [Outcome(c, sel, Verdict(V.UNSUPPORTED, lacking)) for g in groups for c in g.cases for sel in g.selectors]
         decided: dict[tuple[str, Selector], Verdict] = {}  # (group file:function, selector) -> verdict
         todo, whole_plan = self._supported(groups, decided)
         # Only pipelines of groups this build can run: an old build that lacks a CPU must not
@@ -405,44 +412,62 @@ class Runner:
                 todo.append(g if len(kept) == len(g.members) else dataclasses.replace(g, members=kept))
         return todo, whole_plan
 
-    def _run_batches(self, modules: list[Batch], decided: dict) -> None:
-        """Every module's verdicts into `decided`, `jobs` tasks at once, largest first."""
-        total = sum(len(m.selectors) for m in modules)
-        done, finished = 0, threading.Condition()
-        errors: list[BaseException] = []
+    def run_batch(self, m: Batch, sels: tuple[Selector, ...]) -> dict[tuple[str, Selector], Verdict]:
+        """The verdicts of one task: a compiled module is one task per selector (the selectors
+        run at once); a module the verifier should reject is one task, one llvm-as run deciding
+        every selector of the calls it names, the rest compiled per selector."""
+        members, module = m.cases, m.module
+        result = {} if _compiled(m) else self.verify(members, module)
+        out: dict[tuple[str, Selector], Verdict] = {}
+        for sel in sels:
+            # (a selector the target lacks is llc's to refuse, before any verifier)
+            known = result if members[0].intrinsic.target.has_selector(sel) else {}
+            rest = [c for c in members if c.function not in known]
+            each = {**known, **self.compile(rest, sel, module if len(rest) == len(members) else None)}
+            out.update({(_key(g, c), sel): each[c.function] for g, c in m.members})
+        return out
 
-        def compile_one(m: Batch, sels: tuple[Selector, ...]) -> None:
-            # A compiled module is one task per selector, and the selectors run at once. A
-            # module the verifier should reject is one task: one llvm-as run decides every
-            # selector of the calls it names; the rest are compiled per selector.
+    def _run_batches(self, modules: list[Batch], decided: dict) -> None:
+        """Every module's verdicts into `decided`, largest first: `jobs` tasks at once here, or
+        on the workers of the engine this runner was given."""
+        order = _largest_first(modules)
+        tasks = [(m, sels) for m in order for sels in ([(sel,) for sel in m.selectors] if _compiled(m) else [m.selectors])]
+        total = sum(len(sels) for _, sels in tasks)
+        done = 0
+
+        def finished(verdicts: dict, sels: tuple[Selector, ...]) -> None:
             nonlocal done
+            decided.update(verdicts)
+            done += len(sels)
+            if self.progress:
+                self.progress(done, total)
+
+        if self.engine is not None:
+            self.engine.run(self, tasks, finished)
+        else:
+            self._run_here(order, tasks, finished)
+
+    def _run_here(self, order: list[Batch], tasks: list, finished: Callable) -> None:
+        """The tasks on a pool of `jobs` threads of this process (the default engine)."""
+        lock, errors = threading.Condition(), []
+        left = len(tasks)
+
+        def one(m: Batch, sels: tuple[Selector, ...]) -> None:
+            nonlocal left
             try:
-                members, module = m.cases, m.module
-                result = {} if _compiled(m) else self.verify(members, module)
-                for sel in sels:
-                    # (a selector the target lacks is llc's to refuse, before any verifier)
-                    known = result if members[0].intrinsic.target.has_selector(sel) else {}
-                    rest = [c for c in members if c.function not in known]
-                    each = {**known, **self.compile(rest, sel, module if len(rest) == len(members) else None)}
-                    with finished:
-                        decided.update({(_key(g, c), sel): each[c.function] for g, c in m.members})
-            except BaseException as exc:  # surfaced in the main thread
+                verdicts = self.run_batch(m, sels)
+                with lock:
+                    finished(verdicts, sels)
+            except BaseException as exc:  # surfaced in the main thread (e.g. stderr closed: never a hang)
                 errors.append(exc)
-            with finished:
-                done += len(sels)
-                finished.notify_all()
-                if self.progress:
-                    try:
-                        self.progress(done, total)
-                    except BaseException as exc:  # e.g. stderr closed: surfaced, never a hang
-                        errors.append(exc)
+            with lock:
+                left -= 1
+                lock.notify_all()
 
         pool = ThreadPoolExecutor(max_workers=self.jobs)
         try:
-            order = _largest_first(modules)
-            for m in order:
-                for sels in [(sel,) for sel in m.selectors] if _compiled(m) else [m.selectors]:
-                    pool.submit(compile_one, m, sels)
+            for m, sels in tasks:
+                pool.submit(one, m, sels)
             # The modules the first tasks do not take are emitted here, in the order the tasks
             # will need them, while those tasks' tools run (a worker that needs one first waits
             # for it): no worker's next tool waits for its module to be written.
@@ -450,8 +475,8 @@ class Runner:
                 if errors:
                     break
                 m.module  # noqa: B018
-            with finished:
-                finished.wait_for(lambda: done >= total or errors)
+            with lock:
+                lock.wait_for(lambda: left == 0 or bool(errors))
         except BaseException:  # Ctrl-C, SIGTERM: end the tools running now and drop the queue
             toolchain.stop_all()
             pool.shutdown(wait=True, cancel_futures=True)

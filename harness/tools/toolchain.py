@@ -19,6 +19,7 @@ import shutil
 import signal
 import site
 import subprocess
+import sys
 import tempfile
 import threading
 import time
@@ -73,6 +74,41 @@ TOOL_SETTINGS = {"LLVM_DISABLE_SYMBOLIZATION": "1"}
 TOOL_ENV = {**os.environ, **TOOL_SETTINGS}
 
 
+# Whether each tool dies with the thread that started it (Linux's parent-death signal): set in
+# processes another program may SIGKILL (a Dask worker), where no handler runs to end the tools.
+# Off elsewhere: it costs each start the fork of this process that vfork would spare.
+_TIE_TO_PARENT = False
+
+
+def tie_tools_to_parent() -> None:
+    """From now on, a tool this process starts is killed when the thread that started it ends,
+    however that ends (SIGKILL included). Linux only; elsewhere nothing changes."""
+    global _TIE_TO_PARENT
+    _TIE_TO_PARENT = sys.platform.startswith("linux")
+
+
+def _tied() -> Callable[[], None] | None:
+    """The function a tool's child process runs before exec: PR_SET_PDEATHSIG, then a check that
+    the parent did not die before it was set."""
+    if not _TIE_TO_PARENT:
+        return None
+    prctl, parent = _prctl(), os.getpid()
+
+    def tie() -> None:
+        prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+        if os.getppid() != parent:
+            os._exit(137)
+
+    return tie
+
+
+@functools.cache
+def _prctl():
+    import ctypes
+
+    return ctypes.CDLL(None, use_errno=True).prctl
+
+
 def run_tool(
     argv: list[str], stdin: str | bytes = "", timeout: float = DEFAULT_TIMEOUT, binary: bool = False, keep_input: bool = False
 ) -> ToolRun:
@@ -92,7 +128,9 @@ def run_tool(
         given.seek(0)
         try:
             # A session of its own: a timeout or Ctrl-C ends the tool and anything it started.
-            proc = subprocess.Popen(argv, stdin=given, stdout=out, stderr=err, env=TOOL_ENV, start_new_session=True)
+            proc = subprocess.Popen(
+                argv, stdin=given, stdout=out, stderr=err, env=TOOL_ENV, start_new_session=True, preexec_fn=_tied()
+            )
         except OSError as exc:
             raise InputError(f"cannot run {argv[0]}: {exc.strerror}") from None
         with _LIVE_LOCK:  # registered before the stop flag is read: stop_all() cannot miss it

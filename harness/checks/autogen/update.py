@@ -109,14 +109,18 @@ def update(path: Path, llc: str, *, force: bool = False, timeout: float = 120.0)
     path = Path(path)
     data = _read(path)
     text = _decode(data, path)
+    newline = _newline(text, path)
+    past = commands.run_text_too_long(commands.run_lines(text))
+    if past:
+        raise InputError(past[1], str(path), past[0].line, past[0].col)
     warnings: list[str] = []
     try:
         new_text, prefixes = _generate(path, text, data, llc, force, timeout, warnings)
     except _Refused as exc:
         return Update(path, text, text, _one_line(warnings), _one_line([str(exc)])[0])
-    # A CRLF (or CR) file stays one: the lines are read as upstream reads them (universal
-    # newlines), and written back with the file's own ending, where upstream writes LF.
-    new_text = new_text.replace("\n", _newline(text))
+    # The lines are read as upstream reads them (universal newlines), and written back with the
+    # file's own ending (`_newline`), where upstream writes LF.
+    new_text = new_text.replace("\n", newline)
     return Update(path, text, new_text, _one_line(warnings), "", _changes(path, text, new_text, prefixes))
 
 
@@ -355,10 +359,34 @@ def _decode(data: bytes, path: Path) -> str:
         raise InputError(f"not UTF-8 text (byte 0x{data[exc.start]:02x})", str(path), line) from None
 
 
-def _newline(text: str) -> str:
-    """The line ending a file uses, as its first line ends: "\r\n", "\r" or "\n"."""
-    m = re.search(r"\r\n|\r|\n", text)
-    return m.group(0) if m else "\n"
+def _newline(text: str, path: Path) -> str:
+    r"""The line ending the regenerated file is written with. The update scripts (and so this
+    regeneration) end a line at "\r\n", "\r" and "\n" alike; lit only at "\n". The file written
+    must give lit the lines it read before, so:
+
+    - LF and CRLF, in any mix: lit splits both at their "\n", so either ending keeps its lines;
+      the one most lines end with is written (a tie: LF, as upstream writes), changing the
+      fewest lines (a CRLF file stays CRLF, an LF file with a few CRLF lines becomes LF);
+    - no "\n" at all (CR endings, or one line): the file's own ending; lit reads one line,
+      before and after;
+    - a lone CR where other lines end in "\n" is a line end to the update scripts and none to lit:
+      written as "\n" it would split lit's line in two, written as "\r" every line would join
+      into one for lit. No ending keeps both, so the file is refused (InputError at the CR)."""
+    if "\n" not in text:
+        return "\r" if "\r" in text else "\n"
+    lone = re.search("\r(?!\n)", text)
+    if lone:
+        at = lone.start()
+        line, col = text.count("\n", 0, at) + 1, at - text.rfind("\n", 0, at)
+        raise InputError(
+            "a lone CR (\\r) among lines that end in LF: lit reads it inside this line, the update scripts as a "
+            "line end, and no rewrite keeps both; give the file one kind of line ending first",
+            str(path),
+            line,
+            col,
+        )
+    crlf = text.count("\r\n")
+    return "\r\n" if crlf > text.count("\n") - crlf else "\n"
 
 
 def _lines(text: str) -> list[str]:

@@ -1,0 +1,230 @@
+"""The Runner's tasks on the workers of a Dask distributed cluster (`--scheduler ADDRESS`).
+
+A task is what one module decides today: a batch of cases of one build and its selectors
+(`Runner.run_batch`). It runs only on a worker that has its build. A build is named by what it
+is, not where it lies: `build_key` is its LLVM version and a digest of the contents of llc and
+the libraries it loads, so workers on other machines may keep the same build at other paths.
+Each worker states the builds it has as Dask resources of those names; it finds them when it
+loads this module as a preload:
+
+    dask worker tcp://HOST:8786 --preload harness.tools.distributed
+
+which looks in the directories of $HARNESS_LLVM_BIN (os.pathsep between them), else in every
+/usr/lib/llvm-N/bin. A build no worker has is `unsupported`, with that reason, before any task
+is sent. The verdicts come back to the client, which judges and reports them as a local run
+does, so the outputs of a distributed run are those of the same run done here.
+
+Dask is imported only here, and this module only with --scheduler (`pip install '.[distributed]'`).
+"""
+
+from __future__ import annotations
+
+import functools
+import glob
+import hashlib
+import os
+import pickle
+import sys
+import threading
+import time
+
+from harness.core.errors import InputError, quoted
+from harness.specs import selection
+from harness.tools import builds, toolchain
+
+CONNECT_TIMEOUT = 10.0  # seconds to reach the scheduler before the run ends with exit 2
+BUILDS_VARIABLE = "HARNESS_LLVM_BIN"
+WATCH_INTERVAL = 2.0  # seconds between looks at whether a worker with the build is left
+# Seconds no worker may have the build before the run ends: a nanny restarts a killed worker
+# within a few seconds, and its tasks wait for it.
+GRACE = 30.0
+_CHUNK = 1 << 20
+
+
+@functools.cache
+def _digest(identity: tuple) -> str:
+    h = hashlib.sha256()
+    for real, *_ in identity:
+        h.update(os.path.basename(real).encode() + b"\0")
+        with open(real, "rb") as fh:
+            while chunk := fh.read(_CHUNK):
+                h.update(chunk)
+    return h.hexdigest()
+
+
+def build_key(tc: toolchain.Toolchain) -> str:
+    """`llvm-<version>-<16 hex digits>`: the digest covers llc and every library it loads
+    (remembered per process while their stat identity stays)."""
+    identity = tuple(tuple(f) for f in builds.identity(tc.require("llc")))
+    return f"llvm-{tc.version}-{_digest(identity)[:16]}"
+
+
+# ---- the worker's side --------------------------------------------------------------------------
+_LOCAL: dict[str, str] = {}  # build key -> bin directory, on this worker
+_LOCAL_LOCK = threading.Lock()
+_RUNNERS: dict[tuple, object] = {}
+
+
+def local_builds() -> dict[str, str]:
+    """Build key -> bin directory of every build this machine offers (found once per process)."""
+    with _LOCAL_LOCK:
+        if not _LOCAL:
+            named = os.environ.get(BUILDS_VARIABLE, "")
+            dirs = [d for d in named.split(os.pathsep) if d] if named else sorted(glob.glob("/usr/lib/llvm-*/bin"))
+            for d in dirs:
+                try:
+                    tc = toolchain.discover(d)
+                    if tc.tool("llc"):
+                        _LOCAL.setdefault(build_key(tc), str(tc.bin_dir))
+                except InputError as exc:
+                    print(f"harness worker: {d}: {exc}", file=sys.stderr)
+        return dict(_LOCAL)
+
+
+def dask_setup(worker) -> None:
+    """Dask's preload hook: this worker's builds become its resources, each as many as it has
+    threads (one task per thread), before it registers with the scheduler; and its tools die
+    with it, even by SIGKILL."""
+    toolchain.tie_tools_to_parent()
+    for key in local_builds():
+        worker.state.total_resources[key] = worker.state.nthreads
+        worker.state.available_resources[key] = worker.state.nthreads
+
+
+def run_task(key: str, options: dict, task: bytes) -> bytes:
+    """One task on a worker: the pickled (batch, selectors)' verdicts on this worker's copy of
+    build `key`, pickled. (Pickled here and on the client as one object: Dask would serialise a
+    dict's values one by one, copying the tool runs many verdicts share.)"""
+    from harness.tools.runner import Runner
+
+    batch, sels = pickle.loads(task)
+    toolchain.tie_tools_to_parent()  # (a worker started without the preload)
+
+    with _LOCAL_LOCK:
+        runner = _RUNNERS.get((key, *sorted(options.items())))
+    if runner is None:
+        where = local_builds().get(key)
+        if where is None:
+            raise RuntimeError(f"this worker has no build {key}")
+        tc = toolchain.discover(where, options["timeout"])
+        runner = Runner(tc, 1, with_object=options["with_object"], facts=options["facts"])
+        with _LOCAL_LOCK:
+            runner = _RUNNERS.setdefault((key, *sorted(options.items())), runner)
+    return pickle.dumps(runner.run_batch(batch, sels), protocol=pickle.HIGHEST_PROTOCOL)  # type: ignore[attr-defined]
+
+
+# ---- the client's side --------------------------------------------------------------------------
+def add_flags(p) -> None:
+    """--scheduler ADDRESS and --scheduler-timeout S."""
+    p.add_argument(
+        "--scheduler",
+        metavar="ADDRESS",
+        help="run the tool work on the workers of this Dask scheduler (tcp://HOST:8786; each worker started with "
+        "`dask worker ADDRESS --preload harness.tools.distributed`); the outputs are those of the same run here",
+    )
+    p.add_argument(
+        "--scheduler-timeout",
+        type=selection.seconds,
+        default=CONNECT_TIMEOUT,
+        metavar="S",
+        help=f"seconds to reach the scheduler before giving up with exit 2 (default {CONNECT_TIMEOUT:g})",
+    )
+
+
+def from_args(args) -> DaskEngine | None:
+    """The engine --scheduler names, connected; None without --scheduler (the local pool)."""
+    address = getattr(args, "scheduler", None)
+    return DaskEngine(address, args.scheduler_timeout) if address else None
+
+
+def _pickled(batch, sels) -> bytes:
+    return pickle.dumps((batch, sels), protocol=pickle.HIGHEST_PROTOCOL)
+
+
+class DaskEngine:
+    """A connection to a Dask scheduler that runs Runner tasks on its workers."""
+
+    def __init__(self, address: str, timeout: float = CONNECT_TIMEOUT):
+        try:
+            import distributed
+        except ImportError:
+            raise InputError("--scheduler needs Dask: pip install '.[distributed]' (dask, distributed)") from None
+        self.address = address
+        self._distributed = distributed
+        try:
+            self.client = distributed.Client(address, timeout=timeout, set_as_default=False)
+        except (OSError, TimeoutError, ValueError, TypeError) as exc:
+            why = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+            raise InputError(f"--scheduler {quoted(address)}: no Dask scheduler answered within {timeout:g} s ({why})") from None
+        if self.client.scheduler_info(n_workers=0).get("services", {}).get("dashboard"):  # (one that listens)
+            print(f"harness: Dask dashboard: {self.client.dashboard_link}", file=sys.stderr)
+
+    def holders(self, key: str) -> list[str]:
+        """The workers that have build `key` now."""
+        workers = self.client.scheduler_info(n_workers=-1).get("workers", {})
+        return [w for w, info in workers.items() if info.get("resources", {}).get(key)]
+
+    def lacks(self, tc: toolchain.Toolchain) -> str:
+        """Why this cluster cannot run build `tc` ("" when a worker has it)."""
+        key = build_key(tc)
+        if self.holders(key):
+            return ""
+        return f"no worker of the Dask scheduler at {self.address} has LLVM {tc.version} ({key})"
+
+    def run(self, runner, tasks: list, finished) -> None:
+        """Each task on a worker with the build; `finished(verdicts, sels)` here as each ends.
+        A worker that dies takes its tasks to another (Dask runs them again); a task's verdicts
+        are kept once, when its future first completes."""
+        key = build_key(runner.tc)
+        options = {"timeout": runner.tc.timeout, "with_object": runner.with_object, "facts": runner.facts}
+        futures = {
+            self.client.submit(run_task, key, options, _pickled(m, sels), resources={key: 1}, pure=False, retries=0): sels
+            for m, sels in tasks
+        }
+        pending = self._distributed.as_completed(list(futures), loop=self.client.loop)
+        try:
+            self._collect(key, pending, futures, finished)
+        except BaseException:
+            self.client.cancel(list(futures))
+            raise
+
+    def _collect(self, key: str, pending, futures: dict, finished) -> None:
+        left = len(futures)
+        last_look = time.monotonic()
+        alone_since: float | None = None  # since when no worker has had the build
+        while left:
+            batch = pending.next_batch(block=False)
+            for future in batch:
+                left -= 1
+                try:
+                    verdicts = pickle.loads(future.result())
+                except Exception as exc:
+                    raise InputError(f"a task on the Dask cluster at {self.address} failed: {exc}") from None
+                finished(verdicts, futures[future])
+            if not batch:
+                if time.monotonic() - last_look > WATCH_INTERVAL:
+                    alone_since = self._still_there(key, alone_since)
+                    last_look = time.monotonic()
+                time.sleep(0.02)
+
+    def _still_there(self, key: str, alone_since: float | None) -> float | None:
+        """Ends the run (exit 2) when the scheduler is gone, or when no worker has had the build
+        for GRACE seconds; else when that began (None: a worker has it)."""
+        if self.client.status not in ("running", "connecting"):
+            raise InputError(f"lost the Dask scheduler at {self.address} ({self.client.status})")
+        try:
+            holders = self.holders(key)
+        except (OSError, TimeoutError) as exc:
+            raise InputError(f"lost the Dask scheduler at {self.address}: {exc}") from None
+        if holders:
+            return None
+        now = time.monotonic()
+        if alone_since is not None and now - alone_since > GRACE:
+            raise InputError(f"no worker of the Dask scheduler at {self.address} has had {key} for {GRACE:g} s")
+        return alone_since if alone_since is not None else now
+
+    def close(self) -> None:
+        try:
+            self.client.close(timeout=5)
+        except Exception:  # (a scheduler already gone: nothing to close)
+            pass

@@ -1,0 +1,200 @@
+"""`--scheduler ADDRESS`: the runs' tasks on a real Dask scheduler and real workers on this
+machine (`dask scheduler`, `dask worker --preload harness.tools.distributed`), against the same
+run done here: byte-identical outputs; a build no worker has is `unsupported`; a worker killed
+mid-run loses nothing and leaves no tool running; a scheduler that is not there is one line and
+exit 2."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import psutil
+import pytest
+from conftest import REPO
+
+pytest.importorskip("distributed")
+
+LLVM_22, LLVM_19 = "/usr/lib/llvm-22/bin", "/usr/lib/llvm-19/bin"
+SELECTION = ["--spec", "amdgpu-families.yaml", "--cpu", "gfx942", "--cpu", "gfx950", "-O", "0"]
+
+
+def _env(**extra: str) -> dict[str, str]:
+    return {**os.environ, "PYTHONPATH": str(REPO), "LLVM_DISABLE_SYMBOLIZATION": "1", **extra}
+
+
+def _start(argv: list[str], log: Path, **env: str) -> subprocess.Popen:
+    with open(log, "wb") as out:
+        return subprocess.Popen(argv, stdout=out, stderr=subprocess.STDOUT, env=_env(**env), start_new_session=True)
+
+
+def _stop(proc: subprocess.Popen) -> None:
+    try:
+        os.killpg(proc.pid, signal.SIGTERM)
+        proc.wait(timeout=20)
+    except (ProcessLookupError, subprocess.TimeoutExpired):
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+
+
+class Cluster:
+    """A scheduler and `workers` workers (one thread each) that have LLVM 22 and 19."""
+
+    def __init__(self, tmp: Path, workers: int, **env: str):
+        self.tmp = tmp
+        self.file = tmp / "scheduler.json"
+        dask = str(Path(sys.executable).with_name("dask"))
+        self.procs = [_start([dask, "scheduler", "--scheduler-file", str(self.file), "--host", "127.0.0.1", "--port", "0",
+                              "--no-dashboard"], tmp / "scheduler.log")]  # fmt: skip
+        deadline = time.monotonic() + 60
+        while not self.file.exists() and time.monotonic() < deadline:
+            time.sleep(0.2)
+        self.address = json.loads(self.file.read_text())["address"]
+        self.workers = [
+            _start(
+                [dask, "worker", self.address, "--nthreads", "1", "--no-dashboard", "--preload", "harness.tools.distributed"],
+                tmp / f"worker{i}.log",
+                HARNESS_LLVM_BIN=os.pathsep.join([LLVM_22, LLVM_19]),
+                **env,
+            )  # fmt: skip
+            for i in range(workers)
+        ]
+        self.procs += self.workers
+        self.wait_for(workers)
+
+    def wait_for(self, n: int) -> None:
+        from distributed import Client
+
+        with Client(self.address, timeout=30) as client:
+            client.wait_for_workers(n, timeout=120)
+            # (each has stated its builds before it registered)
+
+    def close(self) -> None:
+        for proc in reversed(self.procs):
+            _stop(proc)
+
+
+@pytest.fixture(scope="module")
+def cluster(tmp_path_factory, llvm_22_1_8):
+    if not os.path.isdir(LLVM_19):
+        pytest.skip("needs LLVM 19 beside 22 (ci/setup.sh installs both)")
+    c = Cluster(tmp_path_factory.mktemp("dask"), 2)
+    yield c
+    c.close()
+
+
+def harness(*args: str, timeout: float = 900) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "harness", *args], cwd=REPO, capture_output=True, timeout=timeout, env=_env())
+
+
+def test_a_matrix_of_two_builds_on_two_workers_is_byte_identical_to_the_local_one(cluster):
+    args = ["matrix", "--llvm-bin", LLVM_22, "--llvm-bin", LLVM_19, *SELECTION, "--no-cache", "--json"]
+    here = harness(*args)
+    there = harness(*args, "--scheduler", cluster.address)
+    assert here.returncode == there.returncode and here.returncode in (0, 1), here.stderr + there.stderr
+    assert there.stdout == here.stdout
+    doc = json.loads(there.stdout)
+    assert [b["version"] for b in doc["builds"]] == ["22.1.8", "19.1.7"] and len(doc["cells"]) > 100
+
+
+def test_a_build_no_worker_has_is_unsupported_with_that_reason(cluster):
+    proc = harness("run", "--llvm-bin", "/usr/lib/llvm-14/bin", *SELECTION, "--json", "--scheduler", cluster.address)
+    records = json.loads(proc.stdout)["cases"]
+    assert records and {r["verdict"] for r in records} == {"unsupported"}, proc.stderr
+    assert all("no worker of the Dask scheduler" in r["detail"] and "LLVM 14.0.6" in r["detail"] for r in records)
+
+
+def test_a_scheduler_that_is_not_there_is_one_line_and_exit_2():
+    import socket
+
+    with socket.socket() as s:  # a port nothing listens on
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    start = time.monotonic()
+    proc = harness("run", *SELECTION, "--scheduler", f"tcp://127.0.0.1:{port}", "--scheduler-timeout", "3", timeout=120)
+    err = proc.stderr.decode()
+    assert proc.returncode == 2 and proc.stdout == b"", err
+    assert len(err.strip().splitlines()) == 1 and f"127.0.0.1:{port}" in err and "within 3 s" in err, err
+    assert time.monotonic() - start < 60
+
+
+def _tools_left(names=("llc", "llvm-mc", "opt", "llvm-as")) -> list[psutil.Process]:
+    found = []
+    for p in psutil.process_iter(["name", "environ"]):
+        try:
+            if p.info["name"] in names and (p.info["environ"] or {}).get("HARNESS_TEST_TAG") == TAG:
+                found.append(p)
+        except (psutil.NoSuchProcess, psutil.AccessDenied):
+            continue
+    return found
+
+
+TAG = f"distributed-{os.getpid()}"
+
+
+def test_a_worker_killed_mid_run_loses_nothing_and_leaves_no_tool(tmp_path, llvm_22_1_8):
+    if not os.path.isdir(LLVM_19):
+        pytest.skip("needs LLVM 19 beside 22")
+    args = ["run", "--llvm-bin", LLVM_22, "--spec", "amdgpu-families.yaml", "--json"]
+    here = harness(*args)
+    c = Cluster(tmp_path, 2, HARNESS_TEST_TAG=TAG)  # (the workers' tools inherit the tag)
+    try:
+        run = subprocess.Popen([sys.executable, "-m", "harness", *args, "--scheduler", c.address], cwd=REPO,
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=_env())  # fmt: skip
+        victim = psutil.Process(c.workers[0].pid)
+        deadline = time.monotonic() + 300
+        while not [p for p in victim.children(recursive=True) if p.name() == "llc"] and time.monotonic() < deadline:
+            time.sleep(0.01)  # until the worker runs a tool
+        for p in [victim, *victim.children(recursive=True)]:
+            if p.name() not in ("llc", "llvm-mc", "opt", "llvm-as"):
+                p.send_signal(signal.SIGKILL)
+        out, err = run.communicate(timeout=900)
+        time.sleep(1)
+        assert run.returncode == here.returncode, err.decode()[-3000:]
+        assert out == here.stdout
+    finally:
+        c.close()
+    assert _tools_left() == []
+
+
+CHILD = """\
+import sys, threading, time
+from harness.tools import toolchain
+toolchain.tie_tools_to_parent()
+threading.Thread(target=toolchain.run_tool, args=(["sleep", sys.argv[1]],), kwargs={"timeout": 600}, daemon=True).start()
+time.sleep(600)
+"""
+
+
+@pytest.mark.parametrize("tied", [True, False])
+def test_a_tool_dies_with_the_process_that_started_it_even_by_sigkill(tied):
+    # What a Dask worker killed mid-run leaves behind: with the preload's tie, nothing. (Without
+    # it, the tool outlives the killed process: the control that shows the test can fail.)
+    tag = f"{os.getpid()}.{int(tied)}{time.monotonic_ns() % 100000}"  # a sleep of this length is ours alone
+    code = CHILD if tied else CHILD.replace("toolchain.tie_tools_to_parent()\n", "")
+    parent = subprocess.Popen([sys.executable, "-c", code, tag], env=_env())
+    try:
+        deadline = time.monotonic() + 60
+        while not (tool := [p for p in psutil.process_iter(["cmdline"]) if p.info["cmdline"] == ["sleep", tag]]):
+            assert time.monotonic() < deadline and parent.poll() is None
+            time.sleep(0.02)
+        parent.send_signal(signal.SIGKILL)
+        parent.wait()
+        try:
+            tool[0].wait(timeout=5)
+            outlived = False
+        except psutil.TimeoutExpired:
+            outlived = True
+        assert outlived is not tied
+    finally:
+        parent.kill()
+        for p in psutil.process_iter(["cmdline"]):
+            if p.info["cmdline"] == ["sleep", tag]:
+                p.kill()
