@@ -1188,6 +1188,7 @@ def write_json(path: Path, rows: list[Row], seconds: float) -> None:
             for m, r, k, s in rows
         ],
     }
+    path.parent.mkdir(parents=True, exist_ok=True)
     partial = path.with_name(path.name + ".partial")
     partial.write_text(json.dumps(doc, indent=1) + "\n", encoding="utf-8")
     os.replace(partial, path)  # an interrupted write leaves the last whole file for --resume

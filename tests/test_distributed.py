@@ -198,3 +198,60 @@ def test_a_tool_dies_with_the_process_that_started_it_even_by_sigkill(tied):
         for p in psutil.process_iter(["cmdline"]):
             if p.info["cmdline"] == ["sleep", tag]:
                 p.kill()
+
+
+def test_the_build_key_covers_every_tool_that_decides_a_verdict(tmp_path, llvm_22_1_8):
+    # Same llc, another llvm-mc: another build, whose cells a worker must not answer for the client's.
+    from harness.tools import distributed, toolchain
+
+    other = tmp_path / "bin"
+    other.mkdir()
+    for tool in distributed.KEYED_TOOLS[:-1]:
+        (other / tool).symlink_to(Path(LLVM_22) / tool)
+    (other / "llvm-mc").unlink()
+    (other / "llvm-mc").write_text(f'#!/bin/sh\nexec {LLVM_22}/llvm-mc "$@"\n')
+    (other / "llvm-mc").chmod(0o755)
+    real, linked = toolchain.discover(LLVM_22), toolchain.discover(str(other))
+    assert distributed.build_key(real).startswith("llvm-22.1.8-")
+    assert distributed.build_key(real) != distributed.build_key(linked)
+    (other / "llvm-mc").unlink()
+    (other / "llvm-mc").symlink_to(Path(LLVM_22) / "llvm-mc")  # the same files again: the same build
+    assert distributed.build_key(real) == distributed.build_key(toolchain.discover(str(other)))
+
+
+def test_a_listener_that_never_answers_is_one_line_and_exit_2_within_the_timeout():
+    import socket
+
+    with socket.socket() as s:  # accepts every connection, says nothing
+        s.bind(("127.0.0.1", 0))
+        s.listen(8)
+        start = time.monotonic()
+        proc = harness("run", *SELECTION, "--scheduler", f"tcp://127.0.0.1:{s.getsockname()[1]}", "--scheduler-timeout", "3",
+                       timeout=120)  # fmt: skip
+    err = proc.stderr.decode()
+    assert proc.returncode == 2 and len(err.strip().splitlines()) == 1 and "within 3 s" in err, err
+    assert time.monotonic() - start < 60
+
+
+@pytest.mark.parametrize("how", [signal.SIGKILL, signal.SIGSTOP])
+def test_a_scheduler_gone_or_frozen_mid_run_is_one_line_and_exit_2(tmp_path, llvm_22_1_8, how):
+    if not os.path.isdir(LLVM_19):
+        pytest.skip("needs LLVM 19 beside 22")
+    c = Cluster(tmp_path, 1)
+    try:
+        run = subprocess.Popen([sys.executable, "-m", "harness", "run", "--llvm-bin", LLVM_22, "--spec", "amdgpu-families.yaml",
+                                "--json", "--scheduler", c.address, "--scheduler-timeout", "5"], cwd=REPO,
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=_env())  # fmt: skip
+        worker = psutil.Process(c.workers[0].pid)
+        deadline = time.monotonic() + 300
+        while not [p for p in worker.children(recursive=True) if p.name() == "llc"] and time.monotonic() < deadline:
+            time.sleep(0.01)
+        os.kill(c.procs[0].pid, how)
+        out, err = run.communicate(timeout=180)
+    finally:
+        if how == signal.SIGSTOP:
+            os.kill(c.procs[0].pid, signal.SIGCONT)
+        c.close()
+    lines = err.decode().strip().splitlines()
+    assert run.returncode == 2 and out == b"", err.decode()[-3000:]
+    assert "lost the Dask scheduler" in lines[-1] and not [l for l in lines if "Traceback" in l or "ERROR" in l], lines

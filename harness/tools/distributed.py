@@ -22,11 +22,14 @@ from __future__ import annotations
 import functools
 import glob
 import hashlib
+import logging
 import os
 import pickle
 import sys
 import threading
 import time
+from concurrent.futures import Future
+from concurrent.futures import TimeoutError as FutureTimeout
 
 from harness.core.errors import InputError, quoted
 from harness.specs import selection
@@ -52,11 +55,21 @@ def _digest(identity: tuple) -> str:
     return h.hexdigest()
 
 
+# Every tool whose output decides a verdict: a worker is the client's build only when each is
+# the same (a patched llvm-mc beside a release llc is another build).
+KEYED_TOOLS = ("llc", "llvm-mc", "opt", "llvm-as", "llvm-objdump", "ptxas")
+
+
 def build_key(tc: toolchain.Toolchain) -> str:
-    """`llvm-<version>-<16 hex digits>`: the digest covers llc and every library it loads
-    (remembered per process while their stat identity stays)."""
-    identity = tuple(tuple(f) for f in builds.identity(tc.require("llc")))
-    return f"llvm-{tc.version}-{_digest(identity)[:16]}"
+    """`llvm-<version>-<16 hex digits>`: the digest covers each tool of KEYED_TOOLS the build has,
+    by name, and every file it runs (its libraries; a wrapper script's interpreter and the files it
+    names), remembered per process while their stat identity stays."""
+    h = hashlib.sha256()
+    for name in KEYED_TOOLS:
+        path = tc.tool(name)
+        identity = tuple(tuple(f) for f in builds.identity(path)) if path else ()
+        h.update(f"{name}={_digest(identity) if identity else '-'};".encode())
+    return f"llvm-{tc.version}-{h.hexdigest()[:16]}"
 
 
 # ---- the worker's side --------------------------------------------------------------------------
@@ -149,19 +162,24 @@ class DaskEngine:
             import distributed
         except ImportError:
             raise InputError("--scheduler needs Dask: pip install '.[distributed]' (dask, distributed)") from None
-        self.address = address
+        self.address, self.timeout = address, timeout
         self._distributed = distributed
+        _quiet_dask_logs()  # (what goes wrong there becomes one line here)
         try:
-            self.client = distributed.Client(address, timeout=timeout, set_as_default=False)
+            self.client = _within(timeout, lambda: distributed.Client(address, timeout=timeout, set_as_default=False))
         except (OSError, TimeoutError, ValueError, TypeError) as exc:
-            why = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+            why = _first_line(exc)
             raise InputError(f"--scheduler {quoted(address)}: no Dask scheduler answered within {timeout:g} s ({why})") from None
         if self.client.scheduler_info(n_workers=0).get("services", {}).get("dashboard"):  # (one that listens)
             print(f"harness: Dask dashboard: {self.client.dashboard_link}", file=sys.stderr)
 
     def holders(self, key: str) -> list[str]:
-        """The workers that have build `key` now."""
-        workers = self.client.scheduler_info(n_workers=-1).get("workers", {})
+        """The workers that have build `key` now (the scheduler answering within the timeout)."""
+        try:
+            info = _within(self.timeout, lambda: self.client.scheduler_info(n_workers=-1))
+        except (OSError, TimeoutError) as exc:
+            raise InputError(f"lost the Dask scheduler at {self.address} ({_first_line(exc)})") from None
+        workers = info.get("workers", {})
         return [w for w, info in workers.items() if info.get("resources", {}).get(key)]
 
     def lacks(self, tc: toolchain.Toolchain) -> str:
@@ -199,7 +217,9 @@ class DaskEngine:
                 try:
                     verdicts = pickle.loads(future.result())
                 except Exception as exc:
-                    raise InputError(f"a task on the Dask cluster at {self.address} failed: {exc}") from None
+                    if self.client.status not in ("running", "connecting") or future.status == "cancelled":
+                        raise InputError(f"lost the Dask scheduler at {self.address} ({_first_line(exc)})") from None
+                    raise InputError(f"a task on the Dask cluster at {self.address} failed: {_first_line(exc)}") from None
                 finished(verdicts, futures[future])
             if not batch:
                 if time.monotonic() - last_look > WATCH_INTERVAL:
@@ -212,11 +232,7 @@ class DaskEngine:
         for GRACE seconds; else when that began (None: a worker has it)."""
         if self.client.status not in ("running", "connecting"):
             raise InputError(f"lost the Dask scheduler at {self.address} ({self.client.status})")
-        try:
-            holders = self.holders(key)
-        except (OSError, TimeoutError) as exc:
-            raise InputError(f"lost the Dask scheduler at {self.address}: {exc}") from None
-        if holders:
+        if self.holders(key):
             return None
         now = time.monotonic()
         if alone_since is not None and now - alone_since > GRACE:
@@ -225,6 +241,37 @@ class DaskEngine:
 
     def close(self) -> None:
         try:
-            self.client.close(timeout=5)
-        except Exception:  # (a scheduler already gone: nothing to close)
+            _within(5, lambda: self.client.close(timeout=5))
+        except Exception:  # (a scheduler already gone or frozen: nothing to close)
             pass
+
+
+def _within(seconds: float, call):
+    """call()'s value, or TimeoutError when it has not returned within `seconds` (it goes on in a
+    daemon thread: Dask's own timeouts cover a connection, not a peer that accepts and says
+    nothing, nor a scheduler that stops answering)."""
+    done: Future = Future()
+
+    def run() -> None:
+        try:
+            done.set_result(call())
+        except BaseException as exc:
+            done.set_exception(exc)
+
+    threading.Thread(target=run, daemon=True).start()
+    try:
+        return done.result(timeout=seconds)
+    except FutureTimeout:
+        raise TimeoutError(f"no answer within {seconds:g} s") from None
+
+
+def _quiet_dask_logs() -> None:
+    """Dask's loggers (each with its own level, and a handler on stderr) say nothing below CRITICAL."""
+    names = [n for n in logging.root.manager.loggerDict if n == "distributed" or n.startswith("distributed.")]
+    for name in ["distributed", *names]:
+        logging.getLogger(name).setLevel(logging.CRITICAL)
+
+
+def _first_line(exc: BaseException) -> str:
+    text = str(exc).strip()
+    return text.splitlines()[0] if text else type(exc).__name__
