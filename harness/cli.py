@@ -169,12 +169,8 @@ def _ask_ahead(tc: toolchain.Toolchain, planned: list[Planned]) -> None:
 
 
 def cmd_run(args) -> int:
-    engine = distributed.from_args(args)  # (connected first: a scheduler not there fails fast)
-    try:
+    with distributed.connected(args) as engine:
         return _run(args, engine)
-    finally:
-        if engine is not None:
-            engine.close()
 
 
 def _run(args, engine) -> int:

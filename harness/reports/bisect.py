@@ -161,13 +161,9 @@ def _step(args, planned) -> int:
     if args.space != "specs":  # the space of this build: the processors its llc lists
         planned = _own_selectors(selection.space(args, lambda t: tc.cpus(t.registered) if t.registered in tc.targets else None))
     groups = expand.lit_groups(planned, args.cases)
-    engine = distributed.from_args(args)  # (a build no worker has: unsupported, so skip)
-    try:
+    with distributed.connected(args) as engine:  # (a build no worker has: unsupported, so skip)
         runner = Runner(tc, args.jobs, facts=False, engine=engine)
         outcomes = runner.run(groups)
-    finally:
-        if engine is not None:
-            engine.close()
     if runner.probe_died is not None:  # no case was compiled: its verdict says nothing of the cases
         return _decide(SKIP, f"{build}: {runner.probe_died.detail}; no case was compiled", invert)
     counts: dict[V.VerdictCode, int] = {}

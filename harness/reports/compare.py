@@ -348,12 +348,8 @@ def emit(doc: dict, args) -> None:
 
 def main(args) -> int:
     check_output_path(args.html)
-    engine = distributed.from_args(args)  # (connected first: a scheduler not there fails fast)
-    try:
+    with distributed.connected(args) as engine:
         return _matrix(args, engine)
-    finally:
-        if engine is not None:
-            engine.close()
 
 
 def _matrix(args, engine) -> int:

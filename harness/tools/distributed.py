@@ -19,6 +19,7 @@ Dask is imported only here, and this module only with --scheduler (`pip install 
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import glob
 import hashlib
@@ -28,6 +29,7 @@ import pickle
 import sys
 import threading
 import time
+from collections.abc import Iterator
 from concurrent.futures import Future
 from concurrent.futures import TimeoutError as FutureTimeout
 
@@ -144,10 +146,17 @@ def add_flags(p) -> None:
     )
 
 
-def from_args(args) -> DaskEngine | None:
-    """The engine --scheduler names, connected; None without --scheduler (the local pool)."""
+@contextlib.contextmanager
+def connected(args) -> Iterator[DaskEngine | None]:
+    """The engine --scheduler names, connected first (a scheduler not there fails before any
+    work) and closed at the end; None without --scheduler (the local pool)."""
     address = getattr(args, "scheduler", None)
-    return DaskEngine(address, args.scheduler_timeout) if address else None
+    engine = DaskEngine(address, args.scheduler_timeout) if address else None
+    try:
+        yield engine
+    finally:
+        if engine is not None:
+            engine.close()
 
 
 def _pickled(batch, sels) -> bytes:
