@@ -712,7 +712,8 @@ TESTS_FOR: dict[str, tuple[str, ...]] = {
     ),
     "harness/tools/declared.py": tuple(f"{_T}{n}.py" for n in ("coverage", "nvptx_mma", "amdgpu_row_cases", "matrix", "lit")),
     "harness/core/commands.py": (f"{_T}commands.py", f"{_T}run_line_guard.py", f"{_T}generated_checks.py"),
-    "harness/tools/runner.py": _RUNS + tuple(f"{_T}{n}.py" for n in ("function_split", "processors", "verdict_precedence")),
+    "harness/tools/runner.py": _RUNS
+    + tuple(f"{_T}{n}.py" for n in ("function_split", "processors", "verdict_precedence", "nvptx_mma")),
     "harness/tools/cache.py": (f"{_T}cache_entries.py", f"{_T}matrix.py"),
     "harness/core/verdicts.py": tuple(
         f"{_T}{n}.py"
