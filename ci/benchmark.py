@@ -129,14 +129,17 @@ def _cluster(workers: int, bin_dir: str, tmp: Path) -> tuple[str, list[subproces
     return address, procs
 
 
-def scaling(counts: list[int], space: str, tc) -> int:
-    """Cells per second of `harness run --space SPACE --scheduler` on 1.. local workers."""
-    rows = []
+def scaling(counts: list[int], space: str, tc, timeout: float | None) -> int:
+    """Cells per second of `harness run --space SPACE --scheduler` on 1.. local workers; each
+    count's row is printed when its run ends, with the cells whose record differs from the first count's."""
+    rows, first_cases = [], None
+    print(f"{tc.describe()}; --space {space}; local Dask workers of one thread each", flush=True)
     with tempfile.TemporaryDirectory() as tmp:
         for n in counts:
             address, procs = _cluster(n, str(tc.bin_dir), Path(tmp))
             try:
                 argv = [sys.executable, "-m", "harness", "run", "--llvm-bin", str(tc.bin_dir), "--space", space, "--json"]
+                argv += ["--timeout", str(timeout)] if timeout is not None else []
                 start = time.perf_counter()
                 proc = subprocess.run([*argv, "--scheduler", address], capture_output=True, text=True, cwd=ROOT)
                 wall = time.perf_counter() - start
@@ -147,11 +150,15 @@ def scaling(counts: list[int], space: str, tc) -> int:
                     p.wait()
             if proc.returncode not in (0, 1):
                 sys.exit(f"harness run --scheduler failed (exit {proc.returncode}):\n{proc.stderr[-2000:]}")
-            cells = len(json.loads(proc.stdout)["cases"])
-            rows.append((n, cells, wall))
-    print(f"{tc.describe()}; --space {space}; local Dask workers of one thread each")
-    for n, cells, wall in rows:
-        print(f"{n:3d} worker(s): {cells} cells in {wall:8.1f} s, {cells / wall:7.1f} cells/s, speed-up {rows[0][2] / wall:.2f}")
+            cases = json.loads(proc.stdout)["cases"]
+            first_cases = first_cases or cases
+            other = sum(a != b for a, b in zip(cases, first_cases)) + abs(len(cases) - len(first_cases))
+            rows.append((n, len(cases), wall))
+            print(f"{n:3d} worker(s): {len(cases)} cells in {wall:8.1f} s, {len(cases) / wall:7.1f} cells/s, "
+                  f"{other} cells judged otherwise than with {rows[0][0]}", flush=True)  # fmt: skip
+    base = min(rows)
+    for n, _, wall in rows:
+        print(f"speed-up of {n} worker(s) over {base[0]}: {base[2] / wall:.2f}")
     return 0
 
 
@@ -168,9 +175,12 @@ def main() -> int:
     parser.add_argument("--lit", action="store_true", help="also time `lit cases/` (all its files) against `harness run`")
     parser.add_argument("--scheduler", metavar="N,N", help="instead: the scaling on N local Dask workers (e.g. 1,2)")
     parser.add_argument("--space", default="full", help="the space --scheduler runs (default full)")
+    parser.add_argument(
+        "--timeout", type=float, help="harness run's --timeout for --scheduler (the full space of 22.1.8 has 110 hangs)"
+    )
     opts = parser.parse_args()
     if opts.scheduler:
-        return scaling([int(n) for n in opts.scheduler.split(",")], opts.space, toolchain.discover(opts.llvm_bin))
+        return scaling([int(n) for n in opts.scheduler.split(",")], opts.space, toolchain.discover(opts.llvm_bin), opts.timeout)
     if opts.lit and opts.spec:
         parser.error("--lit runs every file of cases/: give no --spec")
     tc = toolchain.discover(opts.llvm_bin)

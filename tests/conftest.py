@@ -12,6 +12,7 @@ from __future__ import annotations
 import atexit
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -310,3 +311,20 @@ def bad_ptxas(tmp_path) -> dict[str, Path]:
         out[name].write_text("#!/bin/sh\n" + PTXAS_VERSION + body)
         out[name].chmod(0o755)
     return out
+
+
+def lit_results(lit_exe: str, root: Path) -> dict[str, str]:
+    """`lit -a cases/` in the copy of the repository at `root`: each generated file's result (PASS,
+    XFAIL, XPASS, ...) by its name."""
+    env = {**os.environ, "LLVM_DISABLE_SYMBOLIZATION": "1"}
+    proc = subprocess.run([lit_exe, "-a", "cases/"], capture_output=True, text=True, cwd=root, env=env, timeout=600)
+    found = re.findall(r"^(\w+): matrix-lowering :: cases/generated/(\S+) \(", proc.stdout, re.M)
+    assert found, (proc.stdout + proc.stderr)[-3000:]
+    return {name: result for result, name in found}
+
+
+def json_at(cli, root: Path, *args: str) -> tuple[int, dict]:
+    """`harness ARGS... --json` run in `root`: (its exit status, 0 or 1, and its document)."""
+    proc = cli(*args, "--json", cwd=root)
+    assert proc.returncode in (0, 1) and "Traceback" not in proc.stderr, proc.stderr[-3000:]
+    return proc.returncode, json.loads(proc.stdout)

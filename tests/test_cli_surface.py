@@ -113,11 +113,36 @@ def test_progress_off_a_terminal_is_one_line_per_quarter_once_a_run_is_slow(caps
             progress(done, 10)
     lines = capsys.readouterr().err.splitlines()
     assert [line.split(",")[0] for line in lines] == [
-        "# 3/10 tool batches done (30%)",
-        "# 5/10 tool batches done (50%)",
-        "# 8/10 tool batches done (80%)",
-        "# 10/10 tool batches done (100%)",
+        "# 3/10 cells done (30%)",
+        "# 5/10 cells done (50%)",
+        "# 8/10 cells done (80%)",
+        "# 10/10 cells done (100%)",
     ]
+
+
+def test_progress_gives_the_rate_and_the_time_left(capsys, monkeypatch):
+    import sys
+
+    from harness.tools.runner import StderrProgress
+
+    log = StderrProgress()
+    log.start -= 100  # as if it started 100 s ago
+    log(2500, 10000)
+    log.start -= 100
+    log(10000, 10000)
+    line, last = capsys.readouterr().err.splitlines()
+    assert line.startswith("# 2500/10000 cells done (25%), 100.0 s, 25 cells/s, about 5 min 0 s left"), line
+    assert last.startswith("# 10000/10000 cells done (100%), 200.0 s, 50 cells/s") and "left" not in last, last
+    monkeypatch.setattr(sys.stderr, "isatty", lambda: True)
+    live = StderrProgress()
+    live(0, 1000)  # (the run starts)
+    live.start -= 10
+    for done in (3, 1000):
+        live(done, 1000)
+    shown = capsys.readouterr().err.split("\r")[1:]
+    assert shown[0].rstrip() == "[0/1000] cells"
+    assert shown[1].startswith("[3/1000] cells, 0.3 cells/s, about 55 min 2") and shown[1].endswith(" left")
+    assert shown[2].startswith("[1000/1000] cells, 100 cells/s") and shown[2].endswith("\n")
 
 
 def test_progress_is_quiet_for_json_into_a_pipe_only(monkeypatch, tmp_path):
@@ -137,15 +162,19 @@ def test_progress_is_quiet_for_json_into_a_pipe_only(monkeypatch, tmp_path):
 
 
 def test_progress_starts_again_for_the_next_build(capsys):
+    """The next build of `matrix` may finish more cells in its first task than the last build had."""
     from harness.tools.runner import StderrProgress
 
     progress = StderrProgress()
     progress.PATIENCE = 0  # every quarter is said, however fast
-    for _build in range(2):
-        for done in range(1, 5):
-            progress(done, 4)
+    for total, step in ((4, 1), (400, 100)):
+        progress(0, total)
+        for done in range(step, total + 1, step):
+            progress(done, total)
     lines = [line.split(",")[0] for line in capsys.readouterr().err.splitlines()]
-    assert lines == [f"# {n}/4 tool batches done ({n * 25}%)" for n in range(1, 5)] * 2
+    assert lines == [f"# {n}/4 cells done ({n * 25}%)" for n in range(1, 5)] + [
+        f"# {n * 100}/400 cells done ({n * 25}%)" for n in range(1, 5)
+    ]
 
 
 @pytest.mark.parametrize(
@@ -219,3 +248,19 @@ def test_a_spec_path_outside_the_cases_directory_is_refused_not_swapped_for_a_na
 def test_an_llvm_bin_that_is_a_file_says_so(cli):
     proc = cli("coverage", "--llvm-bin", "/usr/lib/llvm-22/bin/llc")
     one_line_exit_2(proc, "is not a directory")
+
+
+@pytest.mark.parametrize(
+    "command, flag, first, second",
+    [
+        ("run", "--cpu", "gfx942", "gfx950"),
+        ("matrix", "-O", "0", "2"),
+        ("run", "--selector", "sdag", "gisel"),
+        ("try", "--fmt-a", "fp8", "fp4\nhidden"),
+    ],
+)
+def test_a_one_value_flag_given_twice_is_refused_not_the_last_one_quietly(cli, command, flag, first, second):
+    proc = cli(command, flag, first, flag, second)
+    shown = (first, second) if flag == "-O" else (repr(first), repr(second))  # (-O's are numbers)
+    line = one_line_exit_2(proc, f"{flag} is given twice ({shown[0]}, then {shown[1]})")
+    assert line.startswith(f"harness {command}: error:") and proc.stdout == ""

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -21,7 +22,7 @@ from conftest import REPO
 pytest.importorskip("distributed")
 
 LLVM_22, LLVM_19 = "/usr/lib/llvm-22/bin", "/usr/lib/llvm-19/bin"
-SELECTION = ["--spec", "amdgpu-families.yaml", "--cpu", "gfx942", "--cpu", "gfx950", "-O", "0"]
+SELECTION = ["--spec", "amdgpu-families.yaml", "--cpu", "gfx942", "-O", "0"]
 
 
 def _env(**extra: str) -> dict[str, str]:
@@ -45,9 +46,9 @@ def _stop(proc: subprocess.Popen) -> None:
 
 
 class Cluster:
-    """A scheduler and `workers` workers (one thread each) that have LLVM 22 and 19."""
+    """A scheduler and `workers` workers (one thread each) that have `builds` (LLVM 22 and 19)."""
 
-    def __init__(self, tmp: Path, workers: int, **env: str):
+    def __init__(self, tmp: Path, workers: int, builds: tuple[str, ...] = (LLVM_22, LLVM_19), **env: str):
         self.tmp = tmp
         self.file = tmp / "scheduler.json"
         dask = str(Path(sys.executable).with_name("dask"))
@@ -61,7 +62,7 @@ class Cluster:
             _start(
                 [dask, "worker", self.address, "--nthreads", "1", "--no-dashboard", "--preload", "harness.tools.distributed"],
                 tmp / f"worker{i}.log",
-                HARNESS_LLVM_BIN=os.pathsep.join([LLVM_22, LLVM_19]),
+                HARNESS_LLVM_BIN=os.pathsep.join(builds),
                 **env,
             )  # fmt: skip
             for i in range(workers)
@@ -94,14 +95,17 @@ def harness(*args: str, timeout: float = 900) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-m", "harness", *args], cwd=REPO, capture_output=True, timeout=timeout, env=_env())
 
 
-def test_a_matrix_of_two_builds_on_two_workers_is_byte_identical_to_the_local_one(cluster):
+def test_a_matrix_of_two_builds_on_two_workers_is_byte_identical_to_the_local_one(cluster, tmp_path):
     args = ["matrix", "--llvm-bin", LLVM_22, "--llvm-bin", LLVM_19, *SELECTION, "--no-cache", "--json"]
-    here = harness(*args)
-    there = harness(*args, "--scheduler", cluster.address)
+    here = harness(*args, "--html", str(tmp_path / "here.html"))
+    there = harness(*args, "--html", str(tmp_path / "there.html"), "--scheduler", cluster.address)
     assert here.returncode == there.returncode and here.returncode in (0, 1), here.stderr + there.stderr
     assert there.stdout == here.stdout
+    assert (tmp_path / "there.html").read_bytes() == (tmp_path / "here.html").read_bytes()
     doc = json.loads(there.stdout)
     assert [b["version"] for b in doc["builds"]] == ["22.1.8", "19.1.7"] and len(doc["cells"]) > 100
+    judged = [{c["verdicts"][column] for c in doc["cells"]} for column in (0, 1)]
+    assert all(v - {"unsupported"} for v in judged), judged  # (each build judges cells of its own)
 
 
 def test_a_build_no_worker_has_is_unsupported_with_that_reason(cluster):
@@ -123,6 +127,50 @@ def test_a_scheduler_that_is_not_there_is_one_line_and_exit_2():
     assert proc.returncode == 2 and proc.stdout == b"", err
     assert len(err.strip().splitlines()) == 1 and f"127.0.0.1:{port}" in err and "within 3 s" in err, err
     assert time.monotonic() - start < 60
+
+
+def _link_build(build: Path, source: str) -> None:
+    """`build` holds the tools of `source`: one build rebuilt in place, as a bisect's is."""
+    build.mkdir(parents=True, exist_ok=True)
+    for tool in ("llc", "llvm-mc", "opt", "llvm-as", "llvm-objdump", "FileCheck"):
+        (build / tool).unlink(missing_ok=True)
+        (build / tool).symlink_to(os.path.join(source, tool))
+
+
+def test_a_build_made_after_the_workers_started_is_taken_under_their_roots(tmp_path, llvm_22_1_8):
+    """Each step of a bisect over a build farm: a fresh build at a path the workers see, rebuilt
+    in place at the next step. A worker takes it under its $HARNESS_LLVM_ROOTS, and only there."""
+    if not os.path.isdir(LLVM_19):
+        pytest.skip("needs LLVM 19 beside 22 (ci/setup.sh installs both)")
+    farm = tmp_path / "farm"
+    build = farm / "build" / "bin"
+    cluster = Cluster(tmp_path, 1, builds=("/usr/lib/llvm-14/bin",), HARNESS_LLVM_ROOTS=str(farm))
+    try:
+        outside = harness("run", "--llvm-bin", LLVM_19, *SELECTION, "--json", "--scheduler", cluster.address)
+        records = json.loads(outside.stdout)["cases"]
+        assert {r["verdict"] for r in records} == {"unsupported"}, outside.stderr
+        assert "HARNESS_LLVM_ROOTS" in records[0]["detail"] and LLVM_19 in records[0]["detail"]
+        for source, version in ((LLVM_22, "22.1.8"), (LLVM_19, "19.1.7")):
+            _link_build(build, source)
+            args = ["run", "--llvm-bin", str(build), "--spec", "amdgpu-families.yaml", "--cpu", "gfx90a", "-O", "0",
+                    "--no-cache", "--json"]  # fmt: skip
+            here = harness(*args)
+            there = harness(*args, "--scheduler", cluster.address)
+            assert here.returncode == there.returncode and here.returncode in (0, 1), here.stderr + there.stderr
+            assert there.stdout == here.stdout
+            doc = json.loads(there.stdout)
+            assert doc["llvm"] == version and any(r["verdict"] != "unsupported" for r in doc["cases"])
+        # Rebuilt in place once more, and no client asks for the new build: a client of the old
+        # one (19, from its own path) is not answered by the new one, and it is offered no more.
+        _link_build(build, LLVM_22)
+        stale = harness("run", "--llvm-bin", LLVM_19, *SELECTION, "--json", "--scheduler", cluster.address)
+        err = [line for line in stale.stderr.decode().splitlines() if not line.startswith("# ")]
+        assert stale.returncode == 2 and stale.stdout == b"" and len(err) == 1, stale.stderr
+        assert "is no longer llvm-19.1.7-" in err[0] and str(build) in err[0], err
+        gone = harness("run", "--llvm-bin", LLVM_19, *SELECTION, "--json", "--scheduler", cluster.address)
+        assert {r["verdict"] for r in json.loads(gone.stdout)["cases"]} == {"unsupported"}, gone.stderr
+    finally:
+        cluster.close()
 
 
 def _tools_left(names=("llc", "llvm-mc", "opt", "llvm-as")) -> list[psutil.Process]:
@@ -168,21 +216,28 @@ CHILD = """\
 import sys, threading, time
 from harness.tools import toolchain
 toolchain.tie_tools_to_parent()
-threading.Thread(target=toolchain.run_tool, args=(["sleep", sys.argv[1]],), kwargs={"timeout": 600}, daemon=True).start()
+threading.Thread(target=toolchain.run_tool, args=([sys.argv[2], sys.argv[1]],), kwargs={"timeout": 600}, daemon=True).start()
 time.sleep(600)
 """
 
 
-@pytest.mark.parametrize("tied", [True, False])
-def test_a_tool_dies_with_the_process_that_started_it_even_by_sigkill(tied):
-    # What a Dask worker killed mid-run leaves behind: with the preload's tie, nothing. (Without
-    # it, the tool outlives the killed process: the control that shows the test can fail.)
-    tag = f"{os.getpid()}.{int(tied)}{time.monotonic_ns() % 100000}"  # a sleep of this length is ours alone
-    code = CHILD if tied else CHILD.replace("toolchain.tie_tools_to_parent()\n", "")
-    parent = subprocess.Popen([sys.executable, "-c", code, tag], env=_env())
+@pytest.mark.parametrize("how", ["setpriv", "preexec", "untied"])
+def test_a_tool_dies_with_the_process_that_started_it_even_by_sigkill(how):
+    # What a Dask worker killed mid-run leaves behind: with the preload's tie, nothing, whether
+    # through setpriv (a tool named by its path) or a preexec function (one found on PATH).
+    # Untied, the tool outlives the killed process: the control that shows the test can fail.
+    from harness.tools import toolchain
+
+    if how == "setpriv" and not toolchain._setpriv():
+        pytest.skip("no setpriv that takes --pdeathsig (util-linux 2.33 or later)")
+    n = ["setpriv", "preexec", "untied"].index(how)
+    tag = f"{os.getpid()}.{n}{time.monotonic_ns() % 100000}"  # a sleep of this many seconds is ours alone
+    program = shutil.which("sleep") if how == "setpriv" else "sleep"
+    code = CHILD.replace("toolchain.tie_tools_to_parent()\n", "") if how == "untied" else CHILD
+    parent = subprocess.Popen([sys.executable, "-c", code, tag, program], env=_env())
     try:
         deadline = time.monotonic() + 60
-        while not (tool := [p for p in psutil.process_iter(["cmdline"]) if p.info["cmdline"] == ["sleep", tag]]):
+        while not (tool := [p for p in psutil.process_iter(["cmdline"]) if p.info["cmdline"] == [program, tag]]):
             assert time.monotonic() < deadline and parent.poll() is None
             time.sleep(0.02)
         parent.send_signal(signal.SIGKILL)
@@ -192,11 +247,11 @@ def test_a_tool_dies_with_the_process_that_started_it_even_by_sigkill(tied):
             outlived = False
         except psutil.TimeoutExpired:
             outlived = True
-        assert outlived is not tied
+        assert outlived is (how == "untied")
     finally:
         parent.kill()
         for p in psutil.process_iter(["cmdline"]):
-            if p.info["cmdline"] == ["sleep", tag]:
+            if p.info["cmdline"] == [program, tag]:
                 p.kill()
 
 
@@ -255,3 +310,30 @@ def test_a_scheduler_gone_or_frozen_mid_run_is_one_line_and_exit_2(tmp_path, llv
     lines = err.decode().strip().splitlines()
     assert run.returncode == 2 and out == b"", err.decode()[-3000:]
     assert "lost the Dask scheduler" in lines[-1] and not [l for l in lines if "Traceback" in l or "ERROR" in l], lines
+
+
+def test_the_dashboard_link_is_printed_only_where_a_page_answers():
+    """`dask scheduler --no-dashboard` still names an HTTP port; only a page there is a link."""
+    import http.server
+    import threading
+
+    from harness.tools.distributed import _shows
+
+    class Pages(http.server.BaseHTTPRequestHandler):
+        def do_GET(self):
+            self.send_response(200 if self.path == "/status" else 404)
+            self.end_headers()
+
+        def log_message(self, *args):
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Pages)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        port = server.server_address[1]
+        assert _shows(f"http://127.0.0.1:{port}/status")
+        assert not _shows(f"http://127.0.0.1:{port}/other")
+    finally:
+        server.shutdown()
+        server.server_close()
+    assert not _shows(f"http://127.0.0.1:{port}/status")  # (nothing listens now)

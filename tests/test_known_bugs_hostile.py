@@ -11,7 +11,6 @@ through PYTHONPATH."""
 
 from __future__ import annotations
 
-import json
 import os
 import re
 import shutil
@@ -20,7 +19,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import one_line_exit_2
+from conftest import json_at, lit_results, one_line_exit_2
 
 W = "wmma.f32.16x16x128.f8f6f4"
 # Its exact FP4 sources pass under both selectors on 22.1.8; its over-wide ones are the bug the
@@ -49,27 +48,19 @@ def _write(root: Path, files: dict[str, str]) -> None:
         (root / "cases" / name).write_text(text)
 
 
-def _lit(lit_exe: str, root: Path) -> dict[str, str]:
-    env = {**os.environ, "LLVM_DISABLE_SYMBOLIZATION": "1"}
-    proc = subprocess.run([lit_exe, "-a", "cases/"], capture_output=True, text=True, cwd=root, env=env, timeout=600)
-    found = re.findall(r"^(\w+): matrix-lowering :: cases/generated/(\S+) \(", proc.stdout, re.M)
-    assert found, (proc.stdout + proc.stderr)[-3000:]
-    return {name: result for result, name in found}
-
-
 def _run(cli, root: Path, *args: str) -> tuple[int, dict]:
-    proc = cli("run", "--cases", "cases", *args, "--json", cwd=root)
-    assert proc.returncode in (0, 1) and "Traceback" not in proc.stderr, proc.stderr[-3000:]
-    return proc.returncode, json.loads(proc.stdout)
+    return json_at(cli, root, "run", "--cases", "cases", *args)
 
 
 # ---- a listed file that passes: an unexpected pass, in every command as in lit ------------------
 
 
-def test_a_listed_file_whose_cells_all_pass_is_an_unexpected_pass_in_run_try_bisect_and_lit(llvm_22_1_8, cli, lit_exe, checkout):
+def test_a_listed_file_whose_cells_all_pass_is_an_unexpected_pass_in_run_try_bisect_andlit_results(
+    llvm_22_1_8, cli, lit_exe, checkout
+):
     _write(checkout, {"w.yaml": EXACT_AND_WIDE, "known-bugs.yaml": PLANTED})
     assert cli("expand", "--cases", "cases", cwd=checkout).returncode == 0
-    assert _lit(lit_exe, checkout) == {EXACT: "XPASS", WIDE: "XFAIL"}
+    assert lit_results(lit_exe, checkout) == {EXACT: "XPASS", WIDE: "XFAIL"}
 
     status, doc = _run(cli, checkout)
     by_file: dict[str, set[str]] = {}
@@ -118,7 +109,7 @@ def test_a_space_glob_gives_the_same_verdict_before_and_after_expand_writes_the_
     judged = [(c["function"], c["selector"], c["judgment"]) for c in before[1]["cases"]]
     assert judged == [(c["function"], c["selector"], c["judgment"]) for c in after[1]["cases"]]
     assert before[0] == after[0] == 1 and {j for *_, j in judged} == {"unexpected"}, judged
-    assert _lit(lit_exe, checkout) == {"mfma.f32.32x32x8f16.gfx1250.O0.absent.ll": "FAIL"}
+    assert lit_results(lit_exe, checkout) == {"mfma.f32.32x32x8f16.gfx1250.O0.absent.ll": "FAIL"}
 
 
 # ---- what the file says: merge keys, keys given twice, a FIFO, a list as a key ------------------

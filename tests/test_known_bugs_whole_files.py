@@ -11,14 +11,12 @@ known-bugs.yaml; pointed at another checkout through PYTHONPATH, the tests judge
 from __future__ import annotations
 
 import json
-import os
 import re
 import shutil
-import subprocess
 from pathlib import Path
 
 import pytest
-from conftest import one_line_exit_2
+from conftest import json_at, lit_results, one_line_exit_2
 
 # A row of an NVPTX cohort (the rows LLVM declares together share one lit file) that passes on
 # 22.1.8; an entry listing the row's own file makes `expand` split it out of the cohort's file.
@@ -57,20 +55,6 @@ def _expanded(cli, root: Path) -> set[str]:
     return {p.name for p in (root / "cases" / "generated").glob("*.ll")}
 
 
-def _lit(lit_exe: str, root: Path) -> dict[str, str]:
-    env = {**os.environ, "LLVM_DISABLE_SYMBOLIZATION": "1"}
-    proc = subprocess.run([lit_exe, "-a", "cases/"], capture_output=True, text=True, cwd=root, env=env, timeout=600)
-    found = re.findall(r"^(\w+): matrix-lowering :: cases/generated/(\S+) \(", proc.stdout, re.M)
-    assert found, (proc.stdout + proc.stderr)[-3000:]
-    return {name: result for result, name in found}
-
-
-def _json(cli, root: Path, *args: str) -> tuple[int, dict]:
-    proc = cli(*args, "--json", cwd=root)
-    assert proc.returncode in (0, 1) and "Traceback" not in proc.stderr, proc.stderr[-3000:]
-    return proc.returncode, json.loads(proc.stdout)
-
-
 def _judged(doc: dict) -> dict[tuple[str, str], tuple[str, str, bool]]:
     """(function, selector) -> (file, judgment, unexpected pass) of a run document's cells."""
     return {(c["function"], c["selector"]): (c["file"], c["judgment"], "unexpected_pass" in c) for c in doc["cases"]}
@@ -80,12 +64,14 @@ def _judged(doc: dict) -> dict[tuple[str, str], tuple[str, str, bool]]:
 
 
 @pytest.mark.usefixtures("nvptx_tc", "ptxas_path")
-def test_a_row_listed_by_its_own_file_is_an_unexpected_pass_in_every_command_as_in_lit(llvm_22_1_8, cli, lit_exe, tmp_path):
+def test_a_row_listed_by_its_own_file_is_an_unexpected_pass_in_every_command_as_inlit_results(
+    llvm_22_1_8, cli, lit_exe, tmp_path
+):
     root = _checkout(tmp_path / "co", {"rows.yaml": COHORT_SPEC, "known-bugs.yaml": ROW_LISTED})
     assert {ROW_FILE, COHORT_FILE} <= _expanded(cli, root)
-    assert _lit(lit_exe, root) == {ROW_FILE: "XPASS", COHORT_FILE: "PASS"}
+    assert lit_results(lit_exe, root) == {ROW_FILE: "XPASS", COHORT_FILE: "PASS"}
 
-    status, doc = _json(cli, root, "run", "--cases", "cases")
+    status, doc = json_at(cli, root, "run", "--cases", "cases")
     row = {k: v for k, v in _judged(doc).items() if k[0].startswith("mma_m16n8k16_row_col_f16_f16_") and k[1] == "sdag"}
     assert status == 1 and set(row.values()) == {(ROW_FILE, "unexpected", True)}, row
     others = {v for k, v in _judged(doc).items() if k not in row and v[1] != "not-judged"}
@@ -95,7 +81,7 @@ def test_a_row_listed_by_its_own_file_is_an_unexpected_pass_in_every_command_as_
     assert tried.returncode == 1 and "unexpected pass: the known bug no longer reproduces" in tried.stdout, tried.stdout
     assert f"lists {ROW_FILE}" in tried.stdout, tried.stdout
 
-    status, matrix = _json(cli, root, "matrix", "--cases", "cases", "--intrinsic", ROW)
+    status, matrix = json_at(cli, root, "matrix", "--cases", "cases", "--intrinsic", ROW)
     assert [c["judgments"] for c in matrix["cells"] if c["selector"] == "sdag"] == [["unexpected"]], matrix["cells"]
 
     step = cli("bisect-run", "--llvm-bin", llvm_22_1_8.bin_dir, "--cases", "cases", "--intrinsic", ROW, cwd=root)
@@ -145,13 +131,13 @@ def test_one_selector_of_a_listed_file_is_never_an_unexpected_pass_and_names_the
     listed = f'"22.1.8":\n  - files: generated/{BF16}.*.exact*.ll\n    reason: planted, GlobalISel aborts\n'
     root = _checkout(tmp_path / "co", {"bf16.yaml": spec, "known-bugs.yaml": listed})
     assert BF16_FILE in _expanded(cli, root)
-    assert _lit(lit_exe, root) == {BF16_FILE: "XFAIL"}
+    assert lit_results(lit_exe, root) == {BF16_FILE: "XFAIL"}
 
     tried = cli("try", "--intrinsic", BF16, "--cpu", "gfx950", "--selector", "sdag", cwd=root)
     assert tried.returncode == 0 and "judged:  expected" in tried.stdout, tried.stdout + tried.stderr[-2000:]
-    status, doc = _json(cli, root, "run", "--cases", "cases", "--selector", "sdag")
+    status, doc = json_at(cli, root, "run", "--cases", "cases", "--selector", "sdag")
     assert status == 0 and set(_judged(doc).values()) == {(BF16_FILE, "expected", False)}, doc["cases"]
-    status, doc = _json(cli, root, "run", "--cases", "cases")
+    status, doc = json_at(cli, root, "run", "--cases", "cases")
     assert status == 0 and {v[1] for v in _judged(doc).values()} == {"expected", "known-bug"}, doc["cases"]
 
 
@@ -266,6 +252,8 @@ def test_a_space_cohort_glob_is_never_an_unexpected_pass_for_the_rows_a_run_judg
     one row that passes says nothing of the others (and lit has no file of them)."""
     listed = '"22.1.8":\n  - files: space/mma.ptx70.llvm14.sm_86.O0.exact*.ll\n    reason: planted in the space\n'
     root = _checkout(tmp_path / "co", {"known-bugs.yaml": listed})
-    status, doc = _json(cli, root, "run", "--cases", "cases", "--space", "full", "--intrinsic", ROW, "--cpu", "sm_86", "-O", "0")
+    status, doc = json_at(
+        cli, root, "run", "--cases", "cases", "--space", "full", "--intrinsic", ROW, "--cpu", "sm_86", "-O", "0"
+    )
     judged = [(c["verdict"], c["judgment"], "unexpected_pass" in c) for c in doc["cases"]]
     assert status == 0 and judged == [("pass", "expected", False)], doc["cases"]

@@ -24,6 +24,17 @@ from harness.targets.catalog import Side
 DEFAULT_CASES = Path(__file__).resolve().parents[2] / "cases"
 
 
+class Once(argparse.Action):
+    """A flag that takes one value: given twice it is a usage error, as an LLVM tool's option is
+    ("may only occur zero or one times"), never the last one quietly."""
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        seen = getattr(namespace, self.dest, None)  # (each such flag's default is None)
+        if seen is not None:
+            parser.error(f"{option_string} is given twice ({quoted(seen)}, then {quoted(values)}); it takes one value")
+        setattr(namespace, self.dest, values)
+
+
 def add_case_flags(p: argparse.ArgumentParser, one_case: bool = False) -> None:
     """`harness try`'s flags for one case (`one_case`), or flags that narrow many cases."""
     p.add_argument(
@@ -36,20 +47,32 @@ def add_case_flags(p: argparse.ArgumentParser, one_case: bool = False) -> None:
         "a form's own name (wmma.f32.16x16x16.f16.gfx1100w64) one; run, matrix and bisect-run take globs (smfmac.*)",
     )
     p.add_argument(
-        "--fmt-a", default=None, metavar="F", help=f"A format ({formats.spellings()}; a fixed-type row: its element type)"
+        "--fmt-a",
+        action=Once,
+        default=None,
+        metavar="F",
+        help=f"A format ({formats.spellings()}; a fixed-type row: its element type)",
     )
-    p.add_argument("--fmt-b", default=None, metavar="F", help="B format (same spellings)")
-    p.add_argument("--width-a", default=None, metavar="N", help="A source width in i32, or exact, max (default exact)")
-    p.add_argument("--width-b", default=None, metavar="N", help="B source width in i32, or exact, max (default exact)")
+    p.add_argument("--fmt-b", action=Once, default=None, metavar="F", help="B format (same spellings)")
+    p.add_argument(
+        "--width-a", action=Once, default=None, metavar="N", help="A source width in i32, or exact, max (default exact)"
+    )
+    p.add_argument(
+        "--width-b", action=Once, default=None, metavar="N", help="B source width in i32, or exact, max (default exact)"
+    )
     p.add_argument(
         "--selector",
+        action=Once,
         choices=[s.value for s in SELECTORS],  # plain text: argparse's messages repr() its choices
         default=None,
         help="instruction selector (default: each the target has, sdag and gisel on AMDGPU)",
     )
-    p.add_argument("-O", dest="opt", type=int, choices=cases.OPT_LEVELS, default=None, help="llc -O level (default 0)")
+    p.add_argument(
+        "-O", action=Once, dest="opt", type=int, choices=cases.OPT_LEVELS, default=None, help="llc -O level (default 0)"
+    )
     p.add_argument(
         "--cpu",
+        action=Once,
         default=None,
         help="the CPU (an AMDGPU gfx name, an NVPTX sm_NN); default: the intrinsic's first"
         if one_case
@@ -57,6 +80,7 @@ def add_case_flags(p: argparse.ArgumentParser, one_case: bool = False) -> None:
     )
     p.add_argument(
         "--pipeline",
+        action=Once,
         default=None,
         type=pass_pipeline,
         metavar="P",

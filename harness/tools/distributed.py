@@ -10,8 +10,10 @@ loads this module as a preload:
     dask worker tcp://HOST:8786 --preload harness.tools.distributed
 
 which looks in the directories of $HARNESS_LLVM_BIN (os.pathsep between them), else in every
-/usr/lib/llvm-N/bin. A build no worker has is `unsupported`, with that reason, before any task
-is sent. The verdicts come back to the client, which judges and reports them as a local run
+/usr/lib/llvm-N/bin. A build made after the workers started (each step of a bisect over a build
+farm) is taken by every worker that sees it at the client's path under one of the directories of
+its $HARNESS_LLVM_ROOTS, and is the same build there; a build rebuilt in place replaces the one it
+was. A build no worker has or takes is `unsupported`, with that reason, before any task is sent. The verdicts come back to the client, which judges and reports them as a local run
 does, so the outputs of a distributed run are those of the same run done here.
 
 Dask is imported only here, and this module only with --scheduler (`pip install '.[distributed]'`).
@@ -33,12 +35,16 @@ from collections.abc import Iterator
 from concurrent.futures import Future
 from concurrent.futures import TimeoutError as FutureTimeout
 
-from harness.core.errors import InputError, quoted
+from harness.core.errors import PATH_LIMIT, InputError, quoted
 from harness.specs import selection
 from harness.tools import builds, toolchain
 
 CONNECT_TIMEOUT = 10.0  # seconds to reach the scheduler before the run ends with exit 2
 BUILDS_VARIABLE = "HARNESS_LLVM_BIN"
+ROOTS_VARIABLE = "HARNESS_LLVM_ROOTS"
+# Seconds the workers may take to say whether they take a build the client names: each hashes its
+# tools and their libraries (about 200 MB for a release build), perhaps over a network filesystem.
+ADOPT_TIMEOUT = 120.0
 WATCH_INTERVAL = 2.0  # seconds between looks at whether a worker with the build is left
 # Seconds no worker may have the build before the run ends: a nanny restarts a killed worker
 # within a few seconds, and its tasks wait for it.
@@ -77,13 +83,16 @@ def build_key(tc: toolchain.Toolchain) -> str:
 # ---- the worker's side --------------------------------------------------------------------------
 _LOCAL: dict[str, str] = {}  # build key -> bin directory, on this worker
 _LOCAL_LOCK = threading.Lock()
+_SCANNED: list[bool] = []  # [True] once $HARNESS_LLVM_BIN has been looked at
 _RUNNERS: dict[tuple, object] = {}
 
 
 def local_builds() -> dict[str, str]:
-    """Build key -> bin directory of every build this machine offers (found once per process)."""
+    """Build key -> bin directory of every build this machine offers (the named ones found once
+    per process; those taken since)."""
     with _LOCAL_LOCK:
-        if not _LOCAL:
+        if not _SCANNED:
+            _SCANNED.append(True)
             named = os.environ.get(BUILDS_VARIABLE, "")
             dirs = [d for d in named.split(os.pathsep) if d] if named else sorted(glob.glob("/usr/lib/llvm-*/bin"))
             for d in dirs:
@@ -106,25 +115,93 @@ def dask_setup(worker) -> None:
         worker.state.available_resources[key] = worker.state.nthreads
 
 
+def _roots() -> list[str]:
+    """The real paths of $HARNESS_LLVM_ROOTS' directories (a relative one means nothing: skipped)."""
+    return [os.path.realpath(r) for r in os.environ.get(ROOTS_VARIABLE, "").split(os.pathsep) if os.path.isabs(r)]
+
+
+def _take(path: str, key: str) -> list[str] | None:
+    """The keys this worker stops offering when it takes build `key` at `path` (another build that
+    was at that path before), or None when it does not take it: the path is not under its roots,
+    or the build there is another one on this machine. (The roots bound where the build's
+    directory lies, not where links among its tools point.)"""
+    local_builds()
+    real = os.path.realpath(path)
+    if not any(os.path.commonpath([real, root]) == root for root in _roots()):
+        return None
+    try:
+        tc = toolchain.fresh(real)
+        if build_key(tc) != key:
+            return None
+    except Exception as exc:  # (whatever the build there does, this worker does not take it)
+        print(f"harness worker: {path}: {exc}", file=sys.stderr)
+        return None
+    with _LOCAL_LOCK:
+        stale = [k for k, d in _LOCAL.items() if d == str(tc.bin_dir) and k != key]
+        for k in stale:
+            del _LOCAL[k]
+        _LOCAL[key] = str(tc.bin_dir)
+    return stale
+
+
+_TAKING: list = []  # [the asyncio.Lock that orders takes on this worker], made in its loop
+
+
+async def take_build(path: str, key: str, dask_worker=None) -> bool:
+    """Run on every worker by a client whose build no worker offers: the worker takes the build
+    at `path` when `_take` does, and offers it from then on (Dask resources, as `dask_setup`).
+    Takes run one at a time, so what the scheduler is told last is what the worker has."""
+    import asyncio
+
+    if not _TAKING:
+        _TAKING.append(asyncio.Lock())
+    async with _TAKING[0]:
+        stale = await asyncio.to_thread(_take, path, key)
+        if stale is None:
+            return False
+        await dask_worker.set_resources(**{key: dask_worker.state.nthreads}, **dict.fromkeys(stale, 0))
+    return True
+
+
+def _drop(key: str, where: str) -> None:
+    """This worker stops offering build `key`, which is no longer at `where`."""
+    with _LOCAL_LOCK:
+        if _LOCAL.get(key) == where:
+            del _LOCAL[key]
+        for runner_key in [k for k in _RUNNERS if k[0] == key]:
+            del _RUNNERS[runner_key]
+    try:
+        from distributed import get_worker
+
+        worker = get_worker()
+        worker.loop.add_callback(worker.set_resources, **{key: 0})
+    except ValueError:  # (not on a worker)
+        pass
+
+
 def run_task(key: str, options: dict, task: bytes) -> bytes:
     """One task on a worker: the pickled (batch, selectors)' verdicts on this worker's copy of
     build `key`, pickled. (Pickled here and on the client as one object: Dask would serialise a
-    dict's values one by one, copying the tool runs many verdicts share.)"""
+    dict's values one by one, copying the tool runs many verdicts share.) The build is checked
+    to be `key` for every task (a stat of each file while they stay as they were): one rebuilt
+    or upgraded in place since is dropped, and the task fails with that reason."""
     from harness.tools.runner import Runner
 
     batch, sels = pickle.loads(task)
     toolchain.tie_tools_to_parent()  # (a worker started without the preload)
 
+    where = local_builds().get(key)
+    if where is None:
+        raise RuntimeError(f"this worker has no build {key}")
     with _LOCAL_LOCK:
         runner = _RUNNERS.get((key, *sorted(options.items())))
     if runner is None:
-        where = local_builds().get(key)
-        if where is None:
-            raise RuntimeError(f"this worker has no build {key}")
-        tc = toolchain.discover(where, options["timeout"])
-        runner = Runner(tc, 1, with_object=options["with_object"], facts=options["facts"])
+        runner = Runner(toolchain.fresh(where, options["timeout"]), 1, with_object=options["with_object"], facts=options["facts"])
         with _LOCAL_LOCK:
             runner = _RUNNERS.setdefault((key, *sorted(options.items())), runner)
+    if build_key(runner.tc) != key:  # type: ignore[attr-defined]
+        _drop(key, where)
+        raise RuntimeError(f"the build at {where} is no longer {key}: rebuilt or upgraded in place since this worker took it")
     return pickle.dumps(runner.run_batch(batch, sels), protocol=pickle.HIGHEST_PROTOCOL)  # type: ignore[attr-defined]
 
 
@@ -173,14 +250,18 @@ class DaskEngine:
             raise InputError("--scheduler needs Dask: pip install '.[distributed]' (dask, distributed)") from None
         self.address, self.timeout = address, timeout
         self._distributed = distributed
+        self._paths: dict[str, str] = {}  # build key -> the client's bin directory of it
+        self._failures: dict[str, str] = {}  # build key -> why a worker could not look at it
         _quiet_dask_logs()  # (what goes wrong there becomes one line here)
         try:
             self.client = _within(timeout, lambda: distributed.Client(address, timeout=timeout, set_as_default=False))
         except (OSError, TimeoutError, ValueError, TypeError) as exc:
             why = _first_line(exc)
             raise InputError(f"--scheduler {quoted(address)}: no Dask scheduler answered within {timeout:g} s ({why})") from None
-        if self.client.scheduler_info(n_workers=0).get("services", {}).get("dashboard"):  # (one that listens)
-            print(f"harness: Dask dashboard: {self.client.dashboard_link}", file=sys.stderr)
+        if self.client.scheduler_info(n_workers=0).get("services", {}).get("dashboard"):
+            link = self.client.dashboard_link
+            if _shows(link):  # (`dask scheduler --no-dashboard` still serves HTTP, not the page)
+                print(f"harness: Dask dashboard: {link}", file=sys.stderr)
 
     def holders(self, key: str) -> list[str]:
         """The workers that have build `key` now (the scheduler answering within the timeout)."""
@@ -192,11 +273,35 @@ class DaskEngine:
         return [w for w, info in workers.items() if info.get("resources", {}).get(key)]
 
     def lacks(self, tc: toolchain.Toolchain) -> str:
-        """Why this cluster cannot run build `tc` ("" when a worker has it)."""
+        """Why this cluster cannot run build `tc` ("" when a worker has it, or takes it now)."""
         key = build_key(tc)
-        if self.holders(key):
+        if tc.bin_dir is not None:
+            self._paths[key] = str(tc.bin_dir)
+        if self.holders(key) or self._taken(key):
             return ""
-        return f"no worker of the Dask scheduler at {self.address} has LLVM {tc.version} ({key})"
+        failed = self._failures.get(key)
+        return (
+            f"no worker of the Dask scheduler at {self.address} has LLVM {tc.version} ({key}) or takes it from "
+            f"{quoted(str(tc.bin_dir or 'PATH'), PATH_LIMIT)} (a worker takes a build under the directories of its "
+            f"${ROOTS_VARIABLE})" + (f"; a worker failed to look: {failed}" if failed else "")
+        )
+
+    def _taken(self, key: str) -> bool:
+        """Whether a worker took build `key` at the client's path (see `take_build`). A worker that
+        has not answered within ADOPT_TIMEOUT takes nothing; those that took it stay."""
+        path = self._paths.get(key)
+        if path is None:
+            return False
+        try:
+            answers = _within(ADOPT_TIMEOUT, lambda: self.client.run(take_build, path, key, on_error="return"))
+        except TimeoutError:
+            return bool(self.holders(key))  # (a scheduler gone: one line there)
+        except OSError as exc:
+            raise InputError(f"lost the Dask scheduler at {self.address} ({_first_line(exc)})") from None
+        errors = [a for a in answers.values() if isinstance(a, BaseException)]
+        if errors:
+            self._failures[key] = _first_line(errors[0])
+        return any(answer is True for answer in answers.values())
 
     def run(self, runner, tasks: list, finished) -> None:
         """Each task on a worker with the build; `finished(verdicts, sels)` here as each ends.
@@ -238,10 +343,11 @@ class DaskEngine:
 
     def _still_there(self, key: str, alone_since: float | None) -> float | None:
         """Ends the run (exit 2) when the scheduler is gone, or when no worker has had the build
-        for GRACE seconds; else when that began (None: a worker has it)."""
+        for GRACE seconds; else when that began (None: a worker has it, or takes it again: one
+        restarted, or joined since, has only the builds it was started with)."""
         if self.client.status not in ("running", "connecting"):
             raise InputError(f"lost the Dask scheduler at {self.address} ({self.client.status})")
-        if self.holders(key):
+        if self.holders(key) or self._taken(key):
             return None
         now = time.monotonic()
         if alone_since is not None and now - alone_since > GRACE:
@@ -272,6 +378,17 @@ def _within(seconds: float, call):
         return done.result(timeout=seconds)
     except FutureTimeout:
         raise TimeoutError(f"no answer within {seconds:g} s") from None
+
+
+def _shows(url: str) -> bool:
+    """Whether `url` answers a GET with a page within a second."""
+    import urllib.request
+
+    try:
+        with urllib.request.urlopen(url, timeout=1) as answer:
+            return answer.status == 200
+    except (OSError, ValueError):
+        return False
 
 
 def _quiet_dask_logs() -> None:

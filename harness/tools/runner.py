@@ -432,13 +432,15 @@ class Runner:
         on the workers of the engine this runner was given."""
         order = _largest_first(modules)
         tasks = [(m, sels) for m in order for sels in ([(sel,) for sel in m.selectors] if _compiled(m) else [m.selectors])]
-        total = sum(len(sels) for _, sels in tasks)
+        total = sum(len(m.members) * len(sels) for m, sels in tasks)  # cells: one verdict each
         done = 0
+        if self.progress and total:
+            self.progress(0, total)  # (a run starts: the next build of `matrix` too)
 
         def finished(verdicts: dict, sels: tuple[Selector, ...]) -> None:
             nonlocal done
             decided.update(verdicts)
-            done += len(sels)
+            done += len(verdicts)
             if self.progress:
                 self.progress(done, total)
 
@@ -693,11 +695,12 @@ def _key(g: Group, c: Case) -> str:
 
 
 class StderrProgress:
-    """How far a long run is, on stderr: a live counter on a terminal; elsewhere (a CI log) one
-    line at each quarter of the work with the seconds so far, once a run has taken `PATIENCE`
-    seconds; nothing when `quiet` (--json into a pipe: the reader is a program; into a file, a
-    person may be watching). Called with (batches done, batches in all); a count that starts
-    again (the next build of `harness matrix`) starts the quarters and the clock again."""
+    """How far a long run is, on stderr: cells done of all, the rate and an estimate of the time
+    left; a live line on a terminal; elsewhere (a CI log) one line at each quarter of the work
+    with the seconds so far, once a run has taken `PATIENCE` seconds; nothing when `quiet`
+    (--json into a pipe: the reader is a program; into a file, a person may be watching). Called
+    with (cells done, cells in all), with 0 done when a run starts: the quarters and the clock
+    start again (the next build of `harness matrix`)."""
 
     PATIENCE = 2.0  # seconds: a run shorter than this is over before a line would help
 
@@ -706,21 +709,26 @@ class StderrProgress:
         self.start = time.perf_counter()
         self.quarters_said = 0
         self.last_done = 0
+        self.width = 0  # of the live line written last
 
     def __call__(self, done: int, total: int) -> None:
         if self.quiet:
             return
-        if done < self.last_done:  # another run with the same counter
+        if done == 0 or done < self.last_done:  # a run starts (another, with the same counter)
             self.start, self.quarters_said = time.perf_counter(), 0
         self.last_done = done
+        seconds = time.perf_counter() - self.start
         if sys.stderr.isatty():
+            line = f"[{done}/{total}] cells{_pace(done, total, seconds)}"
             end = "\n" if done >= total else ""
-            sys.stderr.write(f"\r[{done}/{total}] tool batches done{end}")
+            sys.stderr.write(f"\r{line}{' ' * max(0, self.width - len(line))}{end}")
+            self.width = 0 if end else len(line)
         elif done * 4 >= (self.quarters_said + 1) * total:
             self.quarters_said = done * 4 // total
-            seconds = time.perf_counter() - self.start
             if seconds >= self.PATIENCE:
-                sys.stderr.write(f"# {done}/{total} tool batches done ({done * 100 // total}%), {seconds:.1f} s\n")
+                sys.stderr.write(
+                    f"# {done}/{total} cells done ({done * 100 // total}%), {seconds:.1f} s{_pace(done, total, seconds)}\n"
+                )
         sys.stderr.flush()
 
     @classmethod
@@ -730,3 +738,16 @@ class StderrProgress:
         except (OSError, ValueError):  # no real stdout (in-process callers): a program reads it
             into_pipe = True
         return cls(quiet=json_output and into_pipe)
+
+
+def _pace(done: int, total: int, seconds: float) -> str:
+    """The rate over the run so far and the time left at that rate: ", 210 cells/s, about 3 min 4 s
+    left" (nothing before a cell is done; no time left at the end)."""
+    if done <= 0 or seconds <= 0:
+        return ""
+    rate = done / seconds
+    pace = f", {rate:.0f} cells/s" if rate >= 10 else f", {rate:.1f} cells/s"
+    if done >= total:
+        return pace
+    left = round((total - done) / rate)
+    return f"{pace}, about {f'{left // 60} min {left % 60} s' if left >= 60 else f'{left} s'} left"
