@@ -13,8 +13,9 @@ which looks in the directories of $HARNESS_LLVM_BIN (os.pathsep between them), e
 /usr/lib/llvm-N/bin. A build made after the workers started (each step of a bisect over a build
 farm) is taken by every worker that sees it at the client's path under one of the directories of
 its $HARNESS_LLVM_ROOTS, and is the same build there; a build rebuilt in place replaces the one it
-was. A build no worker has or takes is `unsupported`, with that reason, before any task is sent. The verdicts come back to the client, which judges and reports them as a local run
-does, so the outputs of a distributed run are those of the same run done here.
+was. A build no worker has or takes is `unsupported`, with that reason, before any task is
+sent. The verdicts come back to the client, which judges and reports them as a local run does,
+so the outputs of a distributed run are those of the same run done here.
 
 Dask is imported only here, and this module only with --scheduler (`pip install '.[distributed]'`).
 """
@@ -44,7 +45,7 @@ BUILDS_VARIABLE = "HARNESS_LLVM_BIN"
 ROOTS_VARIABLE = "HARNESS_LLVM_ROOTS"
 # Seconds the workers may take to say whether they take a build the client names: each hashes its
 # tools and their libraries (about 200 MB for a release build), perhaps over a network filesystem.
-ADOPT_TIMEOUT = 120.0
+TAKE_TIMEOUT = 120.0
 WATCH_INTERVAL = 2.0  # seconds between looks at whether a worker with the build is left
 # Seconds no worker may have the build before the run ends: a nanny restarts a killed worker
 # within a few seconds, and its tasks wait for it.
@@ -288,12 +289,12 @@ class DaskEngine:
 
     def _taken(self, key: str) -> bool:
         """Whether a worker took build `key` at the client's path (see `take_build`). A worker that
-        has not answered within ADOPT_TIMEOUT takes nothing; those that took it stay."""
+        has not answered within TAKE_TIMEOUT takes nothing; those that took it stay."""
         path = self._paths.get(key)
         if path is None:
             return False
         try:
-            answers = _within(ADOPT_TIMEOUT, lambda: self.client.run(take_build, path, key, on_error="return"))
+            answers = _within(TAKE_TIMEOUT, lambda: self.client.run(take_build, path, key, on_error="return"))
         except TimeoutError:
             return bool(self.holders(key))  # (a scheduler gone: one line there)
         except OSError as exc:

@@ -96,7 +96,7 @@ def _tied(argv: list[str]) -> tuple[list[str], Callable[[], None] | None]:
     if not _TIE_TO_PARENT:
         return argv, None
     setpriv = _setpriv()
-    if setpriv and os.path.isabs(argv[0]) and os.access(argv[0], os.X_OK):
+    if setpriv and os.path.isabs(argv[0]) and os.path.isfile(argv[0]) and os.access(argv[0], os.X_OK):
         return [setpriv, "--pdeathsig", "KILL", "--", *argv], None
     prctl, parent = _prctl(), os.getpid()
 
