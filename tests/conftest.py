@@ -328,3 +328,19 @@ def json_at(cli, root: Path, *args: str) -> tuple[int, dict]:
     proc = cli(*args, "--json", cwd=root)
     assert proc.returncode in (0, 1) and "Traceback" not in proc.stderr, proc.stderr[-3000:]
     return proc.returncode, json.loads(proc.stdout)
+
+
+# A case's fields as `run --json` writes them, for records and matrix cells written by hand.
+HAND_CELL = {
+    "function": "f",
+    "intrinsic": "wmma.x",
+    "cpu": "gfx1250",
+    "opt": 0,
+    "pipeline": "none",
+    "class": "codegen",
+    "fmt_a": "fp8",
+    "fmt_b": "fp8",
+    "width_a": 16,
+    "width_b": 16,
+    "selector": "sdag",
+}

@@ -18,7 +18,7 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import REPO, one_line_exit_2
+from conftest import HAND_CELL, REPO, one_line_exit_2
 
 import harness
 
@@ -268,20 +268,7 @@ def test_mixed_lf_and_crlf_are_written_with_the_ending_most_lines_have(llvm, tmp
 
 # ---- 9. JSON: no NaN, no Infinity -----------------------------------------------------------------
 
-RECORD = {
-    "function": "f",
-    "intrinsic": "wmma.x",
-    "cpu": "gfx1250",
-    "opt": 0,
-    "pipeline": "none",
-    "class": "codegen",
-    "fmt_a": "fp8",
-    "fmt_b": "fp8",
-    "width_a": 16,
-    "width_b": 16,
-    "selector": "sdag",
-    "verdict": "pass",
-}
+RECORD = {**HAND_CELL, "verdict": "pass"}
 
 
 @pytest.mark.parametrize("word", ["NaN", "Infinity", "-Infinity"])

@@ -217,12 +217,18 @@ def test_report_of_one_shard_of_a_listed_file_keeps_its_cells_expected(cli, shar
     ],
 )
 def test_records_of_a_listed_file_that_contradict_each_other_are_one_line_exit_2(cli, shards, tmp_path, edit, fragment):
+    _report_with_one_edited(cli, shards, tmp_path, ("rs1", "rs2", "cases"), edit, fragment)
+
+
+def _report_with_one_edited(cli, shards, tmp_path, names: tuple[str, str, str], edit, fragment: str) -> None:
+    """`report` of shard 1 and of shard 2 with its first entry of `names[2]` edited: one line, exit 2."""
     root, docs = shards
-    doc = json.loads(docs["rs2"].read_text())
-    edit(doc["cases"][0])
-    bad = tmp_path / "s2.json"
+    first, second, entries = names
+    doc = json.loads(docs[second].read_text())
+    edit(doc[entries][0])
+    bad = tmp_path / f"{second}.json"
     bad.write_text(json.dumps(doc))
-    one_line_exit_2(cli("report", docs["rs1"], bad, cwd=root), fragment)
+    one_line_exit_2(cli("report", docs[first], bad, cwd=root), fragment)
 
 
 @pytest.mark.parametrize(
@@ -235,12 +241,7 @@ def test_records_of_a_listed_file_that_contradict_each_other_are_one_line_exit_2
     ],
 )
 def test_matrix_cells_of_a_listed_file_that_contradict_each_other_are_one_line_exit_2(cli, shards, tmp_path, edit, fragment):
-    root, docs = shards
-    doc = json.loads(docs["ms2"].read_text())
-    edit(doc["cells"][0])
-    bad = tmp_path / "m2.json"
-    bad.write_text(json.dumps(doc))
-    one_line_exit_2(cli("report", docs["ms1"], bad, cwd=root), fragment)
+    _report_with_one_edited(cli, shards, tmp_path, ("ms1", "ms2", "cells"), edit, fragment)
 
 
 # ---- 4. the space: a name lit has no file for is never an unexpected pass ----------------------

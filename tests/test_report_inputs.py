@@ -12,7 +12,7 @@ import json
 import os
 
 import pytest
-from conftest import one_line_exit_2
+from conftest import HAND_CELL, one_line_exit_2
 
 RECORD = {
     "function": "mfma_scale_f32_16x16x128_f8f6f4__a_fp8_v8__b_fp8_v8",
@@ -117,19 +117,7 @@ def test_the_page_never_replaces_an_input(report, tmp_path, cli):
 
 # ---- matrix documents written by hand: metrics, shard, selector; the markdown heading --------
 
-_CELL = {
-    "function": "f",
-    "intrinsic": "wmma.x",
-    "cpu": "gfx1250",
-    "opt": 0,
-    "pipeline": "none",
-    "class": "codegen",
-    "fmt_a": "fp8",
-    "fmt_b": "fp8",
-    "width_a": 16,
-    "width_b": 16,
-    "selector": "sdag",
-}
+_CELL = HAND_CELL
 
 
 def _matrix(metric_text: str = "1", shard: str = "null", selector: str = '"sdag"') -> str:
