@@ -20,6 +20,9 @@ DEFAULT_CASES = selection.DEFAULT_CASES
 EPILOG = """\
 verdicts (per case and selector):
   pass             llc's text reassembles (llvm-mc for AMDGPU, ptxas -arch=<cpu> for NVPTX)
+  miscompile       llc printed the row's instruction, but a constant operand (cbsz, neg_lo,
+                   clamp, matrix_a_fmt, ...) is not the value the IR gave: in llc's text, in
+                   llc's own object or in llvm-mc's object of the text (AMDGPU)
   mc-reject        llc succeeded but the assembler rejects its text (the over-wide tuple bug;
                    for NVPTX, ptxas rejecting it: the detail names the tool)
   wrong-shape      the assembler accepts llc's text, but it is not the row's instruction or a

@@ -120,8 +120,15 @@ def test_codegen_lit_file_runs_llc_per_selector_then_llvm_mc(rendered):
         "; RUN: llc -O0 -mtriple=amdgcn -mcpu=gfx1250 -global-isel=1 -global-isel-abort=1 -o %t.gisel.s < %s",
         "; RUN: FileCheck --input-file=%t.gisel.s %s",
         "; RUN: llvm-mc -triple=amdgcn -mcpu=gfx1250 -filetype=obj -o /dev/null %t.gisel.s",
+        # Formats other than FP8 print modifiers: llc's own object must encode them too.
+        "; RUN: llc -O0 -mtriple=amdgcn -mcpu=gfx1250 -global-isel=0 -filetype=obj -o %t.sdag.o < %s",
+        "; RUN: llvm-objdump -d %t.sdag.o | FileCheck --check-prefix=OBJ %s",
+        "; RUN: llc -O0 -mtriple=amdgcn -mcpu=gfx1250 -global-isel=1 -global-isel-abort=1 -filetype=obj -o %t.gisel.o < %s",
+        "; RUN: llvm-objdump -d %t.gisel.o | FileCheck --check-prefix=OBJ %s",
     ]
     assert all("-mcpu=gfx1250" in r and "-O0" in r for r in runs if "llc" in r)
+    fp4 = " matrix_a_fmt:MATRIX_FMT_FP4 matrix_b_fmt:MATRIX_FMT_FP4{{ *(//.*)?$}}"
+    assert any(line.startswith("; OBJ: ") and line.endswith(fp4) for line in text.splitlines())
     assert "; REQUIRES: amdgpu-registered-target, cpu-gfx1250, llvm.amdgcn.wmma.f32.16x16x128.f8f6f4" in text
 
 

@@ -395,7 +395,7 @@ def documents(matrix, cli, l22, l14, tmp_path_factory) -> dict[str, Path]:
         (("m22", "m22"), ("overlapping inputs",)),
         (("m22", "r22"), ("merge one kind",)),
         (("broken",), ("record 4 lacks selector",)),
-        (("unknown-verdict",), ("record 2 (", "unknown verdict 'exploded'", "known: pass, mc-reject")),
+        (("unknown-verdict",), ("record 2 (", "unknown verdict 'exploded'", "known: pass, miscompile, mc-reject")),
         (("unknown-cell-verdict",), ("record 3 (", "unknown verdict 'Pass'")),
         (("list",), ("not the --json output",)),
         (("notjson",), ("not JSON",)),

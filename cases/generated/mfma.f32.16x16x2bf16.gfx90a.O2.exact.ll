@@ -14,7 +14,7 @@ define <16 x float> @mfma_f32_16x16x2bf16__a_i16_v2__b_i16_v2(<2 x i16> %a, <2 x
 ; CHECK-LABEL: {{^}}mfma_f32_16x16x2bf16__a_i16_v2__b_i16_v2:
 ; CHECK: v_mfma_f32_16x16x2bf16 {{[asv]\[}}[[#D:]]:
 ; CHECK-SAME: [[#D+15]]{{\]}}, {{[asv][0-9]+}}, {{[asv][0-9]+}}, {{[asv]\[}}[[#C:]]:
-; CHECK-SAME: [[#C+15]]{{\]}}
+; CHECK-SAME: [[#C+15]]{{\]}}{{(, [^ ,]+)*}}{{$}}
   %r.mfma_f32_16x16x2bf16__a_i16_v2__b_i16_v2 = call <16 x float> @llvm.amdgcn.mfma.f32.16x16x2bf16(<2 x i16> %a, <2 x i16> %b, <16 x float> %c, i32 0, i32 0, i32 0)
   ret <16 x float> %r.mfma_f32_16x16x2bf16__a_i16_v2__b_i16_v2
 }

@@ -9,6 +9,10 @@
 ; RUN: llc -O0 -mtriple=amdgcn -mcpu=gfx950 -global-isel=1 -global-isel-abort=1 -o %t.gisel.s < %s
 ; RUN: FileCheck --input-file=%t.gisel.s %s
 ; RUN: llvm-mc -triple=amdgcn -mcpu=gfx950 -filetype=obj -o /dev/null %t.gisel.s
+; RUN: llc -O0 -mtriple=amdgcn -mcpu=gfx950 -global-isel=0 -filetype=obj -o %t.sdag.o < %s
+; RUN: llvm-objdump -d %t.sdag.o | FileCheck --check-prefix=OBJ %s
+; RUN: llc -O0 -mtriple=amdgcn -mcpu=gfx950 -global-isel=1 -global-isel-abort=1 -filetype=obj -o %t.gisel.o < %s
+; RUN: llvm-objdump -d %t.gisel.o | FileCheck --check-prefix=OBJ %s
 
 define <4 x float> @mfma_f32_16x16x32_bf16__a_bfloat_v8__b_bfloat_v8(<8 x bfloat> %a, <8 x bfloat> %b, <4 x float> %c) {
 ; CHECK-LABEL: {{^}}mfma_f32_16x16x32_bf16__a_bfloat_v8__b_bfloat_v8:
@@ -16,7 +20,9 @@ define <4 x float> @mfma_f32_16x16x32_bf16__a_bfloat_v8__b_bfloat_v8(<8 x bfloat
 ; CHECK-SAME: [[#D+3]]{{\]}}, {{[asv]\[}}[[#A:]]:
 ; CHECK-SAME: [[#A+3]]{{\]}}, {{[asv]\[}}[[#B:]]:
 ; CHECK-SAME: [[#B+3]]{{\]}}, {{[asv]\[}}[[#C:]]:
-; CHECK-SAME: [[#C+3]]{{\]}}
+; CHECK-SAME: [[#C+3]]{{\]}}{{(, [^ ,]+)*}}{{$}}
+; OBJ-LABEL: <mfma_f32_16x16x32_bf16__a_bfloat_v8__b_bfloat_v8>:
+; OBJ: v_mfma_f32_16x16x32_bf16 {{([^:]|[0-9]:)*}}{{ *(//.*)?$}}
   %r.mfma_f32_16x16x32_bf16__a_bfloat_v8__b_bfloat_v8 = call <4 x float> @llvm.amdgcn.mfma.f32.16x16x32.bf16(<8 x bfloat> %a, <8 x bfloat> %b, <4 x float> %c, i32 0, i32 0, i32 0)
   ret <4 x float> %r.mfma_f32_16x16x32_bf16__a_bfloat_v8__b_bfloat_v8
 }
@@ -27,7 +33,9 @@ define <4 x float> @mfma_f32_16x16x32_bf16__a_bfloat_v8__b_bfloat_v8__arg3_7(<8 
 ; CHECK-SAME: [[#D+3]]{{\]}}, {{[asv]\[}}[[#A:]]:
 ; CHECK-SAME: [[#A+3]]{{\]}}, {{[asv]\[}}[[#B:]]:
 ; CHECK-SAME: [[#B+3]]{{\]}}, {{[asv]\[}}[[#C:]]:
-; CHECK-SAME: [[#C+3]]{{\]}}
+; CHECK-SAME: [[#C+3]]{{\]}}{{(, [^ ,]+)*}} cbsz:7{{$}}
+; OBJ-LABEL: <mfma_f32_16x16x32_bf16__a_bfloat_v8__b_bfloat_v8__arg3_7>:
+; OBJ: v_mfma_f32_16x16x32_bf16 {{([^:]|[0-9]:)*}} cbsz:7{{ *(//.*)?$}}
   %r.mfma_f32_16x16x32_bf16__a_bfloat_v8__b_bfloat_v8__arg3_7 = call <4 x float> @llvm.amdgcn.mfma.f32.16x16x32.bf16(<8 x bfloat> %a, <8 x bfloat> %b, <4 x float> %c, i32 7, i32 0, i32 0)
   ret <4 x float> %r.mfma_f32_16x16x32_bf16__a_bfloat_v8__b_bfloat_v8__arg3_7
 }
@@ -38,7 +46,9 @@ define <4 x float> @mfma_f32_16x16x32_bf16__a_bfloat_v8__b_bfloat_v8__arg4_15(<8
 ; CHECK-SAME: [[#D+3]]{{\]}}, {{[asv]\[}}[[#A:]]:
 ; CHECK-SAME: [[#A+3]]{{\]}}, {{[asv]\[}}[[#B:]]:
 ; CHECK-SAME: [[#B+3]]{{\]}}, {{[asv]\[}}[[#C:]]:
-; CHECK-SAME: [[#C+3]]{{\]}}
+; CHECK-SAME: [[#C+3]]{{\]}}{{(, [^ ,]+)*}} abid:15{{$}}
+; OBJ-LABEL: <mfma_f32_16x16x32_bf16__a_bfloat_v8__b_bfloat_v8__arg4_15>:
+; OBJ: v_mfma_f32_16x16x32_bf16 {{([^:]|[0-9]:)*}} abid:15{{ *(//.*)?$}}
   %r.mfma_f32_16x16x32_bf16__a_bfloat_v8__b_bfloat_v8__arg4_15 = call <4 x float> @llvm.amdgcn.mfma.f32.16x16x32.bf16(<8 x bfloat> %a, <8 x bfloat> %b, <4 x float> %c, i32 0, i32 15, i32 0)
   ret <4 x float> %r.mfma_f32_16x16x32_bf16__a_bfloat_v8__b_bfloat_v8__arg4_15
 }
@@ -49,7 +59,9 @@ define <4 x float> @mfma_f32_16x16x32_bf16__a_bfloat_v8__b_bfloat_v8__arg5_7(<8 
 ; CHECK-SAME: [[#D+3]]{{\]}}, {{[asv]\[}}[[#A:]]:
 ; CHECK-SAME: [[#A+3]]{{\]}}, {{[asv]\[}}[[#B:]]:
 ; CHECK-SAME: [[#B+3]]{{\]}}, {{[asv]\[}}[[#C:]]:
-; CHECK-SAME: [[#C+3]]{{\]}}
+; CHECK-SAME: [[#C+3]]{{\]}}{{(, [^ ,]+)*}} blgp:7{{$}}
+; OBJ-LABEL: <mfma_f32_16x16x32_bf16__a_bfloat_v8__b_bfloat_v8__arg5_7>:
+; OBJ: v_mfma_f32_16x16x32_bf16 {{([^:]|[0-9]:)*}} blgp:7{{ *(//.*)?$}}
   %r.mfma_f32_16x16x32_bf16__a_bfloat_v8__b_bfloat_v8__arg5_7 = call <4 x float> @llvm.amdgcn.mfma.f32.16x16x32.bf16(<8 x bfloat> %a, <8 x bfloat> %b, <4 x float> %c, i32 0, i32 0, i32 7)
   ret <4 x float> %r.mfma_f32_16x16x32_bf16__a_bfloat_v8__b_bfloat_v8__arg5_7
 }

@@ -16,7 +16,7 @@ define <4 x float> @mfma_f32_16x16x32_bf16__a_bfloat_v8__b_bfloat_v8(<8 x bfloat
 ; CHECK-SAME: [[#D+3]]{{\]}}, {{[asv]\[}}[[#A:]]:
 ; CHECK-SAME: [[#A+3]]{{\]}}, {{[asv]\[}}[[#B:]]:
 ; CHECK-SAME: [[#B+3]]{{\]}}, {{[asv]\[}}[[#C:]]:
-; CHECK-SAME: [[#C+3]]{{\]}}
+; CHECK-SAME: [[#C+3]]{{\]}}{{(, [^ ,]+)*}}{{$}}
   %r.mfma_f32_16x16x32_bf16__a_bfloat_v8__b_bfloat_v8 = call <4 x float> @llvm.amdgcn.mfma.f32.16x16x32.bf16(<8 x bfloat> %a, <8 x bfloat> %b, <4 x float> %c, i32 0, i32 0, i32 0)
   ret <4 x float> %r.mfma_f32_16x16x32_bf16__a_bfloat_v8__b_bfloat_v8
 }

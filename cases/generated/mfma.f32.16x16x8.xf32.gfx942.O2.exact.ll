@@ -16,7 +16,7 @@ define <4 x float> @mfma_f32_16x16x8_xf32__a_float_v2__b_float_v2(<2 x float> %a
 ; CHECK-SAME: [[#D+3]]{{\]}}, {{[asv]\[}}[[#A:]]:
 ; CHECK-SAME: [[#A+1]]{{\]}}, {{[asv]\[}}[[#B:]]:
 ; CHECK-SAME: [[#B+1]]{{\]}}, {{[asv]\[}}[[#C:]]:
-; CHECK-SAME: [[#C+3]]{{\]}}
+; CHECK-SAME: [[#C+3]]{{\]}}{{(, [^ ,]+)*}}{{$}}
   %r.mfma_f32_16x16x8_xf32__a_float_v2__b_float_v2 = call <4 x float> @llvm.amdgcn.mfma.f32.16x16x8.xf32(<2 x float> %a, <2 x float> %b, <4 x float> %c, i32 0, i32 0, i32 0)
   ret <4 x float> %r.mfma_f32_16x16x8_xf32__a_float_v2__b_float_v2
 }

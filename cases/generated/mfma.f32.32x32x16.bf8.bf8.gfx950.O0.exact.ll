@@ -9,6 +9,10 @@
 ; RUN: llc -O0 -mtriple=amdgcn -mcpu=gfx950 -global-isel=1 -global-isel-abort=1 -o %t.gisel.s < %s
 ; RUN: FileCheck --input-file=%t.gisel.s %s
 ; RUN: llvm-mc -triple=amdgcn -mcpu=gfx950 -filetype=obj -o /dev/null %t.gisel.s
+; RUN: llc -O0 -mtriple=amdgcn -mcpu=gfx950 -global-isel=0 -filetype=obj -o %t.sdag.o < %s
+; RUN: llvm-objdump -d %t.sdag.o | FileCheck --check-prefix=OBJ %s
+; RUN: llc -O0 -mtriple=amdgcn -mcpu=gfx950 -global-isel=1 -global-isel-abort=1 -filetype=obj -o %t.gisel.o < %s
+; RUN: llvm-objdump -d %t.gisel.o | FileCheck --check-prefix=OBJ %s
 
 define <16 x float> @mfma_f32_32x32x16_bf8_bf8__a_i64_v1__b_i64_v1(i64 %a, i64 %b, <16 x float> %c) {
 ; CHECK-LABEL: {{^}}mfma_f32_32x32x16_bf8_bf8__a_i64_v1__b_i64_v1:
@@ -16,7 +20,9 @@ define <16 x float> @mfma_f32_32x32x16_bf8_bf8__a_i64_v1__b_i64_v1(i64 %a, i64 %
 ; CHECK-SAME: [[#D+15]]{{\]}}, {{[asv]\[}}[[#A:]]:
 ; CHECK-SAME: [[#A+1]]{{\]}}, {{[asv]\[}}[[#B:]]:
 ; CHECK-SAME: [[#B+1]]{{\]}}, {{[asv]\[}}[[#C:]]:
-; CHECK-SAME: [[#C+15]]{{\]}}
+; CHECK-SAME: [[#C+15]]{{\]}}{{(, [^ ,]+)*}}{{$}}
+; OBJ-LABEL: <mfma_f32_32x32x16_bf8_bf8__a_i64_v1__b_i64_v1>:
+; OBJ: v_mfma_f32_32x32x16_bf8_bf8 {{([^:]|[0-9]:)*}}{{ *(//.*)?$}}
   %r.mfma_f32_32x32x16_bf8_bf8__a_i64_v1__b_i64_v1 = call <16 x float> @llvm.amdgcn.mfma.f32.32x32x16.bf8.bf8(i64 %a, i64 %b, <16 x float> %c, i32 0, i32 0, i32 0)
   ret <16 x float> %r.mfma_f32_32x32x16_bf8_bf8__a_i64_v1__b_i64_v1
 }
@@ -27,7 +33,9 @@ define <16 x float> @mfma_f32_32x32x16_bf8_bf8__a_i64_v1__b_i64_v1__arg3_7(i64 %
 ; CHECK-SAME: [[#D+15]]{{\]}}, {{[asv]\[}}[[#A:]]:
 ; CHECK-SAME: [[#A+1]]{{\]}}, {{[asv]\[}}[[#B:]]:
 ; CHECK-SAME: [[#B+1]]{{\]}}, {{[asv]\[}}[[#C:]]:
-; CHECK-SAME: [[#C+15]]{{\]}}
+; CHECK-SAME: [[#C+15]]{{\]}}{{(, [^ ,]+)*}} cbsz:7{{$}}
+; OBJ-LABEL: <mfma_f32_32x32x16_bf8_bf8__a_i64_v1__b_i64_v1__arg3_7>:
+; OBJ: v_mfma_f32_32x32x16_bf8_bf8 {{([^:]|[0-9]:)*}} cbsz:7{{ *(//.*)?$}}
   %r.mfma_f32_32x32x16_bf8_bf8__a_i64_v1__b_i64_v1__arg3_7 = call <16 x float> @llvm.amdgcn.mfma.f32.32x32x16.bf8.bf8(i64 %a, i64 %b, <16 x float> %c, i32 7, i32 0, i32 0)
   ret <16 x float> %r.mfma_f32_32x32x16_bf8_bf8__a_i64_v1__b_i64_v1__arg3_7
 }
@@ -38,7 +46,9 @@ define <16 x float> @mfma_f32_32x32x16_bf8_bf8__a_i64_v1__b_i64_v1__arg4_15(i64 
 ; CHECK-SAME: [[#D+15]]{{\]}}, {{[asv]\[}}[[#A:]]:
 ; CHECK-SAME: [[#A+1]]{{\]}}, {{[asv]\[}}[[#B:]]:
 ; CHECK-SAME: [[#B+1]]{{\]}}, {{[asv]\[}}[[#C:]]:
-; CHECK-SAME: [[#C+15]]{{\]}}
+; CHECK-SAME: [[#C+15]]{{\]}}{{(, [^ ,]+)*}} abid:15{{$}}
+; OBJ-LABEL: <mfma_f32_32x32x16_bf8_bf8__a_i64_v1__b_i64_v1__arg4_15>:
+; OBJ: v_mfma_f32_32x32x16_bf8_bf8 {{([^:]|[0-9]:)*}} abid:15{{ *(//.*)?$}}
   %r.mfma_f32_32x32x16_bf8_bf8__a_i64_v1__b_i64_v1__arg4_15 = call <16 x float> @llvm.amdgcn.mfma.f32.32x32x16.bf8.bf8(i64 %a, i64 %b, <16 x float> %c, i32 0, i32 15, i32 0)
   ret <16 x float> %r.mfma_f32_32x32x16_bf8_bf8__a_i64_v1__b_i64_v1__arg4_15
 }
@@ -49,7 +59,9 @@ define <16 x float> @mfma_f32_32x32x16_bf8_bf8__a_i64_v1__b_i64_v1__arg5_7(i64 %
 ; CHECK-SAME: [[#D+15]]{{\]}}, {{[asv]\[}}[[#A:]]:
 ; CHECK-SAME: [[#A+1]]{{\]}}, {{[asv]\[}}[[#B:]]:
 ; CHECK-SAME: [[#B+1]]{{\]}}, {{[asv]\[}}[[#C:]]:
-; CHECK-SAME: [[#C+15]]{{\]}}
+; CHECK-SAME: [[#C+15]]{{\]}}{{(, [^ ,]+)*}} blgp:7{{$}}
+; OBJ-LABEL: <mfma_f32_32x32x16_bf8_bf8__a_i64_v1__b_i64_v1__arg5_7>:
+; OBJ: v_mfma_f32_32x32x16_bf8_bf8 {{([^:]|[0-9]:)*}} blgp:7{{ *(//.*)?$}}
   %r.mfma_f32_32x32x16_bf8_bf8__a_i64_v1__b_i64_v1__arg5_7 = call <16 x float> @llvm.amdgcn.mfma.f32.32x32x16.bf8.bf8(i64 %a, i64 %b, <16 x float> %c, i32 0, i32 0, i32 7)
   ret <16 x float> %r.mfma_f32_32x32x16_bf8_bf8__a_i64_v1__b_i64_v1__arg5_7
 }

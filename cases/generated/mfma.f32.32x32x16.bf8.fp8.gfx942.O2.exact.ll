@@ -16,7 +16,7 @@ define <16 x float> @mfma_f32_32x32x16_bf8_fp8__a_i64_v1__b_i64_v1(i64 %a, i64 %
 ; CHECK-SAME: [[#D+15]]{{\]}}, {{[asv]\[}}[[#A:]]:
 ; CHECK-SAME: [[#A+1]]{{\]}}, {{[asv]\[}}[[#B:]]:
 ; CHECK-SAME: [[#B+1]]{{\]}}, {{[asv]\[}}[[#C:]]:
-; CHECK-SAME: [[#C+15]]{{\]}}
+; CHECK-SAME: [[#C+15]]{{\]}}{{(, [^ ,]+)*}}{{$}}
   %r.mfma_f32_32x32x16_bf8_fp8__a_i64_v1__b_i64_v1 = call <16 x float> @llvm.amdgcn.mfma.f32.32x32x16.bf8.fp8(i64 %a, i64 %b, <16 x float> %c, i32 0, i32 0, i32 0)
   ret <16 x float> %r.mfma_f32_32x32x16_bf8_fp8__a_i64_v1__b_i64_v1
 }

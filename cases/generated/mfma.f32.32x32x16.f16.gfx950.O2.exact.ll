@@ -16,7 +16,7 @@ define <16 x float> @mfma_f32_32x32x16_f16__a_half_v8__b_half_v8(<8 x half> %a, 
 ; CHECK-SAME: [[#D+15]]{{\]}}, {{[asv]\[}}[[#A:]]:
 ; CHECK-SAME: [[#A+3]]{{\]}}, {{[asv]\[}}[[#B:]]:
 ; CHECK-SAME: [[#B+3]]{{\]}}, {{[asv]\[}}[[#C:]]:
-; CHECK-SAME: [[#C+15]]{{\]}}
+; CHECK-SAME: [[#C+15]]{{\]}}{{(, [^ ,]+)*}}{{$}}
   %r.mfma_f32_32x32x16_f16__a_half_v8__b_half_v8 = call <16 x float> @llvm.amdgcn.mfma.f32.32x32x16.f16(<8 x half> %a, <8 x half> %b, <16 x float> %c, i32 0, i32 0, i32 0)
   ret <16 x float> %r.mfma_f32_32x32x16_f16__a_half_v8__b_half_v8
 }

@@ -14,7 +14,7 @@ define <32 x float> @mfma_f32_32x32x1f32__a_float_v1__b_float_v1(float %a, float
 ; CHECK-LABEL: {{^}}mfma_f32_32x32x1f32__a_float_v1__b_float_v1:
 ; CHECK: v_mfma_f32_32x32x1f32 {{[asv]\[}}[[#D:]]:
 ; CHECK-SAME: [[#D+31]]{{\]}}, {{[asv][0-9]+}}, {{[asv][0-9]+}}, {{[asv]\[}}[[#C:]]:
-; CHECK-SAME: [[#C+31]]{{\]}}
+; CHECK-SAME: [[#C+31]]{{\]}}{{(, [^ ,]+)*}}{{$}}
   %r.mfma_f32_32x32x1f32__a_float_v1__b_float_v1 = call <32 x float> @llvm.amdgcn.mfma.f32.32x32x1f32(float %a, float %b, <32 x float> %c, i32 0, i32 0, i32 0)
   ret <32 x float> %r.mfma_f32_32x32x1f32__a_float_v1__b_float_v1
 }

@@ -14,7 +14,7 @@ define <16 x float> @mfma_f32_32x32x2f32__a_float_v1__b_float_v1(float %a, float
 ; CHECK-LABEL: {{^}}mfma_f32_32x32x2f32__a_float_v1__b_float_v1:
 ; CHECK: v_mfma_f32_32x32x2f32 {{[asv]\[}}[[#D:]]:
 ; CHECK-SAME: [[#D+15]]{{\]}}, {{[asv][0-9]+}}, {{[asv][0-9]+}}, {{[asv]\[}}[[#C:]]:
-; CHECK-SAME: [[#C+15]]{{\]}}
+; CHECK-SAME: [[#C+15]]{{\]}}{{(, [^ ,]+)*}}{{$}}
   %r.mfma_f32_32x32x2f32__a_float_v1__b_float_v1 = call <16 x float> @llvm.amdgcn.mfma.f32.32x32x2f32(float %a, float %b, <16 x float> %c, i32 0, i32 0, i32 0)
   ret <16 x float> %r.mfma_f32_32x32x2f32__a_float_v1__b_float_v1
 }

@@ -16,7 +16,7 @@ define <16 x float> @mfma_f32_32x32x4_xf32__a_float_v2__b_float_v2(<2 x float> %
 ; CHECK-SAME: [[#D+15]]{{\]}}, {{[asv]\[}}[[#A:]]:
 ; CHECK-SAME: [[#A+1]]{{\]}}, {{[asv]\[}}[[#B:]]:
 ; CHECK-SAME: [[#B+1]]{{\]}}, {{[asv]\[}}[[#C:]]:
-; CHECK-SAME: [[#C+15]]{{\]}}
+; CHECK-SAME: [[#C+15]]{{\]}}{{(, [^ ,]+)*}}{{$}}
   %r.mfma_f32_32x32x4_xf32__a_float_v2__b_float_v2 = call <16 x float> @llvm.amdgcn.mfma.f32.32x32x4.xf32(<2 x float> %a, <2 x float> %b, <16 x float> %c, i32 0, i32 0, i32 0)
   ret <16 x float> %r.mfma_f32_32x32x4_xf32__a_float_v2__b_float_v2
 }

@@ -16,7 +16,7 @@ define <32 x float> @mfma_f32_32x32x4f16__a_half_v4__b_half_v4(<4 x half> %a, <4
 ; CHECK-SAME: [[#D+31]]{{\]}}, {{[asv]\[}}[[#A:]]:
 ; CHECK-SAME: [[#A+1]]{{\]}}, {{[asv]\[}}[[#B:]]:
 ; CHECK-SAME: [[#B+1]]{{\]}}, {{[asv]\[}}[[#C:]]:
-; CHECK-SAME: [[#C+31]]{{\]}}
+; CHECK-SAME: [[#C+31]]{{\]}}{{(, [^ ,]+)*}}{{$}}
   %r.mfma_f32_32x32x4f16__a_half_v4__b_half_v4 = call <32 x float> @llvm.amdgcn.mfma.f32.32x32x4f16(<4 x half> %a, <4 x half> %b, <32 x float> %c, i32 0, i32 0, i32 0)
   ret <32 x float> %r.mfma_f32_32x32x4f16__a_half_v4__b_half_v4
 }

@@ -9,6 +9,10 @@
 ; RUN: llc -O0 -mtriple=amdgcn -mcpu=gfx950 -global-isel=1 -global-isel-abort=1 -o %t.gisel.s < %s
 ; RUN: FileCheck --input-file=%t.gisel.s %s
 ; RUN: llvm-mc -triple=amdgcn -mcpu=gfx950 -filetype=obj -o /dev/null %t.gisel.s
+; RUN: llc -O0 -mtriple=amdgcn -mcpu=gfx950 -global-isel=0 -filetype=obj -o %t.sdag.o < %s
+; RUN: llvm-objdump -d %t.sdag.o | FileCheck --check-prefix=OBJ %s
+; RUN: llc -O0 -mtriple=amdgcn -mcpu=gfx950 -global-isel=1 -global-isel-abort=1 -filetype=obj -o %t.gisel.o < %s
+; RUN: llvm-objdump -d %t.gisel.o | FileCheck --check-prefix=OBJ %s
 
 define <16 x float> @mfma_f32_32x32x8f16__a_half_v4__b_half_v4(<4 x half> %a, <4 x half> %b, <16 x float> %c) {
 ; CHECK-LABEL: {{^}}mfma_f32_32x32x8f16__a_half_v4__b_half_v4:
@@ -16,7 +20,9 @@ define <16 x float> @mfma_f32_32x32x8f16__a_half_v4__b_half_v4(<4 x half> %a, <4
 ; CHECK-SAME: [[#D+15]]{{\]}}, {{[asv]\[}}[[#A:]]:
 ; CHECK-SAME: [[#A+1]]{{\]}}, {{[asv]\[}}[[#B:]]:
 ; CHECK-SAME: [[#B+1]]{{\]}}, {{[asv]\[}}[[#C:]]:
-; CHECK-SAME: [[#C+15]]{{\]}}
+; CHECK-SAME: [[#C+15]]{{\]}}{{(, [^ ,]+)*}}{{$}}
+; OBJ-LABEL: <mfma_f32_32x32x8f16__a_half_v4__b_half_v4>:
+; OBJ: v_mfma_f32_32x32x8_f16 {{([^:]|[0-9]:)*}}{{ *(//.*)?$}}
   %r.mfma_f32_32x32x8f16__a_half_v4__b_half_v4 = call <16 x float> @llvm.amdgcn.mfma.f32.32x32x8f16(<4 x half> %a, <4 x half> %b, <16 x float> %c, i32 0, i32 0, i32 0)
   ret <16 x float> %r.mfma_f32_32x32x8f16__a_half_v4__b_half_v4
 }
@@ -27,7 +33,9 @@ define <16 x float> @mfma_f32_32x32x8f16__a_half_v4__b_half_v4__arg3_7(<4 x half
 ; CHECK-SAME: [[#D+15]]{{\]}}, {{[asv]\[}}[[#A:]]:
 ; CHECK-SAME: [[#A+1]]{{\]}}, {{[asv]\[}}[[#B:]]:
 ; CHECK-SAME: [[#B+1]]{{\]}}, {{[asv]\[}}[[#C:]]:
-; CHECK-SAME: [[#C+15]]{{\]}}
+; CHECK-SAME: [[#C+15]]{{\]}}{{(, [^ ,]+)*}} cbsz:7{{$}}
+; OBJ-LABEL: <mfma_f32_32x32x8f16__a_half_v4__b_half_v4__arg3_7>:
+; OBJ: v_mfma_f32_32x32x8_f16 {{([^:]|[0-9]:)*}} cbsz:7{{ *(//.*)?$}}
   %r.mfma_f32_32x32x8f16__a_half_v4__b_half_v4__arg3_7 = call <16 x float> @llvm.amdgcn.mfma.f32.32x32x8f16(<4 x half> %a, <4 x half> %b, <16 x float> %c, i32 7, i32 0, i32 0)
   ret <16 x float> %r.mfma_f32_32x32x8f16__a_half_v4__b_half_v4__arg3_7
 }
@@ -38,7 +46,9 @@ define <16 x float> @mfma_f32_32x32x8f16__a_half_v4__b_half_v4__arg4_15(<4 x hal
 ; CHECK-SAME: [[#D+15]]{{\]}}, {{[asv]\[}}[[#A:]]:
 ; CHECK-SAME: [[#A+1]]{{\]}}, {{[asv]\[}}[[#B:]]:
 ; CHECK-SAME: [[#B+1]]{{\]}}, {{[asv]\[}}[[#C:]]:
-; CHECK-SAME: [[#C+15]]{{\]}}
+; CHECK-SAME: [[#C+15]]{{\]}}{{(, [^ ,]+)*}} abid:15{{$}}
+; OBJ-LABEL: <mfma_f32_32x32x8f16__a_half_v4__b_half_v4__arg4_15>:
+; OBJ: v_mfma_f32_32x32x8_f16 {{([^:]|[0-9]:)*}} abid:15{{ *(//.*)?$}}
   %r.mfma_f32_32x32x8f16__a_half_v4__b_half_v4__arg4_15 = call <16 x float> @llvm.amdgcn.mfma.f32.32x32x8f16(<4 x half> %a, <4 x half> %b, <16 x float> %c, i32 0, i32 15, i32 0)
   ret <16 x float> %r.mfma_f32_32x32x8f16__a_half_v4__b_half_v4__arg4_15
 }
@@ -49,7 +59,9 @@ define <16 x float> @mfma_f32_32x32x8f16__a_half_v4__b_half_v4__arg5_7(<4 x half
 ; CHECK-SAME: [[#D+15]]{{\]}}, {{[asv]\[}}[[#A:]]:
 ; CHECK-SAME: [[#A+1]]{{\]}}, {{[asv]\[}}[[#B:]]:
 ; CHECK-SAME: [[#B+1]]{{\]}}, {{[asv]\[}}[[#C:]]:
-; CHECK-SAME: [[#C+15]]{{\]}}
+; CHECK-SAME: [[#C+15]]{{\]}}{{(, [^ ,]+)*}} blgp:7{{$}}
+; OBJ-LABEL: <mfma_f32_32x32x8f16__a_half_v4__b_half_v4__arg5_7>:
+; OBJ: v_mfma_f32_32x32x8_f16 {{([^:]|[0-9]:)*}} blgp:7{{ *(//.*)?$}}
   %r.mfma_f32_32x32x8f16__a_half_v4__b_half_v4__arg5_7 = call <16 x float> @llvm.amdgcn.mfma.f32.32x32x8f16(<4 x half> %a, <4 x half> %b, <16 x float> %c, i32 0, i32 0, i32 7)
   ret <16 x float> %r.mfma_f32_32x32x8f16__a_half_v4__b_half_v4__arg5_7
 }

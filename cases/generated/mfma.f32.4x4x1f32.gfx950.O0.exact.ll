@@ -9,12 +9,18 @@
 ; RUN: llc -O0 -mtriple=amdgcn -mcpu=gfx950 -global-isel=1 -global-isel-abort=1 -o %t.gisel.s < %s
 ; RUN: FileCheck --input-file=%t.gisel.s %s
 ; RUN: llvm-mc -triple=amdgcn -mcpu=gfx950 -filetype=obj -o /dev/null %t.gisel.s
+; RUN: llc -O0 -mtriple=amdgcn -mcpu=gfx950 -global-isel=0 -filetype=obj -o %t.sdag.o < %s
+; RUN: llvm-objdump -d %t.sdag.o | FileCheck --check-prefix=OBJ %s
+; RUN: llc -O0 -mtriple=amdgcn -mcpu=gfx950 -global-isel=1 -global-isel-abort=1 -filetype=obj -o %t.gisel.o < %s
+; RUN: llvm-objdump -d %t.gisel.o | FileCheck --check-prefix=OBJ %s
 
 define <4 x float> @mfma_f32_4x4x1f32__a_float_v1__b_float_v1(float %a, float %b, <4 x float> %c) {
 ; CHECK-LABEL: {{^}}mfma_f32_4x4x1f32__a_float_v1__b_float_v1:
 ; CHECK: v_mfma_f32_4x4x1_16b_f32 {{[asv]\[}}[[#D:]]:
 ; CHECK-SAME: [[#D+3]]{{\]}}, {{[asv][0-9]+}}, {{[asv][0-9]+}}, {{[asv]\[}}[[#C:]]:
-; CHECK-SAME: [[#C+3]]{{\]}}
+; CHECK-SAME: [[#C+3]]{{\]}}{{(, [^ ,]+)*}}{{$}}
+; OBJ-LABEL: <mfma_f32_4x4x1f32__a_float_v1__b_float_v1>:
+; OBJ: v_mfma_f32_4x4x1_16b_f32 {{([^:]|[0-9]:)*}}{{ *(//.*)?$}}
   %r.mfma_f32_4x4x1f32__a_float_v1__b_float_v1 = call <4 x float> @llvm.amdgcn.mfma.f32.4x4x1f32(float %a, float %b, <4 x float> %c, i32 0, i32 0, i32 0)
   ret <4 x float> %r.mfma_f32_4x4x1f32__a_float_v1__b_float_v1
 }
@@ -23,7 +29,9 @@ define <4 x float> @mfma_f32_4x4x1f32__a_float_v1__b_float_v1__arg3_7(float %a, 
 ; CHECK-LABEL: {{^}}mfma_f32_4x4x1f32__a_float_v1__b_float_v1__arg3_7:
 ; CHECK: v_mfma_f32_4x4x1_16b_f32 {{[asv]\[}}[[#D:]]:
 ; CHECK-SAME: [[#D+3]]{{\]}}, {{[asv][0-9]+}}, {{[asv][0-9]+}}, {{[asv]\[}}[[#C:]]:
-; CHECK-SAME: [[#C+3]]{{\]}}
+; CHECK-SAME: [[#C+3]]{{\]}}{{(, [^ ,]+)*}} cbsz:7{{$}}
+; OBJ-LABEL: <mfma_f32_4x4x1f32__a_float_v1__b_float_v1__arg3_7>:
+; OBJ: v_mfma_f32_4x4x1_16b_f32 {{([^:]|[0-9]:)*}} cbsz:7{{ *(//.*)?$}}
   %r.mfma_f32_4x4x1f32__a_float_v1__b_float_v1__arg3_7 = call <4 x float> @llvm.amdgcn.mfma.f32.4x4x1f32(float %a, float %b, <4 x float> %c, i32 7, i32 0, i32 0)
   ret <4 x float> %r.mfma_f32_4x4x1f32__a_float_v1__b_float_v1__arg3_7
 }
@@ -32,7 +40,9 @@ define <4 x float> @mfma_f32_4x4x1f32__a_float_v1__b_float_v1__arg4_15(float %a,
 ; CHECK-LABEL: {{^}}mfma_f32_4x4x1f32__a_float_v1__b_float_v1__arg4_15:
 ; CHECK: v_mfma_f32_4x4x1_16b_f32 {{[asv]\[}}[[#D:]]:
 ; CHECK-SAME: [[#D+3]]{{\]}}, {{[asv][0-9]+}}, {{[asv][0-9]+}}, {{[asv]\[}}[[#C:]]:
-; CHECK-SAME: [[#C+3]]{{\]}}
+; CHECK-SAME: [[#C+3]]{{\]}}{{(, [^ ,]+)*}} abid:15{{$}}
+; OBJ-LABEL: <mfma_f32_4x4x1f32__a_float_v1__b_float_v1__arg4_15>:
+; OBJ: v_mfma_f32_4x4x1_16b_f32 {{([^:]|[0-9]:)*}} abid:15{{ *(//.*)?$}}
   %r.mfma_f32_4x4x1f32__a_float_v1__b_float_v1__arg4_15 = call <4 x float> @llvm.amdgcn.mfma.f32.4x4x1f32(float %a, float %b, <4 x float> %c, i32 0, i32 15, i32 0)
   ret <4 x float> %r.mfma_f32_4x4x1f32__a_float_v1__b_float_v1__arg4_15
 }
@@ -41,7 +51,9 @@ define <4 x float> @mfma_f32_4x4x1f32__a_float_v1__b_float_v1__arg5_7(float %a, 
 ; CHECK-LABEL: {{^}}mfma_f32_4x4x1f32__a_float_v1__b_float_v1__arg5_7:
 ; CHECK: v_mfma_f32_4x4x1_16b_f32 {{[asv]\[}}[[#D:]]:
 ; CHECK-SAME: [[#D+3]]{{\]}}, {{[asv][0-9]+}}, {{[asv][0-9]+}}, {{[asv]\[}}[[#C:]]:
-; CHECK-SAME: [[#C+3]]{{\]}}
+; CHECK-SAME: [[#C+3]]{{\]}}{{(, [^ ,]+)*}} blgp:7{{$}}
+; OBJ-LABEL: <mfma_f32_4x4x1f32__a_float_v1__b_float_v1__arg5_7>:
+; OBJ: v_mfma_f32_4x4x1_16b_f32 {{([^:]|[0-9]:)*}} blgp:7{{ *(//.*)?$}}
   %r.mfma_f32_4x4x1f32__a_float_v1__b_float_v1__arg5_7 = call <4 x float> @llvm.amdgcn.mfma.f32.4x4x1f32(float %a, float %b, <4 x float> %c, i32 0, i32 0, i32 7)
   ret <4 x float> %r.mfma_f32_4x4x1f32__a_float_v1__b_float_v1__arg5_7
 }

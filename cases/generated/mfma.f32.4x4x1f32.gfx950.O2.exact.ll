@@ -14,7 +14,7 @@ define <4 x float> @mfma_f32_4x4x1f32__a_float_v1__b_float_v1(float %a, float %b
 ; CHECK-LABEL: {{^}}mfma_f32_4x4x1f32__a_float_v1__b_float_v1:
 ; CHECK: v_mfma_f32_4x4x1_16b_f32 {{[asv]\[}}[[#D:]]:
 ; CHECK-SAME: [[#D+3]]{{\]}}, {{[asv][0-9]+}}, {{[asv][0-9]+}}, {{[asv]\[}}[[#C:]]:
-; CHECK-SAME: [[#C+3]]{{\]}}
+; CHECK-SAME: [[#C+3]]{{\]}}{{(, [^ ,]+)*}}{{$}}
   %r.mfma_f32_4x4x1f32__a_float_v1__b_float_v1 = call <4 x float> @llvm.amdgcn.mfma.f32.4x4x1f32(float %a, float %b, <4 x float> %c, i32 0, i32 0, i32 0)
   ret <4 x float> %r.mfma_f32_4x4x1f32__a_float_v1__b_float_v1
 }

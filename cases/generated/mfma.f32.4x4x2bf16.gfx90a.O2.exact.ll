@@ -14,7 +14,7 @@ define <4 x float> @mfma_f32_4x4x2bf16__a_i16_v2__b_i16_v2(<2 x i16> %a, <2 x i1
 ; CHECK-LABEL: {{^}}mfma_f32_4x4x2bf16__a_i16_v2__b_i16_v2:
 ; CHECK: v_mfma_f32_4x4x2bf16 {{[asv]\[}}[[#D:]]:
 ; CHECK-SAME: [[#D+3]]{{\]}}, {{[asv][0-9]+}}, {{[asv][0-9]+}}, {{[asv]\[}}[[#C:]]:
-; CHECK-SAME: [[#C+3]]{{\]}}
+; CHECK-SAME: [[#C+3]]{{\]}}{{(, [^ ,]+)*}}{{$}}
   %r.mfma_f32_4x4x2bf16__a_i16_v2__b_i16_v2 = call <4 x float> @llvm.amdgcn.mfma.f32.4x4x2bf16(<2 x i16> %a, <2 x i16> %b, <4 x float> %c, i32 0, i32 0, i32 0)
   ret <4 x float> %r.mfma_f32_4x4x2bf16__a_i16_v2__b_i16_v2
 }

@@ -16,7 +16,7 @@ define <4 x float> @mfma_f32_4x4x4f16__a_half_v4__b_half_v4(<4 x half> %a, <4 x 
 ; CHECK-SAME: [[#D+3]]{{\]}}, {{[asv]\[}}[[#A:]]:
 ; CHECK-SAME: [[#A+1]]{{\]}}, {{[asv]\[}}[[#B:]]:
 ; CHECK-SAME: [[#B+1]]{{\]}}, {{[asv]\[}}[[#C:]]:
-; CHECK-SAME: [[#C+3]]{{\]}}
+; CHECK-SAME: [[#C+3]]{{\]}}{{(, [^ ,]+)*}}{{$}}
   %r.mfma_f32_4x4x4f16__a_half_v4__b_half_v4 = call <4 x float> @llvm.amdgcn.mfma.f32.4x4x4f16(<4 x half> %a, <4 x half> %b, <4 x float> %c, i32 0, i32 0, i32 0)
   ret <4 x float> %r.mfma_f32_4x4x4f16__a_half_v4__b_half_v4
 }

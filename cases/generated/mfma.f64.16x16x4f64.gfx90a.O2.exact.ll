@@ -16,7 +16,7 @@ define <4 x double> @mfma_f64_16x16x4f64__a_double_v1__b_double_v1(double %a, do
 ; CHECK-SAME: [[#D+7]]{{\]}}, {{[asv]\[}}[[#A:]]:
 ; CHECK-SAME: [[#A+1]]{{\]}}, {{[asv]\[}}[[#B:]]:
 ; CHECK-SAME: [[#B+1]]{{\]}}, {{[asv]\[}}[[#C:]]:
-; CHECK-SAME: [[#C+7]]{{\]}}
+; CHECK-SAME: [[#C+7]]{{\]}}{{(, [^ ,]+)*}}{{$}}
   %r.mfma_f64_16x16x4f64__a_double_v1__b_double_v1 = call <4 x double> @llvm.amdgcn.mfma.f64.16x16x4f64(double %a, double %b, <4 x double> %c, i32 0, i32 0, i32 0)
   ret <4 x double> %r.mfma_f64_16x16x4f64__a_double_v1__b_double_v1
 }

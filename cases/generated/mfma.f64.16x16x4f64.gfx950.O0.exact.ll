@@ -9,6 +9,10 @@
 ; RUN: llc -O0 -mtriple=amdgcn -mcpu=gfx950 -global-isel=1 -global-isel-abort=1 -o %t.gisel.s < %s
 ; RUN: FileCheck --input-file=%t.gisel.s %s
 ; RUN: llvm-mc -triple=amdgcn -mcpu=gfx950 -filetype=obj -o /dev/null %t.gisel.s
+; RUN: llc -O0 -mtriple=amdgcn -mcpu=gfx950 -global-isel=0 -filetype=obj -o %t.sdag.o < %s
+; RUN: llvm-objdump -d %t.sdag.o | FileCheck --check-prefix=OBJ %s
+; RUN: llc -O0 -mtriple=amdgcn -mcpu=gfx950 -global-isel=1 -global-isel-abort=1 -filetype=obj -o %t.gisel.o < %s
+; RUN: llvm-objdump -d %t.gisel.o | FileCheck --check-prefix=OBJ %s
 
 define <4 x double> @mfma_f64_16x16x4f64__a_double_v1__b_double_v1(double %a, double %b, <4 x double> %c) {
 ; CHECK-LABEL: {{^}}mfma_f64_16x16x4f64__a_double_v1__b_double_v1:
@@ -16,7 +20,9 @@ define <4 x double> @mfma_f64_16x16x4f64__a_double_v1__b_double_v1(double %a, do
 ; CHECK-SAME: [[#D+7]]{{\]}}, {{[asv]\[}}[[#A:]]:
 ; CHECK-SAME: [[#A+1]]{{\]}}, {{[asv]\[}}[[#B:]]:
 ; CHECK-SAME: [[#B+1]]{{\]}}, {{[asv]\[}}[[#C:]]:
-; CHECK-SAME: [[#C+7]]{{\]}}
+; CHECK-SAME: [[#C+7]]{{\]}}{{(, [^ ,]+)*}}{{$}}
+; OBJ-LABEL: <mfma_f64_16x16x4f64__a_double_v1__b_double_v1>:
+; OBJ: v_mfma_f64_16x16x4_f64 {{([^:]|[0-9]:)*}}{{ *(//.*)?$}}
   %r.mfma_f64_16x16x4f64__a_double_v1__b_double_v1 = call <4 x double> @llvm.amdgcn.mfma.f64.16x16x4f64(double %a, double %b, <4 x double> %c, i32 0, i32 0, i32 0)
   ret <4 x double> %r.mfma_f64_16x16x4f64__a_double_v1__b_double_v1
 }
@@ -27,7 +33,9 @@ define <4 x double> @mfma_f64_16x16x4f64__a_double_v1__b_double_v1__arg3_7(doubl
 ; CHECK-SAME: [[#D+7]]{{\]}}, {{[asv]\[}}[[#A:]]:
 ; CHECK-SAME: [[#A+1]]{{\]}}, {{[asv]\[}}[[#B:]]:
 ; CHECK-SAME: [[#B+1]]{{\]}}, {{[asv]\[}}[[#C:]]:
-; CHECK-SAME: [[#C+7]]{{\]}}
+; CHECK-SAME: [[#C+7]]{{\]}}{{(, [^ ,]+)*}} cbsz:7{{$}}
+; OBJ-LABEL: <mfma_f64_16x16x4f64__a_double_v1__b_double_v1__arg3_7>:
+; OBJ: v_mfma_f64_16x16x4_f64 {{([^:]|[0-9]:)*}} cbsz:7{{ *(//.*)?$}}
   %r.mfma_f64_16x16x4f64__a_double_v1__b_double_v1__arg3_7 = call <4 x double> @llvm.amdgcn.mfma.f64.16x16x4f64(double %a, double %b, <4 x double> %c, i32 7, i32 0, i32 0)
   ret <4 x double> %r.mfma_f64_16x16x4f64__a_double_v1__b_double_v1__arg3_7
 }
@@ -38,7 +46,9 @@ define <4 x double> @mfma_f64_16x16x4f64__a_double_v1__b_double_v1__arg4_15(doub
 ; CHECK-SAME: [[#D+7]]{{\]}}, {{[asv]\[}}[[#A:]]:
 ; CHECK-SAME: [[#A+1]]{{\]}}, {{[asv]\[}}[[#B:]]:
 ; CHECK-SAME: [[#B+1]]{{\]}}, {{[asv]\[}}[[#C:]]:
-; CHECK-SAME: [[#C+7]]{{\]}}
+; CHECK-SAME: [[#C+7]]{{\]}}{{(, [^ ,]+)*}} abid:15{{$}}
+; OBJ-LABEL: <mfma_f64_16x16x4f64__a_double_v1__b_double_v1__arg4_15>:
+; OBJ: v_mfma_f64_16x16x4_f64 {{([^:]|[0-9]:)*}} abid:15{{ *(//.*)?$}}
   %r.mfma_f64_16x16x4f64__a_double_v1__b_double_v1__arg4_15 = call <4 x double> @llvm.amdgcn.mfma.f64.16x16x4f64(double %a, double %b, <4 x double> %c, i32 0, i32 15, i32 0)
   ret <4 x double> %r.mfma_f64_16x16x4f64__a_double_v1__b_double_v1__arg4_15
 }
@@ -49,7 +59,9 @@ define <4 x double> @mfma_f64_16x16x4f64__a_double_v1__b_double_v1__arg5_7(doubl
 ; CHECK-SAME: [[#D+7]]{{\]}}, {{[asv]\[}}[[#A:]]:
 ; CHECK-SAME: [[#A+1]]{{\]}}, {{[asv]\[}}[[#B:]]:
 ; CHECK-SAME: [[#B+1]]{{\]}}, {{[asv]\[}}[[#C:]]:
-; CHECK-SAME: [[#C+7]]{{\]}}
+; CHECK-SAME: [[#C+7]]{{\]}}{{(, [^ ,]+)*}} neg:[1,1,1]{{$}}
+; OBJ-LABEL: <mfma_f64_16x16x4f64__a_double_v1__b_double_v1__arg5_7>:
+; OBJ: v_mfma_f64_16x16x4_f64 {{([^:]|[0-9]:)*}} neg:[1,1,1]{{ *(//.*)?$}}
   %r.mfma_f64_16x16x4f64__a_double_v1__b_double_v1__arg5_7 = call <4 x double> @llvm.amdgcn.mfma.f64.16x16x4f64(double %a, double %b, <4 x double> %c, i32 0, i32 0, i32 7)
   ret <4 x double> %r.mfma_f64_16x16x4f64__a_double_v1__b_double_v1__arg5_7
 }

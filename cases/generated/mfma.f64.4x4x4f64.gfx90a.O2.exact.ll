@@ -16,7 +16,7 @@ define double @mfma_f64_4x4x4f64__a_double_v1__b_double_v1(double %a, double %b,
 ; CHECK-SAME: [[#D+1]]{{\]}}, {{[asv]\[}}[[#A:]]:
 ; CHECK-SAME: [[#A+1]]{{\]}}, {{[asv]\[}}[[#B:]]:
 ; CHECK-SAME: [[#B+1]]{{\]}}, {{[asv]\[}}[[#C:]]:
-; CHECK-SAME: [[#C+1]]{{\]}}
+; CHECK-SAME: [[#C+1]]{{\]}}{{(, [^ ,]+)*}}{{$}}
   %r.mfma_f64_4x4x4f64__a_double_v1__b_double_v1 = call double @llvm.amdgcn.mfma.f64.4x4x4f64(double %a, double %b, double %c, i32 0, i32 0, i32 0)
   ret double %r.mfma_f64_4x4x4f64__a_double_v1__b_double_v1
 }

@@ -16,7 +16,7 @@ define <4 x i32> @mfma_i32_16x16x32_i8__a_i64_v1__b_i64_v1(i64 %a, i64 %b, <4 x 
 ; CHECK-SAME: [[#D+3]]{{\]}}, {{[asv]\[}}[[#A:]]:
 ; CHECK-SAME: [[#A+1]]{{\]}}, {{[asv]\[}}[[#B:]]:
 ; CHECK-SAME: [[#B+1]]{{\]}}, {{[asv]\[}}[[#C:]]:
-; CHECK-SAME: [[#C+3]]{{\]}}
+; CHECK-SAME: [[#C+3]]{{\]}}{{(, [^ ,]+)*}}{{$}}
   %r.mfma_i32_16x16x32_i8__a_i64_v1__b_i64_v1 = call <4 x i32> @llvm.amdgcn.mfma.i32.16x16x32.i8(i64 %a, i64 %b, <4 x i32> %c, i32 0, i32 0, i32 0)
   ret <4 x i32> %r.mfma_i32_16x16x32_i8__a_i64_v1__b_i64_v1
 }

@@ -14,7 +14,7 @@ define <16 x i32> @mfma_i32_16x16x4i8__a_i32_v1__b_i32_v1(i32 %a, i32 %b, <16 x 
 ; CHECK-LABEL: {{^}}mfma_i32_16x16x4i8__a_i32_v1__b_i32_v1:
 ; CHECK: v_mfma_i32_16x16x4i8 {{[asv]\[}}[[#D:]]:
 ; CHECK-SAME: [[#D+15]]{{\]}}, {{[asv][0-9]+}}, {{[asv][0-9]+}}, {{[asv]\[}}[[#C:]]:
-; CHECK-SAME: [[#C+15]]{{\]}}
+; CHECK-SAME: [[#C+15]]{{\]}}{{(, [^ ,]+)*}}{{$}}
   %r.mfma_i32_16x16x4i8__a_i32_v1__b_i32_v1 = call <16 x i32> @llvm.amdgcn.mfma.i32.16x16x4i8(i32 %a, i32 %b, <16 x i32> %c, i32 0, i32 0, i32 0)
   ret <16 x i32> %r.mfma_i32_16x16x4i8__a_i32_v1__b_i32_v1
 }

@@ -16,7 +16,7 @@ define <4 x i32> @mfma_i32_16x16x64_i8__a_i32_v4__b_i32_v4(<4 x i32> %a, <4 x i3
 ; CHECK-SAME: [[#D+3]]{{\]}}, {{[asv]\[}}[[#A:]]:
 ; CHECK-SAME: [[#A+3]]{{\]}}, {{[asv]\[}}[[#B:]]:
 ; CHECK-SAME: [[#B+3]]{{\]}}, {{[asv]\[}}[[#C:]]:
-; CHECK-SAME: [[#C+3]]{{\]}}
+; CHECK-SAME: [[#C+3]]{{\]}}{{(, [^ ,]+)*}}{{$}}
   %r.mfma_i32_16x16x64_i8__a_i32_v4__b_i32_v4 = call <4 x i32> @llvm.amdgcn.mfma.i32.16x16x64.i8(<4 x i32> %a, <4 x i32> %b, <4 x i32> %c, i32 0, i32 0, i32 0)
   ret <4 x i32> %r.mfma_i32_16x16x64_i8__a_i32_v4__b_i32_v4
 }

@@ -16,7 +16,7 @@ define <16 x i32> @mfma_i32_32x32x32_i8__a_i32_v4__b_i32_v4(<4 x i32> %a, <4 x i
 ; CHECK-SAME: [[#D+15]]{{\]}}, {{[asv]\[}}[[#A:]]:
 ; CHECK-SAME: [[#A+3]]{{\]}}, {{[asv]\[}}[[#B:]]:
 ; CHECK-SAME: [[#B+3]]{{\]}}, {{[asv]\[}}[[#C:]]:
-; CHECK-SAME: [[#C+15]]{{\]}}
+; CHECK-SAME: [[#C+15]]{{\]}}{{(, [^ ,]+)*}}{{$}}
   %r.mfma_i32_32x32x32_i8__a_i32_v4__b_i32_v4 = call <16 x i32> @llvm.amdgcn.mfma.i32.32x32x32.i8(<4 x i32> %a, <4 x i32> %b, <16 x i32> %c, i32 0, i32 0, i32 0)
   ret <16 x i32> %r.mfma_i32_32x32x32_i8__a_i32_v4__b_i32_v4
 }

@@ -6,10 +6,14 @@
 ; RUN: llc -O0 -mtriple=amdgcn -mcpu=gfx950 -global-isel=0 -o %t.sdag.s < %s
 ; RUN: FileCheck --input-file=%t.sdag.s %s
 ; RUN: llvm-mc -triple=amdgcn -mcpu=gfx950 -filetype=obj -o /dev/null %t.sdag.s
+; RUN: llc -O0 -mtriple=amdgcn -mcpu=gfx950 -global-isel=0 -filetype=obj -o %t.sdag.o < %s
+; RUN: llvm-objdump -d %t.sdag.o | FileCheck --check-prefix=OBJ %s
 
 define amdgpu_ps void @mfma_scale_f32_16x16x128_f8f6f4__a_fp8_v8__b_fp6_v8__narrow_shufflevector(<8 x i32> %a, <8 x i32> %b, <4 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}mfma_scale_f32_16x16x128_f8f6f4__a_fp8_v8__b_fp6_v8__narrow_shufflevector:
-; CHECK: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}} blgp:2{{$}}
+; CHECK: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}}{{( blgp:2| op_sel_hi:\[0,0,0\] blgp:2)}}{{$}}
+; OBJ-LABEL: <mfma_scale_f32_16x16x128_f8f6f4__a_fp8_v8__b_fp6_v8__narrow_shufflevector>:
+; OBJ: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}}{{( blgp:2| op_sel_hi:\[0,0,0\] blgp:2)}}{{ *(//.*)?$}}
   %b.narrow = shufflevector <8 x i32> %b, <8 x i32> poison, <6 x i32> <i32 0, i32 1, i32 2, i32 3, i32 4, i32 5>
   %r.mfma_scale_f32_16x16x128_f8f6f4__a_fp8_v8__b_fp6_v8__narrow_shufflevector = call <4 x float> @llvm.amdgcn.mfma.scale.f32.16x16x128.f8f6f4.v8i32.v6i32(<8 x i32> %a, <6 x i32> %b.narrow, <4 x float> %c, i32 0, i32 2, i32 0, i32 0, i32 0, i32 0)
   store <4 x float> %r.mfma_scale_f32_16x16x128_f8f6f4__a_fp8_v8__b_fp6_v8__narrow_shufflevector, ptr addrspace(1) %out
@@ -18,7 +22,9 @@ define amdgpu_ps void @mfma_scale_f32_16x16x128_f8f6f4__a_fp8_v8__b_fp6_v8__narr
 
 define amdgpu_ps void @mfma_scale_f32_16x16x128_f8f6f4__a_fp8_v8__b_bf6_v8__narrow_shufflevector(<8 x i32> %a, <8 x i32> %b, <4 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}mfma_scale_f32_16x16x128_f8f6f4__a_fp8_v8__b_bf6_v8__narrow_shufflevector:
-; CHECK: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}} blgp:3{{$}}
+; CHECK: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}}{{( blgp:3| op_sel_hi:\[0,0,0\] blgp:3)}}{{$}}
+; OBJ-LABEL: <mfma_scale_f32_16x16x128_f8f6f4__a_fp8_v8__b_bf6_v8__narrow_shufflevector>:
+; OBJ: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}}{{( blgp:3| op_sel_hi:\[0,0,0\] blgp:3)}}{{ *(//.*)?$}}
   %b.narrow = shufflevector <8 x i32> %b, <8 x i32> poison, <6 x i32> <i32 0, i32 1, i32 2, i32 3, i32 4, i32 5>
   %r.mfma_scale_f32_16x16x128_f8f6f4__a_fp8_v8__b_bf6_v8__narrow_shufflevector = call <4 x float> @llvm.amdgcn.mfma.scale.f32.16x16x128.f8f6f4.v8i32.v6i32(<8 x i32> %a, <6 x i32> %b.narrow, <4 x float> %c, i32 0, i32 3, i32 0, i32 0, i32 0, i32 0)
   store <4 x float> %r.mfma_scale_f32_16x16x128_f8f6f4__a_fp8_v8__b_bf6_v8__narrow_shufflevector, ptr addrspace(1) %out
@@ -27,7 +33,9 @@ define amdgpu_ps void @mfma_scale_f32_16x16x128_f8f6f4__a_fp8_v8__b_bf6_v8__narr
 
 define amdgpu_ps void @mfma_scale_f32_16x16x128_f8f6f4__a_fp8_v8__b_fp4_v8__narrow_shufflevector(<8 x i32> %a, <8 x i32> %b, <4 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}mfma_scale_f32_16x16x128_f8f6f4__a_fp8_v8__b_fp4_v8__narrow_shufflevector:
-; CHECK: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}} blgp:4{{$}}
+; CHECK: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}}{{( blgp:4| op_sel_hi:\[0,0,0\] blgp:4)}}{{$}}
+; OBJ-LABEL: <mfma_scale_f32_16x16x128_f8f6f4__a_fp8_v8__b_fp4_v8__narrow_shufflevector>:
+; OBJ: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}}{{( blgp:4| op_sel_hi:\[0,0,0\] blgp:4)}}{{ *(//.*)?$}}
   %b.narrow = shufflevector <8 x i32> %b, <8 x i32> poison, <4 x i32> <i32 0, i32 1, i32 2, i32 3>
   %r.mfma_scale_f32_16x16x128_f8f6f4__a_fp8_v8__b_fp4_v8__narrow_shufflevector = call <4 x float> @llvm.amdgcn.mfma.scale.f32.16x16x128.f8f6f4.v8i32.v4i32(<8 x i32> %a, <4 x i32> %b.narrow, <4 x float> %c, i32 0, i32 4, i32 0, i32 0, i32 0, i32 0)
   store <4 x float> %r.mfma_scale_f32_16x16x128_f8f6f4__a_fp8_v8__b_fp4_v8__narrow_shufflevector, ptr addrspace(1) %out
@@ -36,7 +44,9 @@ define amdgpu_ps void @mfma_scale_f32_16x16x128_f8f6f4__a_fp8_v8__b_fp4_v8__narr
 
 define amdgpu_ps void @mfma_scale_f32_16x16x128_f8f6f4__a_bf8_v8__b_fp6_v8__narrow_shufflevector(<8 x i32> %a, <8 x i32> %b, <4 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}mfma_scale_f32_16x16x128_f8f6f4__a_bf8_v8__b_fp6_v8__narrow_shufflevector:
-; CHECK: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}} cbsz:1 blgp:2{{$}}
+; CHECK: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}}{{( cbsz:1 blgp:2| op_sel_hi:\[0,0,0\] cbsz:1 blgp:2)}}{{$}}
+; OBJ-LABEL: <mfma_scale_f32_16x16x128_f8f6f4__a_bf8_v8__b_fp6_v8__narrow_shufflevector>:
+; OBJ: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}}{{( cbsz:1 blgp:2| op_sel_hi:\[0,0,0\] cbsz:1 blgp:2)}}{{ *(//.*)?$}}
   %b.narrow = shufflevector <8 x i32> %b, <8 x i32> poison, <6 x i32> <i32 0, i32 1, i32 2, i32 3, i32 4, i32 5>
   %r.mfma_scale_f32_16x16x128_f8f6f4__a_bf8_v8__b_fp6_v8__narrow_shufflevector = call <4 x float> @llvm.amdgcn.mfma.scale.f32.16x16x128.f8f6f4.v8i32.v6i32(<8 x i32> %a, <6 x i32> %b.narrow, <4 x float> %c, i32 1, i32 2, i32 0, i32 0, i32 0, i32 0)
   store <4 x float> %r.mfma_scale_f32_16x16x128_f8f6f4__a_bf8_v8__b_fp6_v8__narrow_shufflevector, ptr addrspace(1) %out
@@ -45,7 +55,9 @@ define amdgpu_ps void @mfma_scale_f32_16x16x128_f8f6f4__a_bf8_v8__b_fp6_v8__narr
 
 define amdgpu_ps void @mfma_scale_f32_16x16x128_f8f6f4__a_bf8_v8__b_bf6_v8__narrow_shufflevector(<8 x i32> %a, <8 x i32> %b, <4 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}mfma_scale_f32_16x16x128_f8f6f4__a_bf8_v8__b_bf6_v8__narrow_shufflevector:
-; CHECK: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}} cbsz:1 blgp:3{{$}}
+; CHECK: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}}{{( cbsz:1 blgp:3| op_sel_hi:\[0,0,0\] cbsz:1 blgp:3)}}{{$}}
+; OBJ-LABEL: <mfma_scale_f32_16x16x128_f8f6f4__a_bf8_v8__b_bf6_v8__narrow_shufflevector>:
+; OBJ: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}}{{( cbsz:1 blgp:3| op_sel_hi:\[0,0,0\] cbsz:1 blgp:3)}}{{ *(//.*)?$}}
   %b.narrow = shufflevector <8 x i32> %b, <8 x i32> poison, <6 x i32> <i32 0, i32 1, i32 2, i32 3, i32 4, i32 5>
   %r.mfma_scale_f32_16x16x128_f8f6f4__a_bf8_v8__b_bf6_v8__narrow_shufflevector = call <4 x float> @llvm.amdgcn.mfma.scale.f32.16x16x128.f8f6f4.v8i32.v6i32(<8 x i32> %a, <6 x i32> %b.narrow, <4 x float> %c, i32 1, i32 3, i32 0, i32 0, i32 0, i32 0)
   store <4 x float> %r.mfma_scale_f32_16x16x128_f8f6f4__a_bf8_v8__b_bf6_v8__narrow_shufflevector, ptr addrspace(1) %out
@@ -54,7 +66,9 @@ define amdgpu_ps void @mfma_scale_f32_16x16x128_f8f6f4__a_bf8_v8__b_bf6_v8__narr
 
 define amdgpu_ps void @mfma_scale_f32_16x16x128_f8f6f4__a_bf8_v8__b_fp4_v8__narrow_shufflevector(<8 x i32> %a, <8 x i32> %b, <4 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}mfma_scale_f32_16x16x128_f8f6f4__a_bf8_v8__b_fp4_v8__narrow_shufflevector:
-; CHECK: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}} cbsz:1 blgp:4{{$}}
+; CHECK: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}}{{( cbsz:1 blgp:4| op_sel_hi:\[0,0,0\] cbsz:1 blgp:4)}}{{$}}
+; OBJ-LABEL: <mfma_scale_f32_16x16x128_f8f6f4__a_bf8_v8__b_fp4_v8__narrow_shufflevector>:
+; OBJ: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}}{{( cbsz:1 blgp:4| op_sel_hi:\[0,0,0\] cbsz:1 blgp:4)}}{{ *(//.*)?$}}
   %b.narrow = shufflevector <8 x i32> %b, <8 x i32> poison, <4 x i32> <i32 0, i32 1, i32 2, i32 3>
   %r.mfma_scale_f32_16x16x128_f8f6f4__a_bf8_v8__b_fp4_v8__narrow_shufflevector = call <4 x float> @llvm.amdgcn.mfma.scale.f32.16x16x128.f8f6f4.v8i32.v4i32(<8 x i32> %a, <4 x i32> %b.narrow, <4 x float> %c, i32 1, i32 4, i32 0, i32 0, i32 0, i32 0)
   store <4 x float> %r.mfma_scale_f32_16x16x128_f8f6f4__a_bf8_v8__b_fp4_v8__narrow_shufflevector, ptr addrspace(1) %out
@@ -63,7 +77,9 @@ define amdgpu_ps void @mfma_scale_f32_16x16x128_f8f6f4__a_bf8_v8__b_fp4_v8__narr
 
 define amdgpu_ps void @mfma_scale_f32_16x16x128_f8f6f4__a_fp6_v8__b_fp8_v8__narrow_shufflevector(<8 x i32> %a, <8 x i32> %b, <4 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}mfma_scale_f32_16x16x128_f8f6f4__a_fp6_v8__b_fp8_v8__narrow_shufflevector:
-; CHECK: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}} cbsz:2{{$}}
+; CHECK: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}}{{( cbsz:2| op_sel_hi:\[0,0,0\] cbsz:2)}}{{$}}
+; OBJ-LABEL: <mfma_scale_f32_16x16x128_f8f6f4__a_fp6_v8__b_fp8_v8__narrow_shufflevector>:
+; OBJ: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}}{{( cbsz:2| op_sel_hi:\[0,0,0\] cbsz:2)}}{{ *(//.*)?$}}
   %a.narrow = shufflevector <8 x i32> %a, <8 x i32> poison, <6 x i32> <i32 0, i32 1, i32 2, i32 3, i32 4, i32 5>
   %r.mfma_scale_f32_16x16x128_f8f6f4__a_fp6_v8__b_fp8_v8__narrow_shufflevector = call <4 x float> @llvm.amdgcn.mfma.scale.f32.16x16x128.f8f6f4.v6i32.v8i32(<6 x i32> %a.narrow, <8 x i32> %b, <4 x float> %c, i32 2, i32 0, i32 0, i32 0, i32 0, i32 0)
   store <4 x float> %r.mfma_scale_f32_16x16x128_f8f6f4__a_fp6_v8__b_fp8_v8__narrow_shufflevector, ptr addrspace(1) %out
@@ -72,7 +88,9 @@ define amdgpu_ps void @mfma_scale_f32_16x16x128_f8f6f4__a_fp6_v8__b_fp8_v8__narr
 
 define amdgpu_ps void @mfma_scale_f32_16x16x128_f8f6f4__a_fp6_v8__b_bf8_v8__narrow_shufflevector(<8 x i32> %a, <8 x i32> %b, <4 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}mfma_scale_f32_16x16x128_f8f6f4__a_fp6_v8__b_bf8_v8__narrow_shufflevector:
-; CHECK: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}} cbsz:2 blgp:1{{$}}
+; CHECK: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}}{{( cbsz:2 blgp:1| op_sel_hi:\[0,0,0\] cbsz:2 blgp:1)}}{{$}}
+; OBJ-LABEL: <mfma_scale_f32_16x16x128_f8f6f4__a_fp6_v8__b_bf8_v8__narrow_shufflevector>:
+; OBJ: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}}{{( cbsz:2 blgp:1| op_sel_hi:\[0,0,0\] cbsz:2 blgp:1)}}{{ *(//.*)?$}}
   %a.narrow = shufflevector <8 x i32> %a, <8 x i32> poison, <6 x i32> <i32 0, i32 1, i32 2, i32 3, i32 4, i32 5>
   %r.mfma_scale_f32_16x16x128_f8f6f4__a_fp6_v8__b_bf8_v8__narrow_shufflevector = call <4 x float> @llvm.amdgcn.mfma.scale.f32.16x16x128.f8f6f4.v6i32.v8i32(<6 x i32> %a.narrow, <8 x i32> %b, <4 x float> %c, i32 2, i32 1, i32 0, i32 0, i32 0, i32 0)
   store <4 x float> %r.mfma_scale_f32_16x16x128_f8f6f4__a_fp6_v8__b_bf8_v8__narrow_shufflevector, ptr addrspace(1) %out
@@ -81,7 +99,9 @@ define amdgpu_ps void @mfma_scale_f32_16x16x128_f8f6f4__a_fp6_v8__b_bf8_v8__narr
 
 define amdgpu_ps void @mfma_scale_f32_16x16x128_f8f6f4__a_fp6_v8__b_fp6_v8__narrow_shufflevector(<8 x i32> %a, <8 x i32> %b, <4 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}mfma_scale_f32_16x16x128_f8f6f4__a_fp6_v8__b_fp6_v8__narrow_shufflevector:
-; CHECK: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}} cbsz:2 blgp:2{{$}}
+; CHECK: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}}{{( cbsz:2 blgp:2| op_sel_hi:\[0,0,0\] cbsz:2 blgp:2)}}{{$}}
+; OBJ-LABEL: <mfma_scale_f32_16x16x128_f8f6f4__a_fp6_v8__b_fp6_v8__narrow_shufflevector>:
+; OBJ: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}}{{( cbsz:2 blgp:2| op_sel_hi:\[0,0,0\] cbsz:2 blgp:2)}}{{ *(//.*)?$}}
   %a.narrow = shufflevector <8 x i32> %a, <8 x i32> poison, <6 x i32> <i32 0, i32 1, i32 2, i32 3, i32 4, i32 5>
   %b.narrow = shufflevector <8 x i32> %b, <8 x i32> poison, <6 x i32> <i32 0, i32 1, i32 2, i32 3, i32 4, i32 5>
   %r.mfma_scale_f32_16x16x128_f8f6f4__a_fp6_v8__b_fp6_v8__narrow_shufflevector = call <4 x float> @llvm.amdgcn.mfma.scale.f32.16x16x128.f8f6f4.v6i32.v6i32(<6 x i32> %a.narrow, <6 x i32> %b.narrow, <4 x float> %c, i32 2, i32 2, i32 0, i32 0, i32 0, i32 0)
@@ -91,7 +111,9 @@ define amdgpu_ps void @mfma_scale_f32_16x16x128_f8f6f4__a_fp6_v8__b_fp6_v8__narr
 
 define amdgpu_ps void @mfma_scale_f32_16x16x128_f8f6f4__a_fp6_v8__b_bf6_v8__narrow_shufflevector(<8 x i32> %a, <8 x i32> %b, <4 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}mfma_scale_f32_16x16x128_f8f6f4__a_fp6_v8__b_bf6_v8__narrow_shufflevector:
-; CHECK: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}} cbsz:2 blgp:3{{$}}
+; CHECK: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}}{{( cbsz:2 blgp:3| op_sel_hi:\[0,0,0\] cbsz:2 blgp:3)}}{{$}}
+; OBJ-LABEL: <mfma_scale_f32_16x16x128_f8f6f4__a_fp6_v8__b_bf6_v8__narrow_shufflevector>:
+; OBJ: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}}{{( cbsz:2 blgp:3| op_sel_hi:\[0,0,0\] cbsz:2 blgp:3)}}{{ *(//.*)?$}}
   %a.narrow = shufflevector <8 x i32> %a, <8 x i32> poison, <6 x i32> <i32 0, i32 1, i32 2, i32 3, i32 4, i32 5>
   %b.narrow = shufflevector <8 x i32> %b, <8 x i32> poison, <6 x i32> <i32 0, i32 1, i32 2, i32 3, i32 4, i32 5>
   %r.mfma_scale_f32_16x16x128_f8f6f4__a_fp6_v8__b_bf6_v8__narrow_shufflevector = call <4 x float> @llvm.amdgcn.mfma.scale.f32.16x16x128.f8f6f4.v6i32.v6i32(<6 x i32> %a.narrow, <6 x i32> %b.narrow, <4 x float> %c, i32 2, i32 3, i32 0, i32 0, i32 0, i32 0)
@@ -101,7 +123,9 @@ define amdgpu_ps void @mfma_scale_f32_16x16x128_f8f6f4__a_fp6_v8__b_bf6_v8__narr
 
 define amdgpu_ps void @mfma_scale_f32_16x16x128_f8f6f4__a_fp6_v8__b_fp4_v8__narrow_shufflevector(<8 x i32> %a, <8 x i32> %b, <4 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}mfma_scale_f32_16x16x128_f8f6f4__a_fp6_v8__b_fp4_v8__narrow_shufflevector:
-; CHECK: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}} cbsz:2 blgp:4{{$}}
+; CHECK: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}}{{( cbsz:2 blgp:4| op_sel_hi:\[0,0,0\] cbsz:2 blgp:4)}}{{$}}
+; OBJ-LABEL: <mfma_scale_f32_16x16x128_f8f6f4__a_fp6_v8__b_fp4_v8__narrow_shufflevector>:
+; OBJ: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}}{{( cbsz:2 blgp:4| op_sel_hi:\[0,0,0\] cbsz:2 blgp:4)}}{{ *(//.*)?$}}
   %a.narrow = shufflevector <8 x i32> %a, <8 x i32> poison, <6 x i32> <i32 0, i32 1, i32 2, i32 3, i32 4, i32 5>
   %b.narrow = shufflevector <8 x i32> %b, <8 x i32> poison, <4 x i32> <i32 0, i32 1, i32 2, i32 3>
   %r.mfma_scale_f32_16x16x128_f8f6f4__a_fp6_v8__b_fp4_v8__narrow_shufflevector = call <4 x float> @llvm.amdgcn.mfma.scale.f32.16x16x128.f8f6f4.v6i32.v4i32(<6 x i32> %a.narrow, <4 x i32> %b.narrow, <4 x float> %c, i32 2, i32 4, i32 0, i32 0, i32 0, i32 0)
@@ -111,7 +135,9 @@ define amdgpu_ps void @mfma_scale_f32_16x16x128_f8f6f4__a_fp6_v8__b_fp4_v8__narr
 
 define amdgpu_ps void @mfma_scale_f32_16x16x128_f8f6f4__a_bf6_v8__b_fp8_v8__narrow_shufflevector(<8 x i32> %a, <8 x i32> %b, <4 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}mfma_scale_f32_16x16x128_f8f6f4__a_bf6_v8__b_fp8_v8__narrow_shufflevector:
-; CHECK: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}} cbsz:3{{$}}
+; CHECK: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}}{{( cbsz:3| op_sel_hi:\[0,0,0\] cbsz:3)}}{{$}}
+; OBJ-LABEL: <mfma_scale_f32_16x16x128_f8f6f4__a_bf6_v8__b_fp8_v8__narrow_shufflevector>:
+; OBJ: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}}{{( cbsz:3| op_sel_hi:\[0,0,0\] cbsz:3)}}{{ *(//.*)?$}}
   %a.narrow = shufflevector <8 x i32> %a, <8 x i32> poison, <6 x i32> <i32 0, i32 1, i32 2, i32 3, i32 4, i32 5>
   %r.mfma_scale_f32_16x16x128_f8f6f4__a_bf6_v8__b_fp8_v8__narrow_shufflevector = call <4 x float> @llvm.amdgcn.mfma.scale.f32.16x16x128.f8f6f4.v6i32.v8i32(<6 x i32> %a.narrow, <8 x i32> %b, <4 x float> %c, i32 3, i32 0, i32 0, i32 0, i32 0, i32 0)
   store <4 x float> %r.mfma_scale_f32_16x16x128_f8f6f4__a_bf6_v8__b_fp8_v8__narrow_shufflevector, ptr addrspace(1) %out
@@ -120,7 +146,9 @@ define amdgpu_ps void @mfma_scale_f32_16x16x128_f8f6f4__a_bf6_v8__b_fp8_v8__narr
 
 define amdgpu_ps void @mfma_scale_f32_16x16x128_f8f6f4__a_bf6_v8__b_bf8_v8__narrow_shufflevector(<8 x i32> %a, <8 x i32> %b, <4 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}mfma_scale_f32_16x16x128_f8f6f4__a_bf6_v8__b_bf8_v8__narrow_shufflevector:
-; CHECK: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}} cbsz:3 blgp:1{{$}}
+; CHECK: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}}{{( cbsz:3 blgp:1| op_sel_hi:\[0,0,0\] cbsz:3 blgp:1)}}{{$}}
+; OBJ-LABEL: <mfma_scale_f32_16x16x128_f8f6f4__a_bf6_v8__b_bf8_v8__narrow_shufflevector>:
+; OBJ: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}}{{( cbsz:3 blgp:1| op_sel_hi:\[0,0,0\] cbsz:3 blgp:1)}}{{ *(//.*)?$}}
   %a.narrow = shufflevector <8 x i32> %a, <8 x i32> poison, <6 x i32> <i32 0, i32 1, i32 2, i32 3, i32 4, i32 5>
   %r.mfma_scale_f32_16x16x128_f8f6f4__a_bf6_v8__b_bf8_v8__narrow_shufflevector = call <4 x float> @llvm.amdgcn.mfma.scale.f32.16x16x128.f8f6f4.v6i32.v8i32(<6 x i32> %a.narrow, <8 x i32> %b, <4 x float> %c, i32 3, i32 1, i32 0, i32 0, i32 0, i32 0)
   store <4 x float> %r.mfma_scale_f32_16x16x128_f8f6f4__a_bf6_v8__b_bf8_v8__narrow_shufflevector, ptr addrspace(1) %out
@@ -129,7 +157,9 @@ define amdgpu_ps void @mfma_scale_f32_16x16x128_f8f6f4__a_bf6_v8__b_bf8_v8__narr
 
 define amdgpu_ps void @mfma_scale_f32_16x16x128_f8f6f4__a_bf6_v8__b_fp6_v8__narrow_shufflevector(<8 x i32> %a, <8 x i32> %b, <4 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}mfma_scale_f32_16x16x128_f8f6f4__a_bf6_v8__b_fp6_v8__narrow_shufflevector:
-; CHECK: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}} cbsz:3 blgp:2{{$}}
+; CHECK: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}}{{( cbsz:3 blgp:2| op_sel_hi:\[0,0,0\] cbsz:3 blgp:2)}}{{$}}
+; OBJ-LABEL: <mfma_scale_f32_16x16x128_f8f6f4__a_bf6_v8__b_fp6_v8__narrow_shufflevector>:
+; OBJ: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}}{{( cbsz:3 blgp:2| op_sel_hi:\[0,0,0\] cbsz:3 blgp:2)}}{{ *(//.*)?$}}
   %a.narrow = shufflevector <8 x i32> %a, <8 x i32> poison, <6 x i32> <i32 0, i32 1, i32 2, i32 3, i32 4, i32 5>
   %b.narrow = shufflevector <8 x i32> %b, <8 x i32> poison, <6 x i32> <i32 0, i32 1, i32 2, i32 3, i32 4, i32 5>
   %r.mfma_scale_f32_16x16x128_f8f6f4__a_bf6_v8__b_fp6_v8__narrow_shufflevector = call <4 x float> @llvm.amdgcn.mfma.scale.f32.16x16x128.f8f6f4.v6i32.v6i32(<6 x i32> %a.narrow, <6 x i32> %b.narrow, <4 x float> %c, i32 3, i32 2, i32 0, i32 0, i32 0, i32 0)
@@ -139,7 +169,9 @@ define amdgpu_ps void @mfma_scale_f32_16x16x128_f8f6f4__a_bf6_v8__b_fp6_v8__narr
 
 define amdgpu_ps void @mfma_scale_f32_16x16x128_f8f6f4__a_bf6_v8__b_bf6_v8__narrow_shufflevector(<8 x i32> %a, <8 x i32> %b, <4 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}mfma_scale_f32_16x16x128_f8f6f4__a_bf6_v8__b_bf6_v8__narrow_shufflevector:
-; CHECK: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}} cbsz:3 blgp:3{{$}}
+; CHECK: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}}{{( cbsz:3 blgp:3| op_sel_hi:\[0,0,0\] cbsz:3 blgp:3)}}{{$}}
+; OBJ-LABEL: <mfma_scale_f32_16x16x128_f8f6f4__a_bf6_v8__b_bf6_v8__narrow_shufflevector>:
+; OBJ: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}}{{( cbsz:3 blgp:3| op_sel_hi:\[0,0,0\] cbsz:3 blgp:3)}}{{ *(//.*)?$}}
   %a.narrow = shufflevector <8 x i32> %a, <8 x i32> poison, <6 x i32> <i32 0, i32 1, i32 2, i32 3, i32 4, i32 5>
   %b.narrow = shufflevector <8 x i32> %b, <8 x i32> poison, <6 x i32> <i32 0, i32 1, i32 2, i32 3, i32 4, i32 5>
   %r.mfma_scale_f32_16x16x128_f8f6f4__a_bf6_v8__b_bf6_v8__narrow_shufflevector = call <4 x float> @llvm.amdgcn.mfma.scale.f32.16x16x128.f8f6f4.v6i32.v6i32(<6 x i32> %a.narrow, <6 x i32> %b.narrow, <4 x float> %c, i32 3, i32 3, i32 0, i32 0, i32 0, i32 0)
@@ -149,7 +181,9 @@ define amdgpu_ps void @mfma_scale_f32_16x16x128_f8f6f4__a_bf6_v8__b_bf6_v8__narr
 
 define amdgpu_ps void @mfma_scale_f32_16x16x128_f8f6f4__a_bf6_v8__b_fp4_v8__narrow_shufflevector(<8 x i32> %a, <8 x i32> %b, <4 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}mfma_scale_f32_16x16x128_f8f6f4__a_bf6_v8__b_fp4_v8__narrow_shufflevector:
-; CHECK: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}} cbsz:3 blgp:4{{$}}
+; CHECK: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}}{{( cbsz:3 blgp:4| op_sel_hi:\[0,0,0\] cbsz:3 blgp:4)}}{{$}}
+; OBJ-LABEL: <mfma_scale_f32_16x16x128_f8f6f4__a_bf6_v8__b_fp4_v8__narrow_shufflevector>:
+; OBJ: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}}{{( cbsz:3 blgp:4| op_sel_hi:\[0,0,0\] cbsz:3 blgp:4)}}{{ *(//.*)?$}}
   %a.narrow = shufflevector <8 x i32> %a, <8 x i32> poison, <6 x i32> <i32 0, i32 1, i32 2, i32 3, i32 4, i32 5>
   %b.narrow = shufflevector <8 x i32> %b, <8 x i32> poison, <4 x i32> <i32 0, i32 1, i32 2, i32 3>
   %r.mfma_scale_f32_16x16x128_f8f6f4__a_bf6_v8__b_fp4_v8__narrow_shufflevector = call <4 x float> @llvm.amdgcn.mfma.scale.f32.16x16x128.f8f6f4.v6i32.v4i32(<6 x i32> %a.narrow, <4 x i32> %b.narrow, <4 x float> %c, i32 3, i32 4, i32 0, i32 0, i32 0, i32 0)
@@ -159,7 +193,9 @@ define amdgpu_ps void @mfma_scale_f32_16x16x128_f8f6f4__a_bf6_v8__b_fp4_v8__narr
 
 define amdgpu_ps void @mfma_scale_f32_16x16x128_f8f6f4__a_fp4_v8__b_fp8_v8__narrow_shufflevector(<8 x i32> %a, <8 x i32> %b, <4 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}mfma_scale_f32_16x16x128_f8f6f4__a_fp4_v8__b_fp8_v8__narrow_shufflevector:
-; CHECK: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}} cbsz:4{{$}}
+; CHECK: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}}{{( cbsz:4| op_sel_hi:\[0,0,0\] cbsz:4)}}{{$}}
+; OBJ-LABEL: <mfma_scale_f32_16x16x128_f8f6f4__a_fp4_v8__b_fp8_v8__narrow_shufflevector>:
+; OBJ: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}}{{( cbsz:4| op_sel_hi:\[0,0,0\] cbsz:4)}}{{ *(//.*)?$}}
   %a.narrow = shufflevector <8 x i32> %a, <8 x i32> poison, <4 x i32> <i32 0, i32 1, i32 2, i32 3>
   %r.mfma_scale_f32_16x16x128_f8f6f4__a_fp4_v8__b_fp8_v8__narrow_shufflevector = call <4 x float> @llvm.amdgcn.mfma.scale.f32.16x16x128.f8f6f4.v4i32.v8i32(<4 x i32> %a.narrow, <8 x i32> %b, <4 x float> %c, i32 4, i32 0, i32 0, i32 0, i32 0, i32 0)
   store <4 x float> %r.mfma_scale_f32_16x16x128_f8f6f4__a_fp4_v8__b_fp8_v8__narrow_shufflevector, ptr addrspace(1) %out
@@ -168,7 +204,9 @@ define amdgpu_ps void @mfma_scale_f32_16x16x128_f8f6f4__a_fp4_v8__b_fp8_v8__narr
 
 define amdgpu_ps void @mfma_scale_f32_16x16x128_f8f6f4__a_fp4_v8__b_bf8_v8__narrow_shufflevector(<8 x i32> %a, <8 x i32> %b, <4 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}mfma_scale_f32_16x16x128_f8f6f4__a_fp4_v8__b_bf8_v8__narrow_shufflevector:
-; CHECK: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}} cbsz:4 blgp:1{{$}}
+; CHECK: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}}{{( cbsz:4 blgp:1| op_sel_hi:\[0,0,0\] cbsz:4 blgp:1)}}{{$}}
+; OBJ-LABEL: <mfma_scale_f32_16x16x128_f8f6f4__a_fp4_v8__b_bf8_v8__narrow_shufflevector>:
+; OBJ: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}}{{( cbsz:4 blgp:1| op_sel_hi:\[0,0,0\] cbsz:4 blgp:1)}}{{ *(//.*)?$}}
   %a.narrow = shufflevector <8 x i32> %a, <8 x i32> poison, <4 x i32> <i32 0, i32 1, i32 2, i32 3>
   %r.mfma_scale_f32_16x16x128_f8f6f4__a_fp4_v8__b_bf8_v8__narrow_shufflevector = call <4 x float> @llvm.amdgcn.mfma.scale.f32.16x16x128.f8f6f4.v4i32.v8i32(<4 x i32> %a.narrow, <8 x i32> %b, <4 x float> %c, i32 4, i32 1, i32 0, i32 0, i32 0, i32 0)
   store <4 x float> %r.mfma_scale_f32_16x16x128_f8f6f4__a_fp4_v8__b_bf8_v8__narrow_shufflevector, ptr addrspace(1) %out
@@ -177,7 +215,9 @@ define amdgpu_ps void @mfma_scale_f32_16x16x128_f8f6f4__a_fp4_v8__b_bf8_v8__narr
 
 define amdgpu_ps void @mfma_scale_f32_16x16x128_f8f6f4__a_fp4_v8__b_fp6_v8__narrow_shufflevector(<8 x i32> %a, <8 x i32> %b, <4 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}mfma_scale_f32_16x16x128_f8f6f4__a_fp4_v8__b_fp6_v8__narrow_shufflevector:
-; CHECK: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}} cbsz:4 blgp:2{{$}}
+; CHECK: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}}{{( cbsz:4 blgp:2| op_sel_hi:\[0,0,0\] cbsz:4 blgp:2)}}{{$}}
+; OBJ-LABEL: <mfma_scale_f32_16x16x128_f8f6f4__a_fp4_v8__b_fp6_v8__narrow_shufflevector>:
+; OBJ: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}}{{( cbsz:4 blgp:2| op_sel_hi:\[0,0,0\] cbsz:4 blgp:2)}}{{ *(//.*)?$}}
   %a.narrow = shufflevector <8 x i32> %a, <8 x i32> poison, <4 x i32> <i32 0, i32 1, i32 2, i32 3>
   %b.narrow = shufflevector <8 x i32> %b, <8 x i32> poison, <6 x i32> <i32 0, i32 1, i32 2, i32 3, i32 4, i32 5>
   %r.mfma_scale_f32_16x16x128_f8f6f4__a_fp4_v8__b_fp6_v8__narrow_shufflevector = call <4 x float> @llvm.amdgcn.mfma.scale.f32.16x16x128.f8f6f4.v4i32.v6i32(<4 x i32> %a.narrow, <6 x i32> %b.narrow, <4 x float> %c, i32 4, i32 2, i32 0, i32 0, i32 0, i32 0)
@@ -187,7 +227,9 @@ define amdgpu_ps void @mfma_scale_f32_16x16x128_f8f6f4__a_fp4_v8__b_fp6_v8__narr
 
 define amdgpu_ps void @mfma_scale_f32_16x16x128_f8f6f4__a_fp4_v8__b_bf6_v8__narrow_shufflevector(<8 x i32> %a, <8 x i32> %b, <4 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}mfma_scale_f32_16x16x128_f8f6f4__a_fp4_v8__b_bf6_v8__narrow_shufflevector:
-; CHECK: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}} cbsz:4 blgp:3{{$}}
+; CHECK: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}}{{( cbsz:4 blgp:3| op_sel_hi:\[0,0,0\] cbsz:4 blgp:3)}}{{$}}
+; OBJ-LABEL: <mfma_scale_f32_16x16x128_f8f6f4__a_fp4_v8__b_bf6_v8__narrow_shufflevector>:
+; OBJ: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}}{{( cbsz:4 blgp:3| op_sel_hi:\[0,0,0\] cbsz:4 blgp:3)}}{{ *(//.*)?$}}
   %a.narrow = shufflevector <8 x i32> %a, <8 x i32> poison, <4 x i32> <i32 0, i32 1, i32 2, i32 3>
   %b.narrow = shufflevector <8 x i32> %b, <8 x i32> poison, <6 x i32> <i32 0, i32 1, i32 2, i32 3, i32 4, i32 5>
   %r.mfma_scale_f32_16x16x128_f8f6f4__a_fp4_v8__b_bf6_v8__narrow_shufflevector = call <4 x float> @llvm.amdgcn.mfma.scale.f32.16x16x128.f8f6f4.v4i32.v6i32(<4 x i32> %a.narrow, <6 x i32> %b.narrow, <4 x float> %c, i32 4, i32 3, i32 0, i32 0, i32 0, i32 0)
@@ -197,7 +239,9 @@ define amdgpu_ps void @mfma_scale_f32_16x16x128_f8f6f4__a_fp4_v8__b_bf6_v8__narr
 
 define amdgpu_ps void @mfma_scale_f32_16x16x128_f8f6f4__a_fp4_v8__b_fp4_v8__narrow_shufflevector(<8 x i32> %a, <8 x i32> %b, <4 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}mfma_scale_f32_16x16x128_f8f6f4__a_fp4_v8__b_fp4_v8__narrow_shufflevector:
-; CHECK: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}} cbsz:4 blgp:4{{$}}
+; CHECK: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}}{{( cbsz:4 blgp:4| op_sel_hi:\[0,0,0\] cbsz:4 blgp:4)}}{{$}}
+; OBJ-LABEL: <mfma_scale_f32_16x16x128_f8f6f4__a_fp4_v8__b_fp4_v8__narrow_shufflevector>:
+; OBJ: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}}{{( cbsz:4 blgp:4| op_sel_hi:\[0,0,0\] cbsz:4 blgp:4)}}{{ *(//.*)?$}}
   %a.narrow = shufflevector <8 x i32> %a, <8 x i32> poison, <4 x i32> <i32 0, i32 1, i32 2, i32 3>
   %b.narrow = shufflevector <8 x i32> %b, <8 x i32> poison, <4 x i32> <i32 0, i32 1, i32 2, i32 3>
   %r.mfma_scale_f32_16x16x128_f8f6f4__a_fp4_v8__b_fp4_v8__narrow_shufflevector = call <4 x float> @llvm.amdgcn.mfma.scale.f32.16x16x128.f8f6f4.v4i32.v4i32(<4 x i32> %a.narrow, <4 x i32> %b.narrow, <4 x float> %c, i32 4, i32 4, i32 0, i32 0, i32 0, i32 0)

@@ -9,10 +9,16 @@
 ; RUN: opt -mtriple=amdgcn -mcpu=gfx950 -passes=instcombine < %s | llc -O2 -mtriple=amdgcn -mcpu=gfx950 -global-isel=1 -global-isel-abort=1 -o %t.gisel.s
 ; RUN: FileCheck --input-file=%t.gisel.s %s
 ; RUN: llvm-mc -triple=amdgcn -mcpu=gfx950 -filetype=obj -o /dev/null %t.gisel.s
+; RUN: opt -mtriple=amdgcn -mcpu=gfx950 -passes=instcombine < %s | llc -O2 -mtriple=amdgcn -mcpu=gfx950 -global-isel=0 -filetype=obj -o %t.sdag.o
+; RUN: llvm-objdump -d %t.sdag.o | FileCheck --check-prefix=OBJ %s
+; RUN: opt -mtriple=amdgcn -mcpu=gfx950 -passes=instcombine < %s | llc -O2 -mtriple=amdgcn -mcpu=gfx950 -global-isel=1 -global-isel-abort=1 -filetype=obj -o %t.gisel.o
+; RUN: llvm-objdump -d %t.gisel.o | FileCheck --check-prefix=OBJ %s
 
 define amdgpu_ps void @mfma_scale_f32_16x16x128_f8f6f4__a_fp8_v8__b_fp8_v8(<8 x i32> %a, <8 x i32> %b, <4 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}mfma_scale_f32_16x16x128_f8f6f4__a_fp8_v8__b_fp8_v8:
-; CHECK: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}}{{$}}
+; CHECK: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}}{{( op_sel_hi:\[0,0,0\])?}}{{$}}
+; OBJ-LABEL: <mfma_scale_f32_16x16x128_f8f6f4__a_fp8_v8__b_fp8_v8>:
+; OBJ: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}}{{( op_sel_hi:\[0,0,0\])?}}{{ *(//.*)?$}}
   %r.mfma_scale_f32_16x16x128_f8f6f4__a_fp8_v8__b_fp8_v8 = call <4 x float> @llvm.amdgcn.mfma.scale.f32.16x16x128.f8f6f4.v8i32.v8i32(<8 x i32> %a, <8 x i32> %b, <4 x float> %c, i32 0, i32 0, i32 0, i32 0, i32 0, i32 0)
   store <4 x float> %r.mfma_scale_f32_16x16x128_f8f6f4__a_fp8_v8__b_fp8_v8, ptr addrspace(1) %out
   ret void
@@ -20,7 +26,9 @@ define amdgpu_ps void @mfma_scale_f32_16x16x128_f8f6f4__a_fp8_v8__b_fp8_v8(<8 x 
 
 define amdgpu_ps void @mfma_scale_f32_16x16x128_f8f6f4__a_fp8_v8__b_bf8_v8(<8 x i32> %a, <8 x i32> %b, <4 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}mfma_scale_f32_16x16x128_f8f6f4__a_fp8_v8__b_bf8_v8:
-; CHECK: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}} blgp:1{{$}}
+; CHECK: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}}{{( blgp:1| op_sel_hi:\[0,0,0\] blgp:1)}}{{$}}
+; OBJ-LABEL: <mfma_scale_f32_16x16x128_f8f6f4__a_fp8_v8__b_bf8_v8>:
+; OBJ: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}}{{( blgp:1| op_sel_hi:\[0,0,0\] blgp:1)}}{{ *(//.*)?$}}
   %r.mfma_scale_f32_16x16x128_f8f6f4__a_fp8_v8__b_bf8_v8 = call <4 x float> @llvm.amdgcn.mfma.scale.f32.16x16x128.f8f6f4.v8i32.v8i32(<8 x i32> %a, <8 x i32> %b, <4 x float> %c, i32 0, i32 1, i32 0, i32 0, i32 0, i32 0)
   store <4 x float> %r.mfma_scale_f32_16x16x128_f8f6f4__a_fp8_v8__b_bf8_v8, ptr addrspace(1) %out
   ret void
@@ -28,7 +36,9 @@ define amdgpu_ps void @mfma_scale_f32_16x16x128_f8f6f4__a_fp8_v8__b_bf8_v8(<8 x 
 
 define amdgpu_ps void @mfma_scale_f32_16x16x128_f8f6f4__a_fp8_v8__b_fp6_v6(<8 x i32> %a, <6 x i32> %b, <4 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}mfma_scale_f32_16x16x128_f8f6f4__a_fp8_v8__b_fp6_v6:
-; CHECK: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}} blgp:2{{$}}
+; CHECK: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}}{{( blgp:2| op_sel_hi:\[0,0,0\] blgp:2)}}{{$}}
+; OBJ-LABEL: <mfma_scale_f32_16x16x128_f8f6f4__a_fp8_v8__b_fp6_v6>:
+; OBJ: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}}{{( blgp:2| op_sel_hi:\[0,0,0\] blgp:2)}}{{ *(//.*)?$}}
   %r.mfma_scale_f32_16x16x128_f8f6f4__a_fp8_v8__b_fp6_v6 = call <4 x float> @llvm.amdgcn.mfma.scale.f32.16x16x128.f8f6f4.v8i32.v6i32(<8 x i32> %a, <6 x i32> %b, <4 x float> %c, i32 0, i32 2, i32 0, i32 0, i32 0, i32 0)
   store <4 x float> %r.mfma_scale_f32_16x16x128_f8f6f4__a_fp8_v8__b_fp6_v6, ptr addrspace(1) %out
   ret void
@@ -36,7 +46,9 @@ define amdgpu_ps void @mfma_scale_f32_16x16x128_f8f6f4__a_fp8_v8__b_fp6_v6(<8 x 
 
 define amdgpu_ps void @mfma_scale_f32_16x16x128_f8f6f4__a_fp8_v8__b_bf6_v6(<8 x i32> %a, <6 x i32> %b, <4 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}mfma_scale_f32_16x16x128_f8f6f4__a_fp8_v8__b_bf6_v6:
-; CHECK: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}} blgp:3{{$}}
+; CHECK: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}}{{( blgp:3| op_sel_hi:\[0,0,0\] blgp:3)}}{{$}}
+; OBJ-LABEL: <mfma_scale_f32_16x16x128_f8f6f4__a_fp8_v8__b_bf6_v6>:
+; OBJ: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}}{{( blgp:3| op_sel_hi:\[0,0,0\] blgp:3)}}{{ *(//.*)?$}}
   %r.mfma_scale_f32_16x16x128_f8f6f4__a_fp8_v8__b_bf6_v6 = call <4 x float> @llvm.amdgcn.mfma.scale.f32.16x16x128.f8f6f4.v8i32.v6i32(<8 x i32> %a, <6 x i32> %b, <4 x float> %c, i32 0, i32 3, i32 0, i32 0, i32 0, i32 0)
   store <4 x float> %r.mfma_scale_f32_16x16x128_f8f6f4__a_fp8_v8__b_bf6_v6, ptr addrspace(1) %out
   ret void
@@ -44,7 +56,9 @@ define amdgpu_ps void @mfma_scale_f32_16x16x128_f8f6f4__a_fp8_v8__b_bf6_v6(<8 x 
 
 define amdgpu_ps void @mfma_scale_f32_16x16x128_f8f6f4__a_fp8_v8__b_fp4_v4(<8 x i32> %a, <4 x i32> %b, <4 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}mfma_scale_f32_16x16x128_f8f6f4__a_fp8_v8__b_fp4_v4:
-; CHECK: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}} blgp:4{{$}}
+; CHECK: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}}{{( blgp:4| op_sel_hi:\[0,0,0\] blgp:4)}}{{$}}
+; OBJ-LABEL: <mfma_scale_f32_16x16x128_f8f6f4__a_fp8_v8__b_fp4_v4>:
+; OBJ: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}}{{( blgp:4| op_sel_hi:\[0,0,0\] blgp:4)}}{{ *(//.*)?$}}
   %r.mfma_scale_f32_16x16x128_f8f6f4__a_fp8_v8__b_fp4_v4 = call <4 x float> @llvm.amdgcn.mfma.scale.f32.16x16x128.f8f6f4.v8i32.v4i32(<8 x i32> %a, <4 x i32> %b, <4 x float> %c, i32 0, i32 4, i32 0, i32 0, i32 0, i32 0)
   store <4 x float> %r.mfma_scale_f32_16x16x128_f8f6f4__a_fp8_v8__b_fp4_v4, ptr addrspace(1) %out
   ret void
@@ -52,7 +66,9 @@ define amdgpu_ps void @mfma_scale_f32_16x16x128_f8f6f4__a_fp8_v8__b_fp4_v4(<8 x 
 
 define amdgpu_ps void @mfma_scale_f32_16x16x128_f8f6f4__a_bf8_v8__b_fp8_v8(<8 x i32> %a, <8 x i32> %b, <4 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}mfma_scale_f32_16x16x128_f8f6f4__a_bf8_v8__b_fp8_v8:
-; CHECK: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}} cbsz:1{{$}}
+; CHECK: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}}{{( cbsz:1| op_sel_hi:\[0,0,0\] cbsz:1)}}{{$}}
+; OBJ-LABEL: <mfma_scale_f32_16x16x128_f8f6f4__a_bf8_v8__b_fp8_v8>:
+; OBJ: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}}{{( cbsz:1| op_sel_hi:\[0,0,0\] cbsz:1)}}{{ *(//.*)?$}}
   %r.mfma_scale_f32_16x16x128_f8f6f4__a_bf8_v8__b_fp8_v8 = call <4 x float> @llvm.amdgcn.mfma.scale.f32.16x16x128.f8f6f4.v8i32.v8i32(<8 x i32> %a, <8 x i32> %b, <4 x float> %c, i32 1, i32 0, i32 0, i32 0, i32 0, i32 0)
   store <4 x float> %r.mfma_scale_f32_16x16x128_f8f6f4__a_bf8_v8__b_fp8_v8, ptr addrspace(1) %out
   ret void
@@ -60,7 +76,9 @@ define amdgpu_ps void @mfma_scale_f32_16x16x128_f8f6f4__a_bf8_v8__b_fp8_v8(<8 x 
 
 define amdgpu_ps void @mfma_scale_f32_16x16x128_f8f6f4__a_bf8_v8__b_bf8_v8(<8 x i32> %a, <8 x i32> %b, <4 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}mfma_scale_f32_16x16x128_f8f6f4__a_bf8_v8__b_bf8_v8:
-; CHECK: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}} cbsz:1 blgp:1{{$}}
+; CHECK: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}}{{( cbsz:1 blgp:1| op_sel_hi:\[0,0,0\] cbsz:1 blgp:1)}}{{$}}
+; OBJ-LABEL: <mfma_scale_f32_16x16x128_f8f6f4__a_bf8_v8__b_bf8_v8>:
+; OBJ: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}}{{( cbsz:1 blgp:1| op_sel_hi:\[0,0,0\] cbsz:1 blgp:1)}}{{ *(//.*)?$}}
   %r.mfma_scale_f32_16x16x128_f8f6f4__a_bf8_v8__b_bf8_v8 = call <4 x float> @llvm.amdgcn.mfma.scale.f32.16x16x128.f8f6f4.v8i32.v8i32(<8 x i32> %a, <8 x i32> %b, <4 x float> %c, i32 1, i32 1, i32 0, i32 0, i32 0, i32 0)
   store <4 x float> %r.mfma_scale_f32_16x16x128_f8f6f4__a_bf8_v8__b_bf8_v8, ptr addrspace(1) %out
   ret void
@@ -68,7 +86,9 @@ define amdgpu_ps void @mfma_scale_f32_16x16x128_f8f6f4__a_bf8_v8__b_bf8_v8(<8 x 
 
 define amdgpu_ps void @mfma_scale_f32_16x16x128_f8f6f4__a_bf8_v8__b_fp6_v6(<8 x i32> %a, <6 x i32> %b, <4 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}mfma_scale_f32_16x16x128_f8f6f4__a_bf8_v8__b_fp6_v6:
-; CHECK: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}} cbsz:1 blgp:2{{$}}
+; CHECK: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}}{{( cbsz:1 blgp:2| op_sel_hi:\[0,0,0\] cbsz:1 blgp:2)}}{{$}}
+; OBJ-LABEL: <mfma_scale_f32_16x16x128_f8f6f4__a_bf8_v8__b_fp6_v6>:
+; OBJ: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}}{{( cbsz:1 blgp:2| op_sel_hi:\[0,0,0\] cbsz:1 blgp:2)}}{{ *(//.*)?$}}
   %r.mfma_scale_f32_16x16x128_f8f6f4__a_bf8_v8__b_fp6_v6 = call <4 x float> @llvm.amdgcn.mfma.scale.f32.16x16x128.f8f6f4.v8i32.v6i32(<8 x i32> %a, <6 x i32> %b, <4 x float> %c, i32 1, i32 2, i32 0, i32 0, i32 0, i32 0)
   store <4 x float> %r.mfma_scale_f32_16x16x128_f8f6f4__a_bf8_v8__b_fp6_v6, ptr addrspace(1) %out
   ret void
@@ -76,7 +96,9 @@ define amdgpu_ps void @mfma_scale_f32_16x16x128_f8f6f4__a_bf8_v8__b_fp6_v6(<8 x 
 
 define amdgpu_ps void @mfma_scale_f32_16x16x128_f8f6f4__a_bf8_v8__b_bf6_v6(<8 x i32> %a, <6 x i32> %b, <4 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}mfma_scale_f32_16x16x128_f8f6f4__a_bf8_v8__b_bf6_v6:
-; CHECK: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}} cbsz:1 blgp:3{{$}}
+; CHECK: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}}{{( cbsz:1 blgp:3| op_sel_hi:\[0,0,0\] cbsz:1 blgp:3)}}{{$}}
+; OBJ-LABEL: <mfma_scale_f32_16x16x128_f8f6f4__a_bf8_v8__b_bf6_v6>:
+; OBJ: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}}{{( cbsz:1 blgp:3| op_sel_hi:\[0,0,0\] cbsz:1 blgp:3)}}{{ *(//.*)?$}}
   %r.mfma_scale_f32_16x16x128_f8f6f4__a_bf8_v8__b_bf6_v6 = call <4 x float> @llvm.amdgcn.mfma.scale.f32.16x16x128.f8f6f4.v8i32.v6i32(<8 x i32> %a, <6 x i32> %b, <4 x float> %c, i32 1, i32 3, i32 0, i32 0, i32 0, i32 0)
   store <4 x float> %r.mfma_scale_f32_16x16x128_f8f6f4__a_bf8_v8__b_bf6_v6, ptr addrspace(1) %out
   ret void
@@ -84,7 +106,9 @@ define amdgpu_ps void @mfma_scale_f32_16x16x128_f8f6f4__a_bf8_v8__b_bf6_v6(<8 x 
 
 define amdgpu_ps void @mfma_scale_f32_16x16x128_f8f6f4__a_bf8_v8__b_fp4_v4(<8 x i32> %a, <4 x i32> %b, <4 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}mfma_scale_f32_16x16x128_f8f6f4__a_bf8_v8__b_fp4_v4:
-; CHECK: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}} cbsz:1 blgp:4{{$}}
+; CHECK: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}}{{( cbsz:1 blgp:4| op_sel_hi:\[0,0,0\] cbsz:1 blgp:4)}}{{$}}
+; OBJ-LABEL: <mfma_scale_f32_16x16x128_f8f6f4__a_bf8_v8__b_fp4_v4>:
+; OBJ: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}}{{( cbsz:1 blgp:4| op_sel_hi:\[0,0,0\] cbsz:1 blgp:4)}}{{ *(//.*)?$}}
   %r.mfma_scale_f32_16x16x128_f8f6f4__a_bf8_v8__b_fp4_v4 = call <4 x float> @llvm.amdgcn.mfma.scale.f32.16x16x128.f8f6f4.v8i32.v4i32(<8 x i32> %a, <4 x i32> %b, <4 x float> %c, i32 1, i32 4, i32 0, i32 0, i32 0, i32 0)
   store <4 x float> %r.mfma_scale_f32_16x16x128_f8f6f4__a_bf8_v8__b_fp4_v4, ptr addrspace(1) %out
   ret void
@@ -92,7 +116,9 @@ define amdgpu_ps void @mfma_scale_f32_16x16x128_f8f6f4__a_bf8_v8__b_fp4_v4(<8 x 
 
 define amdgpu_ps void @mfma_scale_f32_16x16x128_f8f6f4__a_fp6_v6__b_fp8_v8(<6 x i32> %a, <8 x i32> %b, <4 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}mfma_scale_f32_16x16x128_f8f6f4__a_fp6_v6__b_fp8_v8:
-; CHECK: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}} cbsz:2{{$}}
+; CHECK: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}}{{( cbsz:2| op_sel_hi:\[0,0,0\] cbsz:2)}}{{$}}
+; OBJ-LABEL: <mfma_scale_f32_16x16x128_f8f6f4__a_fp6_v6__b_fp8_v8>:
+; OBJ: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}}{{( cbsz:2| op_sel_hi:\[0,0,0\] cbsz:2)}}{{ *(//.*)?$}}
   %r.mfma_scale_f32_16x16x128_f8f6f4__a_fp6_v6__b_fp8_v8 = call <4 x float> @llvm.amdgcn.mfma.scale.f32.16x16x128.f8f6f4.v6i32.v8i32(<6 x i32> %a, <8 x i32> %b, <4 x float> %c, i32 2, i32 0, i32 0, i32 0, i32 0, i32 0)
   store <4 x float> %r.mfma_scale_f32_16x16x128_f8f6f4__a_fp6_v6__b_fp8_v8, ptr addrspace(1) %out
   ret void
@@ -100,7 +126,9 @@ define amdgpu_ps void @mfma_scale_f32_16x16x128_f8f6f4__a_fp6_v6__b_fp8_v8(<6 x 
 
 define amdgpu_ps void @mfma_scale_f32_16x16x128_f8f6f4__a_fp6_v6__b_bf8_v8(<6 x i32> %a, <8 x i32> %b, <4 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}mfma_scale_f32_16x16x128_f8f6f4__a_fp6_v6__b_bf8_v8:
-; CHECK: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}} cbsz:2 blgp:1{{$}}
+; CHECK: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}}{{( cbsz:2 blgp:1| op_sel_hi:\[0,0,0\] cbsz:2 blgp:1)}}{{$}}
+; OBJ-LABEL: <mfma_scale_f32_16x16x128_f8f6f4__a_fp6_v6__b_bf8_v8>:
+; OBJ: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}}{{( cbsz:2 blgp:1| op_sel_hi:\[0,0,0\] cbsz:2 blgp:1)}}{{ *(//.*)?$}}
   %r.mfma_scale_f32_16x16x128_f8f6f4__a_fp6_v6__b_bf8_v8 = call <4 x float> @llvm.amdgcn.mfma.scale.f32.16x16x128.f8f6f4.v6i32.v8i32(<6 x i32> %a, <8 x i32> %b, <4 x float> %c, i32 2, i32 1, i32 0, i32 0, i32 0, i32 0)
   store <4 x float> %r.mfma_scale_f32_16x16x128_f8f6f4__a_fp6_v6__b_bf8_v8, ptr addrspace(1) %out
   ret void
@@ -108,7 +136,9 @@ define amdgpu_ps void @mfma_scale_f32_16x16x128_f8f6f4__a_fp6_v6__b_bf8_v8(<6 x 
 
 define amdgpu_ps void @mfma_scale_f32_16x16x128_f8f6f4__a_fp6_v6__b_fp6_v6(<6 x i32> %a, <6 x i32> %b, <4 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}mfma_scale_f32_16x16x128_f8f6f4__a_fp6_v6__b_fp6_v6:
-; CHECK: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}} cbsz:2 blgp:2{{$}}
+; CHECK: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}}{{( cbsz:2 blgp:2| op_sel_hi:\[0,0,0\] cbsz:2 blgp:2)}}{{$}}
+; OBJ-LABEL: <mfma_scale_f32_16x16x128_f8f6f4__a_fp6_v6__b_fp6_v6>:
+; OBJ: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}}{{( cbsz:2 blgp:2| op_sel_hi:\[0,0,0\] cbsz:2 blgp:2)}}{{ *(//.*)?$}}
   %r.mfma_scale_f32_16x16x128_f8f6f4__a_fp6_v6__b_fp6_v6 = call <4 x float> @llvm.amdgcn.mfma.scale.f32.16x16x128.f8f6f4.v6i32.v6i32(<6 x i32> %a, <6 x i32> %b, <4 x float> %c, i32 2, i32 2, i32 0, i32 0, i32 0, i32 0)
   store <4 x float> %r.mfma_scale_f32_16x16x128_f8f6f4__a_fp6_v6__b_fp6_v6, ptr addrspace(1) %out
   ret void
@@ -116,7 +146,9 @@ define amdgpu_ps void @mfma_scale_f32_16x16x128_f8f6f4__a_fp6_v6__b_fp6_v6(<6 x 
 
 define amdgpu_ps void @mfma_scale_f32_16x16x128_f8f6f4__a_fp6_v6__b_bf6_v6(<6 x i32> %a, <6 x i32> %b, <4 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}mfma_scale_f32_16x16x128_f8f6f4__a_fp6_v6__b_bf6_v6:
-; CHECK: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}} cbsz:2 blgp:3{{$}}
+; CHECK: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}}{{( cbsz:2 blgp:3| op_sel_hi:\[0,0,0\] cbsz:2 blgp:3)}}{{$}}
+; OBJ-LABEL: <mfma_scale_f32_16x16x128_f8f6f4__a_fp6_v6__b_bf6_v6>:
+; OBJ: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}}{{( cbsz:2 blgp:3| op_sel_hi:\[0,0,0\] cbsz:2 blgp:3)}}{{ *(//.*)?$}}
   %r.mfma_scale_f32_16x16x128_f8f6f4__a_fp6_v6__b_bf6_v6 = call <4 x float> @llvm.amdgcn.mfma.scale.f32.16x16x128.f8f6f4.v6i32.v6i32(<6 x i32> %a, <6 x i32> %b, <4 x float> %c, i32 2, i32 3, i32 0, i32 0, i32 0, i32 0)
   store <4 x float> %r.mfma_scale_f32_16x16x128_f8f6f4__a_fp6_v6__b_bf6_v6, ptr addrspace(1) %out
   ret void
@@ -124,7 +156,9 @@ define amdgpu_ps void @mfma_scale_f32_16x16x128_f8f6f4__a_fp6_v6__b_bf6_v6(<6 x 
 
 define amdgpu_ps void @mfma_scale_f32_16x16x128_f8f6f4__a_fp6_v6__b_fp4_v4(<6 x i32> %a, <4 x i32> %b, <4 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}mfma_scale_f32_16x16x128_f8f6f4__a_fp6_v6__b_fp4_v4:
-; CHECK: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}} cbsz:2 blgp:4{{$}}
+; CHECK: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}}{{( cbsz:2 blgp:4| op_sel_hi:\[0,0,0\] cbsz:2 blgp:4)}}{{$}}
+; OBJ-LABEL: <mfma_scale_f32_16x16x128_f8f6f4__a_fp6_v6__b_fp4_v4>:
+; OBJ: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}}{{( cbsz:2 blgp:4| op_sel_hi:\[0,0,0\] cbsz:2 blgp:4)}}{{ *(//.*)?$}}
   %r.mfma_scale_f32_16x16x128_f8f6f4__a_fp6_v6__b_fp4_v4 = call <4 x float> @llvm.amdgcn.mfma.scale.f32.16x16x128.f8f6f4.v6i32.v4i32(<6 x i32> %a, <4 x i32> %b, <4 x float> %c, i32 2, i32 4, i32 0, i32 0, i32 0, i32 0)
   store <4 x float> %r.mfma_scale_f32_16x16x128_f8f6f4__a_fp6_v6__b_fp4_v4, ptr addrspace(1) %out
   ret void
@@ -132,7 +166,9 @@ define amdgpu_ps void @mfma_scale_f32_16x16x128_f8f6f4__a_fp6_v6__b_fp4_v4(<6 x 
 
 define amdgpu_ps void @mfma_scale_f32_16x16x128_f8f6f4__a_bf6_v6__b_fp8_v8(<6 x i32> %a, <8 x i32> %b, <4 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}mfma_scale_f32_16x16x128_f8f6f4__a_bf6_v6__b_fp8_v8:
-; CHECK: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}} cbsz:3{{$}}
+; CHECK: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}}{{( cbsz:3| op_sel_hi:\[0,0,0\] cbsz:3)}}{{$}}
+; OBJ-LABEL: <mfma_scale_f32_16x16x128_f8f6f4__a_bf6_v6__b_fp8_v8>:
+; OBJ: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}}{{( cbsz:3| op_sel_hi:\[0,0,0\] cbsz:3)}}{{ *(//.*)?$}}
   %r.mfma_scale_f32_16x16x128_f8f6f4__a_bf6_v6__b_fp8_v8 = call <4 x float> @llvm.amdgcn.mfma.scale.f32.16x16x128.f8f6f4.v6i32.v8i32(<6 x i32> %a, <8 x i32> %b, <4 x float> %c, i32 3, i32 0, i32 0, i32 0, i32 0, i32 0)
   store <4 x float> %r.mfma_scale_f32_16x16x128_f8f6f4__a_bf6_v6__b_fp8_v8, ptr addrspace(1) %out
   ret void
@@ -140,7 +176,9 @@ define amdgpu_ps void @mfma_scale_f32_16x16x128_f8f6f4__a_bf6_v6__b_fp8_v8(<6 x 
 
 define amdgpu_ps void @mfma_scale_f32_16x16x128_f8f6f4__a_bf6_v6__b_bf8_v8(<6 x i32> %a, <8 x i32> %b, <4 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}mfma_scale_f32_16x16x128_f8f6f4__a_bf6_v6__b_bf8_v8:
-; CHECK: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}} cbsz:3 blgp:1{{$}}
+; CHECK: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}}{{( cbsz:3 blgp:1| op_sel_hi:\[0,0,0\] cbsz:3 blgp:1)}}{{$}}
+; OBJ-LABEL: <mfma_scale_f32_16x16x128_f8f6f4__a_bf6_v6__b_bf8_v8>:
+; OBJ: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}}{{( cbsz:3 blgp:1| op_sel_hi:\[0,0,0\] cbsz:3 blgp:1)}}{{ *(//.*)?$}}
   %r.mfma_scale_f32_16x16x128_f8f6f4__a_bf6_v6__b_bf8_v8 = call <4 x float> @llvm.amdgcn.mfma.scale.f32.16x16x128.f8f6f4.v6i32.v8i32(<6 x i32> %a, <8 x i32> %b, <4 x float> %c, i32 3, i32 1, i32 0, i32 0, i32 0, i32 0)
   store <4 x float> %r.mfma_scale_f32_16x16x128_f8f6f4__a_bf6_v6__b_bf8_v8, ptr addrspace(1) %out
   ret void
@@ -148,7 +186,9 @@ define amdgpu_ps void @mfma_scale_f32_16x16x128_f8f6f4__a_bf6_v6__b_bf8_v8(<6 x 
 
 define amdgpu_ps void @mfma_scale_f32_16x16x128_f8f6f4__a_bf6_v6__b_fp6_v6(<6 x i32> %a, <6 x i32> %b, <4 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}mfma_scale_f32_16x16x128_f8f6f4__a_bf6_v6__b_fp6_v6:
-; CHECK: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}} cbsz:3 blgp:2{{$}}
+; CHECK: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}}{{( cbsz:3 blgp:2| op_sel_hi:\[0,0,0\] cbsz:3 blgp:2)}}{{$}}
+; OBJ-LABEL: <mfma_scale_f32_16x16x128_f8f6f4__a_bf6_v6__b_fp6_v6>:
+; OBJ: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}}{{( cbsz:3 blgp:2| op_sel_hi:\[0,0,0\] cbsz:3 blgp:2)}}{{ *(//.*)?$}}
   %r.mfma_scale_f32_16x16x128_f8f6f4__a_bf6_v6__b_fp6_v6 = call <4 x float> @llvm.amdgcn.mfma.scale.f32.16x16x128.f8f6f4.v6i32.v6i32(<6 x i32> %a, <6 x i32> %b, <4 x float> %c, i32 3, i32 2, i32 0, i32 0, i32 0, i32 0)
   store <4 x float> %r.mfma_scale_f32_16x16x128_f8f6f4__a_bf6_v6__b_fp6_v6, ptr addrspace(1) %out
   ret void
@@ -156,7 +196,9 @@ define amdgpu_ps void @mfma_scale_f32_16x16x128_f8f6f4__a_bf6_v6__b_fp6_v6(<6 x 
 
 define amdgpu_ps void @mfma_scale_f32_16x16x128_f8f6f4__a_bf6_v6__b_bf6_v6(<6 x i32> %a, <6 x i32> %b, <4 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}mfma_scale_f32_16x16x128_f8f6f4__a_bf6_v6__b_bf6_v6:
-; CHECK: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}} cbsz:3 blgp:3{{$}}
+; CHECK: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}}{{( cbsz:3 blgp:3| op_sel_hi:\[0,0,0\] cbsz:3 blgp:3)}}{{$}}
+; OBJ-LABEL: <mfma_scale_f32_16x16x128_f8f6f4__a_bf6_v6__b_bf6_v6>:
+; OBJ: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}}{{( cbsz:3 blgp:3| op_sel_hi:\[0,0,0\] cbsz:3 blgp:3)}}{{ *(//.*)?$}}
   %r.mfma_scale_f32_16x16x128_f8f6f4__a_bf6_v6__b_bf6_v6 = call <4 x float> @llvm.amdgcn.mfma.scale.f32.16x16x128.f8f6f4.v6i32.v6i32(<6 x i32> %a, <6 x i32> %b, <4 x float> %c, i32 3, i32 3, i32 0, i32 0, i32 0, i32 0)
   store <4 x float> %r.mfma_scale_f32_16x16x128_f8f6f4__a_bf6_v6__b_bf6_v6, ptr addrspace(1) %out
   ret void
@@ -164,7 +206,9 @@ define amdgpu_ps void @mfma_scale_f32_16x16x128_f8f6f4__a_bf6_v6__b_bf6_v6(<6 x 
 
 define amdgpu_ps void @mfma_scale_f32_16x16x128_f8f6f4__a_bf6_v6__b_fp4_v4(<6 x i32> %a, <4 x i32> %b, <4 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}mfma_scale_f32_16x16x128_f8f6f4__a_bf6_v6__b_fp4_v4:
-; CHECK: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}} cbsz:3 blgp:4{{$}}
+; CHECK: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}}{{( cbsz:3 blgp:4| op_sel_hi:\[0,0,0\] cbsz:3 blgp:4)}}{{$}}
+; OBJ-LABEL: <mfma_scale_f32_16x16x128_f8f6f4__a_bf6_v6__b_fp4_v4>:
+; OBJ: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}}{{( cbsz:3 blgp:4| op_sel_hi:\[0,0,0\] cbsz:3 blgp:4)}}{{ *(//.*)?$}}
   %r.mfma_scale_f32_16x16x128_f8f6f4__a_bf6_v6__b_fp4_v4 = call <4 x float> @llvm.amdgcn.mfma.scale.f32.16x16x128.f8f6f4.v6i32.v4i32(<6 x i32> %a, <4 x i32> %b, <4 x float> %c, i32 3, i32 4, i32 0, i32 0, i32 0, i32 0)
   store <4 x float> %r.mfma_scale_f32_16x16x128_f8f6f4__a_bf6_v6__b_fp4_v4, ptr addrspace(1) %out
   ret void
@@ -172,7 +216,9 @@ define amdgpu_ps void @mfma_scale_f32_16x16x128_f8f6f4__a_bf6_v6__b_fp4_v4(<6 x 
 
 define amdgpu_ps void @mfma_scale_f32_16x16x128_f8f6f4__a_fp4_v4__b_fp8_v8(<4 x i32> %a, <8 x i32> %b, <4 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}mfma_scale_f32_16x16x128_f8f6f4__a_fp4_v4__b_fp8_v8:
-; CHECK: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}} cbsz:4{{$}}
+; CHECK: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}}{{( cbsz:4| op_sel_hi:\[0,0,0\] cbsz:4)}}{{$}}
+; OBJ-LABEL: <mfma_scale_f32_16x16x128_f8f6f4__a_fp4_v4__b_fp8_v8>:
+; OBJ: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}}{{( cbsz:4| op_sel_hi:\[0,0,0\] cbsz:4)}}{{ *(//.*)?$}}
   %r.mfma_scale_f32_16x16x128_f8f6f4__a_fp4_v4__b_fp8_v8 = call <4 x float> @llvm.amdgcn.mfma.scale.f32.16x16x128.f8f6f4.v4i32.v8i32(<4 x i32> %a, <8 x i32> %b, <4 x float> %c, i32 4, i32 0, i32 0, i32 0, i32 0, i32 0)
   store <4 x float> %r.mfma_scale_f32_16x16x128_f8f6f4__a_fp4_v4__b_fp8_v8, ptr addrspace(1) %out
   ret void
@@ -180,7 +226,9 @@ define amdgpu_ps void @mfma_scale_f32_16x16x128_f8f6f4__a_fp4_v4__b_fp8_v8(<4 x 
 
 define amdgpu_ps void @mfma_scale_f32_16x16x128_f8f6f4__a_fp4_v4__b_bf8_v8(<4 x i32> %a, <8 x i32> %b, <4 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}mfma_scale_f32_16x16x128_f8f6f4__a_fp4_v4__b_bf8_v8:
-; CHECK: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}} cbsz:4 blgp:1{{$}}
+; CHECK: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}}{{( cbsz:4 blgp:1| op_sel_hi:\[0,0,0\] cbsz:4 blgp:1)}}{{$}}
+; OBJ-LABEL: <mfma_scale_f32_16x16x128_f8f6f4__a_fp4_v4__b_bf8_v8>:
+; OBJ: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}}{{( cbsz:4 blgp:1| op_sel_hi:\[0,0,0\] cbsz:4 blgp:1)}}{{ *(//.*)?$}}
   %r.mfma_scale_f32_16x16x128_f8f6f4__a_fp4_v4__b_bf8_v8 = call <4 x float> @llvm.amdgcn.mfma.scale.f32.16x16x128.f8f6f4.v4i32.v8i32(<4 x i32> %a, <8 x i32> %b, <4 x float> %c, i32 4, i32 1, i32 0, i32 0, i32 0, i32 0)
   store <4 x float> %r.mfma_scale_f32_16x16x128_f8f6f4__a_fp4_v4__b_bf8_v8, ptr addrspace(1) %out
   ret void
@@ -188,7 +236,9 @@ define amdgpu_ps void @mfma_scale_f32_16x16x128_f8f6f4__a_fp4_v4__b_bf8_v8(<4 x 
 
 define amdgpu_ps void @mfma_scale_f32_16x16x128_f8f6f4__a_fp4_v4__b_fp6_v6(<4 x i32> %a, <6 x i32> %b, <4 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}mfma_scale_f32_16x16x128_f8f6f4__a_fp4_v4__b_fp6_v6:
-; CHECK: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}} cbsz:4 blgp:2{{$}}
+; CHECK: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}}{{( cbsz:4 blgp:2| op_sel_hi:\[0,0,0\] cbsz:4 blgp:2)}}{{$}}
+; OBJ-LABEL: <mfma_scale_f32_16x16x128_f8f6f4__a_fp4_v4__b_fp6_v6>:
+; OBJ: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}}{{( cbsz:4 blgp:2| op_sel_hi:\[0,0,0\] cbsz:4 blgp:2)}}{{ *(//.*)?$}}
   %r.mfma_scale_f32_16x16x128_f8f6f4__a_fp4_v4__b_fp6_v6 = call <4 x float> @llvm.amdgcn.mfma.scale.f32.16x16x128.f8f6f4.v4i32.v6i32(<4 x i32> %a, <6 x i32> %b, <4 x float> %c, i32 4, i32 2, i32 0, i32 0, i32 0, i32 0)
   store <4 x float> %r.mfma_scale_f32_16x16x128_f8f6f4__a_fp4_v4__b_fp6_v6, ptr addrspace(1) %out
   ret void
@@ -196,7 +246,9 @@ define amdgpu_ps void @mfma_scale_f32_16x16x128_f8f6f4__a_fp4_v4__b_fp6_v6(<4 x 
 
 define amdgpu_ps void @mfma_scale_f32_16x16x128_f8f6f4__a_fp4_v4__b_bf6_v6(<4 x i32> %a, <6 x i32> %b, <4 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}mfma_scale_f32_16x16x128_f8f6f4__a_fp4_v4__b_bf6_v6:
-; CHECK: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}} cbsz:4 blgp:3{{$}}
+; CHECK: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}}{{( cbsz:4 blgp:3| op_sel_hi:\[0,0,0\] cbsz:4 blgp:3)}}{{$}}
+; OBJ-LABEL: <mfma_scale_f32_16x16x128_f8f6f4__a_fp4_v4__b_bf6_v6>:
+; OBJ: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}}{{( cbsz:4 blgp:3| op_sel_hi:\[0,0,0\] cbsz:4 blgp:3)}}{{ *(//.*)?$}}
   %r.mfma_scale_f32_16x16x128_f8f6f4__a_fp4_v4__b_bf6_v6 = call <4 x float> @llvm.amdgcn.mfma.scale.f32.16x16x128.f8f6f4.v4i32.v6i32(<4 x i32> %a, <6 x i32> %b, <4 x float> %c, i32 4, i32 3, i32 0, i32 0, i32 0, i32 0)
   store <4 x float> %r.mfma_scale_f32_16x16x128_f8f6f4__a_fp4_v4__b_bf6_v6, ptr addrspace(1) %out
   ret void
@@ -204,7 +256,9 @@ define amdgpu_ps void @mfma_scale_f32_16x16x128_f8f6f4__a_fp4_v4__b_bf6_v6(<4 x 
 
 define amdgpu_ps void @mfma_scale_f32_16x16x128_f8f6f4__a_fp4_v4__b_fp4_v4(<4 x i32> %a, <4 x i32> %b, <4 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}mfma_scale_f32_16x16x128_f8f6f4__a_fp4_v4__b_fp4_v4:
-; CHECK: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}} cbsz:4 blgp:4{{$}}
+; CHECK: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}}{{( cbsz:4 blgp:4| op_sel_hi:\[0,0,0\] cbsz:4 blgp:4)}}{{$}}
+; OBJ-LABEL: <mfma_scale_f32_16x16x128_f8f6f4__a_fp4_v4__b_fp4_v4>:
+; OBJ: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}}{{( cbsz:4 blgp:4| op_sel_hi:\[0,0,0\] cbsz:4 blgp:4)}}{{ *(//.*)?$}}
   %r.mfma_scale_f32_16x16x128_f8f6f4__a_fp4_v4__b_fp4_v4 = call <4 x float> @llvm.amdgcn.mfma.scale.f32.16x16x128.f8f6f4.v4i32.v4i32(<4 x i32> %a, <4 x i32> %b, <4 x float> %c, i32 4, i32 4, i32 0, i32 0, i32 0, i32 0)
   store <4 x float> %r.mfma_scale_f32_16x16x128_f8f6f4__a_fp4_v4__b_fp4_v4, ptr addrspace(1) %out
   ret void

@@ -10,10 +10,16 @@
 ; RUN: llc -O0 -mtriple=amdgcn -mcpu=gfx950 -global-isel=1 -global-isel-abort=1 -o %t.gisel.s < %s
 ; RUN: FileCheck --input-file=%t.gisel.s %s
 ; RUN: llvm-mc -triple=amdgcn -mcpu=gfx950 -filetype=obj -o /dev/null %t.gisel.s
+; RUN: llc -O0 -mtriple=amdgcn -mcpu=gfx950 -global-isel=0 -filetype=obj -o %t.sdag.o < %s
+; RUN: llvm-objdump -d %t.sdag.o | FileCheck --check-prefix=OBJ %s
+; RUN: llc -O0 -mtriple=amdgcn -mcpu=gfx950 -global-isel=1 -global-isel-abort=1 -filetype=obj -o %t.gisel.o < %s
+; RUN: llvm-objdump -d %t.gisel.o | FileCheck --check-prefix=OBJ %s
 
 define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_fp8_v8__b_fp8_v8(<8 x i32> %a, <8 x i32> %b, <16 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}mfma_scale_f32_32x32x64_f8f6f4__a_fp8_v8__b_fp8_v8:
-; CHECK: {{v_mfma_f32_32x32x64_f8f6f4|v_mfma_scale_f32_32x32x64_f8f6f4}} {{([^:]|[0-9]:)*}}{{$}}
+; CHECK: {{v_mfma_f32_32x32x64_f8f6f4|v_mfma_scale_f32_32x32x64_f8f6f4}} {{([^:]|[0-9]:)*}}{{( op_sel_hi:\[0,0,0\])?}}{{$}}
+; OBJ-LABEL: <mfma_scale_f32_32x32x64_f8f6f4__a_fp8_v8__b_fp8_v8>:
+; OBJ: {{v_mfma_f32_32x32x64_f8f6f4|v_mfma_scale_f32_32x32x64_f8f6f4}} {{([^:]|[0-9]:)*}}{{( op_sel_hi:\[0,0,0\])?}}{{ *(//.*)?$}}
   %r.mfma_scale_f32_32x32x64_f8f6f4__a_fp8_v8__b_fp8_v8 = call <16 x float> @llvm.amdgcn.mfma.scale.f32.32x32x64.f8f6f4.v8i32.v8i32(<8 x i32> %a, <8 x i32> %b, <16 x float> %c, i32 0, i32 0, i32 0, i32 0, i32 0, i32 0)
   store <16 x float> %r.mfma_scale_f32_32x32x64_f8f6f4__a_fp8_v8__b_fp8_v8, ptr addrspace(1) %out
   ret void
@@ -21,7 +27,9 @@ define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_fp8_v8__b_fp8_v8(<8 x i
 
 define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_fp8_v8__b_bf8_v8(<8 x i32> %a, <8 x i32> %b, <16 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}mfma_scale_f32_32x32x64_f8f6f4__a_fp8_v8__b_bf8_v8:
-; CHECK: {{v_mfma_f32_32x32x64_f8f6f4|v_mfma_scale_f32_32x32x64_f8f6f4}} {{([^:]|[0-9]:)*}} blgp:1{{$}}
+; CHECK: {{v_mfma_f32_32x32x64_f8f6f4|v_mfma_scale_f32_32x32x64_f8f6f4}} {{([^:]|[0-9]:)*}}{{( blgp:1| op_sel_hi:\[0,0,0\] blgp:1)}}{{$}}
+; OBJ-LABEL: <mfma_scale_f32_32x32x64_f8f6f4__a_fp8_v8__b_bf8_v8>:
+; OBJ: {{v_mfma_f32_32x32x64_f8f6f4|v_mfma_scale_f32_32x32x64_f8f6f4}} {{([^:]|[0-9]:)*}}{{( blgp:1| op_sel_hi:\[0,0,0\] blgp:1)}}{{ *(//.*)?$}}
   %r.mfma_scale_f32_32x32x64_f8f6f4__a_fp8_v8__b_bf8_v8 = call <16 x float> @llvm.amdgcn.mfma.scale.f32.32x32x64.f8f6f4.v8i32.v8i32(<8 x i32> %a, <8 x i32> %b, <16 x float> %c, i32 0, i32 1, i32 0, i32 0, i32 0, i32 0)
   store <16 x float> %r.mfma_scale_f32_32x32x64_f8f6f4__a_fp8_v8__b_bf8_v8, ptr addrspace(1) %out
   ret void
@@ -29,7 +37,9 @@ define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_fp8_v8__b_bf8_v8(<8 x i
 
 define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_fp8_v8__b_fp6_v6(<8 x i32> %a, <6 x i32> %b, <16 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}mfma_scale_f32_32x32x64_f8f6f4__a_fp8_v8__b_fp6_v6:
-; CHECK: {{v_mfma_f32_32x32x64_f8f6f4|v_mfma_scale_f32_32x32x64_f8f6f4}} {{([^:]|[0-9]:)*}} blgp:2{{$}}
+; CHECK: {{v_mfma_f32_32x32x64_f8f6f4|v_mfma_scale_f32_32x32x64_f8f6f4}} {{([^:]|[0-9]:)*}}{{( blgp:2| op_sel_hi:\[0,0,0\] blgp:2)}}{{$}}
+; OBJ-LABEL: <mfma_scale_f32_32x32x64_f8f6f4__a_fp8_v8__b_fp6_v6>:
+; OBJ: {{v_mfma_f32_32x32x64_f8f6f4|v_mfma_scale_f32_32x32x64_f8f6f4}} {{([^:]|[0-9]:)*}}{{( blgp:2| op_sel_hi:\[0,0,0\] blgp:2)}}{{ *(//.*)?$}}
   %r.mfma_scale_f32_32x32x64_f8f6f4__a_fp8_v8__b_fp6_v6 = call <16 x float> @llvm.amdgcn.mfma.scale.f32.32x32x64.f8f6f4.v8i32.v6i32(<8 x i32> %a, <6 x i32> %b, <16 x float> %c, i32 0, i32 2, i32 0, i32 0, i32 0, i32 0)
   store <16 x float> %r.mfma_scale_f32_32x32x64_f8f6f4__a_fp8_v8__b_fp6_v6, ptr addrspace(1) %out
   ret void
@@ -37,7 +47,9 @@ define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_fp8_v8__b_fp6_v6(<8 x i
 
 define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_fp8_v8__b_bf6_v6(<8 x i32> %a, <6 x i32> %b, <16 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}mfma_scale_f32_32x32x64_f8f6f4__a_fp8_v8__b_bf6_v6:
-; CHECK: {{v_mfma_f32_32x32x64_f8f6f4|v_mfma_scale_f32_32x32x64_f8f6f4}} {{([^:]|[0-9]:)*}} blgp:3{{$}}
+; CHECK: {{v_mfma_f32_32x32x64_f8f6f4|v_mfma_scale_f32_32x32x64_f8f6f4}} {{([^:]|[0-9]:)*}}{{( blgp:3| op_sel_hi:\[0,0,0\] blgp:3)}}{{$}}
+; OBJ-LABEL: <mfma_scale_f32_32x32x64_f8f6f4__a_fp8_v8__b_bf6_v6>:
+; OBJ: {{v_mfma_f32_32x32x64_f8f6f4|v_mfma_scale_f32_32x32x64_f8f6f4}} {{([^:]|[0-9]:)*}}{{( blgp:3| op_sel_hi:\[0,0,0\] blgp:3)}}{{ *(//.*)?$}}
   %r.mfma_scale_f32_32x32x64_f8f6f4__a_fp8_v8__b_bf6_v6 = call <16 x float> @llvm.amdgcn.mfma.scale.f32.32x32x64.f8f6f4.v8i32.v6i32(<8 x i32> %a, <6 x i32> %b, <16 x float> %c, i32 0, i32 3, i32 0, i32 0, i32 0, i32 0)
   store <16 x float> %r.mfma_scale_f32_32x32x64_f8f6f4__a_fp8_v8__b_bf6_v6, ptr addrspace(1) %out
   ret void
@@ -45,7 +57,9 @@ define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_fp8_v8__b_bf6_v6(<8 x i
 
 define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_fp8_v8__b_fp4_v4(<8 x i32> %a, <4 x i32> %b, <16 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}mfma_scale_f32_32x32x64_f8f6f4__a_fp8_v8__b_fp4_v4:
-; CHECK: {{v_mfma_f32_32x32x64_f8f6f4|v_mfma_scale_f32_32x32x64_f8f6f4}} {{([^:]|[0-9]:)*}} blgp:4{{$}}
+; CHECK: {{v_mfma_f32_32x32x64_f8f6f4|v_mfma_scale_f32_32x32x64_f8f6f4}} {{([^:]|[0-9]:)*}}{{( blgp:4| op_sel_hi:\[0,0,0\] blgp:4)}}{{$}}
+; OBJ-LABEL: <mfma_scale_f32_32x32x64_f8f6f4__a_fp8_v8__b_fp4_v4>:
+; OBJ: {{v_mfma_f32_32x32x64_f8f6f4|v_mfma_scale_f32_32x32x64_f8f6f4}} {{([^:]|[0-9]:)*}}{{( blgp:4| op_sel_hi:\[0,0,0\] blgp:4)}}{{ *(//.*)?$}}
   %r.mfma_scale_f32_32x32x64_f8f6f4__a_fp8_v8__b_fp4_v4 = call <16 x float> @llvm.amdgcn.mfma.scale.f32.32x32x64.f8f6f4.v8i32.v4i32(<8 x i32> %a, <4 x i32> %b, <16 x float> %c, i32 0, i32 4, i32 0, i32 0, i32 0, i32 0)
   store <16 x float> %r.mfma_scale_f32_32x32x64_f8f6f4__a_fp8_v8__b_fp4_v4, ptr addrspace(1) %out
   ret void
@@ -53,7 +67,9 @@ define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_fp8_v8__b_fp4_v4(<8 x i
 
 define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_bf8_v8__b_fp8_v8(<8 x i32> %a, <8 x i32> %b, <16 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}mfma_scale_f32_32x32x64_f8f6f4__a_bf8_v8__b_fp8_v8:
-; CHECK: {{v_mfma_f32_32x32x64_f8f6f4|v_mfma_scale_f32_32x32x64_f8f6f4}} {{([^:]|[0-9]:)*}} cbsz:1{{$}}
+; CHECK: {{v_mfma_f32_32x32x64_f8f6f4|v_mfma_scale_f32_32x32x64_f8f6f4}} {{([^:]|[0-9]:)*}}{{( cbsz:1| op_sel_hi:\[0,0,0\] cbsz:1)}}{{$}}
+; OBJ-LABEL: <mfma_scale_f32_32x32x64_f8f6f4__a_bf8_v8__b_fp8_v8>:
+; OBJ: {{v_mfma_f32_32x32x64_f8f6f4|v_mfma_scale_f32_32x32x64_f8f6f4}} {{([^:]|[0-9]:)*}}{{( cbsz:1| op_sel_hi:\[0,0,0\] cbsz:1)}}{{ *(//.*)?$}}
   %r.mfma_scale_f32_32x32x64_f8f6f4__a_bf8_v8__b_fp8_v8 = call <16 x float> @llvm.amdgcn.mfma.scale.f32.32x32x64.f8f6f4.v8i32.v8i32(<8 x i32> %a, <8 x i32> %b, <16 x float> %c, i32 1, i32 0, i32 0, i32 0, i32 0, i32 0)
   store <16 x float> %r.mfma_scale_f32_32x32x64_f8f6f4__a_bf8_v8__b_fp8_v8, ptr addrspace(1) %out
   ret void
@@ -61,7 +77,9 @@ define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_bf8_v8__b_fp8_v8(<8 x i
 
 define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_bf8_v8__b_bf8_v8(<8 x i32> %a, <8 x i32> %b, <16 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}mfma_scale_f32_32x32x64_f8f6f4__a_bf8_v8__b_bf8_v8:
-; CHECK: {{v_mfma_f32_32x32x64_f8f6f4|v_mfma_scale_f32_32x32x64_f8f6f4}} {{([^:]|[0-9]:)*}} cbsz:1 blgp:1{{$}}
+; CHECK: {{v_mfma_f32_32x32x64_f8f6f4|v_mfma_scale_f32_32x32x64_f8f6f4}} {{([^:]|[0-9]:)*}}{{( cbsz:1 blgp:1| op_sel_hi:\[0,0,0\] cbsz:1 blgp:1)}}{{$}}
+; OBJ-LABEL: <mfma_scale_f32_32x32x64_f8f6f4__a_bf8_v8__b_bf8_v8>:
+; OBJ: {{v_mfma_f32_32x32x64_f8f6f4|v_mfma_scale_f32_32x32x64_f8f6f4}} {{([^:]|[0-9]:)*}}{{( cbsz:1 blgp:1| op_sel_hi:\[0,0,0\] cbsz:1 blgp:1)}}{{ *(//.*)?$}}
   %r.mfma_scale_f32_32x32x64_f8f6f4__a_bf8_v8__b_bf8_v8 = call <16 x float> @llvm.amdgcn.mfma.scale.f32.32x32x64.f8f6f4.v8i32.v8i32(<8 x i32> %a, <8 x i32> %b, <16 x float> %c, i32 1, i32 1, i32 0, i32 0, i32 0, i32 0)
   store <16 x float> %r.mfma_scale_f32_32x32x64_f8f6f4__a_bf8_v8__b_bf8_v8, ptr addrspace(1) %out
   ret void
@@ -69,7 +87,9 @@ define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_bf8_v8__b_bf8_v8(<8 x i
 
 define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_bf8_v8__b_fp6_v6(<8 x i32> %a, <6 x i32> %b, <16 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}mfma_scale_f32_32x32x64_f8f6f4__a_bf8_v8__b_fp6_v6:
-; CHECK: {{v_mfma_f32_32x32x64_f8f6f4|v_mfma_scale_f32_32x32x64_f8f6f4}} {{([^:]|[0-9]:)*}} cbsz:1 blgp:2{{$}}
+; CHECK: {{v_mfma_f32_32x32x64_f8f6f4|v_mfma_scale_f32_32x32x64_f8f6f4}} {{([^:]|[0-9]:)*}}{{( cbsz:1 blgp:2| op_sel_hi:\[0,0,0\] cbsz:1 blgp:2)}}{{$}}
+; OBJ-LABEL: <mfma_scale_f32_32x32x64_f8f6f4__a_bf8_v8__b_fp6_v6>:
+; OBJ: {{v_mfma_f32_32x32x64_f8f6f4|v_mfma_scale_f32_32x32x64_f8f6f4}} {{([^:]|[0-9]:)*}}{{( cbsz:1 blgp:2| op_sel_hi:\[0,0,0\] cbsz:1 blgp:2)}}{{ *(//.*)?$}}
   %r.mfma_scale_f32_32x32x64_f8f6f4__a_bf8_v8__b_fp6_v6 = call <16 x float> @llvm.amdgcn.mfma.scale.f32.32x32x64.f8f6f4.v8i32.v6i32(<8 x i32> %a, <6 x i32> %b, <16 x float> %c, i32 1, i32 2, i32 0, i32 0, i32 0, i32 0)
   store <16 x float> %r.mfma_scale_f32_32x32x64_f8f6f4__a_bf8_v8__b_fp6_v6, ptr addrspace(1) %out
   ret void
@@ -77,7 +97,9 @@ define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_bf8_v8__b_fp6_v6(<8 x i
 
 define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_bf8_v8__b_bf6_v6(<8 x i32> %a, <6 x i32> %b, <16 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}mfma_scale_f32_32x32x64_f8f6f4__a_bf8_v8__b_bf6_v6:
-; CHECK: {{v_mfma_f32_32x32x64_f8f6f4|v_mfma_scale_f32_32x32x64_f8f6f4}} {{([^:]|[0-9]:)*}} cbsz:1 blgp:3{{$}}
+; CHECK: {{v_mfma_f32_32x32x64_f8f6f4|v_mfma_scale_f32_32x32x64_f8f6f4}} {{([^:]|[0-9]:)*}}{{( cbsz:1 blgp:3| op_sel_hi:\[0,0,0\] cbsz:1 blgp:3)}}{{$}}
+; OBJ-LABEL: <mfma_scale_f32_32x32x64_f8f6f4__a_bf8_v8__b_bf6_v6>:
+; OBJ: {{v_mfma_f32_32x32x64_f8f6f4|v_mfma_scale_f32_32x32x64_f8f6f4}} {{([^:]|[0-9]:)*}}{{( cbsz:1 blgp:3| op_sel_hi:\[0,0,0\] cbsz:1 blgp:3)}}{{ *(//.*)?$}}
   %r.mfma_scale_f32_32x32x64_f8f6f4__a_bf8_v8__b_bf6_v6 = call <16 x float> @llvm.amdgcn.mfma.scale.f32.32x32x64.f8f6f4.v8i32.v6i32(<8 x i32> %a, <6 x i32> %b, <16 x float> %c, i32 1, i32 3, i32 0, i32 0, i32 0, i32 0)
   store <16 x float> %r.mfma_scale_f32_32x32x64_f8f6f4__a_bf8_v8__b_bf6_v6, ptr addrspace(1) %out
   ret void
@@ -85,7 +107,9 @@ define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_bf8_v8__b_bf6_v6(<8 x i
 
 define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_bf8_v8__b_fp4_v4(<8 x i32> %a, <4 x i32> %b, <16 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}mfma_scale_f32_32x32x64_f8f6f4__a_bf8_v8__b_fp4_v4:
-; CHECK: {{v_mfma_f32_32x32x64_f8f6f4|v_mfma_scale_f32_32x32x64_f8f6f4}} {{([^:]|[0-9]:)*}} cbsz:1 blgp:4{{$}}
+; CHECK: {{v_mfma_f32_32x32x64_f8f6f4|v_mfma_scale_f32_32x32x64_f8f6f4}} {{([^:]|[0-9]:)*}}{{( cbsz:1 blgp:4| op_sel_hi:\[0,0,0\] cbsz:1 blgp:4)}}{{$}}
+; OBJ-LABEL: <mfma_scale_f32_32x32x64_f8f6f4__a_bf8_v8__b_fp4_v4>:
+; OBJ: {{v_mfma_f32_32x32x64_f8f6f4|v_mfma_scale_f32_32x32x64_f8f6f4}} {{([^:]|[0-9]:)*}}{{( cbsz:1 blgp:4| op_sel_hi:\[0,0,0\] cbsz:1 blgp:4)}}{{ *(//.*)?$}}
   %r.mfma_scale_f32_32x32x64_f8f6f4__a_bf8_v8__b_fp4_v4 = call <16 x float> @llvm.amdgcn.mfma.scale.f32.32x32x64.f8f6f4.v8i32.v4i32(<8 x i32> %a, <4 x i32> %b, <16 x float> %c, i32 1, i32 4, i32 0, i32 0, i32 0, i32 0)
   store <16 x float> %r.mfma_scale_f32_32x32x64_f8f6f4__a_bf8_v8__b_fp4_v4, ptr addrspace(1) %out
   ret void
@@ -93,7 +117,9 @@ define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_bf8_v8__b_fp4_v4(<8 x i
 
 define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_fp6_v6__b_fp8_v8(<6 x i32> %a, <8 x i32> %b, <16 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}mfma_scale_f32_32x32x64_f8f6f4__a_fp6_v6__b_fp8_v8:
-; CHECK: {{v_mfma_f32_32x32x64_f8f6f4|v_mfma_scale_f32_32x32x64_f8f6f4}} {{([^:]|[0-9]:)*}} cbsz:2{{$}}
+; CHECK: {{v_mfma_f32_32x32x64_f8f6f4|v_mfma_scale_f32_32x32x64_f8f6f4}} {{([^:]|[0-9]:)*}}{{( cbsz:2| op_sel_hi:\[0,0,0\] cbsz:2)}}{{$}}
+; OBJ-LABEL: <mfma_scale_f32_32x32x64_f8f6f4__a_fp6_v6__b_fp8_v8>:
+; OBJ: {{v_mfma_f32_32x32x64_f8f6f4|v_mfma_scale_f32_32x32x64_f8f6f4}} {{([^:]|[0-9]:)*}}{{( cbsz:2| op_sel_hi:\[0,0,0\] cbsz:2)}}{{ *(//.*)?$}}
   %r.mfma_scale_f32_32x32x64_f8f6f4__a_fp6_v6__b_fp8_v8 = call <16 x float> @llvm.amdgcn.mfma.scale.f32.32x32x64.f8f6f4.v6i32.v8i32(<6 x i32> %a, <8 x i32> %b, <16 x float> %c, i32 2, i32 0, i32 0, i32 0, i32 0, i32 0)
   store <16 x float> %r.mfma_scale_f32_32x32x64_f8f6f4__a_fp6_v6__b_fp8_v8, ptr addrspace(1) %out
   ret void
@@ -101,7 +127,9 @@ define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_fp6_v6__b_fp8_v8(<6 x i
 
 define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_fp6_v6__b_bf8_v8(<6 x i32> %a, <8 x i32> %b, <16 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}mfma_scale_f32_32x32x64_f8f6f4__a_fp6_v6__b_bf8_v8:
-; CHECK: {{v_mfma_f32_32x32x64_f8f6f4|v_mfma_scale_f32_32x32x64_f8f6f4}} {{([^:]|[0-9]:)*}} cbsz:2 blgp:1{{$}}
+; CHECK: {{v_mfma_f32_32x32x64_f8f6f4|v_mfma_scale_f32_32x32x64_f8f6f4}} {{([^:]|[0-9]:)*}}{{( cbsz:2 blgp:1| op_sel_hi:\[0,0,0\] cbsz:2 blgp:1)}}{{$}}
+; OBJ-LABEL: <mfma_scale_f32_32x32x64_f8f6f4__a_fp6_v6__b_bf8_v8>:
+; OBJ: {{v_mfma_f32_32x32x64_f8f6f4|v_mfma_scale_f32_32x32x64_f8f6f4}} {{([^:]|[0-9]:)*}}{{( cbsz:2 blgp:1| op_sel_hi:\[0,0,0\] cbsz:2 blgp:1)}}{{ *(//.*)?$}}
   %r.mfma_scale_f32_32x32x64_f8f6f4__a_fp6_v6__b_bf8_v8 = call <16 x float> @llvm.amdgcn.mfma.scale.f32.32x32x64.f8f6f4.v6i32.v8i32(<6 x i32> %a, <8 x i32> %b, <16 x float> %c, i32 2, i32 1, i32 0, i32 0, i32 0, i32 0)
   store <16 x float> %r.mfma_scale_f32_32x32x64_f8f6f4__a_fp6_v6__b_bf8_v8, ptr addrspace(1) %out
   ret void
@@ -109,7 +137,9 @@ define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_fp6_v6__b_bf8_v8(<6 x i
 
 define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_fp6_v6__b_fp6_v6(<6 x i32> %a, <6 x i32> %b, <16 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}mfma_scale_f32_32x32x64_f8f6f4__a_fp6_v6__b_fp6_v6:
-; CHECK: {{v_mfma_f32_32x32x64_f8f6f4|v_mfma_scale_f32_32x32x64_f8f6f4}} {{([^:]|[0-9]:)*}} cbsz:2 blgp:2{{$}}
+; CHECK: {{v_mfma_f32_32x32x64_f8f6f4|v_mfma_scale_f32_32x32x64_f8f6f4}} {{([^:]|[0-9]:)*}}{{( cbsz:2 blgp:2| op_sel_hi:\[0,0,0\] cbsz:2 blgp:2)}}{{$}}
+; OBJ-LABEL: <mfma_scale_f32_32x32x64_f8f6f4__a_fp6_v6__b_fp6_v6>:
+; OBJ: {{v_mfma_f32_32x32x64_f8f6f4|v_mfma_scale_f32_32x32x64_f8f6f4}} {{([^:]|[0-9]:)*}}{{( cbsz:2 blgp:2| op_sel_hi:\[0,0,0\] cbsz:2 blgp:2)}}{{ *(//.*)?$}}
   %r.mfma_scale_f32_32x32x64_f8f6f4__a_fp6_v6__b_fp6_v6 = call <16 x float> @llvm.amdgcn.mfma.scale.f32.32x32x64.f8f6f4.v6i32.v6i32(<6 x i32> %a, <6 x i32> %b, <16 x float> %c, i32 2, i32 2, i32 0, i32 0, i32 0, i32 0)
   store <16 x float> %r.mfma_scale_f32_32x32x64_f8f6f4__a_fp6_v6__b_fp6_v6, ptr addrspace(1) %out
   ret void
@@ -117,7 +147,9 @@ define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_fp6_v6__b_fp6_v6(<6 x i
 
 define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_fp6_v6__b_bf6_v6(<6 x i32> %a, <6 x i32> %b, <16 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}mfma_scale_f32_32x32x64_f8f6f4__a_fp6_v6__b_bf6_v6:
-; CHECK: {{v_mfma_f32_32x32x64_f8f6f4|v_mfma_scale_f32_32x32x64_f8f6f4}} {{([^:]|[0-9]:)*}} cbsz:2 blgp:3{{$}}
+; CHECK: {{v_mfma_f32_32x32x64_f8f6f4|v_mfma_scale_f32_32x32x64_f8f6f4}} {{([^:]|[0-9]:)*}}{{( cbsz:2 blgp:3| op_sel_hi:\[0,0,0\] cbsz:2 blgp:3)}}{{$}}
+; OBJ-LABEL: <mfma_scale_f32_32x32x64_f8f6f4__a_fp6_v6__b_bf6_v6>:
+; OBJ: {{v_mfma_f32_32x32x64_f8f6f4|v_mfma_scale_f32_32x32x64_f8f6f4}} {{([^:]|[0-9]:)*}}{{( cbsz:2 blgp:3| op_sel_hi:\[0,0,0\] cbsz:2 blgp:3)}}{{ *(//.*)?$}}
   %r.mfma_scale_f32_32x32x64_f8f6f4__a_fp6_v6__b_bf6_v6 = call <16 x float> @llvm.amdgcn.mfma.scale.f32.32x32x64.f8f6f4.v6i32.v6i32(<6 x i32> %a, <6 x i32> %b, <16 x float> %c, i32 2, i32 3, i32 0, i32 0, i32 0, i32 0)
   store <16 x float> %r.mfma_scale_f32_32x32x64_f8f6f4__a_fp6_v6__b_bf6_v6, ptr addrspace(1) %out
   ret void
@@ -125,7 +157,9 @@ define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_fp6_v6__b_bf6_v6(<6 x i
 
 define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_fp6_v6__b_fp4_v4(<6 x i32> %a, <4 x i32> %b, <16 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}mfma_scale_f32_32x32x64_f8f6f4__a_fp6_v6__b_fp4_v4:
-; CHECK: {{v_mfma_f32_32x32x64_f8f6f4|v_mfma_scale_f32_32x32x64_f8f6f4}} {{([^:]|[0-9]:)*}} cbsz:2 blgp:4{{$}}
+; CHECK: {{v_mfma_f32_32x32x64_f8f6f4|v_mfma_scale_f32_32x32x64_f8f6f4}} {{([^:]|[0-9]:)*}}{{( cbsz:2 blgp:4| op_sel_hi:\[0,0,0\] cbsz:2 blgp:4)}}{{$}}
+; OBJ-LABEL: <mfma_scale_f32_32x32x64_f8f6f4__a_fp6_v6__b_fp4_v4>:
+; OBJ: {{v_mfma_f32_32x32x64_f8f6f4|v_mfma_scale_f32_32x32x64_f8f6f4}} {{([^:]|[0-9]:)*}}{{( cbsz:2 blgp:4| op_sel_hi:\[0,0,0\] cbsz:2 blgp:4)}}{{ *(//.*)?$}}
   %r.mfma_scale_f32_32x32x64_f8f6f4__a_fp6_v6__b_fp4_v4 = call <16 x float> @llvm.amdgcn.mfma.scale.f32.32x32x64.f8f6f4.v6i32.v4i32(<6 x i32> %a, <4 x i32> %b, <16 x float> %c, i32 2, i32 4, i32 0, i32 0, i32 0, i32 0)
   store <16 x float> %r.mfma_scale_f32_32x32x64_f8f6f4__a_fp6_v6__b_fp4_v4, ptr addrspace(1) %out
   ret void
@@ -133,7 +167,9 @@ define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_fp6_v6__b_fp4_v4(<6 x i
 
 define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_bf6_v6__b_fp8_v8(<6 x i32> %a, <8 x i32> %b, <16 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}mfma_scale_f32_32x32x64_f8f6f4__a_bf6_v6__b_fp8_v8:
-; CHECK: {{v_mfma_f32_32x32x64_f8f6f4|v_mfma_scale_f32_32x32x64_f8f6f4}} {{([^:]|[0-9]:)*}} cbsz:3{{$}}
+; CHECK: {{v_mfma_f32_32x32x64_f8f6f4|v_mfma_scale_f32_32x32x64_f8f6f4}} {{([^:]|[0-9]:)*}}{{( cbsz:3| op_sel_hi:\[0,0,0\] cbsz:3)}}{{$}}
+; OBJ-LABEL: <mfma_scale_f32_32x32x64_f8f6f4__a_bf6_v6__b_fp8_v8>:
+; OBJ: {{v_mfma_f32_32x32x64_f8f6f4|v_mfma_scale_f32_32x32x64_f8f6f4}} {{([^:]|[0-9]:)*}}{{( cbsz:3| op_sel_hi:\[0,0,0\] cbsz:3)}}{{ *(//.*)?$}}
   %r.mfma_scale_f32_32x32x64_f8f6f4__a_bf6_v6__b_fp8_v8 = call <16 x float> @llvm.amdgcn.mfma.scale.f32.32x32x64.f8f6f4.v6i32.v8i32(<6 x i32> %a, <8 x i32> %b, <16 x float> %c, i32 3, i32 0, i32 0, i32 0, i32 0, i32 0)
   store <16 x float> %r.mfma_scale_f32_32x32x64_f8f6f4__a_bf6_v6__b_fp8_v8, ptr addrspace(1) %out
   ret void
@@ -141,7 +177,9 @@ define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_bf6_v6__b_fp8_v8(<6 x i
 
 define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_bf6_v6__b_bf8_v8(<6 x i32> %a, <8 x i32> %b, <16 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}mfma_scale_f32_32x32x64_f8f6f4__a_bf6_v6__b_bf8_v8:
-; CHECK: {{v_mfma_f32_32x32x64_f8f6f4|v_mfma_scale_f32_32x32x64_f8f6f4}} {{([^:]|[0-9]:)*}} cbsz:3 blgp:1{{$}}
+; CHECK: {{v_mfma_f32_32x32x64_f8f6f4|v_mfma_scale_f32_32x32x64_f8f6f4}} {{([^:]|[0-9]:)*}}{{( cbsz:3 blgp:1| op_sel_hi:\[0,0,0\] cbsz:3 blgp:1)}}{{$}}
+; OBJ-LABEL: <mfma_scale_f32_32x32x64_f8f6f4__a_bf6_v6__b_bf8_v8>:
+; OBJ: {{v_mfma_f32_32x32x64_f8f6f4|v_mfma_scale_f32_32x32x64_f8f6f4}} {{([^:]|[0-9]:)*}}{{( cbsz:3 blgp:1| op_sel_hi:\[0,0,0\] cbsz:3 blgp:1)}}{{ *(//.*)?$}}
   %r.mfma_scale_f32_32x32x64_f8f6f4__a_bf6_v6__b_bf8_v8 = call <16 x float> @llvm.amdgcn.mfma.scale.f32.32x32x64.f8f6f4.v6i32.v8i32(<6 x i32> %a, <8 x i32> %b, <16 x float> %c, i32 3, i32 1, i32 0, i32 0, i32 0, i32 0)
   store <16 x float> %r.mfma_scale_f32_32x32x64_f8f6f4__a_bf6_v6__b_bf8_v8, ptr addrspace(1) %out
   ret void
@@ -149,7 +187,9 @@ define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_bf6_v6__b_bf8_v8(<6 x i
 
 define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_bf6_v6__b_fp6_v6(<6 x i32> %a, <6 x i32> %b, <16 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}mfma_scale_f32_32x32x64_f8f6f4__a_bf6_v6__b_fp6_v6:
-; CHECK: {{v_mfma_f32_32x32x64_f8f6f4|v_mfma_scale_f32_32x32x64_f8f6f4}} {{([^:]|[0-9]:)*}} cbsz:3 blgp:2{{$}}
+; CHECK: {{v_mfma_f32_32x32x64_f8f6f4|v_mfma_scale_f32_32x32x64_f8f6f4}} {{([^:]|[0-9]:)*}}{{( cbsz:3 blgp:2| op_sel_hi:\[0,0,0\] cbsz:3 blgp:2)}}{{$}}
+; OBJ-LABEL: <mfma_scale_f32_32x32x64_f8f6f4__a_bf6_v6__b_fp6_v6>:
+; OBJ: {{v_mfma_f32_32x32x64_f8f6f4|v_mfma_scale_f32_32x32x64_f8f6f4}} {{([^:]|[0-9]:)*}}{{( cbsz:3 blgp:2| op_sel_hi:\[0,0,0\] cbsz:3 blgp:2)}}{{ *(//.*)?$}}
   %r.mfma_scale_f32_32x32x64_f8f6f4__a_bf6_v6__b_fp6_v6 = call <16 x float> @llvm.amdgcn.mfma.scale.f32.32x32x64.f8f6f4.v6i32.v6i32(<6 x i32> %a, <6 x i32> %b, <16 x float> %c, i32 3, i32 2, i32 0, i32 0, i32 0, i32 0)
   store <16 x float> %r.mfma_scale_f32_32x32x64_f8f6f4__a_bf6_v6__b_fp6_v6, ptr addrspace(1) %out
   ret void
@@ -157,7 +197,9 @@ define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_bf6_v6__b_fp6_v6(<6 x i
 
 define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_bf6_v6__b_bf6_v6(<6 x i32> %a, <6 x i32> %b, <16 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}mfma_scale_f32_32x32x64_f8f6f4__a_bf6_v6__b_bf6_v6:
-; CHECK: {{v_mfma_f32_32x32x64_f8f6f4|v_mfma_scale_f32_32x32x64_f8f6f4}} {{([^:]|[0-9]:)*}} cbsz:3 blgp:3{{$}}
+; CHECK: {{v_mfma_f32_32x32x64_f8f6f4|v_mfma_scale_f32_32x32x64_f8f6f4}} {{([^:]|[0-9]:)*}}{{( cbsz:3 blgp:3| op_sel_hi:\[0,0,0\] cbsz:3 blgp:3)}}{{$}}
+; OBJ-LABEL: <mfma_scale_f32_32x32x64_f8f6f4__a_bf6_v6__b_bf6_v6>:
+; OBJ: {{v_mfma_f32_32x32x64_f8f6f4|v_mfma_scale_f32_32x32x64_f8f6f4}} {{([^:]|[0-9]:)*}}{{( cbsz:3 blgp:3| op_sel_hi:\[0,0,0\] cbsz:3 blgp:3)}}{{ *(//.*)?$}}
   %r.mfma_scale_f32_32x32x64_f8f6f4__a_bf6_v6__b_bf6_v6 = call <16 x float> @llvm.amdgcn.mfma.scale.f32.32x32x64.f8f6f4.v6i32.v6i32(<6 x i32> %a, <6 x i32> %b, <16 x float> %c, i32 3, i32 3, i32 0, i32 0, i32 0, i32 0)
   store <16 x float> %r.mfma_scale_f32_32x32x64_f8f6f4__a_bf6_v6__b_bf6_v6, ptr addrspace(1) %out
   ret void
@@ -165,7 +207,9 @@ define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_bf6_v6__b_bf6_v6(<6 x i
 
 define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_bf6_v6__b_fp4_v4(<6 x i32> %a, <4 x i32> %b, <16 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}mfma_scale_f32_32x32x64_f8f6f4__a_bf6_v6__b_fp4_v4:
-; CHECK: {{v_mfma_f32_32x32x64_f8f6f4|v_mfma_scale_f32_32x32x64_f8f6f4}} {{([^:]|[0-9]:)*}} cbsz:3 blgp:4{{$}}
+; CHECK: {{v_mfma_f32_32x32x64_f8f6f4|v_mfma_scale_f32_32x32x64_f8f6f4}} {{([^:]|[0-9]:)*}}{{( cbsz:3 blgp:4| op_sel_hi:\[0,0,0\] cbsz:3 blgp:4)}}{{$}}
+; OBJ-LABEL: <mfma_scale_f32_32x32x64_f8f6f4__a_bf6_v6__b_fp4_v4>:
+; OBJ: {{v_mfma_f32_32x32x64_f8f6f4|v_mfma_scale_f32_32x32x64_f8f6f4}} {{([^:]|[0-9]:)*}}{{( cbsz:3 blgp:4| op_sel_hi:\[0,0,0\] cbsz:3 blgp:4)}}{{ *(//.*)?$}}
   %r.mfma_scale_f32_32x32x64_f8f6f4__a_bf6_v6__b_fp4_v4 = call <16 x float> @llvm.amdgcn.mfma.scale.f32.32x32x64.f8f6f4.v6i32.v4i32(<6 x i32> %a, <4 x i32> %b, <16 x float> %c, i32 3, i32 4, i32 0, i32 0, i32 0, i32 0)
   store <16 x float> %r.mfma_scale_f32_32x32x64_f8f6f4__a_bf6_v6__b_fp4_v4, ptr addrspace(1) %out
   ret void
@@ -173,7 +217,9 @@ define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_bf6_v6__b_fp4_v4(<6 x i
 
 define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_fp4_v4__b_fp8_v8(<4 x i32> %a, <8 x i32> %b, <16 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}mfma_scale_f32_32x32x64_f8f6f4__a_fp4_v4__b_fp8_v8:
-; CHECK: {{v_mfma_f32_32x32x64_f8f6f4|v_mfma_scale_f32_32x32x64_f8f6f4}} {{([^:]|[0-9]:)*}} cbsz:4{{$}}
+; CHECK: {{v_mfma_f32_32x32x64_f8f6f4|v_mfma_scale_f32_32x32x64_f8f6f4}} {{([^:]|[0-9]:)*}}{{( cbsz:4| op_sel_hi:\[0,0,0\] cbsz:4)}}{{$}}
+; OBJ-LABEL: <mfma_scale_f32_32x32x64_f8f6f4__a_fp4_v4__b_fp8_v8>:
+; OBJ: {{v_mfma_f32_32x32x64_f8f6f4|v_mfma_scale_f32_32x32x64_f8f6f4}} {{([^:]|[0-9]:)*}}{{( cbsz:4| op_sel_hi:\[0,0,0\] cbsz:4)}}{{ *(//.*)?$}}
   %r.mfma_scale_f32_32x32x64_f8f6f4__a_fp4_v4__b_fp8_v8 = call <16 x float> @llvm.amdgcn.mfma.scale.f32.32x32x64.f8f6f4.v4i32.v8i32(<4 x i32> %a, <8 x i32> %b, <16 x float> %c, i32 4, i32 0, i32 0, i32 0, i32 0, i32 0)
   store <16 x float> %r.mfma_scale_f32_32x32x64_f8f6f4__a_fp4_v4__b_fp8_v8, ptr addrspace(1) %out
   ret void
@@ -181,7 +227,9 @@ define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_fp4_v4__b_fp8_v8(<4 x i
 
 define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_fp4_v4__b_bf8_v8(<4 x i32> %a, <8 x i32> %b, <16 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}mfma_scale_f32_32x32x64_f8f6f4__a_fp4_v4__b_bf8_v8:
-; CHECK: {{v_mfma_f32_32x32x64_f8f6f4|v_mfma_scale_f32_32x32x64_f8f6f4}} {{([^:]|[0-9]:)*}} cbsz:4 blgp:1{{$}}
+; CHECK: {{v_mfma_f32_32x32x64_f8f6f4|v_mfma_scale_f32_32x32x64_f8f6f4}} {{([^:]|[0-9]:)*}}{{( cbsz:4 blgp:1| op_sel_hi:\[0,0,0\] cbsz:4 blgp:1)}}{{$}}
+; OBJ-LABEL: <mfma_scale_f32_32x32x64_f8f6f4__a_fp4_v4__b_bf8_v8>:
+; OBJ: {{v_mfma_f32_32x32x64_f8f6f4|v_mfma_scale_f32_32x32x64_f8f6f4}} {{([^:]|[0-9]:)*}}{{( cbsz:4 blgp:1| op_sel_hi:\[0,0,0\] cbsz:4 blgp:1)}}{{ *(//.*)?$}}
   %r.mfma_scale_f32_32x32x64_f8f6f4__a_fp4_v4__b_bf8_v8 = call <16 x float> @llvm.amdgcn.mfma.scale.f32.32x32x64.f8f6f4.v4i32.v8i32(<4 x i32> %a, <8 x i32> %b, <16 x float> %c, i32 4, i32 1, i32 0, i32 0, i32 0, i32 0)
   store <16 x float> %r.mfma_scale_f32_32x32x64_f8f6f4__a_fp4_v4__b_bf8_v8, ptr addrspace(1) %out
   ret void
@@ -189,7 +237,9 @@ define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_fp4_v4__b_bf8_v8(<4 x i
 
 define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_fp4_v4__b_fp6_v6(<4 x i32> %a, <6 x i32> %b, <16 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}mfma_scale_f32_32x32x64_f8f6f4__a_fp4_v4__b_fp6_v6:
-; CHECK: {{v_mfma_f32_32x32x64_f8f6f4|v_mfma_scale_f32_32x32x64_f8f6f4}} {{([^:]|[0-9]:)*}} cbsz:4 blgp:2{{$}}
+; CHECK: {{v_mfma_f32_32x32x64_f8f6f4|v_mfma_scale_f32_32x32x64_f8f6f4}} {{([^:]|[0-9]:)*}}{{( cbsz:4 blgp:2| op_sel_hi:\[0,0,0\] cbsz:4 blgp:2)}}{{$}}
+; OBJ-LABEL: <mfma_scale_f32_32x32x64_f8f6f4__a_fp4_v4__b_fp6_v6>:
+; OBJ: {{v_mfma_f32_32x32x64_f8f6f4|v_mfma_scale_f32_32x32x64_f8f6f4}} {{([^:]|[0-9]:)*}}{{( cbsz:4 blgp:2| op_sel_hi:\[0,0,0\] cbsz:4 blgp:2)}}{{ *(//.*)?$}}
   %r.mfma_scale_f32_32x32x64_f8f6f4__a_fp4_v4__b_fp6_v6 = call <16 x float> @llvm.amdgcn.mfma.scale.f32.32x32x64.f8f6f4.v4i32.v6i32(<4 x i32> %a, <6 x i32> %b, <16 x float> %c, i32 4, i32 2, i32 0, i32 0, i32 0, i32 0)
   store <16 x float> %r.mfma_scale_f32_32x32x64_f8f6f4__a_fp4_v4__b_fp6_v6, ptr addrspace(1) %out
   ret void
@@ -197,7 +247,9 @@ define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_fp4_v4__b_fp6_v6(<4 x i
 
 define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_fp4_v4__b_bf6_v6(<4 x i32> %a, <6 x i32> %b, <16 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}mfma_scale_f32_32x32x64_f8f6f4__a_fp4_v4__b_bf6_v6:
-; CHECK: {{v_mfma_f32_32x32x64_f8f6f4|v_mfma_scale_f32_32x32x64_f8f6f4}} {{([^:]|[0-9]:)*}} cbsz:4 blgp:3{{$}}
+; CHECK: {{v_mfma_f32_32x32x64_f8f6f4|v_mfma_scale_f32_32x32x64_f8f6f4}} {{([^:]|[0-9]:)*}}{{( cbsz:4 blgp:3| op_sel_hi:\[0,0,0\] cbsz:4 blgp:3)}}{{$}}
+; OBJ-LABEL: <mfma_scale_f32_32x32x64_f8f6f4__a_fp4_v4__b_bf6_v6>:
+; OBJ: {{v_mfma_f32_32x32x64_f8f6f4|v_mfma_scale_f32_32x32x64_f8f6f4}} {{([^:]|[0-9]:)*}}{{( cbsz:4 blgp:3| op_sel_hi:\[0,0,0\] cbsz:4 blgp:3)}}{{ *(//.*)?$}}
   %r.mfma_scale_f32_32x32x64_f8f6f4__a_fp4_v4__b_bf6_v6 = call <16 x float> @llvm.amdgcn.mfma.scale.f32.32x32x64.f8f6f4.v4i32.v6i32(<4 x i32> %a, <6 x i32> %b, <16 x float> %c, i32 4, i32 3, i32 0, i32 0, i32 0, i32 0)
   store <16 x float> %r.mfma_scale_f32_32x32x64_f8f6f4__a_fp4_v4__b_bf6_v6, ptr addrspace(1) %out
   ret void
@@ -205,7 +257,9 @@ define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_fp4_v4__b_bf6_v6(<4 x i
 
 define amdgpu_ps void @mfma_scale_f32_32x32x64_f8f6f4__a_fp4_v4__b_fp4_v4(<4 x i32> %a, <4 x i32> %b, <16 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}mfma_scale_f32_32x32x64_f8f6f4__a_fp4_v4__b_fp4_v4:
-; CHECK: {{v_mfma_f32_32x32x64_f8f6f4|v_mfma_scale_f32_32x32x64_f8f6f4}} {{([^:]|[0-9]:)*}} cbsz:4 blgp:4{{$}}
+; CHECK: {{v_mfma_f32_32x32x64_f8f6f4|v_mfma_scale_f32_32x32x64_f8f6f4}} {{([^:]|[0-9]:)*}}{{( cbsz:4 blgp:4| op_sel_hi:\[0,0,0\] cbsz:4 blgp:4)}}{{$}}
+; OBJ-LABEL: <mfma_scale_f32_32x32x64_f8f6f4__a_fp4_v4__b_fp4_v4>:
+; OBJ: {{v_mfma_f32_32x32x64_f8f6f4|v_mfma_scale_f32_32x32x64_f8f6f4}} {{([^:]|[0-9]:)*}}{{( cbsz:4 blgp:4| op_sel_hi:\[0,0,0\] cbsz:4 blgp:4)}}{{ *(//.*)?$}}
   %r.mfma_scale_f32_32x32x64_f8f6f4__a_fp4_v4__b_fp4_v4 = call <16 x float> @llvm.amdgcn.mfma.scale.f32.32x32x64.f8f6f4.v4i32.v4i32(<4 x i32> %a, <4 x i32> %b, <16 x float> %c, i32 4, i32 4, i32 0, i32 0, i32 0, i32 0)
   store <16 x float> %r.mfma_scale_f32_32x32x64_f8f6f4__a_fp4_v4__b_fp4_v4, ptr addrspace(1) %out
   ret void

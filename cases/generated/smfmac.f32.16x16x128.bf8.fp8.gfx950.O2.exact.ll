@@ -15,7 +15,7 @@ define <4 x float> @smfmac_f32_16x16x128_bf8_fp8__a_i32_v4__b_i32_v8(<4 x i32> %
 ; CHECK: v_smfmac_f32_16x16x128_bf8_fp8 {{[asv]\[}}[[#D:]]:
 ; CHECK-SAME: [[#D+3]]{{\]}}, {{[asv]\[}}[[#A:]]:
 ; CHECK-SAME: [[#A+3]]{{\]}}, {{[asv]\[}}[[#B:]]:
-; CHECK-SAME: [[#B+7]]{{\]}}
+; CHECK-SAME: [[#B+7]]{{\]}}{{(, [^ ,]+)*}}{{$}}
   %r.smfmac_f32_16x16x128_bf8_fp8__a_i32_v4__b_i32_v8 = call <4 x float> @llvm.amdgcn.smfmac.f32.16x16x128.bf8.fp8(<4 x i32> %a, <8 x i32> %b, <4 x float> %c, i32 0, i32 0, i32 0)
   ret <4 x float> %r.smfmac_f32_16x16x128_bf8_fp8__a_i32_v4__b_i32_v8
 }

@@ -15,7 +15,7 @@ define <4 x float> @smfmac_f32_16x16x32_bf16__a_i16_v4__b_i16_v8(<4 x i16> %a, <
 ; CHECK: v_smfmac_f32_16x16x32_bf16 {{[asv]\[}}[[#D:]]:
 ; CHECK-SAME: [[#D+3]]{{\]}}, {{[asv]\[}}[[#A:]]:
 ; CHECK-SAME: [[#A+1]]{{\]}}, {{[asv]\[}}[[#B:]]:
-; CHECK-SAME: [[#B+3]]{{\]}}
+; CHECK-SAME: [[#B+3]]{{\]}}{{(, [^ ,]+)*}}{{$}}
   %r.smfmac_f32_16x16x32_bf16__a_i16_v4__b_i16_v8 = call <4 x float> @llvm.amdgcn.smfmac.f32.16x16x32.bf16(<4 x i16> %a, <8 x i16> %b, <4 x float> %c, i32 0, i32 0, i32 0)
   ret <4 x float> %r.smfmac_f32_16x16x32_bf16__a_i16_v4__b_i16_v8
 }

@@ -15,7 +15,7 @@ define <4 x float> @smfmac_f32_16x16x32_f16__a_half_v4__b_half_v8(<4 x half> %a,
 ; CHECK: v_smfmac_f32_16x16x32_f16 {{[asv]\[}}[[#D:]]:
 ; CHECK-SAME: [[#D+3]]{{\]}}, {{[asv]\[}}[[#A:]]:
 ; CHECK-SAME: [[#A+1]]{{\]}}, {{[asv]\[}}[[#B:]]:
-; CHECK-SAME: [[#B+3]]{{\]}}
+; CHECK-SAME: [[#B+3]]{{\]}}{{(, [^ ,]+)*}}{{$}}
   %r.smfmac_f32_16x16x32_f16__a_half_v4__b_half_v8 = call <4 x float> @llvm.amdgcn.smfmac.f32.16x16x32.f16(<4 x half> %a, <8 x half> %b, <4 x float> %c, i32 0, i32 0, i32 0)
   ret <4 x float> %r.smfmac_f32_16x16x32_f16__a_half_v4__b_half_v8
 }

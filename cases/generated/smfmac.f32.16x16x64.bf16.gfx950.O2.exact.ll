@@ -15,7 +15,7 @@ define <4 x float> @smfmac_f32_16x16x64_bf16__a_bfloat_v8__b_bfloat_v16(<8 x bfl
 ; CHECK: v_smfmac_f32_16x16x64_bf16 {{[asv]\[}}[[#D:]]:
 ; CHECK-SAME: [[#D+3]]{{\]}}, {{[asv]\[}}[[#A:]]:
 ; CHECK-SAME: [[#A+3]]{{\]}}, {{[asv]\[}}[[#B:]]:
-; CHECK-SAME: [[#B+7]]{{\]}}
+; CHECK-SAME: [[#B+7]]{{\]}}{{(, [^ ,]+)*}}{{$}}
   %r.smfmac_f32_16x16x64_bf16__a_bfloat_v8__b_bfloat_v16 = call <4 x float> @llvm.amdgcn.smfmac.f32.16x16x64.bf16(<8 x bfloat> %a, <16 x bfloat> %b, <4 x float> %c, i32 0, i32 0, i32 0)
   ret <4 x float> %r.smfmac_f32_16x16x64_bf16__a_bfloat_v8__b_bfloat_v16
 }

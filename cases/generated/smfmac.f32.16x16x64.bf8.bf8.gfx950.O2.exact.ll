@@ -15,7 +15,7 @@ define <4 x float> @smfmac_f32_16x16x64_bf8_bf8__a_i32_v2__b_i32_v4(<2 x i32> %a
 ; CHECK: v_smfmac_f32_16x16x64_bf8_bf8 {{[asv]\[}}[[#D:]]:
 ; CHECK-SAME: [[#D+3]]{{\]}}, {{[asv]\[}}[[#A:]]:
 ; CHECK-SAME: [[#A+1]]{{\]}}, {{[asv]\[}}[[#B:]]:
-; CHECK-SAME: [[#B+3]]{{\]}}
+; CHECK-SAME: [[#B+3]]{{\]}}{{(, [^ ,]+)*}}{{$}}
   %r.smfmac_f32_16x16x64_bf8_bf8__a_i32_v2__b_i32_v4 = call <4 x float> @llvm.amdgcn.smfmac.f32.16x16x64.bf8.bf8(<2 x i32> %a, <4 x i32> %b, <4 x float> %c, i32 0, i32 0, i32 0)
   ret <4 x float> %r.smfmac_f32_16x16x64_bf8_bf8__a_i32_v2__b_i32_v4
 }

@@ -15,7 +15,7 @@ define <4 x float> @smfmac_f32_16x16x64_f16__a_half_v8__b_half_v16(<8 x half> %a
 ; CHECK: v_smfmac_f32_16x16x64_f16 {{[asv]\[}}[[#D:]]:
 ; CHECK-SAME: [[#D+3]]{{\]}}, {{[asv]\[}}[[#A:]]:
 ; CHECK-SAME: [[#A+3]]{{\]}}, {{[asv]\[}}[[#B:]]:
-; CHECK-SAME: [[#B+7]]{{\]}}
+; CHECK-SAME: [[#B+7]]{{\]}}{{(, [^ ,]+)*}}{{$}}
   %r.smfmac_f32_16x16x64_f16__a_half_v8__b_half_v16 = call <4 x float> @llvm.amdgcn.smfmac.f32.16x16x64.f16(<8 x half> %a, <16 x half> %b, <4 x float> %c, i32 0, i32 0, i32 0)
   ret <4 x float> %r.smfmac_f32_16x16x64_f16__a_half_v8__b_half_v16
 }

@@ -9,13 +9,19 @@
 ; RUN: llc -O0 -mtriple=amdgcn -mcpu=gfx950 -global-isel=1 -global-isel-abort=1 -o %t.gisel.s < %s
 ; RUN: FileCheck --input-file=%t.gisel.s %s
 ; RUN: llvm-mc -triple=amdgcn -mcpu=gfx950 -filetype=obj -o /dev/null %t.gisel.s
+; RUN: llc -O0 -mtriple=amdgcn -mcpu=gfx950 -global-isel=0 -filetype=obj -o %t.sdag.o < %s
+; RUN: llvm-objdump -d %t.sdag.o | FileCheck --check-prefix=OBJ %s
+; RUN: llc -O0 -mtriple=amdgcn -mcpu=gfx950 -global-isel=1 -global-isel-abort=1 -filetype=obj -o %t.gisel.o < %s
+; RUN: llvm-objdump -d %t.gisel.o | FileCheck --check-prefix=OBJ %s
 
 define <16 x float> @smfmac_f32_32x32x16_bf16__a_i16_v4__b_i16_v8(<4 x i16> %a, <8 x i16> %b, <16 x float> %c) {
 ; CHECK-LABEL: {{^}}smfmac_f32_32x32x16_bf16__a_i16_v4__b_i16_v8:
 ; CHECK: v_smfmac_f32_32x32x16_bf16 {{[asv]\[}}[[#D:]]:
 ; CHECK-SAME: [[#D+15]]{{\]}}, {{[asv]\[}}[[#A:]]:
 ; CHECK-SAME: [[#A+1]]{{\]}}, {{[asv]\[}}[[#B:]]:
-; CHECK-SAME: [[#B+3]]{{\]}}
+; CHECK-SAME: [[#B+3]]{{\]}}{{(, [^ ,]+)*}}{{$}}
+; OBJ-LABEL: <smfmac_f32_32x32x16_bf16__a_i16_v4__b_i16_v8>:
+; OBJ: v_smfmac_f32_32x32x16_bf16 {{([^:]|[0-9]:)*}}{{ *(//.*)?$}}
   %r.smfmac_f32_32x32x16_bf16__a_i16_v4__b_i16_v8 = call <16 x float> @llvm.amdgcn.smfmac.f32.32x32x16.bf16(<4 x i16> %a, <8 x i16> %b, <16 x float> %c, i32 0, i32 0, i32 0)
   ret <16 x float> %r.smfmac_f32_32x32x16_bf16__a_i16_v4__b_i16_v8
 }
@@ -25,7 +31,9 @@ define <16 x float> @smfmac_f32_32x32x16_bf16__a_i16_v4__b_i16_v8__arg4_7(<4 x i
 ; CHECK: v_smfmac_f32_32x32x16_bf16 {{[asv]\[}}[[#D:]]:
 ; CHECK-SAME: [[#D+15]]{{\]}}, {{[asv]\[}}[[#A:]]:
 ; CHECK-SAME: [[#A+1]]{{\]}}, {{[asv]\[}}[[#B:]]:
-; CHECK-SAME: [[#B+3]]{{\]}}
+; CHECK-SAME: [[#B+3]]{{\]}}{{(, [^ ,]+)*}} cbsz:7{{$}}
+; OBJ-LABEL: <smfmac_f32_32x32x16_bf16__a_i16_v4__b_i16_v8__arg4_7>:
+; OBJ: v_smfmac_f32_32x32x16_bf16 {{([^:]|[0-9]:)*}} cbsz:7{{ *(//.*)?$}}
   %r.smfmac_f32_32x32x16_bf16__a_i16_v4__b_i16_v8__arg4_7 = call <16 x float> @llvm.amdgcn.smfmac.f32.32x32x16.bf16(<4 x i16> %a, <8 x i16> %b, <16 x float> %c, i32 0, i32 7, i32 0)
   ret <16 x float> %r.smfmac_f32_32x32x16_bf16__a_i16_v4__b_i16_v8__arg4_7
 }
@@ -35,7 +43,9 @@ define <16 x float> @smfmac_f32_32x32x16_bf16__a_i16_v4__b_i16_v8__arg5_15(<4 x 
 ; CHECK: v_smfmac_f32_32x32x16_bf16 {{[asv]\[}}[[#D:]]:
 ; CHECK-SAME: [[#D+15]]{{\]}}, {{[asv]\[}}[[#A:]]:
 ; CHECK-SAME: [[#A+1]]{{\]}}, {{[asv]\[}}[[#B:]]:
-; CHECK-SAME: [[#B+3]]{{\]}}
+; CHECK-SAME: [[#B+3]]{{\]}}{{(, [^ ,]+)*}} abid:15{{$}}
+; OBJ-LABEL: <smfmac_f32_32x32x16_bf16__a_i16_v4__b_i16_v8__arg5_15>:
+; OBJ: v_smfmac_f32_32x32x16_bf16 {{([^:]|[0-9]:)*}} abid:15{{ *(//.*)?$}}
   %r.smfmac_f32_32x32x16_bf16__a_i16_v4__b_i16_v8__arg5_15 = call <16 x float> @llvm.amdgcn.smfmac.f32.32x32x16.bf16(<4 x i16> %a, <8 x i16> %b, <16 x float> %c, i32 0, i32 0, i32 15)
   ret <16 x float> %r.smfmac_f32_32x32x16_bf16__a_i16_v4__b_i16_v8__arg5_15
 }

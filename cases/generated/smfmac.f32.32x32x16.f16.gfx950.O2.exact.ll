@@ -15,7 +15,7 @@ define <16 x float> @smfmac_f32_32x32x16_f16__a_half_v4__b_half_v8(<4 x half> %a
 ; CHECK: v_smfmac_f32_32x32x16_f16 {{[asv]\[}}[[#D:]]:
 ; CHECK-SAME: [[#D+15]]{{\]}}, {{[asv]\[}}[[#A:]]:
 ; CHECK-SAME: [[#A+1]]{{\]}}, {{[asv]\[}}[[#B:]]:
-; CHECK-SAME: [[#B+3]]{{\]}}
+; CHECK-SAME: [[#B+3]]{{\]}}{{(, [^ ,]+)*}}{{$}}
   %r.smfmac_f32_32x32x16_f16__a_half_v4__b_half_v8 = call <16 x float> @llvm.amdgcn.smfmac.f32.32x32x16.f16(<4 x half> %a, <8 x half> %b, <16 x float> %c, i32 0, i32 0, i32 0)
   ret <16 x float> %r.smfmac_f32_32x32x16_f16__a_half_v4__b_half_v8
 }

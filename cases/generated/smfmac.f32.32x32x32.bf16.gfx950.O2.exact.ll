@@ -15,7 +15,7 @@ define <16 x float> @smfmac_f32_32x32x32_bf16__a_bfloat_v8__b_bfloat_v16(<8 x bf
 ; CHECK: v_smfmac_f32_32x32x32_bf16 {{[asv]\[}}[[#D:]]:
 ; CHECK-SAME: [[#D+15]]{{\]}}, {{[asv]\[}}[[#A:]]:
 ; CHECK-SAME: [[#A+3]]{{\]}}, {{[asv]\[}}[[#B:]]:
-; CHECK-SAME: [[#B+7]]{{\]}}
+; CHECK-SAME: [[#B+7]]{{\]}}{{(, [^ ,]+)*}}{{$}}
   %r.smfmac_f32_32x32x32_bf16__a_bfloat_v8__b_bfloat_v16 = call <16 x float> @llvm.amdgcn.smfmac.f32.32x32x32.bf16(<8 x bfloat> %a, <16 x bfloat> %b, <16 x float> %c, i32 0, i32 0, i32 0)
   ret <16 x float> %r.smfmac_f32_32x32x32_bf16__a_bfloat_v8__b_bfloat_v16
 }

@@ -15,7 +15,7 @@ define <16 x float> @smfmac_f32_32x32x32_bf8_fp8__a_i32_v2__b_i32_v4(<2 x i32> %
 ; CHECK: v_smfmac_f32_32x32x32_bf8_fp8 {{[asv]\[}}[[#D:]]:
 ; CHECK-SAME: [[#D+15]]{{\]}}, {{[asv]\[}}[[#A:]]:
 ; CHECK-SAME: [[#A+1]]{{\]}}, {{[asv]\[}}[[#B:]]:
-; CHECK-SAME: [[#B+3]]{{\]}}
+; CHECK-SAME: [[#B+3]]{{\]}}{{(, [^ ,]+)*}}{{$}}
   %r.smfmac_f32_32x32x32_bf8_fp8__a_i32_v2__b_i32_v4 = call <16 x float> @llvm.amdgcn.smfmac.f32.32x32x32.bf8.fp8(<2 x i32> %a, <4 x i32> %b, <16 x float> %c, i32 0, i32 0, i32 0)
   ret <16 x float> %r.smfmac_f32_32x32x32_bf8_fp8__a_i32_v2__b_i32_v4
 }

@@ -15,7 +15,7 @@ define <16 x float> @smfmac_f32_32x32x64_bf8_bf8__a_i32_v4__b_i32_v8(<4 x i32> %
 ; CHECK: v_smfmac_f32_32x32x64_bf8_bf8 {{[asv]\[}}[[#D:]]:
 ; CHECK-SAME: [[#D+15]]{{\]}}, {{[asv]\[}}[[#A:]]:
 ; CHECK-SAME: [[#A+3]]{{\]}}, {{[asv]\[}}[[#B:]]:
-; CHECK-SAME: [[#B+7]]{{\]}}
+; CHECK-SAME: [[#B+7]]{{\]}}{{(, [^ ,]+)*}}{{$}}
   %r.smfmac_f32_32x32x64_bf8_bf8__a_i32_v4__b_i32_v8 = call <16 x float> @llvm.amdgcn.smfmac.f32.32x32x64.bf8.bf8(<4 x i32> %a, <8 x i32> %b, <16 x float> %c, i32 0, i32 0, i32 0)
   ret <16 x float> %r.smfmac_f32_32x32x64_bf8_bf8__a_i32_v4__b_i32_v8
 }

@@ -15,7 +15,7 @@ define <4 x i32> @smfmac_i32_16x16x64_i8__a_i32_v2__b_i32_v4(<2 x i32> %a, <4 x 
 ; CHECK: v_smfmac_i32_16x16x64_i8 {{[asv]\[}}[[#D:]]:
 ; CHECK-SAME: [[#D+3]]{{\]}}, {{[asv]\[}}[[#A:]]:
 ; CHECK-SAME: [[#A+1]]{{\]}}, {{[asv]\[}}[[#B:]]:
-; CHECK-SAME: [[#B+3]]{{\]}}
+; CHECK-SAME: [[#B+3]]{{\]}}{{(, [^ ,]+)*}}{{$}}
   %r.smfmac_i32_16x16x64_i8__a_i32_v2__b_i32_v4 = call <4 x i32> @llvm.amdgcn.smfmac.i32.16x16x64.i8(<2 x i32> %a, <4 x i32> %b, <4 x i32> %c, i32 0, i32 0, i32 0)
   ret <4 x i32> %r.smfmac_i32_16x16x64_i8__a_i32_v2__b_i32_v4
 }

@@ -15,7 +15,7 @@ define <16 x i32> @smfmac_i32_32x32x32_i8__a_i32_v2__b_i32_v4(<2 x i32> %a, <4 x
 ; CHECK: v_smfmac_i32_32x32x32_i8 {{[asv]\[}}[[#D:]]:
 ; CHECK-SAME: [[#D+15]]{{\]}}, {{[asv]\[}}[[#A:]]:
 ; CHECK-SAME: [[#A+1]]{{\]}}, {{[asv]\[}}[[#B:]]:
-; CHECK-SAME: [[#B+3]]{{\]}}
+; CHECK-SAME: [[#B+3]]{{\]}}{{(, [^ ,]+)*}}{{$}}
   %r.smfmac_i32_32x32x32_i8__a_i32_v2__b_i32_v4 = call <16 x i32> @llvm.amdgcn.smfmac.i32.32x32x32.i8(<2 x i32> %a, <4 x i32> %b, <16 x i32> %c, i32 0, i32 0, i32 0)
   ret <16 x i32> %r.smfmac_i32_32x32x32_i8__a_i32_v2__b_i32_v4
 }

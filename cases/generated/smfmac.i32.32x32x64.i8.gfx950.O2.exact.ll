@@ -15,7 +15,7 @@ define <16 x i32> @smfmac_i32_32x32x64_i8__a_i32_v4__b_i32_v8(<4 x i32> %a, <8 x
 ; CHECK: v_smfmac_i32_32x32x64_i8 {{[asv]\[}}[[#D:]]:
 ; CHECK-SAME: [[#D+15]]{{\]}}, {{[asv]\[}}[[#A:]]:
 ; CHECK-SAME: [[#A+3]]{{\]}}, {{[asv]\[}}[[#B:]]:
-; CHECK-SAME: [[#B+7]]{{\]}}
+; CHECK-SAME: [[#B+7]]{{\]}}{{(, [^ ,]+)*}}{{$}}
   %r.smfmac_i32_32x32x64_i8__a_i32_v4__b_i32_v8 = call <16 x i32> @llvm.amdgcn.smfmac.i32.32x32x64.i8(<4 x i32> %a, <8 x i32> %b, <16 x i32> %c, i32 0, i32 0, i32 0)
   ret <16 x i32> %r.smfmac_i32_32x32x64_i8__a_i32_v4__b_i32_v8
 }

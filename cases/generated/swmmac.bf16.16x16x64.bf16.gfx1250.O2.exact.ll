@@ -15,7 +15,7 @@ define <8 x bfloat> @swmmac_bf16_16x16x64_bf16__a_bfloat_v16__b_bfloat_v32(<16 x
 ; CHECK: v_swmmac_bf16_16x16x64_bf16 {{[asv]\[}}[[#D:]]:
 ; CHECK-SAME: [[#D+3]]{{\]}}, {{[asv]\[}}[[#A:]]:
 ; CHECK-SAME: [[#A+7]]{{\]}}, {{[asv]\[}}[[#B:]]:
-; CHECK-SAME: [[#B+15]]{{\]}}
+; CHECK-SAME: [[#B+15]]{{\]}}{{(, [^ ,]+)*}}{{$}}
   %r.swmmac_bf16_16x16x64_bf16__a_bfloat_v16__b_bfloat_v32 = call <8 x bfloat> @llvm.amdgcn.swmmac.bf16.16x16x64.bf16.v8bf16.v16bf16.v32bf16.i32(i1 0, <16 x bfloat> %a, i1 0, <32 x bfloat> %b, <8 x bfloat> %c, i32 0, i1 0, i1 0)
   ret <8 x bfloat> %r.swmmac_bf16_16x16x64_bf16__a_bfloat_v16__b_bfloat_v32
 }

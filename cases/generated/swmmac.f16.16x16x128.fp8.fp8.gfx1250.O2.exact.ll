@@ -15,7 +15,7 @@ define <8 x half> @swmmac_f16_16x16x128_fp8_fp8__a_i32_v8__b_i32_v16(<8 x i32> %
 ; CHECK: v_swmmac_f16_16x16x128_fp8_fp8 {{[asv]\[}}[[#D:]]:
 ; CHECK-SAME: [[#D+3]]{{\]}}, {{[asv]\[}}[[#A:]]:
 ; CHECK-SAME: [[#A+7]]{{\]}}, {{[asv]\[}}[[#B:]]:
-; CHECK-SAME: [[#B+15]]{{\]}}
+; CHECK-SAME: [[#B+15]]{{\]}}{{(, [^ ,]+)*}}{{$}}
   %r.swmmac_f16_16x16x128_fp8_fp8__a_i32_v8__b_i32_v16 = call <8 x half> @llvm.amdgcn.swmmac.f16.16x16x128.fp8.fp8.v8f16.v8i32.v16i32.i64(<8 x i32> %a, <16 x i32> %b, <8 x half> %c, i64 0, i1 0, i1 0)
   ret <8 x half> %r.swmmac_f16_16x16x128_fp8_fp8__a_i32_v8__b_i32_v16
 }

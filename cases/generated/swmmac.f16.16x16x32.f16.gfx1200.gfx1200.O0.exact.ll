@@ -15,7 +15,7 @@ define <8 x half> @swmmac_f16_16x16x32_f16_gfx1200__a_half_v8__b_half_v16(<8 x h
 ; CHECK: v_swmmac_f16_16x16x32_f16 {{[asv]\[}}[[#D:]]:
 ; CHECK-SAME: [[#D+3]]{{\]}}, {{[asv]\[}}[[#A:]]:
 ; CHECK-SAME: [[#A+3]]{{\]}}, {{[asv]\[}}[[#B:]]:
-; CHECK-SAME: [[#B+7]]{{\]}}
+; CHECK-SAME: [[#B+7]]{{\]}}{{(, [^ ,]+)*}}{{$}}
   %r.swmmac_f16_16x16x32_f16_gfx1200__a_half_v8__b_half_v16 = call <8 x half> @llvm.amdgcn.swmmac.f16.16x16x32.f16.v8f16.v8f16.v16f16.i16(<8 x half> %a, <16 x half> %b, <8 x half> %c, i16 0)
   ret <8 x half> %r.swmmac_f16_16x16x32_f16_gfx1200__a_half_v8__b_half_v16
 }

@@ -15,7 +15,7 @@ define <4 x half> @swmmac_f16_16x16x32_f16_gfx1200w64__a_half_v4__b_half_v8(<4 x
 ; CHECK: v_swmmac_f16_16x16x32_f16 {{[asv]\[}}[[#D:]]:
 ; CHECK-SAME: [[#D+1]]{{\]}}, {{[asv]\[}}[[#A:]]:
 ; CHECK-SAME: [[#A+1]]{{\]}}, {{[asv]\[}}[[#B:]]:
-; CHECK-SAME: [[#B+3]]{{\]}}
+; CHECK-SAME: [[#B+3]]{{\]}}{{(, [^ ,]+)*}}{{$}}
   %r.swmmac_f16_16x16x32_f16_gfx1200w64__a_half_v4__b_half_v8 = call <4 x half> @llvm.amdgcn.swmmac.f16.16x16x32.f16.v4f16.v4f16.v8f16.i8(<4 x half> %a, <8 x half> %b, <4 x half> %c, i8 0)
   ret <4 x half> %r.swmmac_f16_16x16x32_f16_gfx1200w64__a_half_v4__b_half_v8
 }

@@ -15,7 +15,7 @@ define <8 x float> @swmmac_f32_16x16x32_bf16_gfx1200__a_i16_v8__b_i16_v16(<8 x i
 ; CHECK: v_swmmac_f32_16x16x32_bf16 {{[asv]\[}}[[#D:]]:
 ; CHECK-SAME: [[#D+7]]{{\]}}, {{[asv]\[}}[[#A:]]:
 ; CHECK-SAME: [[#A+3]]{{\]}}, {{[asv]\[}}[[#B:]]:
-; CHECK-SAME: [[#B+7]]{{\]}}
+; CHECK-SAME: [[#B+7]]{{\]}}{{(, [^ ,]+)*}}{{$}}
   %r.swmmac_f32_16x16x32_bf16_gfx1200__a_i16_v8__b_i16_v16 = call <8 x float> @llvm.amdgcn.swmmac.f32.16x16x32.bf16.v8f32.v8i16.v16i16.i16(<8 x i16> %a, <16 x i16> %b, <8 x float> %c, i16 0)
   ret <8 x float> %r.swmmac_f32_16x16x32_bf16_gfx1200__a_i16_v8__b_i16_v16
 }

@@ -15,7 +15,7 @@ define <4 x float> @swmmac_f32_16x16x32_bf16_gfx1200w64__a_i16_v4__b_i16_v8(<4 x
 ; CHECK: v_swmmac_f32_16x16x32_bf16 {{[asv]\[}}[[#D:]]:
 ; CHECK-SAME: [[#D+3]]{{\]}}, {{[asv]\[}}[[#A:]]:
 ; CHECK-SAME: [[#A+1]]{{\]}}, {{[asv]\[}}[[#B:]]:
-; CHECK-SAME: [[#B+3]]{{\]}}
+; CHECK-SAME: [[#B+3]]{{\]}}{{(, [^ ,]+)*}}{{$}}
   %r.swmmac_f32_16x16x32_bf16_gfx1200w64__a_i16_v4__b_i16_v8 = call <4 x float> @llvm.amdgcn.swmmac.f32.16x16x32.bf16.v4f32.v4i16.v8i16.i8(<4 x i16> %a, <8 x i16> %b, <4 x float> %c, i8 0)
   ret <4 x float> %r.swmmac_f32_16x16x32_bf16_gfx1200w64__a_i16_v4__b_i16_v8
 }

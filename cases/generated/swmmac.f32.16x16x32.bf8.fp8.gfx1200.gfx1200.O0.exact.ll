@@ -15,7 +15,7 @@ define <8 x float> @swmmac_f32_16x16x32_bf8_fp8_gfx1200__a_i32_v2__b_i32_v4(<2 x
 ; CHECK: v_swmmac_f32_16x16x32_bf8_fp8 {{[asv]\[}}[[#D:]]:
 ; CHECK-SAME: [[#D+7]]{{\]}}, {{[asv]\[}}[[#A:]]:
 ; CHECK-SAME: [[#A+1]]{{\]}}, {{[asv]\[}}[[#B:]]:
-; CHECK-SAME: [[#B+3]]{{\]}}
+; CHECK-SAME: [[#B+3]]{{\]}}{{(, [^ ,]+)*}}{{$}}
   %r.swmmac_f32_16x16x32_bf8_fp8_gfx1200__a_i32_v2__b_i32_v4 = call <8 x float> @llvm.amdgcn.swmmac.f32.16x16x32.bf8.fp8.v8f32.v2i32.v4i32.i16(<2 x i32> %a, <4 x i32> %b, <8 x float> %c, i16 0)
   ret <8 x float> %r.swmmac_f32_16x16x32_bf8_fp8_gfx1200__a_i32_v2__b_i32_v4
 }

@@ -15,7 +15,7 @@ define <8 x float> @swmmac_f32_16x16x32_f16_gfx1200__a_half_v8__b_half_v16(<8 x 
 ; CHECK: v_swmmac_f32_16x16x32_f16 {{[asv]\[}}[[#D:]]:
 ; CHECK-SAME: [[#D+7]]{{\]}}, {{[asv]\[}}[[#A:]]:
 ; CHECK-SAME: [[#A+3]]{{\]}}, {{[asv]\[}}[[#B:]]:
-; CHECK-SAME: [[#B+7]]{{\]}}
+; CHECK-SAME: [[#B+7]]{{\]}}{{(, [^ ,]+)*}}{{$}}
   %r.swmmac_f32_16x16x32_f16_gfx1200__a_half_v8__b_half_v16 = call <8 x float> @llvm.amdgcn.swmmac.f32.16x16x32.f16.v8f32.v8f16.v16f16.i16(<8 x half> %a, <16 x half> %b, <8 x float> %c, i16 0)
   ret <8 x float> %r.swmmac_f32_16x16x32_f16_gfx1200__a_half_v8__b_half_v16
 }

@@ -15,7 +15,7 @@ define <8 x float> @swmmac_f32_16x16x64_f16__a_half_v16__b_half_v32(<16 x half> 
 ; CHECK: v_swmmac_f32_16x16x64_f16 {{[asv]\[}}[[#D:]]:
 ; CHECK-SAME: [[#D+7]]{{\]}}, {{[asv]\[}}[[#A:]]:
 ; CHECK-SAME: [[#A+7]]{{\]}}, {{[asv]\[}}[[#B:]]:
-; CHECK-SAME: [[#B+15]]{{\]}}
+; CHECK-SAME: [[#B+15]]{{\]}}{{(, [^ ,]+)*}}{{$}}
   %r.swmmac_f32_16x16x64_f16__a_half_v16__b_half_v32 = call <8 x float> @llvm.amdgcn.swmmac.f32.16x16x64.f16.v8f32.v16f16.v32f16.i32(i1 0, <16 x half> %a, i1 0, <32 x half> %b, <8 x float> %c, i32 0, i1 0, i1 0)
   ret <8 x float> %r.swmmac_f32_16x16x64_f16__a_half_v16__b_half_v32
 }

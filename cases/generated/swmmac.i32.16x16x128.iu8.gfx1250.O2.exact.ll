@@ -15,7 +15,7 @@ define <8 x i32> @swmmac_i32_16x16x128_iu8__a_i32_v8__b_i32_v16(<8 x i32> %a, <1
 ; CHECK: v_swmmac_i32_16x16x128_iu8 {{[asv]\[}}[[#D:]]:
 ; CHECK-SAME: [[#D+7]]{{\]}}, {{[asv]\[}}[[#A:]]:
 ; CHECK-SAME: [[#A+7]]{{\]}}, {{[asv]\[}}[[#B:]]:
-; CHECK-SAME: [[#B+15]]{{\]}}
+; CHECK-SAME: [[#B+15]]{{\]}}{{(, [^ ,]+)*}}{{$}}
   %r.swmmac_i32_16x16x128_iu8__a_i32_v8__b_i32_v16 = call <8 x i32> @llvm.amdgcn.swmmac.i32.16x16x128.iu8.v8i32.v8i32.v16i32.i64(i1 0, <8 x i32> %a, i1 0, <16 x i32> %b, <8 x i32> %c, i64 0, i1 0, i1 0, i1 0)
   ret <8 x i32> %r.swmmac_i32_16x16x128_iu8__a_i32_v8__b_i32_v16
 }

@@ -15,7 +15,7 @@ define <8 x i32> @swmmac_i32_16x16x32_iu8_gfx1200__a_i32_v2__b_i32_v4(<2 x i32> 
 ; CHECK: v_swmmac_i32_16x16x32_iu8 {{[asv]\[}}[[#D:]]:
 ; CHECK-SAME: [[#D+7]]{{\]}}, {{[asv]\[}}[[#A:]]:
 ; CHECK-SAME: [[#A+1]]{{\]}}, {{[asv]\[}}[[#B:]]:
-; CHECK-SAME: [[#B+3]]{{\]}}
+; CHECK-SAME: [[#B+3]]{{\]}}{{(, [^ ,]+)*}}{{$}}
   %r.swmmac_i32_16x16x32_iu8_gfx1200__a_i32_v2__b_i32_v4 = call <8 x i32> @llvm.amdgcn.swmmac.i32.16x16x32.iu8.v8i32.v2i32.v4i32.i16(i1 0, <2 x i32> %a, i1 0, <4 x i32> %b, <8 x i32> %c, i16 0, i1 0)
   ret <8 x i32> %r.swmmac_i32_16x16x32_iu8_gfx1200__a_i32_v2__b_i32_v4
 }

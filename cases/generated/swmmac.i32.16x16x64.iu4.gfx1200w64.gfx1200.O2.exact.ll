@@ -14,7 +14,7 @@ define <4 x i32> @swmmac_i32_16x16x64_iu4_gfx1200w64__a_i32_v1__b_i32_v2(i32 %a,
 ; CHECK-LABEL: {{^}}swmmac_i32_16x16x64_iu4_gfx1200w64__a_i32_v1__b_i32_v2:
 ; CHECK: v_swmmac_i32_16x16x64_iu4 {{[asv]\[}}[[#D:]]:
 ; CHECK-SAME: [[#D+3]]{{\]}}, {{[asv][0-9]+}}, {{[asv]\[}}[[#B:]]:
-; CHECK-SAME: [[#B+1]]{{\]}}
+; CHECK-SAME: [[#B+1]]{{\]}}{{(, [^ ,]+)*}}{{$}}
   %r.swmmac_i32_16x16x64_iu4_gfx1200w64__a_i32_v1__b_i32_v2 = call <4 x i32> @llvm.amdgcn.swmmac.i32.16x16x64.iu4.v4i32.i32.v2i32.i16(i1 0, i32 %a, i1 0, <2 x i32> %b, <4 x i32> %c, i16 0, i1 0)
   ret <4 x i32> %r.swmmac_i32_16x16x64_iu4_gfx1200w64__a_i32_v1__b_i32_v2
 }

@@ -16,7 +16,7 @@ define <8 x i16> @wmma_bf16_16x16x16_bf16_gfx1200__a_i16_v8__b_i16_v8(<8 x i16> 
 ; CHECK-SAME: [[#D+3]]{{\]}}, {{[asv]\[}}[[#A:]]:
 ; CHECK-SAME: [[#A+3]]{{\]}}, {{[asv]\[}}[[#B:]]:
 ; CHECK-SAME: [[#B+3]]{{\]}}, {{[asv]\[}}[[#C:]]:
-; CHECK-SAME: [[#C+3]]{{\]}}
+; CHECK-SAME: [[#C+3]]{{\]}}{{(, [^ ,]+)*}}{{$}}
   %r.wmma_bf16_16x16x16_bf16_gfx1200__a_i16_v8__b_i16_v8 = call <8 x i16> @llvm.amdgcn.wmma.bf16.16x16x16.bf16.v8i16.v8i16(<8 x i16> %a, <8 x i16> %b, <8 x i16> %c, i1 0)
   ret <8 x i16> %r.wmma_bf16_16x16x16_bf16_gfx1200__a_i16_v8__b_i16_v8
 }

@@ -16,7 +16,7 @@ define <4 x i16> @wmma_bf16_16x16x16_bf16_gfx1200w64__a_i16_v4__b_i16_v4(<4 x i1
 ; CHECK-SAME: [[#D+1]]{{\]}}, {{[asv]\[}}[[#A:]]:
 ; CHECK-SAME: [[#A+1]]{{\]}}, {{[asv]\[}}[[#B:]]:
 ; CHECK-SAME: [[#B+1]]{{\]}}, {{[asv]\[}}[[#C:]]:
-; CHECK-SAME: [[#C+1]]{{\]}}
+; CHECK-SAME: [[#C+1]]{{\]}}{{(, [^ ,]+)*}}{{$}}
   %r.wmma_bf16_16x16x16_bf16_gfx1200w64__a_i16_v4__b_i16_v4 = call <4 x i16> @llvm.amdgcn.wmma.bf16.16x16x16.bf16.v4i16.v4i16(<4 x i16> %a, <4 x i16> %b, <4 x i16> %c, i1 0)
   ret <4 x i16> %r.wmma_bf16_16x16x16_bf16_gfx1200w64__a_i16_v4__b_i16_v4
 }

@@ -16,7 +16,7 @@ define <16 x i16> @wmma_bf16_16x16x16_bf16_tied_gfx1100__a_i16_v16__b_i16_v16(<1
 ; CHECK-SAME: [[#D+7]]{{\]}}, {{[asv]\[}}[[#A:]]:
 ; CHECK-SAME: [[#A+7]]{{\]}}, {{[asv]\[}}[[#B:]]:
 ; CHECK-SAME: [[#B+7]]{{\]}}, {{[asv]\[}}[[#C:]]:
-; CHECK-SAME: [[#C+7]]{{\]}}
+; CHECK-SAME: [[#C+7]]{{\]}}{{(, [^ ,]+)*}}{{$}}
   %r.wmma_bf16_16x16x16_bf16_tied_gfx1100__a_i16_v16__b_i16_v16 = call <16 x i16> @llvm.amdgcn.wmma.bf16.16x16x16.bf16.tied.v16i16.v16i16(<16 x i16> %a, <16 x i16> %b, <16 x i16> %c, i1 0)
   ret <16 x i16> %r.wmma_bf16_16x16x16_bf16_tied_gfx1100__a_i16_v16__b_i16_v16
 }

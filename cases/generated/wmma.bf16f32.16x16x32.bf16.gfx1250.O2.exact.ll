@@ -16,7 +16,7 @@ define <8 x bfloat> @wmma_bf16f32_16x16x32_bf16__a_bfloat_v16__b_bfloat_v16(<16 
 ; CHECK-SAME: [[#D+3]]{{\]}}, {{[asv]\[}}[[#A:]]:
 ; CHECK-SAME: [[#A+7]]{{\]}}, {{[asv]\[}}[[#B:]]:
 ; CHECK-SAME: [[#B+7]]{{\]}}, {{[asv]\[}}[[#C:]]:
-; CHECK-SAME: [[#C+7]]{{\]}}
+; CHECK-SAME: [[#C+7]]{{\]}}{{(, [^ ,]+)*}}{{$}}
   %r.wmma_bf16f32_16x16x32_bf16__a_bfloat_v16__b_bfloat_v16 = call <8 x bfloat> @llvm.amdgcn.wmma.bf16f32.16x16x32.bf16.v8bf16.v16bf16.v8f32(i1 0, <16 x bfloat> %a, i1 0, <16 x bfloat> %b, i16 0, <8 x float> %c, i1 0, i1 0)
   ret <8 x bfloat> %r.wmma_bf16f32_16x16x32_bf16__a_bfloat_v16__b_bfloat_v16
 }

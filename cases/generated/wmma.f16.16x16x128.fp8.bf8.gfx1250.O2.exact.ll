@@ -16,7 +16,7 @@ define <8 x half> @wmma_f16_16x16x128_fp8_bf8__a_i32_v16__b_i32_v16(<16 x i32> %
 ; CHECK-SAME: [[#D+3]]{{\]}}, {{[asv]\[}}[[#A:]]:
 ; CHECK-SAME: [[#A+15]]{{\]}}, {{[asv]\[}}[[#B:]]:
 ; CHECK-SAME: [[#B+15]]{{\]}}, {{[asv]\[}}[[#C:]]:
-; CHECK-SAME: [[#C+3]]{{\]}}
+; CHECK-SAME: [[#C+3]]{{\]}}{{(, [^ ,]+)*}}{{$}}
   %r.wmma_f16_16x16x128_fp8_bf8__a_i32_v16__b_i32_v16 = call <8 x half> @llvm.amdgcn.wmma.f16.16x16x128.fp8.bf8.v8f16.v16i32(<16 x i32> %a, <16 x i32> %b, i16 0, <8 x half> %c, i1 0, i1 0)
   ret <8 x half> %r.wmma_f16_16x16x128_fp8_bf8__a_i32_v16__b_i32_v16
 }

@@ -16,7 +16,7 @@ define <16 x half> @wmma_f16_16x16x16_f16_gfx1100__a_half_v16__b_half_v16(<16 x 
 ; CHECK-SAME: [[#D+7]]{{\]}}, {{[asv]\[}}[[#A:]]:
 ; CHECK-SAME: [[#A+7]]{{\]}}, {{[asv]\[}}[[#B:]]:
 ; CHECK-SAME: [[#B+7]]{{\]}}, {{[asv]\[}}[[#C:]]:
-; CHECK-SAME: [[#C+7]]{{\]}}
+; CHECK-SAME: [[#C+7]]{{\]}}{{(, [^ ,]+)*}}{{$}}
   %r.wmma_f16_16x16x16_f16_gfx1100__a_half_v16__b_half_v16 = call <16 x half> @llvm.amdgcn.wmma.f16.16x16x16.f16.v16f16.v16f16(<16 x half> %a, <16 x half> %b, <16 x half> %c, i1 0)
   ret <16 x half> %r.wmma_f16_16x16x16_f16_gfx1100__a_half_v16__b_half_v16
 }

@@ -16,7 +16,7 @@ define <8 x half> @wmma_f16_16x16x16_f16_gfx1200__a_half_v8__b_half_v8(<8 x half
 ; CHECK-SAME: [[#D+3]]{{\]}}, {{[asv]\[}}[[#A:]]:
 ; CHECK-SAME: [[#A+3]]{{\]}}, {{[asv]\[}}[[#B:]]:
 ; CHECK-SAME: [[#B+3]]{{\]}}, {{[asv]\[}}[[#C:]]:
-; CHECK-SAME: [[#C+3]]{{\]}}
+; CHECK-SAME: [[#C+3]]{{\]}}{{(, [^ ,]+)*}}{{$}}
   %r.wmma_f16_16x16x16_f16_gfx1200__a_half_v8__b_half_v8 = call <8 x half> @llvm.amdgcn.wmma.f16.16x16x16.f16.v8f16.v8f16(<8 x half> %a, <8 x half> %b, <8 x half> %c, i1 0)
   ret <8 x half> %r.wmma_f16_16x16x16_f16_gfx1200__a_half_v8__b_half_v8
 }

@@ -16,7 +16,7 @@ define <4 x half> @wmma_f16_16x16x16_f16_gfx1200w64__a_half_v4__b_half_v4(<4 x h
 ; CHECK-SAME: [[#D+1]]{{\]}}, {{[asv]\[}}[[#A:]]:
 ; CHECK-SAME: [[#A+1]]{{\]}}, {{[asv]\[}}[[#B:]]:
 ; CHECK-SAME: [[#B+1]]{{\]}}, {{[asv]\[}}[[#C:]]:
-; CHECK-SAME: [[#C+1]]{{\]}}
+; CHECK-SAME: [[#C+1]]{{\]}}{{(, [^ ,]+)*}}{{$}}
   %r.wmma_f16_16x16x16_f16_gfx1200w64__a_half_v4__b_half_v4 = call <4 x half> @llvm.amdgcn.wmma.f16.16x16x16.f16.v4f16.v4f16(<4 x half> %a, <4 x half> %b, <4 x half> %c, i1 0)
   ret <4 x half> %r.wmma_f16_16x16x16_f16_gfx1200w64__a_half_v4__b_half_v4
 }

@@ -9,6 +9,10 @@
 ; RUN: llc -O0 -mtriple=amdgcn -mcpu=gfx1250 -global-isel=1 -global-isel-abort=1 -o %t.gisel.s < %s
 ; RUN: FileCheck --input-file=%t.gisel.s %s
 ; RUN: llvm-mc -triple=amdgcn -mcpu=gfx1250 -filetype=obj -o /dev/null %t.gisel.s
+; RUN: llc -O0 -mtriple=amdgcn -mcpu=gfx1250 -global-isel=0 -filetype=obj -o %t.sdag.o < %s
+; RUN: llvm-objdump -d %t.sdag.o | FileCheck --check-prefix=OBJ %s
+; RUN: llc -O0 -mtriple=amdgcn -mcpu=gfx1250 -global-isel=1 -global-isel-abort=1 -filetype=obj -o %t.gisel.o < %s
+; RUN: llvm-objdump -d %t.gisel.o | FileCheck --check-prefix=OBJ %s
 
 define <8 x half> @wmma_f16_16x16x32_f16__a_half_v16__b_half_v16(<16 x half> %a, <16 x half> %b, <8 x half> %c) {
 ; CHECK-LABEL: {{^}}wmma_f16_16x16x32_f16__a_half_v16__b_half_v16:
@@ -16,7 +20,9 @@ define <8 x half> @wmma_f16_16x16x32_f16__a_half_v16__b_half_v16(<16 x half> %a,
 ; CHECK-SAME: [[#D+3]]{{\]}}, {{[asv]\[}}[[#A:]]:
 ; CHECK-SAME: [[#A+7]]{{\]}}, {{[asv]\[}}[[#B:]]:
 ; CHECK-SAME: [[#B+7]]{{\]}}, {{[asv]\[}}[[#C:]]:
-; CHECK-SAME: [[#C+3]]{{\]}}
+; CHECK-SAME: [[#C+3]]{{\]}}{{(, [^ ,]+)*}}{{$}}
+; OBJ-LABEL: <wmma_f16_16x16x32_f16__a_half_v16__b_half_v16>:
+; OBJ: v_wmma_f16_16x16x32_f16 {{([^:]|[0-9]:)*}}{{ *(//.*)?$}}
   %r.wmma_f16_16x16x32_f16__a_half_v16__b_half_v16 = call <8 x half> @llvm.amdgcn.wmma.f16.16x16x32.f16.v8f16.v16f16(i1 0, <16 x half> %a, i1 0, <16 x half> %b, i16 0, <8 x half> %c, i1 0, i1 0)
   ret <8 x half> %r.wmma_f16_16x16x32_f16__a_half_v16__b_half_v16
 }
@@ -27,7 +33,9 @@ define <8 x half> @wmma_f16_16x16x32_f16__a_half_v16__b_half_v16__arg0_true(<16 
 ; CHECK-SAME: [[#D+3]]{{\]}}, {{[asv]\[}}[[#A:]]:
 ; CHECK-SAME: [[#A+7]]{{\]}}, {{[asv]\[}}[[#B:]]:
 ; CHECK-SAME: [[#B+7]]{{\]}}, {{[asv]\[}}[[#C:]]:
-; CHECK-SAME: [[#C+3]]{{\]}}
+; CHECK-SAME: [[#C+3]]{{\]}}{{(, [^ ,]+)*}} neg_lo:[1,0,0] neg_hi:[1,0,0]{{$}}
+; OBJ-LABEL: <wmma_f16_16x16x32_f16__a_half_v16__b_half_v16__arg0_true>:
+; OBJ: v_wmma_f16_16x16x32_f16 {{([^:]|[0-9]:)*}} neg_lo:[1,0,0] neg_hi:[1,0,0]{{ *(//.*)?$}}
   %r.wmma_f16_16x16x32_f16__a_half_v16__b_half_v16__arg0_true = call <8 x half> @llvm.amdgcn.wmma.f16.16x16x32.f16.v8f16.v16f16(i1 true, <16 x half> %a, i1 0, <16 x half> %b, i16 0, <8 x half> %c, i1 0, i1 0)
   ret <8 x half> %r.wmma_f16_16x16x32_f16__a_half_v16__b_half_v16__arg0_true
 }
@@ -38,7 +46,9 @@ define <8 x half> @wmma_f16_16x16x32_f16__a_half_v16__b_half_v16__arg2_true(<16 
 ; CHECK-SAME: [[#D+3]]{{\]}}, {{[asv]\[}}[[#A:]]:
 ; CHECK-SAME: [[#A+7]]{{\]}}, {{[asv]\[}}[[#B:]]:
 ; CHECK-SAME: [[#B+7]]{{\]}}, {{[asv]\[}}[[#C:]]:
-; CHECK-SAME: [[#C+3]]{{\]}}
+; CHECK-SAME: [[#C+3]]{{\]}}{{(, [^ ,]+)*}} neg_lo:[0,1,0] neg_hi:[0,1,0]{{$}}
+; OBJ-LABEL: <wmma_f16_16x16x32_f16__a_half_v16__b_half_v16__arg2_true>:
+; OBJ: v_wmma_f16_16x16x32_f16 {{([^:]|[0-9]:)*}} neg_lo:[0,1,0] neg_hi:[0,1,0]{{ *(//.*)?$}}
   %r.wmma_f16_16x16x32_f16__a_half_v16__b_half_v16__arg2_true = call <8 x half> @llvm.amdgcn.wmma.f16.16x16x32.f16.v8f16.v16f16(i1 0, <16 x half> %a, i1 true, <16 x half> %b, i16 0, <8 x half> %c, i1 0, i1 0)
   ret <8 x half> %r.wmma_f16_16x16x32_f16__a_half_v16__b_half_v16__arg2_true
 }
@@ -49,7 +59,9 @@ define <8 x half> @wmma_f16_16x16x32_f16__a_half_v16__b_half_v16__arg4_3(<16 x h
 ; CHECK-SAME: [[#D+3]]{{\]}}, {{[asv]\[}}[[#A:]]:
 ; CHECK-SAME: [[#A+7]]{{\]}}, {{[asv]\[}}[[#B:]]:
 ; CHECK-SAME: [[#B+7]]{{\]}}, {{[asv]\[}}[[#C:]]:
-; CHECK-SAME: [[#C+3]]{{\]}}
+; CHECK-SAME: [[#C+3]]{{\]}}{{(, [^ ,]+)*}} neg_lo:[0,0,1] neg_hi:[0,0,1]{{$}}
+; OBJ-LABEL: <wmma_f16_16x16x32_f16__a_half_v16__b_half_v16__arg4_3>:
+; OBJ: v_wmma_f16_16x16x32_f16 {{([^:]|[0-9]:)*}} neg_lo:[0,0,1] neg_hi:[0,0,1]{{ *(//.*)?$}}
   %r.wmma_f16_16x16x32_f16__a_half_v16__b_half_v16__arg4_3 = call <8 x half> @llvm.amdgcn.wmma.f16.16x16x32.f16.v8f16.v16f16(i1 0, <16 x half> %a, i1 0, <16 x half> %b, i16 3, <8 x half> %c, i1 0, i1 0)
   ret <8 x half> %r.wmma_f16_16x16x32_f16__a_half_v16__b_half_v16__arg4_3
 }
@@ -60,7 +72,9 @@ define <8 x half> @wmma_f16_16x16x32_f16__a_half_v16__b_half_v16__arg6_true(<16 
 ; CHECK-SAME: [[#D+3]]{{\]}}, {{[asv]\[}}[[#A:]]:
 ; CHECK-SAME: [[#A+7]]{{\]}}, {{[asv]\[}}[[#B:]]:
 ; CHECK-SAME: [[#B+7]]{{\]}}, {{[asv]\[}}[[#C:]]:
-; CHECK-SAME: [[#C+3]]{{\]}}
+; CHECK-SAME: [[#C+3]]{{\]}}{{(, [^ ,]+)*}} matrix_a_reuse{{$}}
+; OBJ-LABEL: <wmma_f16_16x16x32_f16__a_half_v16__b_half_v16__arg6_true>:
+; OBJ: v_wmma_f16_16x16x32_f16 {{([^:]|[0-9]:)*}} matrix_a_reuse{{ *(//.*)?$}}
   %r.wmma_f16_16x16x32_f16__a_half_v16__b_half_v16__arg6_true = call <8 x half> @llvm.amdgcn.wmma.f16.16x16x32.f16.v8f16.v16f16(i1 0, <16 x half> %a, i1 0, <16 x half> %b, i16 0, <8 x half> %c, i1 true, i1 0)
   ret <8 x half> %r.wmma_f16_16x16x32_f16__a_half_v16__b_half_v16__arg6_true
 }
@@ -71,7 +85,9 @@ define <8 x half> @wmma_f16_16x16x32_f16__a_half_v16__b_half_v16__arg7_true(<16 
 ; CHECK-SAME: [[#D+3]]{{\]}}, {{[asv]\[}}[[#A:]]:
 ; CHECK-SAME: [[#A+7]]{{\]}}, {{[asv]\[}}[[#B:]]:
 ; CHECK-SAME: [[#B+7]]{{\]}}, {{[asv]\[}}[[#C:]]:
-; CHECK-SAME: [[#C+3]]{{\]}}
+; CHECK-SAME: [[#C+3]]{{\]}}{{(, [^ ,]+)*}} matrix_b_reuse{{$}}
+; OBJ-LABEL: <wmma_f16_16x16x32_f16__a_half_v16__b_half_v16__arg7_true>:
+; OBJ: v_wmma_f16_16x16x32_f16 {{([^:]|[0-9]:)*}} matrix_b_reuse{{ *(//.*)?$}}
   %r.wmma_f16_16x16x32_f16__a_half_v16__b_half_v16__arg7_true = call <8 x half> @llvm.amdgcn.wmma.f16.16x16x32.f16.v8f16.v16f16(i1 0, <16 x half> %a, i1 0, <16 x half> %b, i16 0, <8 x half> %c, i1 0, i1 true)
   ret <8 x half> %r.wmma_f16_16x16x32_f16__a_half_v16__b_half_v16__arg7_true
 }

@@ -16,7 +16,7 @@ define <8 x half> @wmma_f16_16x16x32_f16__a_half_v16__b_half_v16(<16 x half> %a,
 ; CHECK-SAME: [[#D+3]]{{\]}}, {{[asv]\[}}[[#A:]]:
 ; CHECK-SAME: [[#A+7]]{{\]}}, {{[asv]\[}}[[#B:]]:
 ; CHECK-SAME: [[#B+7]]{{\]}}, {{[asv]\[}}[[#C:]]:
-; CHECK-SAME: [[#C+3]]{{\]}}
+; CHECK-SAME: [[#C+3]]{{\]}}{{(, [^ ,]+)*}}{{$}}
   %r.wmma_f16_16x16x32_f16__a_half_v16__b_half_v16 = call <8 x half> @llvm.amdgcn.wmma.f16.16x16x32.f16.v8f16.v16f16(i1 0, <16 x half> %a, i1 0, <16 x half> %b, i16 0, <8 x half> %c, i1 0, i1 0)
   ret <8 x half> %r.wmma_f16_16x16x32_f16__a_half_v16__b_half_v16
 }

@@ -16,7 +16,7 @@ define <8 x half> @wmma_f16_16x16x64_bf8_bf8__a_i32_v8__b_i32_v8(<8 x i32> %a, <
 ; CHECK-SAME: [[#D+3]]{{\]}}, {{[asv]\[}}[[#A:]]:
 ; CHECK-SAME: [[#A+7]]{{\]}}, {{[asv]\[}}[[#B:]]:
 ; CHECK-SAME: [[#B+7]]{{\]}}, {{[asv]\[}}[[#C:]]:
-; CHECK-SAME: [[#C+3]]{{\]}}
+; CHECK-SAME: [[#C+3]]{{\]}}{{(, [^ ,]+)*}}{{$}}
   %r.wmma_f16_16x16x64_bf8_bf8__a_i32_v8__b_i32_v8 = call <8 x half> @llvm.amdgcn.wmma.f16.16x16x64.bf8.bf8.v8f16.v8i32(<8 x i32> %a, <8 x i32> %b, i16 0, <8 x half> %c, i1 0, i1 0)
   ret <8 x half> %r.wmma_f16_16x16x64_bf8_bf8__a_i32_v8__b_i32_v8
 }

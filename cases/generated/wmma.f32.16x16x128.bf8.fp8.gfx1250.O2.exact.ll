@@ -16,7 +16,7 @@ define <8 x float> @wmma_f32_16x16x128_bf8_fp8__a_i32_v16__b_i32_v16(<16 x i32> 
 ; CHECK-SAME: [[#D+7]]{{\]}}, {{[asv]\[}}[[#A:]]:
 ; CHECK-SAME: [[#A+15]]{{\]}}, {{[asv]\[}}[[#B:]]:
 ; CHECK-SAME: [[#B+15]]{{\]}}, {{[asv]\[}}[[#C:]]:
-; CHECK-SAME: [[#C+7]]{{\]}}
+; CHECK-SAME: [[#C+7]]{{\]}}{{(, [^ ,]+)*}}{{$}}
   %r.wmma_f32_16x16x128_bf8_fp8__a_i32_v16__b_i32_v16 = call <8 x float> @llvm.amdgcn.wmma.f32.16x16x128.bf8.fp8.v8f32.v16i32(<16 x i32> %a, <16 x i32> %b, i16 0, <8 x float> %c, i1 0, i1 0)
   ret <8 x float> %r.wmma_f32_16x16x128_bf8_fp8__a_i32_v16__b_i32_v16
 }

@@ -9,10 +9,16 @@
 ; RUN: opt -mtriple=amdgcn -mcpu=gfx1250 -passes=instcombine < %s | llc -O0 -mtriple=amdgcn -mcpu=gfx1250 -global-isel=1 -global-isel-abort=1 -o %t.gisel.s
 ; RUN: FileCheck --input-file=%t.gisel.s %s
 ; RUN: llvm-mc -triple=amdgcn -mcpu=gfx1250 -filetype=obj -o /dev/null %t.gisel.s
+; RUN: opt -mtriple=amdgcn -mcpu=gfx1250 -passes=instcombine < %s | llc -O0 -mtriple=amdgcn -mcpu=gfx1250 -global-isel=0 -filetype=obj -o %t.sdag.o
+; RUN: llvm-objdump -d %t.sdag.o | FileCheck --check-prefix=OBJ %s
+; RUN: opt -mtriple=amdgcn -mcpu=gfx1250 -passes=instcombine < %s | llc -O0 -mtriple=amdgcn -mcpu=gfx1250 -global-isel=1 -global-isel-abort=1 -filetype=obj -o %t.gisel.o
+; RUN: llvm-objdump -d %t.gisel.o | FileCheck --check-prefix=OBJ %s
 
 define amdgpu_ps void @wmma_f32_16x16x128_f8f6f4__a_fp8_v16__b_fp8_v16(<16 x i32> %a, <16 x i32> %b, <8 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}wmma_f32_16x16x128_f8f6f4__a_fp8_v16__b_fp8_v16:
 ; CHECK: {{v_wmma_f32_16x16x128_f8f6f4|v_wmma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}}{{$}}
+; OBJ-LABEL: <wmma_f32_16x16x128_f8f6f4__a_fp8_v16__b_fp8_v16>:
+; OBJ: {{v_wmma_f32_16x16x128_f8f6f4|v_wmma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}}{{ *(//.*)?$}}
   %r.wmma_f32_16x16x128_f8f6f4__a_fp8_v16__b_fp8_v16 = call <8 x float> @llvm.amdgcn.wmma.f32.16x16x128.f8f6f4.v8f32.v16i32.v16i32(i32 0, <16 x i32> %a, i32 0, <16 x i32> %b, i16 0, <8 x float> %c)
   store <8 x float> %r.wmma_f32_16x16x128_f8f6f4__a_fp8_v16__b_fp8_v16, ptr addrspace(1) %out
   ret void
@@ -21,6 +27,8 @@ define amdgpu_ps void @wmma_f32_16x16x128_f8f6f4__a_fp8_v16__b_fp8_v16(<16 x i32
 define amdgpu_ps void @wmma_f32_16x16x128_f8f6f4__a_fp8_v16__b_bf8_v16(<16 x i32> %a, <16 x i32> %b, <8 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}wmma_f32_16x16x128_f8f6f4__a_fp8_v16__b_bf8_v16:
 ; CHECK: {{v_wmma_f32_16x16x128_f8f6f4|v_wmma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}} matrix_b_fmt:MATRIX_FMT_BF8{{$}}
+; OBJ-LABEL: <wmma_f32_16x16x128_f8f6f4__a_fp8_v16__b_bf8_v16>:
+; OBJ: {{v_wmma_f32_16x16x128_f8f6f4|v_wmma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}} matrix_b_fmt:MATRIX_FMT_BF8{{ *(//.*)?$}}
   %r.wmma_f32_16x16x128_f8f6f4__a_fp8_v16__b_bf8_v16 = call <8 x float> @llvm.amdgcn.wmma.f32.16x16x128.f8f6f4.v8f32.v16i32.v16i32(i32 0, <16 x i32> %a, i32 1, <16 x i32> %b, i16 0, <8 x float> %c)
   store <8 x float> %r.wmma_f32_16x16x128_f8f6f4__a_fp8_v16__b_bf8_v16, ptr addrspace(1) %out
   ret void
@@ -29,6 +37,8 @@ define amdgpu_ps void @wmma_f32_16x16x128_f8f6f4__a_fp8_v16__b_bf8_v16(<16 x i32
 define amdgpu_ps void @wmma_f32_16x16x128_f8f6f4__a_fp8_v16__b_fp6_v12(<16 x i32> %a, <12 x i32> %b, <8 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}wmma_f32_16x16x128_f8f6f4__a_fp8_v16__b_fp6_v12:
 ; CHECK: {{v_wmma_f32_16x16x128_f8f6f4|v_wmma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}} matrix_b_fmt:MATRIX_FMT_FP6{{$}}
+; OBJ-LABEL: <wmma_f32_16x16x128_f8f6f4__a_fp8_v16__b_fp6_v12>:
+; OBJ: {{v_wmma_f32_16x16x128_f8f6f4|v_wmma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}} matrix_b_fmt:MATRIX_FMT_FP6{{ *(//.*)?$}}
   %r.wmma_f32_16x16x128_f8f6f4__a_fp8_v16__b_fp6_v12 = call <8 x float> @llvm.amdgcn.wmma.f32.16x16x128.f8f6f4.v8f32.v16i32.v12i32(i32 0, <16 x i32> %a, i32 2, <12 x i32> %b, i16 0, <8 x float> %c)
   store <8 x float> %r.wmma_f32_16x16x128_f8f6f4__a_fp8_v16__b_fp6_v12, ptr addrspace(1) %out
   ret void
@@ -37,6 +47,8 @@ define amdgpu_ps void @wmma_f32_16x16x128_f8f6f4__a_fp8_v16__b_fp6_v12(<16 x i32
 define amdgpu_ps void @wmma_f32_16x16x128_f8f6f4__a_fp8_v16__b_bf6_v12(<16 x i32> %a, <12 x i32> %b, <8 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}wmma_f32_16x16x128_f8f6f4__a_fp8_v16__b_bf6_v12:
 ; CHECK: {{v_wmma_f32_16x16x128_f8f6f4|v_wmma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}} matrix_b_fmt:MATRIX_FMT_BF6{{$}}
+; OBJ-LABEL: <wmma_f32_16x16x128_f8f6f4__a_fp8_v16__b_bf6_v12>:
+; OBJ: {{v_wmma_f32_16x16x128_f8f6f4|v_wmma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}} matrix_b_fmt:MATRIX_FMT_BF6{{ *(//.*)?$}}
   %r.wmma_f32_16x16x128_f8f6f4__a_fp8_v16__b_bf6_v12 = call <8 x float> @llvm.amdgcn.wmma.f32.16x16x128.f8f6f4.v8f32.v16i32.v12i32(i32 0, <16 x i32> %a, i32 3, <12 x i32> %b, i16 0, <8 x float> %c)
   store <8 x float> %r.wmma_f32_16x16x128_f8f6f4__a_fp8_v16__b_bf6_v12, ptr addrspace(1) %out
   ret void
@@ -45,6 +57,8 @@ define amdgpu_ps void @wmma_f32_16x16x128_f8f6f4__a_fp8_v16__b_bf6_v12(<16 x i32
 define amdgpu_ps void @wmma_f32_16x16x128_f8f6f4__a_fp8_v16__b_fp4_v8(<16 x i32> %a, <8 x i32> %b, <8 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}wmma_f32_16x16x128_f8f6f4__a_fp8_v16__b_fp4_v8:
 ; CHECK: {{v_wmma_f32_16x16x128_f8f6f4|v_wmma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}} matrix_b_fmt:MATRIX_FMT_FP4{{$}}
+; OBJ-LABEL: <wmma_f32_16x16x128_f8f6f4__a_fp8_v16__b_fp4_v8>:
+; OBJ: {{v_wmma_f32_16x16x128_f8f6f4|v_wmma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}} matrix_b_fmt:MATRIX_FMT_FP4{{ *(//.*)?$}}
   %r.wmma_f32_16x16x128_f8f6f4__a_fp8_v16__b_fp4_v8 = call <8 x float> @llvm.amdgcn.wmma.f32.16x16x128.f8f6f4.v8f32.v16i32.v8i32(i32 0, <16 x i32> %a, i32 4, <8 x i32> %b, i16 0, <8 x float> %c)
   store <8 x float> %r.wmma_f32_16x16x128_f8f6f4__a_fp8_v16__b_fp4_v8, ptr addrspace(1) %out
   ret void
@@ -53,6 +67,8 @@ define amdgpu_ps void @wmma_f32_16x16x128_f8f6f4__a_fp8_v16__b_fp4_v8(<16 x i32>
 define amdgpu_ps void @wmma_f32_16x16x128_f8f6f4__a_bf8_v16__b_fp8_v16(<16 x i32> %a, <16 x i32> %b, <8 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}wmma_f32_16x16x128_f8f6f4__a_bf8_v16__b_fp8_v16:
 ; CHECK: {{v_wmma_f32_16x16x128_f8f6f4|v_wmma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_BF8{{$}}
+; OBJ-LABEL: <wmma_f32_16x16x128_f8f6f4__a_bf8_v16__b_fp8_v16>:
+; OBJ: {{v_wmma_f32_16x16x128_f8f6f4|v_wmma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_BF8{{ *(//.*)?$}}
   %r.wmma_f32_16x16x128_f8f6f4__a_bf8_v16__b_fp8_v16 = call <8 x float> @llvm.amdgcn.wmma.f32.16x16x128.f8f6f4.v8f32.v16i32.v16i32(i32 1, <16 x i32> %a, i32 0, <16 x i32> %b, i16 0, <8 x float> %c)
   store <8 x float> %r.wmma_f32_16x16x128_f8f6f4__a_bf8_v16__b_fp8_v16, ptr addrspace(1) %out
   ret void
@@ -61,6 +77,8 @@ define amdgpu_ps void @wmma_f32_16x16x128_f8f6f4__a_bf8_v16__b_fp8_v16(<16 x i32
 define amdgpu_ps void @wmma_f32_16x16x128_f8f6f4__a_bf8_v16__b_bf8_v16(<16 x i32> %a, <16 x i32> %b, <8 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}wmma_f32_16x16x128_f8f6f4__a_bf8_v16__b_bf8_v16:
 ; CHECK: {{v_wmma_f32_16x16x128_f8f6f4|v_wmma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_BF8 matrix_b_fmt:MATRIX_FMT_BF8{{$}}
+; OBJ-LABEL: <wmma_f32_16x16x128_f8f6f4__a_bf8_v16__b_bf8_v16>:
+; OBJ: {{v_wmma_f32_16x16x128_f8f6f4|v_wmma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_BF8 matrix_b_fmt:MATRIX_FMT_BF8{{ *(//.*)?$}}
   %r.wmma_f32_16x16x128_f8f6f4__a_bf8_v16__b_bf8_v16 = call <8 x float> @llvm.amdgcn.wmma.f32.16x16x128.f8f6f4.v8f32.v16i32.v16i32(i32 1, <16 x i32> %a, i32 1, <16 x i32> %b, i16 0, <8 x float> %c)
   store <8 x float> %r.wmma_f32_16x16x128_f8f6f4__a_bf8_v16__b_bf8_v16, ptr addrspace(1) %out
   ret void
@@ -69,6 +87,8 @@ define amdgpu_ps void @wmma_f32_16x16x128_f8f6f4__a_bf8_v16__b_bf8_v16(<16 x i32
 define amdgpu_ps void @wmma_f32_16x16x128_f8f6f4__a_bf8_v16__b_fp6_v12(<16 x i32> %a, <12 x i32> %b, <8 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}wmma_f32_16x16x128_f8f6f4__a_bf8_v16__b_fp6_v12:
 ; CHECK: {{v_wmma_f32_16x16x128_f8f6f4|v_wmma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_BF8 matrix_b_fmt:MATRIX_FMT_FP6{{$}}
+; OBJ-LABEL: <wmma_f32_16x16x128_f8f6f4__a_bf8_v16__b_fp6_v12>:
+; OBJ: {{v_wmma_f32_16x16x128_f8f6f4|v_wmma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_BF8 matrix_b_fmt:MATRIX_FMT_FP6{{ *(//.*)?$}}
   %r.wmma_f32_16x16x128_f8f6f4__a_bf8_v16__b_fp6_v12 = call <8 x float> @llvm.amdgcn.wmma.f32.16x16x128.f8f6f4.v8f32.v16i32.v12i32(i32 1, <16 x i32> %a, i32 2, <12 x i32> %b, i16 0, <8 x float> %c)
   store <8 x float> %r.wmma_f32_16x16x128_f8f6f4__a_bf8_v16__b_fp6_v12, ptr addrspace(1) %out
   ret void
@@ -77,6 +97,8 @@ define amdgpu_ps void @wmma_f32_16x16x128_f8f6f4__a_bf8_v16__b_fp6_v12(<16 x i32
 define amdgpu_ps void @wmma_f32_16x16x128_f8f6f4__a_bf8_v16__b_bf6_v12(<16 x i32> %a, <12 x i32> %b, <8 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}wmma_f32_16x16x128_f8f6f4__a_bf8_v16__b_bf6_v12:
 ; CHECK: {{v_wmma_f32_16x16x128_f8f6f4|v_wmma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_BF8 matrix_b_fmt:MATRIX_FMT_BF6{{$}}
+; OBJ-LABEL: <wmma_f32_16x16x128_f8f6f4__a_bf8_v16__b_bf6_v12>:
+; OBJ: {{v_wmma_f32_16x16x128_f8f6f4|v_wmma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_BF8 matrix_b_fmt:MATRIX_FMT_BF6{{ *(//.*)?$}}
   %r.wmma_f32_16x16x128_f8f6f4__a_bf8_v16__b_bf6_v12 = call <8 x float> @llvm.amdgcn.wmma.f32.16x16x128.f8f6f4.v8f32.v16i32.v12i32(i32 1, <16 x i32> %a, i32 3, <12 x i32> %b, i16 0, <8 x float> %c)
   store <8 x float> %r.wmma_f32_16x16x128_f8f6f4__a_bf8_v16__b_bf6_v12, ptr addrspace(1) %out
   ret void
@@ -85,6 +107,8 @@ define amdgpu_ps void @wmma_f32_16x16x128_f8f6f4__a_bf8_v16__b_bf6_v12(<16 x i32
 define amdgpu_ps void @wmma_f32_16x16x128_f8f6f4__a_bf8_v16__b_fp4_v8(<16 x i32> %a, <8 x i32> %b, <8 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}wmma_f32_16x16x128_f8f6f4__a_bf8_v16__b_fp4_v8:
 ; CHECK: {{v_wmma_f32_16x16x128_f8f6f4|v_wmma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_BF8 matrix_b_fmt:MATRIX_FMT_FP4{{$}}
+; OBJ-LABEL: <wmma_f32_16x16x128_f8f6f4__a_bf8_v16__b_fp4_v8>:
+; OBJ: {{v_wmma_f32_16x16x128_f8f6f4|v_wmma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_BF8 matrix_b_fmt:MATRIX_FMT_FP4{{ *(//.*)?$}}
   %r.wmma_f32_16x16x128_f8f6f4__a_bf8_v16__b_fp4_v8 = call <8 x float> @llvm.amdgcn.wmma.f32.16x16x128.f8f6f4.v8f32.v16i32.v8i32(i32 1, <16 x i32> %a, i32 4, <8 x i32> %b, i16 0, <8 x float> %c)
   store <8 x float> %r.wmma_f32_16x16x128_f8f6f4__a_bf8_v16__b_fp4_v8, ptr addrspace(1) %out
   ret void
@@ -93,6 +117,8 @@ define amdgpu_ps void @wmma_f32_16x16x128_f8f6f4__a_bf8_v16__b_fp4_v8(<16 x i32>
 define amdgpu_ps void @wmma_f32_16x16x128_f8f6f4__a_fp6_v12__b_fp8_v16(<12 x i32> %a, <16 x i32> %b, <8 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}wmma_f32_16x16x128_f8f6f4__a_fp6_v12__b_fp8_v16:
 ; CHECK: {{v_wmma_f32_16x16x128_f8f6f4|v_wmma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_FP6{{$}}
+; OBJ-LABEL: <wmma_f32_16x16x128_f8f6f4__a_fp6_v12__b_fp8_v16>:
+; OBJ: {{v_wmma_f32_16x16x128_f8f6f4|v_wmma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_FP6{{ *(//.*)?$}}
   %r.wmma_f32_16x16x128_f8f6f4__a_fp6_v12__b_fp8_v16 = call <8 x float> @llvm.amdgcn.wmma.f32.16x16x128.f8f6f4.v8f32.v12i32.v16i32(i32 2, <12 x i32> %a, i32 0, <16 x i32> %b, i16 0, <8 x float> %c)
   store <8 x float> %r.wmma_f32_16x16x128_f8f6f4__a_fp6_v12__b_fp8_v16, ptr addrspace(1) %out
   ret void
@@ -101,6 +127,8 @@ define amdgpu_ps void @wmma_f32_16x16x128_f8f6f4__a_fp6_v12__b_fp8_v16(<12 x i32
 define amdgpu_ps void @wmma_f32_16x16x128_f8f6f4__a_fp6_v12__b_bf8_v16(<12 x i32> %a, <16 x i32> %b, <8 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}wmma_f32_16x16x128_f8f6f4__a_fp6_v12__b_bf8_v16:
 ; CHECK: {{v_wmma_f32_16x16x128_f8f6f4|v_wmma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_FP6 matrix_b_fmt:MATRIX_FMT_BF8{{$}}
+; OBJ-LABEL: <wmma_f32_16x16x128_f8f6f4__a_fp6_v12__b_bf8_v16>:
+; OBJ: {{v_wmma_f32_16x16x128_f8f6f4|v_wmma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_FP6 matrix_b_fmt:MATRIX_FMT_BF8{{ *(//.*)?$}}
   %r.wmma_f32_16x16x128_f8f6f4__a_fp6_v12__b_bf8_v16 = call <8 x float> @llvm.amdgcn.wmma.f32.16x16x128.f8f6f4.v8f32.v12i32.v16i32(i32 2, <12 x i32> %a, i32 1, <16 x i32> %b, i16 0, <8 x float> %c)
   store <8 x float> %r.wmma_f32_16x16x128_f8f6f4__a_fp6_v12__b_bf8_v16, ptr addrspace(1) %out
   ret void
@@ -109,6 +137,8 @@ define amdgpu_ps void @wmma_f32_16x16x128_f8f6f4__a_fp6_v12__b_bf8_v16(<12 x i32
 define amdgpu_ps void @wmma_f32_16x16x128_f8f6f4__a_fp6_v12__b_fp6_v12(<12 x i32> %a, <12 x i32> %b, <8 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}wmma_f32_16x16x128_f8f6f4__a_fp6_v12__b_fp6_v12:
 ; CHECK: {{v_wmma_f32_16x16x128_f8f6f4|v_wmma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_FP6 matrix_b_fmt:MATRIX_FMT_FP6{{$}}
+; OBJ-LABEL: <wmma_f32_16x16x128_f8f6f4__a_fp6_v12__b_fp6_v12>:
+; OBJ: {{v_wmma_f32_16x16x128_f8f6f4|v_wmma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_FP6 matrix_b_fmt:MATRIX_FMT_FP6{{ *(//.*)?$}}
   %r.wmma_f32_16x16x128_f8f6f4__a_fp6_v12__b_fp6_v12 = call <8 x float> @llvm.amdgcn.wmma.f32.16x16x128.f8f6f4.v8f32.v12i32.v12i32(i32 2, <12 x i32> %a, i32 2, <12 x i32> %b, i16 0, <8 x float> %c)
   store <8 x float> %r.wmma_f32_16x16x128_f8f6f4__a_fp6_v12__b_fp6_v12, ptr addrspace(1) %out
   ret void
@@ -117,6 +147,8 @@ define amdgpu_ps void @wmma_f32_16x16x128_f8f6f4__a_fp6_v12__b_fp6_v12(<12 x i32
 define amdgpu_ps void @wmma_f32_16x16x128_f8f6f4__a_fp6_v12__b_bf6_v12(<12 x i32> %a, <12 x i32> %b, <8 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}wmma_f32_16x16x128_f8f6f4__a_fp6_v12__b_bf6_v12:
 ; CHECK: {{v_wmma_f32_16x16x128_f8f6f4|v_wmma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_FP6 matrix_b_fmt:MATRIX_FMT_BF6{{$}}
+; OBJ-LABEL: <wmma_f32_16x16x128_f8f6f4__a_fp6_v12__b_bf6_v12>:
+; OBJ: {{v_wmma_f32_16x16x128_f8f6f4|v_wmma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_FP6 matrix_b_fmt:MATRIX_FMT_BF6{{ *(//.*)?$}}
   %r.wmma_f32_16x16x128_f8f6f4__a_fp6_v12__b_bf6_v12 = call <8 x float> @llvm.amdgcn.wmma.f32.16x16x128.f8f6f4.v8f32.v12i32.v12i32(i32 2, <12 x i32> %a, i32 3, <12 x i32> %b, i16 0, <8 x float> %c)
   store <8 x float> %r.wmma_f32_16x16x128_f8f6f4__a_fp6_v12__b_bf6_v12, ptr addrspace(1) %out
   ret void
@@ -125,6 +157,8 @@ define amdgpu_ps void @wmma_f32_16x16x128_f8f6f4__a_fp6_v12__b_bf6_v12(<12 x i32
 define amdgpu_ps void @wmma_f32_16x16x128_f8f6f4__a_fp6_v12__b_fp4_v8(<12 x i32> %a, <8 x i32> %b, <8 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}wmma_f32_16x16x128_f8f6f4__a_fp6_v12__b_fp4_v8:
 ; CHECK: {{v_wmma_f32_16x16x128_f8f6f4|v_wmma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_FP6 matrix_b_fmt:MATRIX_FMT_FP4{{$}}
+; OBJ-LABEL: <wmma_f32_16x16x128_f8f6f4__a_fp6_v12__b_fp4_v8>:
+; OBJ: {{v_wmma_f32_16x16x128_f8f6f4|v_wmma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_FP6 matrix_b_fmt:MATRIX_FMT_FP4{{ *(//.*)?$}}
   %r.wmma_f32_16x16x128_f8f6f4__a_fp6_v12__b_fp4_v8 = call <8 x float> @llvm.amdgcn.wmma.f32.16x16x128.f8f6f4.v8f32.v12i32.v8i32(i32 2, <12 x i32> %a, i32 4, <8 x i32> %b, i16 0, <8 x float> %c)
   store <8 x float> %r.wmma_f32_16x16x128_f8f6f4__a_fp6_v12__b_fp4_v8, ptr addrspace(1) %out
   ret void
@@ -133,6 +167,8 @@ define amdgpu_ps void @wmma_f32_16x16x128_f8f6f4__a_fp6_v12__b_fp4_v8(<12 x i32>
 define amdgpu_ps void @wmma_f32_16x16x128_f8f6f4__a_bf6_v12__b_fp8_v16(<12 x i32> %a, <16 x i32> %b, <8 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}wmma_f32_16x16x128_f8f6f4__a_bf6_v12__b_fp8_v16:
 ; CHECK: {{v_wmma_f32_16x16x128_f8f6f4|v_wmma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_BF6{{$}}
+; OBJ-LABEL: <wmma_f32_16x16x128_f8f6f4__a_bf6_v12__b_fp8_v16>:
+; OBJ: {{v_wmma_f32_16x16x128_f8f6f4|v_wmma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_BF6{{ *(//.*)?$}}
   %r.wmma_f32_16x16x128_f8f6f4__a_bf6_v12__b_fp8_v16 = call <8 x float> @llvm.amdgcn.wmma.f32.16x16x128.f8f6f4.v8f32.v12i32.v16i32(i32 3, <12 x i32> %a, i32 0, <16 x i32> %b, i16 0, <8 x float> %c)
   store <8 x float> %r.wmma_f32_16x16x128_f8f6f4__a_bf6_v12__b_fp8_v16, ptr addrspace(1) %out
   ret void
@@ -141,6 +177,8 @@ define amdgpu_ps void @wmma_f32_16x16x128_f8f6f4__a_bf6_v12__b_fp8_v16(<12 x i32
 define amdgpu_ps void @wmma_f32_16x16x128_f8f6f4__a_bf6_v12__b_bf8_v16(<12 x i32> %a, <16 x i32> %b, <8 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}wmma_f32_16x16x128_f8f6f4__a_bf6_v12__b_bf8_v16:
 ; CHECK: {{v_wmma_f32_16x16x128_f8f6f4|v_wmma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_BF6 matrix_b_fmt:MATRIX_FMT_BF8{{$}}
+; OBJ-LABEL: <wmma_f32_16x16x128_f8f6f4__a_bf6_v12__b_bf8_v16>:
+; OBJ: {{v_wmma_f32_16x16x128_f8f6f4|v_wmma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_BF6 matrix_b_fmt:MATRIX_FMT_BF8{{ *(//.*)?$}}
   %r.wmma_f32_16x16x128_f8f6f4__a_bf6_v12__b_bf8_v16 = call <8 x float> @llvm.amdgcn.wmma.f32.16x16x128.f8f6f4.v8f32.v12i32.v16i32(i32 3, <12 x i32> %a, i32 1, <16 x i32> %b, i16 0, <8 x float> %c)
   store <8 x float> %r.wmma_f32_16x16x128_f8f6f4__a_bf6_v12__b_bf8_v16, ptr addrspace(1) %out
   ret void
@@ -149,6 +187,8 @@ define amdgpu_ps void @wmma_f32_16x16x128_f8f6f4__a_bf6_v12__b_bf8_v16(<12 x i32
 define amdgpu_ps void @wmma_f32_16x16x128_f8f6f4__a_bf6_v12__b_fp6_v12(<12 x i32> %a, <12 x i32> %b, <8 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}wmma_f32_16x16x128_f8f6f4__a_bf6_v12__b_fp6_v12:
 ; CHECK: {{v_wmma_f32_16x16x128_f8f6f4|v_wmma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_BF6 matrix_b_fmt:MATRIX_FMT_FP6{{$}}
+; OBJ-LABEL: <wmma_f32_16x16x128_f8f6f4__a_bf6_v12__b_fp6_v12>:
+; OBJ: {{v_wmma_f32_16x16x128_f8f6f4|v_wmma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_BF6 matrix_b_fmt:MATRIX_FMT_FP6{{ *(//.*)?$}}
   %r.wmma_f32_16x16x128_f8f6f4__a_bf6_v12__b_fp6_v12 = call <8 x float> @llvm.amdgcn.wmma.f32.16x16x128.f8f6f4.v8f32.v12i32.v12i32(i32 3, <12 x i32> %a, i32 2, <12 x i32> %b, i16 0, <8 x float> %c)
   store <8 x float> %r.wmma_f32_16x16x128_f8f6f4__a_bf6_v12__b_fp6_v12, ptr addrspace(1) %out
   ret void
@@ -157,6 +197,8 @@ define amdgpu_ps void @wmma_f32_16x16x128_f8f6f4__a_bf6_v12__b_fp6_v12(<12 x i32
 define amdgpu_ps void @wmma_f32_16x16x128_f8f6f4__a_bf6_v12__b_bf6_v12(<12 x i32> %a, <12 x i32> %b, <8 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}wmma_f32_16x16x128_f8f6f4__a_bf6_v12__b_bf6_v12:
 ; CHECK: {{v_wmma_f32_16x16x128_f8f6f4|v_wmma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_BF6 matrix_b_fmt:MATRIX_FMT_BF6{{$}}
+; OBJ-LABEL: <wmma_f32_16x16x128_f8f6f4__a_bf6_v12__b_bf6_v12>:
+; OBJ: {{v_wmma_f32_16x16x128_f8f6f4|v_wmma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_BF6 matrix_b_fmt:MATRIX_FMT_BF6{{ *(//.*)?$}}
   %r.wmma_f32_16x16x128_f8f6f4__a_bf6_v12__b_bf6_v12 = call <8 x float> @llvm.amdgcn.wmma.f32.16x16x128.f8f6f4.v8f32.v12i32.v12i32(i32 3, <12 x i32> %a, i32 3, <12 x i32> %b, i16 0, <8 x float> %c)
   store <8 x float> %r.wmma_f32_16x16x128_f8f6f4__a_bf6_v12__b_bf6_v12, ptr addrspace(1) %out
   ret void
@@ -165,6 +207,8 @@ define amdgpu_ps void @wmma_f32_16x16x128_f8f6f4__a_bf6_v12__b_bf6_v12(<12 x i32
 define amdgpu_ps void @wmma_f32_16x16x128_f8f6f4__a_bf6_v12__b_fp4_v8(<12 x i32> %a, <8 x i32> %b, <8 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}wmma_f32_16x16x128_f8f6f4__a_bf6_v12__b_fp4_v8:
 ; CHECK: {{v_wmma_f32_16x16x128_f8f6f4|v_wmma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_BF6 matrix_b_fmt:MATRIX_FMT_FP4{{$}}
+; OBJ-LABEL: <wmma_f32_16x16x128_f8f6f4__a_bf6_v12__b_fp4_v8>:
+; OBJ: {{v_wmma_f32_16x16x128_f8f6f4|v_wmma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_BF6 matrix_b_fmt:MATRIX_FMT_FP4{{ *(//.*)?$}}
   %r.wmma_f32_16x16x128_f8f6f4__a_bf6_v12__b_fp4_v8 = call <8 x float> @llvm.amdgcn.wmma.f32.16x16x128.f8f6f4.v8f32.v12i32.v8i32(i32 3, <12 x i32> %a, i32 4, <8 x i32> %b, i16 0, <8 x float> %c)
   store <8 x float> %r.wmma_f32_16x16x128_f8f6f4__a_bf6_v12__b_fp4_v8, ptr addrspace(1) %out
   ret void
@@ -173,6 +217,8 @@ define amdgpu_ps void @wmma_f32_16x16x128_f8f6f4__a_bf6_v12__b_fp4_v8(<12 x i32>
 define amdgpu_ps void @wmma_f32_16x16x128_f8f6f4__a_fp4_v8__b_fp8_v16(<8 x i32> %a, <16 x i32> %b, <8 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}wmma_f32_16x16x128_f8f6f4__a_fp4_v8__b_fp8_v16:
 ; CHECK: {{v_wmma_f32_16x16x128_f8f6f4|v_wmma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_FP4{{$}}
+; OBJ-LABEL: <wmma_f32_16x16x128_f8f6f4__a_fp4_v8__b_fp8_v16>:
+; OBJ: {{v_wmma_f32_16x16x128_f8f6f4|v_wmma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_FP4{{ *(//.*)?$}}
   %r.wmma_f32_16x16x128_f8f6f4__a_fp4_v8__b_fp8_v16 = call <8 x float> @llvm.amdgcn.wmma.f32.16x16x128.f8f6f4.v8f32.v8i32.v16i32(i32 4, <8 x i32> %a, i32 0, <16 x i32> %b, i16 0, <8 x float> %c)
   store <8 x float> %r.wmma_f32_16x16x128_f8f6f4__a_fp4_v8__b_fp8_v16, ptr addrspace(1) %out
   ret void
@@ -181,6 +227,8 @@ define amdgpu_ps void @wmma_f32_16x16x128_f8f6f4__a_fp4_v8__b_fp8_v16(<8 x i32> 
 define amdgpu_ps void @wmma_f32_16x16x128_f8f6f4__a_fp4_v8__b_bf8_v16(<8 x i32> %a, <16 x i32> %b, <8 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}wmma_f32_16x16x128_f8f6f4__a_fp4_v8__b_bf8_v16:
 ; CHECK: {{v_wmma_f32_16x16x128_f8f6f4|v_wmma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_FP4 matrix_b_fmt:MATRIX_FMT_BF8{{$}}
+; OBJ-LABEL: <wmma_f32_16x16x128_f8f6f4__a_fp4_v8__b_bf8_v16>:
+; OBJ: {{v_wmma_f32_16x16x128_f8f6f4|v_wmma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_FP4 matrix_b_fmt:MATRIX_FMT_BF8{{ *(//.*)?$}}
   %r.wmma_f32_16x16x128_f8f6f4__a_fp4_v8__b_bf8_v16 = call <8 x float> @llvm.amdgcn.wmma.f32.16x16x128.f8f6f4.v8f32.v8i32.v16i32(i32 4, <8 x i32> %a, i32 1, <16 x i32> %b, i16 0, <8 x float> %c)
   store <8 x float> %r.wmma_f32_16x16x128_f8f6f4__a_fp4_v8__b_bf8_v16, ptr addrspace(1) %out
   ret void
@@ -189,6 +237,8 @@ define amdgpu_ps void @wmma_f32_16x16x128_f8f6f4__a_fp4_v8__b_bf8_v16(<8 x i32> 
 define amdgpu_ps void @wmma_f32_16x16x128_f8f6f4__a_fp4_v8__b_fp6_v12(<8 x i32> %a, <12 x i32> %b, <8 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}wmma_f32_16x16x128_f8f6f4__a_fp4_v8__b_fp6_v12:
 ; CHECK: {{v_wmma_f32_16x16x128_f8f6f4|v_wmma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_FP4 matrix_b_fmt:MATRIX_FMT_FP6{{$}}
+; OBJ-LABEL: <wmma_f32_16x16x128_f8f6f4__a_fp4_v8__b_fp6_v12>:
+; OBJ: {{v_wmma_f32_16x16x128_f8f6f4|v_wmma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_FP4 matrix_b_fmt:MATRIX_FMT_FP6{{ *(//.*)?$}}
   %r.wmma_f32_16x16x128_f8f6f4__a_fp4_v8__b_fp6_v12 = call <8 x float> @llvm.amdgcn.wmma.f32.16x16x128.f8f6f4.v8f32.v8i32.v12i32(i32 4, <8 x i32> %a, i32 2, <12 x i32> %b, i16 0, <8 x float> %c)
   store <8 x float> %r.wmma_f32_16x16x128_f8f6f4__a_fp4_v8__b_fp6_v12, ptr addrspace(1) %out
   ret void
@@ -197,6 +247,8 @@ define amdgpu_ps void @wmma_f32_16x16x128_f8f6f4__a_fp4_v8__b_fp6_v12(<8 x i32> 
 define amdgpu_ps void @wmma_f32_16x16x128_f8f6f4__a_fp4_v8__b_bf6_v12(<8 x i32> %a, <12 x i32> %b, <8 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}wmma_f32_16x16x128_f8f6f4__a_fp4_v8__b_bf6_v12:
 ; CHECK: {{v_wmma_f32_16x16x128_f8f6f4|v_wmma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_FP4 matrix_b_fmt:MATRIX_FMT_BF6{{$}}
+; OBJ-LABEL: <wmma_f32_16x16x128_f8f6f4__a_fp4_v8__b_bf6_v12>:
+; OBJ: {{v_wmma_f32_16x16x128_f8f6f4|v_wmma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_FP4 matrix_b_fmt:MATRIX_FMT_BF6{{ *(//.*)?$}}
   %r.wmma_f32_16x16x128_f8f6f4__a_fp4_v8__b_bf6_v12 = call <8 x float> @llvm.amdgcn.wmma.f32.16x16x128.f8f6f4.v8f32.v8i32.v12i32(i32 4, <8 x i32> %a, i32 3, <12 x i32> %b, i16 0, <8 x float> %c)
   store <8 x float> %r.wmma_f32_16x16x128_f8f6f4__a_fp4_v8__b_bf6_v12, ptr addrspace(1) %out
   ret void
@@ -205,6 +257,8 @@ define amdgpu_ps void @wmma_f32_16x16x128_f8f6f4__a_fp4_v8__b_bf6_v12(<8 x i32> 
 define amdgpu_ps void @wmma_f32_16x16x128_f8f6f4__a_fp4_v8__b_fp4_v8(<8 x i32> %a, <8 x i32> %b, <8 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}wmma_f32_16x16x128_f8f6f4__a_fp4_v8__b_fp4_v8:
 ; CHECK: {{v_wmma_f32_16x16x128_f8f6f4|v_wmma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_FP4 matrix_b_fmt:MATRIX_FMT_FP4{{$}}
+; OBJ-LABEL: <wmma_f32_16x16x128_f8f6f4__a_fp4_v8__b_fp4_v8>:
+; OBJ: {{v_wmma_f32_16x16x128_f8f6f4|v_wmma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_FP4 matrix_b_fmt:MATRIX_FMT_FP4{{ *(//.*)?$}}
   %r.wmma_f32_16x16x128_f8f6f4__a_fp4_v8__b_fp4_v8 = call <8 x float> @llvm.amdgcn.wmma.f32.16x16x128.f8f6f4.v8f32.v8i32.v8i32(i32 4, <8 x i32> %a, i32 4, <8 x i32> %b, i16 0, <8 x float> %c)
   store <8 x float> %r.wmma_f32_16x16x128_f8f6f4__a_fp4_v8__b_fp4_v8, ptr addrspace(1) %out
   ret void

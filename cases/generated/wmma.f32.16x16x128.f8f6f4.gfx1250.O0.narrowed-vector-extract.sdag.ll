@@ -6,10 +6,14 @@
 ; RUN: llc -O0 -mtriple=amdgcn -mcpu=gfx1250 -global-isel=0 -o %t.sdag.s < %s
 ; RUN: FileCheck --input-file=%t.sdag.s %s
 ; RUN: llvm-mc -triple=amdgcn -mcpu=gfx1250 -filetype=obj -o /dev/null %t.sdag.s
+; RUN: llc -O0 -mtriple=amdgcn -mcpu=gfx1250 -global-isel=0 -filetype=obj -o %t.sdag.o < %s
+; RUN: llvm-objdump -d %t.sdag.o | FileCheck --check-prefix=OBJ %s
 
 define amdgpu_ps void @wmma_f32_16x16x128_f8f6f4__a_fp8_v16__b_fp6_v16__narrow_vector_extract(<16 x i32> %a, <16 x i32> %b, <8 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}wmma_f32_16x16x128_f8f6f4__a_fp8_v16__b_fp6_v16__narrow_vector_extract:
 ; CHECK: {{v_wmma_f32_16x16x128_f8f6f4|v_wmma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}} matrix_b_fmt:MATRIX_FMT_FP6{{$}}
+; OBJ-LABEL: <wmma_f32_16x16x128_f8f6f4__a_fp8_v16__b_fp6_v16__narrow_vector_extract>:
+; OBJ: {{v_wmma_f32_16x16x128_f8f6f4|v_wmma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}} matrix_b_fmt:MATRIX_FMT_FP6{{ *(//.*)?$}}
   %b.narrow = call <12 x i32> @llvm.vector.extract.v12i32.v16i32(<16 x i32> %b, i64 0)
   %r.wmma_f32_16x16x128_f8f6f4__a_fp8_v16__b_fp6_v16__narrow_vector_extract = call <8 x float> @llvm.amdgcn.wmma.f32.16x16x128.f8f6f4.v8f32.v16i32.v12i32(i32 0, <16 x i32> %a, i32 2, <12 x i32> %b.narrow, i16 0, <8 x float> %c)
   store <8 x float> %r.wmma_f32_16x16x128_f8f6f4__a_fp8_v16__b_fp6_v16__narrow_vector_extract, ptr addrspace(1) %out
@@ -19,6 +23,8 @@ define amdgpu_ps void @wmma_f32_16x16x128_f8f6f4__a_fp8_v16__b_fp6_v16__narrow_v
 define amdgpu_ps void @wmma_f32_16x16x128_f8f6f4__a_fp8_v16__b_bf6_v16__narrow_vector_extract(<16 x i32> %a, <16 x i32> %b, <8 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}wmma_f32_16x16x128_f8f6f4__a_fp8_v16__b_bf6_v16__narrow_vector_extract:
 ; CHECK: {{v_wmma_f32_16x16x128_f8f6f4|v_wmma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}} matrix_b_fmt:MATRIX_FMT_BF6{{$}}
+; OBJ-LABEL: <wmma_f32_16x16x128_f8f6f4__a_fp8_v16__b_bf6_v16__narrow_vector_extract>:
+; OBJ: {{v_wmma_f32_16x16x128_f8f6f4|v_wmma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}} matrix_b_fmt:MATRIX_FMT_BF6{{ *(//.*)?$}}
   %b.narrow = call <12 x i32> @llvm.vector.extract.v12i32.v16i32(<16 x i32> %b, i64 0)
   %r.wmma_f32_16x16x128_f8f6f4__a_fp8_v16__b_bf6_v16__narrow_vector_extract = call <8 x float> @llvm.amdgcn.wmma.f32.16x16x128.f8f6f4.v8f32.v16i32.v12i32(i32 0, <16 x i32> %a, i32 3, <12 x i32> %b.narrow, i16 0, <8 x float> %c)
   store <8 x float> %r.wmma_f32_16x16x128_f8f6f4__a_fp8_v16__b_bf6_v16__narrow_vector_extract, ptr addrspace(1) %out
@@ -28,6 +34,8 @@ define amdgpu_ps void @wmma_f32_16x16x128_f8f6f4__a_fp8_v16__b_bf6_v16__narrow_v
 define amdgpu_ps void @wmma_f32_16x16x128_f8f6f4__a_fp8_v16__b_fp4_v16__narrow_vector_extract(<16 x i32> %a, <16 x i32> %b, <8 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}wmma_f32_16x16x128_f8f6f4__a_fp8_v16__b_fp4_v16__narrow_vector_extract:
 ; CHECK: {{v_wmma_f32_16x16x128_f8f6f4|v_wmma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}} matrix_b_fmt:MATRIX_FMT_FP4{{$}}
+; OBJ-LABEL: <wmma_f32_16x16x128_f8f6f4__a_fp8_v16__b_fp4_v16__narrow_vector_extract>:
+; OBJ: {{v_wmma_f32_16x16x128_f8f6f4|v_wmma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}} matrix_b_fmt:MATRIX_FMT_FP4{{ *(//.*)?$}}
   %b.narrow = call <8 x i32> @llvm.vector.extract.v8i32.v16i32(<16 x i32> %b, i64 0)
   %r.wmma_f32_16x16x128_f8f6f4__a_fp8_v16__b_fp4_v16__narrow_vector_extract = call <8 x float> @llvm.amdgcn.wmma.f32.16x16x128.f8f6f4.v8f32.v16i32.v8i32(i32 0, <16 x i32> %a, i32 4, <8 x i32> %b.narrow, i16 0, <8 x float> %c)
   store <8 x float> %r.wmma_f32_16x16x128_f8f6f4__a_fp8_v16__b_fp4_v16__narrow_vector_extract, ptr addrspace(1) %out
@@ -37,6 +45,8 @@ define amdgpu_ps void @wmma_f32_16x16x128_f8f6f4__a_fp8_v16__b_fp4_v16__narrow_v
 define amdgpu_ps void @wmma_f32_16x16x128_f8f6f4__a_bf8_v16__b_fp6_v16__narrow_vector_extract(<16 x i32> %a, <16 x i32> %b, <8 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}wmma_f32_16x16x128_f8f6f4__a_bf8_v16__b_fp6_v16__narrow_vector_extract:
 ; CHECK: {{v_wmma_f32_16x16x128_f8f6f4|v_wmma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_BF8 matrix_b_fmt:MATRIX_FMT_FP6{{$}}
+; OBJ-LABEL: <wmma_f32_16x16x128_f8f6f4__a_bf8_v16__b_fp6_v16__narrow_vector_extract>:
+; OBJ: {{v_wmma_f32_16x16x128_f8f6f4|v_wmma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_BF8 matrix_b_fmt:MATRIX_FMT_FP6{{ *(//.*)?$}}
   %b.narrow = call <12 x i32> @llvm.vector.extract.v12i32.v16i32(<16 x i32> %b, i64 0)
   %r.wmma_f32_16x16x128_f8f6f4__a_bf8_v16__b_fp6_v16__narrow_vector_extract = call <8 x float> @llvm.amdgcn.wmma.f32.16x16x128.f8f6f4.v8f32.v16i32.v12i32(i32 1, <16 x i32> %a, i32 2, <12 x i32> %b.narrow, i16 0, <8 x float> %c)
   store <8 x float> %r.wmma_f32_16x16x128_f8f6f4__a_bf8_v16__b_fp6_v16__narrow_vector_extract, ptr addrspace(1) %out
@@ -46,6 +56,8 @@ define amdgpu_ps void @wmma_f32_16x16x128_f8f6f4__a_bf8_v16__b_fp6_v16__narrow_v
 define amdgpu_ps void @wmma_f32_16x16x128_f8f6f4__a_bf8_v16__b_bf6_v16__narrow_vector_extract(<16 x i32> %a, <16 x i32> %b, <8 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}wmma_f32_16x16x128_f8f6f4__a_bf8_v16__b_bf6_v16__narrow_vector_extract:
 ; CHECK: {{v_wmma_f32_16x16x128_f8f6f4|v_wmma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_BF8 matrix_b_fmt:MATRIX_FMT_BF6{{$}}
+; OBJ-LABEL: <wmma_f32_16x16x128_f8f6f4__a_bf8_v16__b_bf6_v16__narrow_vector_extract>:
+; OBJ: {{v_wmma_f32_16x16x128_f8f6f4|v_wmma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_BF8 matrix_b_fmt:MATRIX_FMT_BF6{{ *(//.*)?$}}
   %b.narrow = call <12 x i32> @llvm.vector.extract.v12i32.v16i32(<16 x i32> %b, i64 0)
   %r.wmma_f32_16x16x128_f8f6f4__a_bf8_v16__b_bf6_v16__narrow_vector_extract = call <8 x float> @llvm.amdgcn.wmma.f32.16x16x128.f8f6f4.v8f32.v16i32.v12i32(i32 1, <16 x i32> %a, i32 3, <12 x i32> %b.narrow, i16 0, <8 x float> %c)
   store <8 x float> %r.wmma_f32_16x16x128_f8f6f4__a_bf8_v16__b_bf6_v16__narrow_vector_extract, ptr addrspace(1) %out
@@ -55,6 +67,8 @@ define amdgpu_ps void @wmma_f32_16x16x128_f8f6f4__a_bf8_v16__b_bf6_v16__narrow_v
 define amdgpu_ps void @wmma_f32_16x16x128_f8f6f4__a_bf8_v16__b_fp4_v16__narrow_vector_extract(<16 x i32> %a, <16 x i32> %b, <8 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}wmma_f32_16x16x128_f8f6f4__a_bf8_v16__b_fp4_v16__narrow_vector_extract:
 ; CHECK: {{v_wmma_f32_16x16x128_f8f6f4|v_wmma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_BF8 matrix_b_fmt:MATRIX_FMT_FP4{{$}}
+; OBJ-LABEL: <wmma_f32_16x16x128_f8f6f4__a_bf8_v16__b_fp4_v16__narrow_vector_extract>:
+; OBJ: {{v_wmma_f32_16x16x128_f8f6f4|v_wmma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_BF8 matrix_b_fmt:MATRIX_FMT_FP4{{ *(//.*)?$}}
   %b.narrow = call <8 x i32> @llvm.vector.extract.v8i32.v16i32(<16 x i32> %b, i64 0)
   %r.wmma_f32_16x16x128_f8f6f4__a_bf8_v16__b_fp4_v16__narrow_vector_extract = call <8 x float> @llvm.amdgcn.wmma.f32.16x16x128.f8f6f4.v8f32.v16i32.v8i32(i32 1, <16 x i32> %a, i32 4, <8 x i32> %b.narrow, i16 0, <8 x float> %c)
   store <8 x float> %r.wmma_f32_16x16x128_f8f6f4__a_bf8_v16__b_fp4_v16__narrow_vector_extract, ptr addrspace(1) %out
@@ -64,6 +78,8 @@ define amdgpu_ps void @wmma_f32_16x16x128_f8f6f4__a_bf8_v16__b_fp4_v16__narrow_v
 define amdgpu_ps void @wmma_f32_16x16x128_f8f6f4__a_fp6_v16__b_fp8_v16__narrow_vector_extract(<16 x i32> %a, <16 x i32> %b, <8 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}wmma_f32_16x16x128_f8f6f4__a_fp6_v16__b_fp8_v16__narrow_vector_extract:
 ; CHECK: {{v_wmma_f32_16x16x128_f8f6f4|v_wmma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_FP6{{$}}
+; OBJ-LABEL: <wmma_f32_16x16x128_f8f6f4__a_fp6_v16__b_fp8_v16__narrow_vector_extract>:
+; OBJ: {{v_wmma_f32_16x16x128_f8f6f4|v_wmma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_FP6{{ *(//.*)?$}}
   %a.narrow = call <12 x i32> @llvm.vector.extract.v12i32.v16i32(<16 x i32> %a, i64 0)
   %r.wmma_f32_16x16x128_f8f6f4__a_fp6_v16__b_fp8_v16__narrow_vector_extract = call <8 x float> @llvm.amdgcn.wmma.f32.16x16x128.f8f6f4.v8f32.v12i32.v16i32(i32 2, <12 x i32> %a.narrow, i32 0, <16 x i32> %b, i16 0, <8 x float> %c)
   store <8 x float> %r.wmma_f32_16x16x128_f8f6f4__a_fp6_v16__b_fp8_v16__narrow_vector_extract, ptr addrspace(1) %out
@@ -73,6 +89,8 @@ define amdgpu_ps void @wmma_f32_16x16x128_f8f6f4__a_fp6_v16__b_fp8_v16__narrow_v
 define amdgpu_ps void @wmma_f32_16x16x128_f8f6f4__a_fp6_v16__b_bf8_v16__narrow_vector_extract(<16 x i32> %a, <16 x i32> %b, <8 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}wmma_f32_16x16x128_f8f6f4__a_fp6_v16__b_bf8_v16__narrow_vector_extract:
 ; CHECK: {{v_wmma_f32_16x16x128_f8f6f4|v_wmma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_FP6 matrix_b_fmt:MATRIX_FMT_BF8{{$}}
+; OBJ-LABEL: <wmma_f32_16x16x128_f8f6f4__a_fp6_v16__b_bf8_v16__narrow_vector_extract>:
+; OBJ: {{v_wmma_f32_16x16x128_f8f6f4|v_wmma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_FP6 matrix_b_fmt:MATRIX_FMT_BF8{{ *(//.*)?$}}
   %a.narrow = call <12 x i32> @llvm.vector.extract.v12i32.v16i32(<16 x i32> %a, i64 0)
   %r.wmma_f32_16x16x128_f8f6f4__a_fp6_v16__b_bf8_v16__narrow_vector_extract = call <8 x float> @llvm.amdgcn.wmma.f32.16x16x128.f8f6f4.v8f32.v12i32.v16i32(i32 2, <12 x i32> %a.narrow, i32 1, <16 x i32> %b, i16 0, <8 x float> %c)
   store <8 x float> %r.wmma_f32_16x16x128_f8f6f4__a_fp6_v16__b_bf8_v16__narrow_vector_extract, ptr addrspace(1) %out
@@ -82,6 +100,8 @@ define amdgpu_ps void @wmma_f32_16x16x128_f8f6f4__a_fp6_v16__b_bf8_v16__narrow_v
 define amdgpu_ps void @wmma_f32_16x16x128_f8f6f4__a_fp6_v16__b_fp6_v16__narrow_vector_extract(<16 x i32> %a, <16 x i32> %b, <8 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}wmma_f32_16x16x128_f8f6f4__a_fp6_v16__b_fp6_v16__narrow_vector_extract:
 ; CHECK: {{v_wmma_f32_16x16x128_f8f6f4|v_wmma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_FP6 matrix_b_fmt:MATRIX_FMT_FP6{{$}}
+; OBJ-LABEL: <wmma_f32_16x16x128_f8f6f4__a_fp6_v16__b_fp6_v16__narrow_vector_extract>:
+; OBJ: {{v_wmma_f32_16x16x128_f8f6f4|v_wmma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_FP6 matrix_b_fmt:MATRIX_FMT_FP6{{ *(//.*)?$}}
   %a.narrow = call <12 x i32> @llvm.vector.extract.v12i32.v16i32(<16 x i32> %a, i64 0)
   %b.narrow = call <12 x i32> @llvm.vector.extract.v12i32.v16i32(<16 x i32> %b, i64 0)
   %r.wmma_f32_16x16x128_f8f6f4__a_fp6_v16__b_fp6_v16__narrow_vector_extract = call <8 x float> @llvm.amdgcn.wmma.f32.16x16x128.f8f6f4.v8f32.v12i32.v12i32(i32 2, <12 x i32> %a.narrow, i32 2, <12 x i32> %b.narrow, i16 0, <8 x float> %c)
@@ -92,6 +112,8 @@ define amdgpu_ps void @wmma_f32_16x16x128_f8f6f4__a_fp6_v16__b_fp6_v16__narrow_v
 define amdgpu_ps void @wmma_f32_16x16x128_f8f6f4__a_fp6_v16__b_bf6_v16__narrow_vector_extract(<16 x i32> %a, <16 x i32> %b, <8 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}wmma_f32_16x16x128_f8f6f4__a_fp6_v16__b_bf6_v16__narrow_vector_extract:
 ; CHECK: {{v_wmma_f32_16x16x128_f8f6f4|v_wmma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_FP6 matrix_b_fmt:MATRIX_FMT_BF6{{$}}
+; OBJ-LABEL: <wmma_f32_16x16x128_f8f6f4__a_fp6_v16__b_bf6_v16__narrow_vector_extract>:
+; OBJ: {{v_wmma_f32_16x16x128_f8f6f4|v_wmma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_FP6 matrix_b_fmt:MATRIX_FMT_BF6{{ *(//.*)?$}}
   %a.narrow = call <12 x i32> @llvm.vector.extract.v12i32.v16i32(<16 x i32> %a, i64 0)
   %b.narrow = call <12 x i32> @llvm.vector.extract.v12i32.v16i32(<16 x i32> %b, i64 0)
   %r.wmma_f32_16x16x128_f8f6f4__a_fp6_v16__b_bf6_v16__narrow_vector_extract = call <8 x float> @llvm.amdgcn.wmma.f32.16x16x128.f8f6f4.v8f32.v12i32.v12i32(i32 2, <12 x i32> %a.narrow, i32 3, <12 x i32> %b.narrow, i16 0, <8 x float> %c)
@@ -102,6 +124,8 @@ define amdgpu_ps void @wmma_f32_16x16x128_f8f6f4__a_fp6_v16__b_bf6_v16__narrow_v
 define amdgpu_ps void @wmma_f32_16x16x128_f8f6f4__a_fp6_v16__b_fp4_v16__narrow_vector_extract(<16 x i32> %a, <16 x i32> %b, <8 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}wmma_f32_16x16x128_f8f6f4__a_fp6_v16__b_fp4_v16__narrow_vector_extract:
 ; CHECK: {{v_wmma_f32_16x16x128_f8f6f4|v_wmma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_FP6 matrix_b_fmt:MATRIX_FMT_FP4{{$}}
+; OBJ-LABEL: <wmma_f32_16x16x128_f8f6f4__a_fp6_v16__b_fp4_v16__narrow_vector_extract>:
+; OBJ: {{v_wmma_f32_16x16x128_f8f6f4|v_wmma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_FP6 matrix_b_fmt:MATRIX_FMT_FP4{{ *(//.*)?$}}
   %a.narrow = call <12 x i32> @llvm.vector.extract.v12i32.v16i32(<16 x i32> %a, i64 0)
   %b.narrow = call <8 x i32> @llvm.vector.extract.v8i32.v16i32(<16 x i32> %b, i64 0)
   %r.wmma_f32_16x16x128_f8f6f4__a_fp6_v16__b_fp4_v16__narrow_vector_extract = call <8 x float> @llvm.amdgcn.wmma.f32.16x16x128.f8f6f4.v8f32.v12i32.v8i32(i32 2, <12 x i32> %a.narrow, i32 4, <8 x i32> %b.narrow, i16 0, <8 x float> %c)
@@ -112,6 +136,8 @@ define amdgpu_ps void @wmma_f32_16x16x128_f8f6f4__a_fp6_v16__b_fp4_v16__narrow_v
 define amdgpu_ps void @wmma_f32_16x16x128_f8f6f4__a_bf6_v16__b_fp8_v16__narrow_vector_extract(<16 x i32> %a, <16 x i32> %b, <8 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}wmma_f32_16x16x128_f8f6f4__a_bf6_v16__b_fp8_v16__narrow_vector_extract:
 ; CHECK: {{v_wmma_f32_16x16x128_f8f6f4|v_wmma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_BF6{{$}}
+; OBJ-LABEL: <wmma_f32_16x16x128_f8f6f4__a_bf6_v16__b_fp8_v16__narrow_vector_extract>:
+; OBJ: {{v_wmma_f32_16x16x128_f8f6f4|v_wmma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_BF6{{ *(//.*)?$}}
   %a.narrow = call <12 x i32> @llvm.vector.extract.v12i32.v16i32(<16 x i32> %a, i64 0)
   %r.wmma_f32_16x16x128_f8f6f4__a_bf6_v16__b_fp8_v16__narrow_vector_extract = call <8 x float> @llvm.amdgcn.wmma.f32.16x16x128.f8f6f4.v8f32.v12i32.v16i32(i32 3, <12 x i32> %a.narrow, i32 0, <16 x i32> %b, i16 0, <8 x float> %c)
   store <8 x float> %r.wmma_f32_16x16x128_f8f6f4__a_bf6_v16__b_fp8_v16__narrow_vector_extract, ptr addrspace(1) %out
@@ -121,6 +147,8 @@ define amdgpu_ps void @wmma_f32_16x16x128_f8f6f4__a_bf6_v16__b_fp8_v16__narrow_v
 define amdgpu_ps void @wmma_f32_16x16x128_f8f6f4__a_bf6_v16__b_bf8_v16__narrow_vector_extract(<16 x i32> %a, <16 x i32> %b, <8 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}wmma_f32_16x16x128_f8f6f4__a_bf6_v16__b_bf8_v16__narrow_vector_extract:
 ; CHECK: {{v_wmma_f32_16x16x128_f8f6f4|v_wmma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_BF6 matrix_b_fmt:MATRIX_FMT_BF8{{$}}
+; OBJ-LABEL: <wmma_f32_16x16x128_f8f6f4__a_bf6_v16__b_bf8_v16__narrow_vector_extract>:
+; OBJ: {{v_wmma_f32_16x16x128_f8f6f4|v_wmma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_BF6 matrix_b_fmt:MATRIX_FMT_BF8{{ *(//.*)?$}}
   %a.narrow = call <12 x i32> @llvm.vector.extract.v12i32.v16i32(<16 x i32> %a, i64 0)
   %r.wmma_f32_16x16x128_f8f6f4__a_bf6_v16__b_bf8_v16__narrow_vector_extract = call <8 x float> @llvm.amdgcn.wmma.f32.16x16x128.f8f6f4.v8f32.v12i32.v16i32(i32 3, <12 x i32> %a.narrow, i32 1, <16 x i32> %b, i16 0, <8 x float> %c)
   store <8 x float> %r.wmma_f32_16x16x128_f8f6f4__a_bf6_v16__b_bf8_v16__narrow_vector_extract, ptr addrspace(1) %out
@@ -130,6 +158,8 @@ define amdgpu_ps void @wmma_f32_16x16x128_f8f6f4__a_bf6_v16__b_bf8_v16__narrow_v
 define amdgpu_ps void @wmma_f32_16x16x128_f8f6f4__a_bf6_v16__b_fp6_v16__narrow_vector_extract(<16 x i32> %a, <16 x i32> %b, <8 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}wmma_f32_16x16x128_f8f6f4__a_bf6_v16__b_fp6_v16__narrow_vector_extract:
 ; CHECK: {{v_wmma_f32_16x16x128_f8f6f4|v_wmma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_BF6 matrix_b_fmt:MATRIX_FMT_FP6{{$}}
+; OBJ-LABEL: <wmma_f32_16x16x128_f8f6f4__a_bf6_v16__b_fp6_v16__narrow_vector_extract>:
+; OBJ: {{v_wmma_f32_16x16x128_f8f6f4|v_wmma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_BF6 matrix_b_fmt:MATRIX_FMT_FP6{{ *(//.*)?$}}
   %a.narrow = call <12 x i32> @llvm.vector.extract.v12i32.v16i32(<16 x i32> %a, i64 0)
   %b.narrow = call <12 x i32> @llvm.vector.extract.v12i32.v16i32(<16 x i32> %b, i64 0)
   %r.wmma_f32_16x16x128_f8f6f4__a_bf6_v16__b_fp6_v16__narrow_vector_extract = call <8 x float> @llvm.amdgcn.wmma.f32.16x16x128.f8f6f4.v8f32.v12i32.v12i32(i32 3, <12 x i32> %a.narrow, i32 2, <12 x i32> %b.narrow, i16 0, <8 x float> %c)
@@ -140,6 +170,8 @@ define amdgpu_ps void @wmma_f32_16x16x128_f8f6f4__a_bf6_v16__b_fp6_v16__narrow_v
 define amdgpu_ps void @wmma_f32_16x16x128_f8f6f4__a_bf6_v16__b_bf6_v16__narrow_vector_extract(<16 x i32> %a, <16 x i32> %b, <8 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}wmma_f32_16x16x128_f8f6f4__a_bf6_v16__b_bf6_v16__narrow_vector_extract:
 ; CHECK: {{v_wmma_f32_16x16x128_f8f6f4|v_wmma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_BF6 matrix_b_fmt:MATRIX_FMT_BF6{{$}}
+; OBJ-LABEL: <wmma_f32_16x16x128_f8f6f4__a_bf6_v16__b_bf6_v16__narrow_vector_extract>:
+; OBJ: {{v_wmma_f32_16x16x128_f8f6f4|v_wmma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_BF6 matrix_b_fmt:MATRIX_FMT_BF6{{ *(//.*)?$}}
   %a.narrow = call <12 x i32> @llvm.vector.extract.v12i32.v16i32(<16 x i32> %a, i64 0)
   %b.narrow = call <12 x i32> @llvm.vector.extract.v12i32.v16i32(<16 x i32> %b, i64 0)
   %r.wmma_f32_16x16x128_f8f6f4__a_bf6_v16__b_bf6_v16__narrow_vector_extract = call <8 x float> @llvm.amdgcn.wmma.f32.16x16x128.f8f6f4.v8f32.v12i32.v12i32(i32 3, <12 x i32> %a.narrow, i32 3, <12 x i32> %b.narrow, i16 0, <8 x float> %c)
@@ -150,6 +182,8 @@ define amdgpu_ps void @wmma_f32_16x16x128_f8f6f4__a_bf6_v16__b_bf6_v16__narrow_v
 define amdgpu_ps void @wmma_f32_16x16x128_f8f6f4__a_bf6_v16__b_fp4_v16__narrow_vector_extract(<16 x i32> %a, <16 x i32> %b, <8 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}wmma_f32_16x16x128_f8f6f4__a_bf6_v16__b_fp4_v16__narrow_vector_extract:
 ; CHECK: {{v_wmma_f32_16x16x128_f8f6f4|v_wmma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_BF6 matrix_b_fmt:MATRIX_FMT_FP4{{$}}
+; OBJ-LABEL: <wmma_f32_16x16x128_f8f6f4__a_bf6_v16__b_fp4_v16__narrow_vector_extract>:
+; OBJ: {{v_wmma_f32_16x16x128_f8f6f4|v_wmma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_BF6 matrix_b_fmt:MATRIX_FMT_FP4{{ *(//.*)?$}}
   %a.narrow = call <12 x i32> @llvm.vector.extract.v12i32.v16i32(<16 x i32> %a, i64 0)
   %b.narrow = call <8 x i32> @llvm.vector.extract.v8i32.v16i32(<16 x i32> %b, i64 0)
   %r.wmma_f32_16x16x128_f8f6f4__a_bf6_v16__b_fp4_v16__narrow_vector_extract = call <8 x float> @llvm.amdgcn.wmma.f32.16x16x128.f8f6f4.v8f32.v12i32.v8i32(i32 3, <12 x i32> %a.narrow, i32 4, <8 x i32> %b.narrow, i16 0, <8 x float> %c)
@@ -160,6 +194,8 @@ define amdgpu_ps void @wmma_f32_16x16x128_f8f6f4__a_bf6_v16__b_fp4_v16__narrow_v
 define amdgpu_ps void @wmma_f32_16x16x128_f8f6f4__a_fp4_v16__b_fp8_v16__narrow_vector_extract(<16 x i32> %a, <16 x i32> %b, <8 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}wmma_f32_16x16x128_f8f6f4__a_fp4_v16__b_fp8_v16__narrow_vector_extract:
 ; CHECK: {{v_wmma_f32_16x16x128_f8f6f4|v_wmma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_FP4{{$}}
+; OBJ-LABEL: <wmma_f32_16x16x128_f8f6f4__a_fp4_v16__b_fp8_v16__narrow_vector_extract>:
+; OBJ: {{v_wmma_f32_16x16x128_f8f6f4|v_wmma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_FP4{{ *(//.*)?$}}
   %a.narrow = call <8 x i32> @llvm.vector.extract.v8i32.v16i32(<16 x i32> %a, i64 0)
   %r.wmma_f32_16x16x128_f8f6f4__a_fp4_v16__b_fp8_v16__narrow_vector_extract = call <8 x float> @llvm.amdgcn.wmma.f32.16x16x128.f8f6f4.v8f32.v8i32.v16i32(i32 4, <8 x i32> %a.narrow, i32 0, <16 x i32> %b, i16 0, <8 x float> %c)
   store <8 x float> %r.wmma_f32_16x16x128_f8f6f4__a_fp4_v16__b_fp8_v16__narrow_vector_extract, ptr addrspace(1) %out
@@ -169,6 +205,8 @@ define amdgpu_ps void @wmma_f32_16x16x128_f8f6f4__a_fp4_v16__b_fp8_v16__narrow_v
 define amdgpu_ps void @wmma_f32_16x16x128_f8f6f4__a_fp4_v16__b_bf8_v16__narrow_vector_extract(<16 x i32> %a, <16 x i32> %b, <8 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}wmma_f32_16x16x128_f8f6f4__a_fp4_v16__b_bf8_v16__narrow_vector_extract:
 ; CHECK: {{v_wmma_f32_16x16x128_f8f6f4|v_wmma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_FP4 matrix_b_fmt:MATRIX_FMT_BF8{{$}}
+; OBJ-LABEL: <wmma_f32_16x16x128_f8f6f4__a_fp4_v16__b_bf8_v16__narrow_vector_extract>:
+; OBJ: {{v_wmma_f32_16x16x128_f8f6f4|v_wmma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_FP4 matrix_b_fmt:MATRIX_FMT_BF8{{ *(//.*)?$}}
   %a.narrow = call <8 x i32> @llvm.vector.extract.v8i32.v16i32(<16 x i32> %a, i64 0)
   %r.wmma_f32_16x16x128_f8f6f4__a_fp4_v16__b_bf8_v16__narrow_vector_extract = call <8 x float> @llvm.amdgcn.wmma.f32.16x16x128.f8f6f4.v8f32.v8i32.v16i32(i32 4, <8 x i32> %a.narrow, i32 1, <16 x i32> %b, i16 0, <8 x float> %c)
   store <8 x float> %r.wmma_f32_16x16x128_f8f6f4__a_fp4_v16__b_bf8_v16__narrow_vector_extract, ptr addrspace(1) %out
@@ -178,6 +216,8 @@ define amdgpu_ps void @wmma_f32_16x16x128_f8f6f4__a_fp4_v16__b_bf8_v16__narrow_v
 define amdgpu_ps void @wmma_f32_16x16x128_f8f6f4__a_fp4_v16__b_fp6_v16__narrow_vector_extract(<16 x i32> %a, <16 x i32> %b, <8 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}wmma_f32_16x16x128_f8f6f4__a_fp4_v16__b_fp6_v16__narrow_vector_extract:
 ; CHECK: {{v_wmma_f32_16x16x128_f8f6f4|v_wmma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_FP4 matrix_b_fmt:MATRIX_FMT_FP6{{$}}
+; OBJ-LABEL: <wmma_f32_16x16x128_f8f6f4__a_fp4_v16__b_fp6_v16__narrow_vector_extract>:
+; OBJ: {{v_wmma_f32_16x16x128_f8f6f4|v_wmma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_FP4 matrix_b_fmt:MATRIX_FMT_FP6{{ *(//.*)?$}}
   %a.narrow = call <8 x i32> @llvm.vector.extract.v8i32.v16i32(<16 x i32> %a, i64 0)
   %b.narrow = call <12 x i32> @llvm.vector.extract.v12i32.v16i32(<16 x i32> %b, i64 0)
   %r.wmma_f32_16x16x128_f8f6f4__a_fp4_v16__b_fp6_v16__narrow_vector_extract = call <8 x float> @llvm.amdgcn.wmma.f32.16x16x128.f8f6f4.v8f32.v8i32.v12i32(i32 4, <8 x i32> %a.narrow, i32 2, <12 x i32> %b.narrow, i16 0, <8 x float> %c)
@@ -188,6 +228,8 @@ define amdgpu_ps void @wmma_f32_16x16x128_f8f6f4__a_fp4_v16__b_fp6_v16__narrow_v
 define amdgpu_ps void @wmma_f32_16x16x128_f8f6f4__a_fp4_v16__b_bf6_v16__narrow_vector_extract(<16 x i32> %a, <16 x i32> %b, <8 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}wmma_f32_16x16x128_f8f6f4__a_fp4_v16__b_bf6_v16__narrow_vector_extract:
 ; CHECK: {{v_wmma_f32_16x16x128_f8f6f4|v_wmma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_FP4 matrix_b_fmt:MATRIX_FMT_BF6{{$}}
+; OBJ-LABEL: <wmma_f32_16x16x128_f8f6f4__a_fp4_v16__b_bf6_v16__narrow_vector_extract>:
+; OBJ: {{v_wmma_f32_16x16x128_f8f6f4|v_wmma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_FP4 matrix_b_fmt:MATRIX_FMT_BF6{{ *(//.*)?$}}
   %a.narrow = call <8 x i32> @llvm.vector.extract.v8i32.v16i32(<16 x i32> %a, i64 0)
   %b.narrow = call <12 x i32> @llvm.vector.extract.v12i32.v16i32(<16 x i32> %b, i64 0)
   %r.wmma_f32_16x16x128_f8f6f4__a_fp4_v16__b_bf6_v16__narrow_vector_extract = call <8 x float> @llvm.amdgcn.wmma.f32.16x16x128.f8f6f4.v8f32.v8i32.v12i32(i32 4, <8 x i32> %a.narrow, i32 3, <12 x i32> %b.narrow, i16 0, <8 x float> %c)
@@ -198,6 +240,8 @@ define amdgpu_ps void @wmma_f32_16x16x128_f8f6f4__a_fp4_v16__b_bf6_v16__narrow_v
 define amdgpu_ps void @wmma_f32_16x16x128_f8f6f4__a_fp4_v16__b_fp4_v16__narrow_vector_extract(<16 x i32> %a, <16 x i32> %b, <8 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}wmma_f32_16x16x128_f8f6f4__a_fp4_v16__b_fp4_v16__narrow_vector_extract:
 ; CHECK: {{v_wmma_f32_16x16x128_f8f6f4|v_wmma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_FP4 matrix_b_fmt:MATRIX_FMT_FP4{{$}}
+; OBJ-LABEL: <wmma_f32_16x16x128_f8f6f4__a_fp4_v16__b_fp4_v16__narrow_vector_extract>:
+; OBJ: {{v_wmma_f32_16x16x128_f8f6f4|v_wmma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_FP4 matrix_b_fmt:MATRIX_FMT_FP4{{ *(//.*)?$}}
   %a.narrow = call <8 x i32> @llvm.vector.extract.v8i32.v16i32(<16 x i32> %a, i64 0)
   %b.narrow = call <8 x i32> @llvm.vector.extract.v8i32.v16i32(<16 x i32> %b, i64 0)
   %r.wmma_f32_16x16x128_f8f6f4__a_fp4_v16__b_fp4_v16__narrow_vector_extract = call <8 x float> @llvm.amdgcn.wmma.f32.16x16x128.f8f6f4.v8f32.v8i32.v8i32(i32 4, <8 x i32> %a.narrow, i32 4, <8 x i32> %b.narrow, i16 0, <8 x float> %c)

@@ -16,7 +16,7 @@ define <8 x float> @wmma_f32_16x16x16_bf16_gfx1100__a_i16_v16__b_i16_v16(<16 x i
 ; CHECK-SAME: [[#D+7]]{{\]}}, {{[asv]\[}}[[#A:]]:
 ; CHECK-SAME: [[#A+7]]{{\]}}, {{[asv]\[}}[[#B:]]:
 ; CHECK-SAME: [[#B+7]]{{\]}}, {{[asv]\[}}[[#C:]]:
-; CHECK-SAME: [[#C+7]]{{\]}}
+; CHECK-SAME: [[#C+7]]{{\]}}{{(, [^ ,]+)*}}{{$}}
   %r.wmma_f32_16x16x16_bf16_gfx1100__a_i16_v16__b_i16_v16 = call <8 x float> @llvm.amdgcn.wmma.f32.16x16x16.bf16.v8f32.v16i16(<16 x i16> %a, <16 x i16> %b, <8 x float> %c)
   ret <8 x float> %r.wmma_f32_16x16x16_bf16_gfx1100__a_i16_v16__b_i16_v16
 }

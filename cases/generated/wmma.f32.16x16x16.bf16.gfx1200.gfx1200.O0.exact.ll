@@ -16,7 +16,7 @@ define <8 x float> @wmma_f32_16x16x16_bf16_gfx1200__a_i16_v8__b_i16_v8(<8 x i16>
 ; CHECK-SAME: [[#D+7]]{{\]}}, {{[asv]\[}}[[#A:]]:
 ; CHECK-SAME: [[#A+3]]{{\]}}, {{[asv]\[}}[[#B:]]:
 ; CHECK-SAME: [[#B+3]]{{\]}}, {{[asv]\[}}[[#C:]]:
-; CHECK-SAME: [[#C+7]]{{\]}}
+; CHECK-SAME: [[#C+7]]{{\]}}{{(, [^ ,]+)*}}{{$}}
   %r.wmma_f32_16x16x16_bf16_gfx1200__a_i16_v8__b_i16_v8 = call <8 x float> @llvm.amdgcn.wmma.f32.16x16x16.bf16.v8f32.v8i16(<8 x i16> %a, <8 x i16> %b, <8 x float> %c)
   ret <8 x float> %r.wmma_f32_16x16x16_bf16_gfx1200__a_i16_v8__b_i16_v8
 }

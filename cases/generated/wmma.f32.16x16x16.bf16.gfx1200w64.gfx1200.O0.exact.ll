@@ -16,7 +16,7 @@ define <4 x float> @wmma_f32_16x16x16_bf16_gfx1200w64__a_i16_v4__b_i16_v4(<4 x i
 ; CHECK-SAME: [[#D+3]]{{\]}}, {{[asv]\[}}[[#A:]]:
 ; CHECK-SAME: [[#A+1]]{{\]}}, {{[asv]\[}}[[#B:]]:
 ; CHECK-SAME: [[#B+1]]{{\]}}, {{[asv]\[}}[[#C:]]:
-; CHECK-SAME: [[#C+3]]{{\]}}
+; CHECK-SAME: [[#C+3]]{{\]}}{{(, [^ ,]+)*}}{{$}}
   %r.wmma_f32_16x16x16_bf16_gfx1200w64__a_i16_v4__b_i16_v4 = call <4 x float> @llvm.amdgcn.wmma.f32.16x16x16.bf16.v4f32.v4i16(<4 x i16> %a, <4 x i16> %b, <4 x float> %c)
   ret <4 x float> %r.wmma_f32_16x16x16_bf16_gfx1200w64__a_i16_v4__b_i16_v4
 }

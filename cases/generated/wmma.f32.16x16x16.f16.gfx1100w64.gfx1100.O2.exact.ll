@@ -16,7 +16,7 @@ define <4 x float> @wmma_f32_16x16x16_f16_gfx1100w64__a_half_v16__b_half_v16(<16
 ; CHECK-SAME: [[#D+3]]{{\]}}, {{[asv]\[}}[[#A:]]:
 ; CHECK-SAME: [[#A+7]]{{\]}}, {{[asv]\[}}[[#B:]]:
 ; CHECK-SAME: [[#B+7]]{{\]}}, {{[asv]\[}}[[#C:]]:
-; CHECK-SAME: [[#C+3]]{{\]}}
+; CHECK-SAME: [[#C+3]]{{\]}}{{(, [^ ,]+)*}}{{$}}
   %r.wmma_f32_16x16x16_f16_gfx1100w64__a_half_v16__b_half_v16 = call <4 x float> @llvm.amdgcn.wmma.f32.16x16x16.f16.v4f32.v16f16(<16 x half> %a, <16 x half> %b, <4 x float> %c)
   ret <4 x float> %r.wmma_f32_16x16x16_f16_gfx1100w64__a_half_v16__b_half_v16
 }

@@ -16,7 +16,7 @@ define <8 x float> @wmma_f32_16x16x16_f16_gfx1200__a_half_v8__b_half_v8(<8 x hal
 ; CHECK-SAME: [[#D+7]]{{\]}}, {{[asv]\[}}[[#A:]]:
 ; CHECK-SAME: [[#A+3]]{{\]}}, {{[asv]\[}}[[#B:]]:
 ; CHECK-SAME: [[#B+3]]{{\]}}, {{[asv]\[}}[[#C:]]:
-; CHECK-SAME: [[#C+7]]{{\]}}
+; CHECK-SAME: [[#C+7]]{{\]}}{{(, [^ ,]+)*}}{{$}}
   %r.wmma_f32_16x16x16_f16_gfx1200__a_half_v8__b_half_v8 = call <8 x float> @llvm.amdgcn.wmma.f32.16x16x16.f16.v8f32.v8f16(<8 x half> %a, <8 x half> %b, <8 x float> %c)
   ret <8 x float> %r.wmma_f32_16x16x16_f16_gfx1200__a_half_v8__b_half_v8
 }

@@ -16,7 +16,7 @@ define <4 x float> @wmma_f32_16x16x16_f16_gfx1200w64__a_half_v4__b_half_v4(<4 x 
 ; CHECK-SAME: [[#D+3]]{{\]}}, {{[asv]\[}}[[#A:]]:
 ; CHECK-SAME: [[#A+1]]{{\]}}, {{[asv]\[}}[[#B:]]:
 ; CHECK-SAME: [[#B+1]]{{\]}}, {{[asv]\[}}[[#C:]]:
-; CHECK-SAME: [[#C+3]]{{\]}}
+; CHECK-SAME: [[#C+3]]{{\]}}{{(, [^ ,]+)*}}{{$}}
   %r.wmma_f32_16x16x16_f16_gfx1200w64__a_half_v4__b_half_v4 = call <4 x float> @llvm.amdgcn.wmma.f32.16x16x16.f16.v4f32.v4f16(<4 x half> %a, <4 x half> %b, <4 x float> %c)
   ret <4 x float> %r.wmma_f32_16x16x16_f16_gfx1200w64__a_half_v4__b_half_v4
 }

@@ -16,7 +16,7 @@ define <8 x float> @wmma_f32_16x16x16_fp8_fp8_gfx1200__a_i32_v2__b_i32_v2(<2 x i
 ; CHECK-SAME: [[#D+7]]{{\]}}, {{[asv]\[}}[[#A:]]:
 ; CHECK-SAME: [[#A+1]]{{\]}}, {{[asv]\[}}[[#B:]]:
 ; CHECK-SAME: [[#B+1]]{{\]}}, {{[asv]\[}}[[#C:]]:
-; CHECK-SAME: [[#C+7]]{{\]}}
+; CHECK-SAME: [[#C+7]]{{\]}}{{(, [^ ,]+)*}}{{$}}
   %r.wmma_f32_16x16x16_fp8_fp8_gfx1200__a_i32_v2__b_i32_v2 = call <8 x float> @llvm.amdgcn.wmma.f32.16x16x16.fp8.fp8.v8f32.v2i32(<2 x i32> %a, <2 x i32> %b, <8 x float> %c)
   ret <8 x float> %r.wmma_f32_16x16x16_fp8_fp8_gfx1200__a_i32_v2__b_i32_v2
 }

@@ -14,7 +14,7 @@ define <4 x float> @wmma_f32_16x16x16_fp8_fp8_gfx1200w64__a_i32_v1__b_i32_v1(i32
 ; CHECK-LABEL: {{^}}wmma_f32_16x16x16_fp8_fp8_gfx1200w64__a_i32_v1__b_i32_v1:
 ; CHECK: v_wmma_f32_16x16x16_fp8_fp8 {{[asv]\[}}[[#D:]]:
 ; CHECK-SAME: [[#D+3]]{{\]}}, {{[asv][0-9]+}}, {{[asv][0-9]+}}, {{[asv]\[}}[[#C:]]:
-; CHECK-SAME: [[#C+3]]{{\]}}
+; CHECK-SAME: [[#C+3]]{{\]}}{{(, [^ ,]+)*}}{{$}}
   %r.wmma_f32_16x16x16_fp8_fp8_gfx1200w64__a_i32_v1__b_i32_v1 = call <4 x float> @llvm.amdgcn.wmma.f32.16x16x16.fp8.fp8.v4f32.i32(i32 %a, i32 %b, <4 x float> %c)
   ret <4 x float> %r.wmma_f32_16x16x16_fp8_fp8_gfx1200w64__a_i32_v1__b_i32_v1
 }

@@ -16,7 +16,7 @@ define <8 x float> @wmma_f32_16x16x32_bf16__a_bfloat_v16__b_bfloat_v16(<16 x bfl
 ; CHECK-SAME: [[#D+7]]{{\]}}, {{[asv]\[}}[[#A:]]:
 ; CHECK-SAME: [[#A+7]]{{\]}}, {{[asv]\[}}[[#B:]]:
 ; CHECK-SAME: [[#B+7]]{{\]}}, {{[asv]\[}}[[#C:]]:
-; CHECK-SAME: [[#C+7]]{{\]}}
+; CHECK-SAME: [[#C+7]]{{\]}}{{(, [^ ,]+)*}}{{$}}
   %r.wmma_f32_16x16x32_bf16__a_bfloat_v16__b_bfloat_v16 = call <8 x float> @llvm.amdgcn.wmma.f32.16x16x32.bf16.v8f32.v16bf16(i1 0, <16 x bfloat> %a, i1 0, <16 x bfloat> %b, i16 0, <8 x float> %c, i1 0, i1 0)
   ret <8 x float> %r.wmma_f32_16x16x32_bf16__a_bfloat_v16__b_bfloat_v16
 }

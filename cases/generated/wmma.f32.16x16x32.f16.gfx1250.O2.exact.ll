@@ -16,7 +16,7 @@ define <8 x float> @wmma_f32_16x16x32_f16__a_half_v16__b_half_v16(<16 x half> %a
 ; CHECK-SAME: [[#D+7]]{{\]}}, {{[asv]\[}}[[#A:]]:
 ; CHECK-SAME: [[#A+7]]{{\]}}, {{[asv]\[}}[[#B:]]:
 ; CHECK-SAME: [[#B+7]]{{\]}}, {{[asv]\[}}[[#C:]]:
-; CHECK-SAME: [[#C+7]]{{\]}}
+; CHECK-SAME: [[#C+7]]{{\]}}{{(, [^ ,]+)*}}{{$}}
   %r.wmma_f32_16x16x32_f16__a_half_v16__b_half_v16 = call <8 x float> @llvm.amdgcn.wmma.f32.16x16x32.f16.v8f32.v16f16(i1 0, <16 x half> %a, i1 0, <16 x half> %b, i16 0, <8 x float> %c, i1 0, i1 0)
   ret <8 x float> %r.wmma_f32_16x16x32_f16__a_half_v16__b_half_v16
 }

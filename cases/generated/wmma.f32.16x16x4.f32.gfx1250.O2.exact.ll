@@ -16,7 +16,7 @@ define <8 x float> @wmma_f32_16x16x4_f32__a_float_v2__b_float_v2(<2 x float> %a,
 ; CHECK-SAME: [[#D+7]]{{\]}}, {{[asv]\[}}[[#A:]]:
 ; CHECK-SAME: [[#A+1]]{{\]}}, {{[asv]\[}}[[#B:]]:
 ; CHECK-SAME: [[#B+1]]{{\]}}, {{[asv]\[}}[[#C:]]:
-; CHECK-SAME: [[#C+7]]{{\]}}
+; CHECK-SAME: [[#C+7]]{{\]}}{{(, [^ ,]+)*}}{{$}}
   %r.wmma_f32_16x16x4_f32__a_float_v2__b_float_v2 = call <8 x float> @llvm.amdgcn.wmma.f32.16x16x4.f32.v8f32.v2f32(i1 0, <2 x float> %a, i1 0, <2 x float> %b, i16 0, <8 x float> %c, i1 0, i1 0)
   ret <8 x float> %r.wmma_f32_16x16x4_f32__a_float_v2__b_float_v2
 }

@@ -16,7 +16,7 @@ define <8 x float> @wmma_f32_16x16x64_fp8_bf8__a_i32_v8__b_i32_v8(<8 x i32> %a, 
 ; CHECK-SAME: [[#D+7]]{{\]}}, {{[asv]\[}}[[#A:]]:
 ; CHECK-SAME: [[#A+7]]{{\]}}, {{[asv]\[}}[[#B:]]:
 ; CHECK-SAME: [[#B+7]]{{\]}}, {{[asv]\[}}[[#C:]]:
-; CHECK-SAME: [[#C+7]]{{\]}}
+; CHECK-SAME: [[#C+7]]{{\]}}{{(, [^ ,]+)*}}{{$}}
   %r.wmma_f32_16x16x64_fp8_bf8__a_i32_v8__b_i32_v8 = call <8 x float> @llvm.amdgcn.wmma.f32.16x16x64.fp8.bf8.v8f32.v8i32(<8 x i32> %a, <8 x i32> %b, i16 0, <8 x float> %c, i1 0, i1 0)
   ret <8 x float> %r.wmma_f32_16x16x64_fp8_bf8__a_i32_v8__b_i32_v8
 }

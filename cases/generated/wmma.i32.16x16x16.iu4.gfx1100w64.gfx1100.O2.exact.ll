@@ -16,7 +16,7 @@ define <4 x i32> @wmma_i32_16x16x16_iu4_gfx1100w64__a_i32_v2__b_i32_v2(<2 x i32>
 ; CHECK-SAME: [[#D+3]]{{\]}}, {{[asv]\[}}[[#A:]]:
 ; CHECK-SAME: [[#A+1]]{{\]}}, {{[asv]\[}}[[#B:]]:
 ; CHECK-SAME: [[#B+1]]{{\]}}, {{[asv]\[}}[[#C:]]:
-; CHECK-SAME: [[#C+3]]{{\]}}
+; CHECK-SAME: [[#C+3]]{{\]}}{{(, [^ ,]+)*}}{{$}}
   %r.wmma_i32_16x16x16_iu4_gfx1100w64__a_i32_v2__b_i32_v2 = call <4 x i32> @llvm.amdgcn.wmma.i32.16x16x16.iu4.v4i32.v2i32(i1 0, <2 x i32> %a, i1 0, <2 x i32> %b, <4 x i32> %c, i1 0)
   ret <4 x i32> %r.wmma_i32_16x16x16_iu4_gfx1100w64__a_i32_v2__b_i32_v2
 }

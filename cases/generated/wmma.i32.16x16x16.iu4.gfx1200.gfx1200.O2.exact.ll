@@ -14,7 +14,7 @@ define <8 x i32> @wmma_i32_16x16x16_iu4_gfx1200__a_i32_v1__b_i32_v1(i32 %a, i32 
 ; CHECK-LABEL: {{^}}wmma_i32_16x16x16_iu4_gfx1200__a_i32_v1__b_i32_v1:
 ; CHECK: v_wmma_i32_16x16x16_iu4 {{[asv]\[}}[[#D:]]:
 ; CHECK-SAME: [[#D+7]]{{\]}}, {{[asv][0-9]+}}, {{[asv][0-9]+}}, {{[asv]\[}}[[#C:]]:
-; CHECK-SAME: [[#C+7]]{{\]}}
+; CHECK-SAME: [[#C+7]]{{\]}}{{(, [^ ,]+)*}}{{$}}
   %r.wmma_i32_16x16x16_iu4_gfx1200__a_i32_v1__b_i32_v1 = call <8 x i32> @llvm.amdgcn.wmma.i32.16x16x16.iu4.v8i32.i32(i1 0, i32 %a, i1 0, i32 %b, <8 x i32> %c, i1 0)
   ret <8 x i32> %r.wmma_i32_16x16x16_iu4_gfx1200__a_i32_v1__b_i32_v1
 }

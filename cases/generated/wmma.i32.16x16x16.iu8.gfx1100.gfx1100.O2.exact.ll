@@ -16,7 +16,7 @@ define <8 x i32> @wmma_i32_16x16x16_iu8_gfx1100__a_i32_v4__b_i32_v4(<4 x i32> %a
 ; CHECK-SAME: [[#D+7]]{{\]}}, {{[asv]\[}}[[#A:]]:
 ; CHECK-SAME: [[#A+3]]{{\]}}, {{[asv]\[}}[[#B:]]:
 ; CHECK-SAME: [[#B+3]]{{\]}}, {{[asv]\[}}[[#C:]]:
-; CHECK-SAME: [[#C+7]]{{\]}}
+; CHECK-SAME: [[#C+7]]{{\]}}{{(, [^ ,]+)*}}{{$}}
   %r.wmma_i32_16x16x16_iu8_gfx1100__a_i32_v4__b_i32_v4 = call <8 x i32> @llvm.amdgcn.wmma.i32.16x16x16.iu8.v8i32.v4i32(i1 0, <4 x i32> %a, i1 0, <4 x i32> %b, <8 x i32> %c, i1 0)
   ret <8 x i32> %r.wmma_i32_16x16x16_iu8_gfx1100__a_i32_v4__b_i32_v4
 }

@@ -9,6 +9,10 @@
 ; RUN: llc -O0 -mtriple=amdgcn -mcpu=gfx1200 -global-isel=1 -global-isel-abort=1 -o %t.gisel.s < %s
 ; RUN: FileCheck --input-file=%t.gisel.s %s
 ; RUN: llvm-mc -triple=amdgcn -mcpu=gfx1200 -filetype=obj -o /dev/null %t.gisel.s
+; RUN: llc -O0 -mtriple=amdgcn -mcpu=gfx1200 -global-isel=0 -filetype=obj -o %t.sdag.o < %s
+; RUN: llvm-objdump -d %t.sdag.o | FileCheck --check-prefix=OBJ %s
+; RUN: llc -O0 -mtriple=amdgcn -mcpu=gfx1200 -global-isel=1 -global-isel-abort=1 -filetype=obj -o %t.gisel.o < %s
+; RUN: llvm-objdump -d %t.gisel.o | FileCheck --check-prefix=OBJ %s
 
 define <8 x i32> @wmma_i32_16x16x16_iu8_gfx1200__a_i32_v2__b_i32_v2(<2 x i32> %a, <2 x i32> %b, <8 x i32> %c) {
 ; CHECK-LABEL: {{^}}wmma_i32_16x16x16_iu8_gfx1200__a_i32_v2__b_i32_v2:
@@ -16,7 +20,9 @@ define <8 x i32> @wmma_i32_16x16x16_iu8_gfx1200__a_i32_v2__b_i32_v2(<2 x i32> %a
 ; CHECK-SAME: [[#D+7]]{{\]}}, {{[asv]\[}}[[#A:]]:
 ; CHECK-SAME: [[#A+1]]{{\]}}, {{[asv]\[}}[[#B:]]:
 ; CHECK-SAME: [[#B+1]]{{\]}}, {{[asv]\[}}[[#C:]]:
-; CHECK-SAME: [[#C+7]]{{\]}}
+; CHECK-SAME: [[#C+7]]{{\]}}{{(, [^ ,]+)*}}{{$}}
+; OBJ-LABEL: <wmma_i32_16x16x16_iu8_gfx1200__a_i32_v2__b_i32_v2>:
+; OBJ: v_wmma_i32_16x16x16_iu8 {{([^:]|[0-9]:)*}}{{ *(//.*)?$}}
   %r.wmma_i32_16x16x16_iu8_gfx1200__a_i32_v2__b_i32_v2 = call <8 x i32> @llvm.amdgcn.wmma.i32.16x16x16.iu8.v8i32.v2i32(i1 0, <2 x i32> %a, i1 0, <2 x i32> %b, <8 x i32> %c, i1 0)
   ret <8 x i32> %r.wmma_i32_16x16x16_iu8_gfx1200__a_i32_v2__b_i32_v2
 }
@@ -27,7 +33,9 @@ define <8 x i32> @wmma_i32_16x16x16_iu8_gfx1200__a_i32_v2__b_i32_v2__arg0_true(<
 ; CHECK-SAME: [[#D+7]]{{\]}}, {{[asv]\[}}[[#A:]]:
 ; CHECK-SAME: [[#A+1]]{{\]}}, {{[asv]\[}}[[#B:]]:
 ; CHECK-SAME: [[#B+1]]{{\]}}, {{[asv]\[}}[[#C:]]:
-; CHECK-SAME: [[#C+7]]{{\]}}
+; CHECK-SAME: [[#C+7]]{{\]}}{{(, [^ ,]+)*}} neg_lo:[1,0,0]{{$}}
+; OBJ-LABEL: <wmma_i32_16x16x16_iu8_gfx1200__a_i32_v2__b_i32_v2__arg0_true>:
+; OBJ: v_wmma_i32_16x16x16_iu8 {{([^:]|[0-9]:)*}} neg_lo:[1,0,0]{{ *(//.*)?$}}
   %r.wmma_i32_16x16x16_iu8_gfx1200__a_i32_v2__b_i32_v2__arg0_true = call <8 x i32> @llvm.amdgcn.wmma.i32.16x16x16.iu8.v8i32.v2i32(i1 true, <2 x i32> %a, i1 0, <2 x i32> %b, <8 x i32> %c, i1 0)
   ret <8 x i32> %r.wmma_i32_16x16x16_iu8_gfx1200__a_i32_v2__b_i32_v2__arg0_true
 }
@@ -38,7 +46,9 @@ define <8 x i32> @wmma_i32_16x16x16_iu8_gfx1200__a_i32_v2__b_i32_v2__arg2_true(<
 ; CHECK-SAME: [[#D+7]]{{\]}}, {{[asv]\[}}[[#A:]]:
 ; CHECK-SAME: [[#A+1]]{{\]}}, {{[asv]\[}}[[#B:]]:
 ; CHECK-SAME: [[#B+1]]{{\]}}, {{[asv]\[}}[[#C:]]:
-; CHECK-SAME: [[#C+7]]{{\]}}
+; CHECK-SAME: [[#C+7]]{{\]}}{{(, [^ ,]+)*}} neg_lo:[0,1,0]{{$}}
+; OBJ-LABEL: <wmma_i32_16x16x16_iu8_gfx1200__a_i32_v2__b_i32_v2__arg2_true>:
+; OBJ: v_wmma_i32_16x16x16_iu8 {{([^:]|[0-9]:)*}} neg_lo:[0,1,0]{{ *(//.*)?$}}
   %r.wmma_i32_16x16x16_iu8_gfx1200__a_i32_v2__b_i32_v2__arg2_true = call <8 x i32> @llvm.amdgcn.wmma.i32.16x16x16.iu8.v8i32.v2i32(i1 0, <2 x i32> %a, i1 true, <2 x i32> %b, <8 x i32> %c, i1 0)
   ret <8 x i32> %r.wmma_i32_16x16x16_iu8_gfx1200__a_i32_v2__b_i32_v2__arg2_true
 }
@@ -49,7 +59,9 @@ define <8 x i32> @wmma_i32_16x16x16_iu8_gfx1200__a_i32_v2__b_i32_v2__arg5_true(<
 ; CHECK-SAME: [[#D+7]]{{\]}}, {{[asv]\[}}[[#A:]]:
 ; CHECK-SAME: [[#A+1]]{{\]}}, {{[asv]\[}}[[#B:]]:
 ; CHECK-SAME: [[#B+1]]{{\]}}, {{[asv]\[}}[[#C:]]:
-; CHECK-SAME: [[#C+7]]{{\]}}
+; CHECK-SAME: [[#C+7]]{{\]}}{{(, [^ ,]+)*}} clamp{{$}}
+; OBJ-LABEL: <wmma_i32_16x16x16_iu8_gfx1200__a_i32_v2__b_i32_v2__arg5_true>:
+; OBJ: v_wmma_i32_16x16x16_iu8 {{([^:]|[0-9]:)*}} clamp{{ *(//.*)?$}}
   %r.wmma_i32_16x16x16_iu8_gfx1200__a_i32_v2__b_i32_v2__arg5_true = call <8 x i32> @llvm.amdgcn.wmma.i32.16x16x16.iu8.v8i32.v2i32(i1 0, <2 x i32> %a, i1 0, <2 x i32> %b, <8 x i32> %c, i1 true)
   ret <8 x i32> %r.wmma_i32_16x16x16_iu8_gfx1200__a_i32_v2__b_i32_v2__arg5_true
 }

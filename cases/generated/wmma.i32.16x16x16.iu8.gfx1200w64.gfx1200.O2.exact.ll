@@ -14,7 +14,7 @@ define <4 x i32> @wmma_i32_16x16x16_iu8_gfx1200w64__a_i32_v1__b_i32_v1(i32 %a, i
 ; CHECK-LABEL: {{^}}wmma_i32_16x16x16_iu8_gfx1200w64__a_i32_v1__b_i32_v1:
 ; CHECK: v_wmma_i32_16x16x16_iu8 {{[asv]\[}}[[#D:]]:
 ; CHECK-SAME: [[#D+3]]{{\]}}, {{[asv][0-9]+}}, {{[asv][0-9]+}}, {{[asv]\[}}[[#C:]]:
-; CHECK-SAME: [[#C+3]]{{\]}}
+; CHECK-SAME: [[#C+3]]{{\]}}{{(, [^ ,]+)*}}{{$}}
   %r.wmma_i32_16x16x16_iu8_gfx1200w64__a_i32_v1__b_i32_v1 = call <4 x i32> @llvm.amdgcn.wmma.i32.16x16x16.iu8.v4i32.i32(i1 0, i32 %a, i1 0, i32 %b, <4 x i32> %c, i1 0)
   ret <4 x i32> %r.wmma_i32_16x16x16_iu8_gfx1200w64__a_i32_v1__b_i32_v1
 }

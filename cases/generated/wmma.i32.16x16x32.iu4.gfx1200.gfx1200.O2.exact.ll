@@ -16,7 +16,7 @@ define <8 x i32> @wmma_i32_16x16x32_iu4_gfx1200__a_i32_v2__b_i32_v2(<2 x i32> %a
 ; CHECK-SAME: [[#D+7]]{{\]}}, {{[asv]\[}}[[#A:]]:
 ; CHECK-SAME: [[#A+1]]{{\]}}, {{[asv]\[}}[[#B:]]:
 ; CHECK-SAME: [[#B+1]]{{\]}}, {{[asv]\[}}[[#C:]]:
-; CHECK-SAME: [[#C+7]]{{\]}}
+; CHECK-SAME: [[#C+7]]{{\]}}{{(, [^ ,]+)*}}{{$}}
   %r.wmma_i32_16x16x32_iu4_gfx1200__a_i32_v2__b_i32_v2 = call <8 x i32> @llvm.amdgcn.wmma.i32.16x16x32.iu4.v8i32.v2i32(i1 0, <2 x i32> %a, i1 0, <2 x i32> %b, <8 x i32> %c, i1 0)
   ret <8 x i32> %r.wmma_i32_16x16x32_iu4_gfx1200__a_i32_v2__b_i32_v2
 }

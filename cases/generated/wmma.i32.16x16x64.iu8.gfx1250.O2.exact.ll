@@ -16,7 +16,7 @@ define <8 x i32> @wmma_i32_16x16x64_iu8__a_i32_v8__b_i32_v8(<8 x i32> %a, <8 x i
 ; CHECK-SAME: [[#D+7]]{{\]}}, {{[asv]\[}}[[#A:]]:
 ; CHECK-SAME: [[#A+7]]{{\]}}, {{[asv]\[}}[[#B:]]:
 ; CHECK-SAME: [[#B+7]]{{\]}}, {{[asv]\[}}[[#C:]]:
-; CHECK-SAME: [[#C+7]]{{\]}}
+; CHECK-SAME: [[#C+7]]{{\]}}{{(, [^ ,]+)*}}{{$}}
   %r.wmma_i32_16x16x64_iu8__a_i32_v8__b_i32_v8 = call <8 x i32> @llvm.amdgcn.wmma.i32.16x16x64.iu8.v8i32.v8i32(i1 0, <8 x i32> %a, i1 0, <8 x i32> %b, <8 x i32> %c, i1 0, i1 0, i1 0)
   ret <8 x i32> %r.wmma_i32_16x16x64_iu8__a_i32_v8__b_i32_v8
 }

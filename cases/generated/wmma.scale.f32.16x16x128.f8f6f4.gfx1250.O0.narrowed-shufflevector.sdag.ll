@@ -6,10 +6,14 @@
 ; RUN: llc -O0 -mtriple=amdgcn -mcpu=gfx1250 -global-isel=0 -o %t.sdag.s < %s
 ; RUN: FileCheck --input-file=%t.sdag.s %s
 ; RUN: llvm-mc -triple=amdgcn -mcpu=gfx1250 -filetype=obj -o /dev/null %t.sdag.s
+; RUN: llc -O0 -mtriple=amdgcn -mcpu=gfx1250 -global-isel=0 -filetype=obj -o %t.sdag.o < %s
+; RUN: llvm-objdump -d %t.sdag.o | FileCheck --check-prefix=OBJ %s
 
 define amdgpu_ps void @wmma_scale_f32_16x16x128_f8f6f4__a_fp8_v16__b_fp6_v16__narrow_shufflevector(<16 x i32> %a, <16 x i32> %b, <8 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}wmma_scale_f32_16x16x128_f8f6f4__a_fp8_v16__b_fp6_v16__narrow_shufflevector:
 ; CHECK: v_wmma_scale_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_b_fmt:MATRIX_FMT_FP6{{$}}
+; OBJ-LABEL: <wmma_scale_f32_16x16x128_f8f6f4__a_fp8_v16__b_fp6_v16__narrow_shufflevector>:
+; OBJ: v_wmma_scale_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_b_fmt:MATRIX_FMT_FP6{{ *(//.*)?$}}
   %b.narrow = shufflevector <16 x i32> %b, <16 x i32> poison, <12 x i32> <i32 0, i32 1, i32 2, i32 3, i32 4, i32 5, i32 6, i32 7, i32 8, i32 9, i32 10, i32 11>
   %r.wmma_scale_f32_16x16x128_f8f6f4__a_fp8_v16__b_fp6_v16__narrow_shufflevector = call <8 x float> @llvm.amdgcn.wmma.scale.f32.16x16x128.f8f6f4.v8f32.v16i32.v12i32(i32 0, <16 x i32> %a, i32 2, <12 x i32> %b.narrow, i16 0, <8 x float> %c, i32 0, i32 0, i32 0, i32 0, i32 0, i32 0, i1 false, i1 false)
   store <8 x float> %r.wmma_scale_f32_16x16x128_f8f6f4__a_fp8_v16__b_fp6_v16__narrow_shufflevector, ptr addrspace(1) %out
@@ -19,6 +23,8 @@ define amdgpu_ps void @wmma_scale_f32_16x16x128_f8f6f4__a_fp8_v16__b_fp6_v16__na
 define amdgpu_ps void @wmma_scale_f32_16x16x128_f8f6f4__a_fp8_v16__b_bf6_v16__narrow_shufflevector(<16 x i32> %a, <16 x i32> %b, <8 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}wmma_scale_f32_16x16x128_f8f6f4__a_fp8_v16__b_bf6_v16__narrow_shufflevector:
 ; CHECK: v_wmma_scale_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_b_fmt:MATRIX_FMT_BF6{{$}}
+; OBJ-LABEL: <wmma_scale_f32_16x16x128_f8f6f4__a_fp8_v16__b_bf6_v16__narrow_shufflevector>:
+; OBJ: v_wmma_scale_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_b_fmt:MATRIX_FMT_BF6{{ *(//.*)?$}}
   %b.narrow = shufflevector <16 x i32> %b, <16 x i32> poison, <12 x i32> <i32 0, i32 1, i32 2, i32 3, i32 4, i32 5, i32 6, i32 7, i32 8, i32 9, i32 10, i32 11>
   %r.wmma_scale_f32_16x16x128_f8f6f4__a_fp8_v16__b_bf6_v16__narrow_shufflevector = call <8 x float> @llvm.amdgcn.wmma.scale.f32.16x16x128.f8f6f4.v8f32.v16i32.v12i32(i32 0, <16 x i32> %a, i32 3, <12 x i32> %b.narrow, i16 0, <8 x float> %c, i32 0, i32 0, i32 0, i32 0, i32 0, i32 0, i1 false, i1 false)
   store <8 x float> %r.wmma_scale_f32_16x16x128_f8f6f4__a_fp8_v16__b_bf6_v16__narrow_shufflevector, ptr addrspace(1) %out
@@ -28,6 +34,8 @@ define amdgpu_ps void @wmma_scale_f32_16x16x128_f8f6f4__a_fp8_v16__b_bf6_v16__na
 define amdgpu_ps void @wmma_scale_f32_16x16x128_f8f6f4__a_fp8_v16__b_fp4_v16__narrow_shufflevector(<16 x i32> %a, <16 x i32> %b, <8 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}wmma_scale_f32_16x16x128_f8f6f4__a_fp8_v16__b_fp4_v16__narrow_shufflevector:
 ; CHECK: v_wmma_scale_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_b_fmt:MATRIX_FMT_FP4{{$}}
+; OBJ-LABEL: <wmma_scale_f32_16x16x128_f8f6f4__a_fp8_v16__b_fp4_v16__narrow_shufflevector>:
+; OBJ: v_wmma_scale_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_b_fmt:MATRIX_FMT_FP4{{ *(//.*)?$}}
   %b.narrow = shufflevector <16 x i32> %b, <16 x i32> poison, <8 x i32> <i32 0, i32 1, i32 2, i32 3, i32 4, i32 5, i32 6, i32 7>
   %r.wmma_scale_f32_16x16x128_f8f6f4__a_fp8_v16__b_fp4_v16__narrow_shufflevector = call <8 x float> @llvm.amdgcn.wmma.scale.f32.16x16x128.f8f6f4.v8f32.v16i32.v8i32(i32 0, <16 x i32> %a, i32 4, <8 x i32> %b.narrow, i16 0, <8 x float> %c, i32 0, i32 0, i32 0, i32 0, i32 0, i32 0, i1 false, i1 false)
   store <8 x float> %r.wmma_scale_f32_16x16x128_f8f6f4__a_fp8_v16__b_fp4_v16__narrow_shufflevector, ptr addrspace(1) %out
@@ -37,6 +45,8 @@ define amdgpu_ps void @wmma_scale_f32_16x16x128_f8f6f4__a_fp8_v16__b_fp4_v16__na
 define amdgpu_ps void @wmma_scale_f32_16x16x128_f8f6f4__a_bf8_v16__b_fp6_v16__narrow_shufflevector(<16 x i32> %a, <16 x i32> %b, <8 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}wmma_scale_f32_16x16x128_f8f6f4__a_bf8_v16__b_fp6_v16__narrow_shufflevector:
 ; CHECK: v_wmma_scale_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_BF8 matrix_b_fmt:MATRIX_FMT_FP6{{$}}
+; OBJ-LABEL: <wmma_scale_f32_16x16x128_f8f6f4__a_bf8_v16__b_fp6_v16__narrow_shufflevector>:
+; OBJ: v_wmma_scale_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_BF8 matrix_b_fmt:MATRIX_FMT_FP6{{ *(//.*)?$}}
   %b.narrow = shufflevector <16 x i32> %b, <16 x i32> poison, <12 x i32> <i32 0, i32 1, i32 2, i32 3, i32 4, i32 5, i32 6, i32 7, i32 8, i32 9, i32 10, i32 11>
   %r.wmma_scale_f32_16x16x128_f8f6f4__a_bf8_v16__b_fp6_v16__narrow_shufflevector = call <8 x float> @llvm.amdgcn.wmma.scale.f32.16x16x128.f8f6f4.v8f32.v16i32.v12i32(i32 1, <16 x i32> %a, i32 2, <12 x i32> %b.narrow, i16 0, <8 x float> %c, i32 0, i32 0, i32 0, i32 0, i32 0, i32 0, i1 false, i1 false)
   store <8 x float> %r.wmma_scale_f32_16x16x128_f8f6f4__a_bf8_v16__b_fp6_v16__narrow_shufflevector, ptr addrspace(1) %out
@@ -46,6 +56,8 @@ define amdgpu_ps void @wmma_scale_f32_16x16x128_f8f6f4__a_bf8_v16__b_fp6_v16__na
 define amdgpu_ps void @wmma_scale_f32_16x16x128_f8f6f4__a_bf8_v16__b_bf6_v16__narrow_shufflevector(<16 x i32> %a, <16 x i32> %b, <8 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}wmma_scale_f32_16x16x128_f8f6f4__a_bf8_v16__b_bf6_v16__narrow_shufflevector:
 ; CHECK: v_wmma_scale_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_BF8 matrix_b_fmt:MATRIX_FMT_BF6{{$}}
+; OBJ-LABEL: <wmma_scale_f32_16x16x128_f8f6f4__a_bf8_v16__b_bf6_v16__narrow_shufflevector>:
+; OBJ: v_wmma_scale_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_BF8 matrix_b_fmt:MATRIX_FMT_BF6{{ *(//.*)?$}}
   %b.narrow = shufflevector <16 x i32> %b, <16 x i32> poison, <12 x i32> <i32 0, i32 1, i32 2, i32 3, i32 4, i32 5, i32 6, i32 7, i32 8, i32 9, i32 10, i32 11>
   %r.wmma_scale_f32_16x16x128_f8f6f4__a_bf8_v16__b_bf6_v16__narrow_shufflevector = call <8 x float> @llvm.amdgcn.wmma.scale.f32.16x16x128.f8f6f4.v8f32.v16i32.v12i32(i32 1, <16 x i32> %a, i32 3, <12 x i32> %b.narrow, i16 0, <8 x float> %c, i32 0, i32 0, i32 0, i32 0, i32 0, i32 0, i1 false, i1 false)
   store <8 x float> %r.wmma_scale_f32_16x16x128_f8f6f4__a_bf8_v16__b_bf6_v16__narrow_shufflevector, ptr addrspace(1) %out
@@ -55,6 +67,8 @@ define amdgpu_ps void @wmma_scale_f32_16x16x128_f8f6f4__a_bf8_v16__b_bf6_v16__na
 define amdgpu_ps void @wmma_scale_f32_16x16x128_f8f6f4__a_bf8_v16__b_fp4_v16__narrow_shufflevector(<16 x i32> %a, <16 x i32> %b, <8 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}wmma_scale_f32_16x16x128_f8f6f4__a_bf8_v16__b_fp4_v16__narrow_shufflevector:
 ; CHECK: v_wmma_scale_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_BF8 matrix_b_fmt:MATRIX_FMT_FP4{{$}}
+; OBJ-LABEL: <wmma_scale_f32_16x16x128_f8f6f4__a_bf8_v16__b_fp4_v16__narrow_shufflevector>:
+; OBJ: v_wmma_scale_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_BF8 matrix_b_fmt:MATRIX_FMT_FP4{{ *(//.*)?$}}
   %b.narrow = shufflevector <16 x i32> %b, <16 x i32> poison, <8 x i32> <i32 0, i32 1, i32 2, i32 3, i32 4, i32 5, i32 6, i32 7>
   %r.wmma_scale_f32_16x16x128_f8f6f4__a_bf8_v16__b_fp4_v16__narrow_shufflevector = call <8 x float> @llvm.amdgcn.wmma.scale.f32.16x16x128.f8f6f4.v8f32.v16i32.v8i32(i32 1, <16 x i32> %a, i32 4, <8 x i32> %b.narrow, i16 0, <8 x float> %c, i32 0, i32 0, i32 0, i32 0, i32 0, i32 0, i1 false, i1 false)
   store <8 x float> %r.wmma_scale_f32_16x16x128_f8f6f4__a_bf8_v16__b_fp4_v16__narrow_shufflevector, ptr addrspace(1) %out
@@ -64,6 +78,8 @@ define amdgpu_ps void @wmma_scale_f32_16x16x128_f8f6f4__a_bf8_v16__b_fp4_v16__na
 define amdgpu_ps void @wmma_scale_f32_16x16x128_f8f6f4__a_fp6_v16__b_fp8_v16__narrow_shufflevector(<16 x i32> %a, <16 x i32> %b, <8 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}wmma_scale_f32_16x16x128_f8f6f4__a_fp6_v16__b_fp8_v16__narrow_shufflevector:
 ; CHECK: v_wmma_scale_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_FP6{{$}}
+; OBJ-LABEL: <wmma_scale_f32_16x16x128_f8f6f4__a_fp6_v16__b_fp8_v16__narrow_shufflevector>:
+; OBJ: v_wmma_scale_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_FP6{{ *(//.*)?$}}
   %a.narrow = shufflevector <16 x i32> %a, <16 x i32> poison, <12 x i32> <i32 0, i32 1, i32 2, i32 3, i32 4, i32 5, i32 6, i32 7, i32 8, i32 9, i32 10, i32 11>
   %r.wmma_scale_f32_16x16x128_f8f6f4__a_fp6_v16__b_fp8_v16__narrow_shufflevector = call <8 x float> @llvm.amdgcn.wmma.scale.f32.16x16x128.f8f6f4.v8f32.v12i32.v16i32(i32 2, <12 x i32> %a.narrow, i32 0, <16 x i32> %b, i16 0, <8 x float> %c, i32 0, i32 0, i32 0, i32 0, i32 0, i32 0, i1 false, i1 false)
   store <8 x float> %r.wmma_scale_f32_16x16x128_f8f6f4__a_fp6_v16__b_fp8_v16__narrow_shufflevector, ptr addrspace(1) %out
@@ -73,6 +89,8 @@ define amdgpu_ps void @wmma_scale_f32_16x16x128_f8f6f4__a_fp6_v16__b_fp8_v16__na
 define amdgpu_ps void @wmma_scale_f32_16x16x128_f8f6f4__a_fp6_v16__b_bf8_v16__narrow_shufflevector(<16 x i32> %a, <16 x i32> %b, <8 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}wmma_scale_f32_16x16x128_f8f6f4__a_fp6_v16__b_bf8_v16__narrow_shufflevector:
 ; CHECK: v_wmma_scale_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_FP6 matrix_b_fmt:MATRIX_FMT_BF8{{$}}
+; OBJ-LABEL: <wmma_scale_f32_16x16x128_f8f6f4__a_fp6_v16__b_bf8_v16__narrow_shufflevector>:
+; OBJ: v_wmma_scale_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_FP6 matrix_b_fmt:MATRIX_FMT_BF8{{ *(//.*)?$}}
   %a.narrow = shufflevector <16 x i32> %a, <16 x i32> poison, <12 x i32> <i32 0, i32 1, i32 2, i32 3, i32 4, i32 5, i32 6, i32 7, i32 8, i32 9, i32 10, i32 11>
   %r.wmma_scale_f32_16x16x128_f8f6f4__a_fp6_v16__b_bf8_v16__narrow_shufflevector = call <8 x float> @llvm.amdgcn.wmma.scale.f32.16x16x128.f8f6f4.v8f32.v12i32.v16i32(i32 2, <12 x i32> %a.narrow, i32 1, <16 x i32> %b, i16 0, <8 x float> %c, i32 0, i32 0, i32 0, i32 0, i32 0, i32 0, i1 false, i1 false)
   store <8 x float> %r.wmma_scale_f32_16x16x128_f8f6f4__a_fp6_v16__b_bf8_v16__narrow_shufflevector, ptr addrspace(1) %out
@@ -82,6 +100,8 @@ define amdgpu_ps void @wmma_scale_f32_16x16x128_f8f6f4__a_fp6_v16__b_bf8_v16__na
 define amdgpu_ps void @wmma_scale_f32_16x16x128_f8f6f4__a_fp6_v16__b_fp6_v16__narrow_shufflevector(<16 x i32> %a, <16 x i32> %b, <8 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}wmma_scale_f32_16x16x128_f8f6f4__a_fp6_v16__b_fp6_v16__narrow_shufflevector:
 ; CHECK: v_wmma_scale_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_FP6 matrix_b_fmt:MATRIX_FMT_FP6{{$}}
+; OBJ-LABEL: <wmma_scale_f32_16x16x128_f8f6f4__a_fp6_v16__b_fp6_v16__narrow_shufflevector>:
+; OBJ: v_wmma_scale_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_FP6 matrix_b_fmt:MATRIX_FMT_FP6{{ *(//.*)?$}}
   %a.narrow = shufflevector <16 x i32> %a, <16 x i32> poison, <12 x i32> <i32 0, i32 1, i32 2, i32 3, i32 4, i32 5, i32 6, i32 7, i32 8, i32 9, i32 10, i32 11>
   %b.narrow = shufflevector <16 x i32> %b, <16 x i32> poison, <12 x i32> <i32 0, i32 1, i32 2, i32 3, i32 4, i32 5, i32 6, i32 7, i32 8, i32 9, i32 10, i32 11>
   %r.wmma_scale_f32_16x16x128_f8f6f4__a_fp6_v16__b_fp6_v16__narrow_shufflevector = call <8 x float> @llvm.amdgcn.wmma.scale.f32.16x16x128.f8f6f4.v8f32.v12i32.v12i32(i32 2, <12 x i32> %a.narrow, i32 2, <12 x i32> %b.narrow, i16 0, <8 x float> %c, i32 0, i32 0, i32 0, i32 0, i32 0, i32 0, i1 false, i1 false)
@@ -92,6 +112,8 @@ define amdgpu_ps void @wmma_scale_f32_16x16x128_f8f6f4__a_fp6_v16__b_fp6_v16__na
 define amdgpu_ps void @wmma_scale_f32_16x16x128_f8f6f4__a_fp6_v16__b_bf6_v16__narrow_shufflevector(<16 x i32> %a, <16 x i32> %b, <8 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}wmma_scale_f32_16x16x128_f8f6f4__a_fp6_v16__b_bf6_v16__narrow_shufflevector:
 ; CHECK: v_wmma_scale_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_FP6 matrix_b_fmt:MATRIX_FMT_BF6{{$}}
+; OBJ-LABEL: <wmma_scale_f32_16x16x128_f8f6f4__a_fp6_v16__b_bf6_v16__narrow_shufflevector>:
+; OBJ: v_wmma_scale_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_FP6 matrix_b_fmt:MATRIX_FMT_BF6{{ *(//.*)?$}}
   %a.narrow = shufflevector <16 x i32> %a, <16 x i32> poison, <12 x i32> <i32 0, i32 1, i32 2, i32 3, i32 4, i32 5, i32 6, i32 7, i32 8, i32 9, i32 10, i32 11>
   %b.narrow = shufflevector <16 x i32> %b, <16 x i32> poison, <12 x i32> <i32 0, i32 1, i32 2, i32 3, i32 4, i32 5, i32 6, i32 7, i32 8, i32 9, i32 10, i32 11>
   %r.wmma_scale_f32_16x16x128_f8f6f4__a_fp6_v16__b_bf6_v16__narrow_shufflevector = call <8 x float> @llvm.amdgcn.wmma.scale.f32.16x16x128.f8f6f4.v8f32.v12i32.v12i32(i32 2, <12 x i32> %a.narrow, i32 3, <12 x i32> %b.narrow, i16 0, <8 x float> %c, i32 0, i32 0, i32 0, i32 0, i32 0, i32 0, i1 false, i1 false)
@@ -102,6 +124,8 @@ define amdgpu_ps void @wmma_scale_f32_16x16x128_f8f6f4__a_fp6_v16__b_bf6_v16__na
 define amdgpu_ps void @wmma_scale_f32_16x16x128_f8f6f4__a_fp6_v16__b_fp4_v16__narrow_shufflevector(<16 x i32> %a, <16 x i32> %b, <8 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}wmma_scale_f32_16x16x128_f8f6f4__a_fp6_v16__b_fp4_v16__narrow_shufflevector:
 ; CHECK: v_wmma_scale_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_FP6 matrix_b_fmt:MATRIX_FMT_FP4{{$}}
+; OBJ-LABEL: <wmma_scale_f32_16x16x128_f8f6f4__a_fp6_v16__b_fp4_v16__narrow_shufflevector>:
+; OBJ: v_wmma_scale_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_FP6 matrix_b_fmt:MATRIX_FMT_FP4{{ *(//.*)?$}}
   %a.narrow = shufflevector <16 x i32> %a, <16 x i32> poison, <12 x i32> <i32 0, i32 1, i32 2, i32 3, i32 4, i32 5, i32 6, i32 7, i32 8, i32 9, i32 10, i32 11>
   %b.narrow = shufflevector <16 x i32> %b, <16 x i32> poison, <8 x i32> <i32 0, i32 1, i32 2, i32 3, i32 4, i32 5, i32 6, i32 7>
   %r.wmma_scale_f32_16x16x128_f8f6f4__a_fp6_v16__b_fp4_v16__narrow_shufflevector = call <8 x float> @llvm.amdgcn.wmma.scale.f32.16x16x128.f8f6f4.v8f32.v12i32.v8i32(i32 2, <12 x i32> %a.narrow, i32 4, <8 x i32> %b.narrow, i16 0, <8 x float> %c, i32 0, i32 0, i32 0, i32 0, i32 0, i32 0, i1 false, i1 false)
@@ -112,6 +136,8 @@ define amdgpu_ps void @wmma_scale_f32_16x16x128_f8f6f4__a_fp6_v16__b_fp4_v16__na
 define amdgpu_ps void @wmma_scale_f32_16x16x128_f8f6f4__a_bf6_v16__b_fp8_v16__narrow_shufflevector(<16 x i32> %a, <16 x i32> %b, <8 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}wmma_scale_f32_16x16x128_f8f6f4__a_bf6_v16__b_fp8_v16__narrow_shufflevector:
 ; CHECK: v_wmma_scale_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_BF6{{$}}
+; OBJ-LABEL: <wmma_scale_f32_16x16x128_f8f6f4__a_bf6_v16__b_fp8_v16__narrow_shufflevector>:
+; OBJ: v_wmma_scale_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_BF6{{ *(//.*)?$}}
   %a.narrow = shufflevector <16 x i32> %a, <16 x i32> poison, <12 x i32> <i32 0, i32 1, i32 2, i32 3, i32 4, i32 5, i32 6, i32 7, i32 8, i32 9, i32 10, i32 11>
   %r.wmma_scale_f32_16x16x128_f8f6f4__a_bf6_v16__b_fp8_v16__narrow_shufflevector = call <8 x float> @llvm.amdgcn.wmma.scale.f32.16x16x128.f8f6f4.v8f32.v12i32.v16i32(i32 3, <12 x i32> %a.narrow, i32 0, <16 x i32> %b, i16 0, <8 x float> %c, i32 0, i32 0, i32 0, i32 0, i32 0, i32 0, i1 false, i1 false)
   store <8 x float> %r.wmma_scale_f32_16x16x128_f8f6f4__a_bf6_v16__b_fp8_v16__narrow_shufflevector, ptr addrspace(1) %out
@@ -121,6 +147,8 @@ define amdgpu_ps void @wmma_scale_f32_16x16x128_f8f6f4__a_bf6_v16__b_fp8_v16__na
 define amdgpu_ps void @wmma_scale_f32_16x16x128_f8f6f4__a_bf6_v16__b_bf8_v16__narrow_shufflevector(<16 x i32> %a, <16 x i32> %b, <8 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}wmma_scale_f32_16x16x128_f8f6f4__a_bf6_v16__b_bf8_v16__narrow_shufflevector:
 ; CHECK: v_wmma_scale_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_BF6 matrix_b_fmt:MATRIX_FMT_BF8{{$}}
+; OBJ-LABEL: <wmma_scale_f32_16x16x128_f8f6f4__a_bf6_v16__b_bf8_v16__narrow_shufflevector>:
+; OBJ: v_wmma_scale_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_BF6 matrix_b_fmt:MATRIX_FMT_BF8{{ *(//.*)?$}}
   %a.narrow = shufflevector <16 x i32> %a, <16 x i32> poison, <12 x i32> <i32 0, i32 1, i32 2, i32 3, i32 4, i32 5, i32 6, i32 7, i32 8, i32 9, i32 10, i32 11>
   %r.wmma_scale_f32_16x16x128_f8f6f4__a_bf6_v16__b_bf8_v16__narrow_shufflevector = call <8 x float> @llvm.amdgcn.wmma.scale.f32.16x16x128.f8f6f4.v8f32.v12i32.v16i32(i32 3, <12 x i32> %a.narrow, i32 1, <16 x i32> %b, i16 0, <8 x float> %c, i32 0, i32 0, i32 0, i32 0, i32 0, i32 0, i1 false, i1 false)
   store <8 x float> %r.wmma_scale_f32_16x16x128_f8f6f4__a_bf6_v16__b_bf8_v16__narrow_shufflevector, ptr addrspace(1) %out
@@ -130,6 +158,8 @@ define amdgpu_ps void @wmma_scale_f32_16x16x128_f8f6f4__a_bf6_v16__b_bf8_v16__na
 define amdgpu_ps void @wmma_scale_f32_16x16x128_f8f6f4__a_bf6_v16__b_fp6_v16__narrow_shufflevector(<16 x i32> %a, <16 x i32> %b, <8 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}wmma_scale_f32_16x16x128_f8f6f4__a_bf6_v16__b_fp6_v16__narrow_shufflevector:
 ; CHECK: v_wmma_scale_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_BF6 matrix_b_fmt:MATRIX_FMT_FP6{{$}}
+; OBJ-LABEL: <wmma_scale_f32_16x16x128_f8f6f4__a_bf6_v16__b_fp6_v16__narrow_shufflevector>:
+; OBJ: v_wmma_scale_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_BF6 matrix_b_fmt:MATRIX_FMT_FP6{{ *(//.*)?$}}
   %a.narrow = shufflevector <16 x i32> %a, <16 x i32> poison, <12 x i32> <i32 0, i32 1, i32 2, i32 3, i32 4, i32 5, i32 6, i32 7, i32 8, i32 9, i32 10, i32 11>
   %b.narrow = shufflevector <16 x i32> %b, <16 x i32> poison, <12 x i32> <i32 0, i32 1, i32 2, i32 3, i32 4, i32 5, i32 6, i32 7, i32 8, i32 9, i32 10, i32 11>
   %r.wmma_scale_f32_16x16x128_f8f6f4__a_bf6_v16__b_fp6_v16__narrow_shufflevector = call <8 x float> @llvm.amdgcn.wmma.scale.f32.16x16x128.f8f6f4.v8f32.v12i32.v12i32(i32 3, <12 x i32> %a.narrow, i32 2, <12 x i32> %b.narrow, i16 0, <8 x float> %c, i32 0, i32 0, i32 0, i32 0, i32 0, i32 0, i1 false, i1 false)
@@ -140,6 +170,8 @@ define amdgpu_ps void @wmma_scale_f32_16x16x128_f8f6f4__a_bf6_v16__b_fp6_v16__na
 define amdgpu_ps void @wmma_scale_f32_16x16x128_f8f6f4__a_bf6_v16__b_bf6_v16__narrow_shufflevector(<16 x i32> %a, <16 x i32> %b, <8 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}wmma_scale_f32_16x16x128_f8f6f4__a_bf6_v16__b_bf6_v16__narrow_shufflevector:
 ; CHECK: v_wmma_scale_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_BF6 matrix_b_fmt:MATRIX_FMT_BF6{{$}}
+; OBJ-LABEL: <wmma_scale_f32_16x16x128_f8f6f4__a_bf6_v16__b_bf6_v16__narrow_shufflevector>:
+; OBJ: v_wmma_scale_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_BF6 matrix_b_fmt:MATRIX_FMT_BF6{{ *(//.*)?$}}
   %a.narrow = shufflevector <16 x i32> %a, <16 x i32> poison, <12 x i32> <i32 0, i32 1, i32 2, i32 3, i32 4, i32 5, i32 6, i32 7, i32 8, i32 9, i32 10, i32 11>
   %b.narrow = shufflevector <16 x i32> %b, <16 x i32> poison, <12 x i32> <i32 0, i32 1, i32 2, i32 3, i32 4, i32 5, i32 6, i32 7, i32 8, i32 9, i32 10, i32 11>
   %r.wmma_scale_f32_16x16x128_f8f6f4__a_bf6_v16__b_bf6_v16__narrow_shufflevector = call <8 x float> @llvm.amdgcn.wmma.scale.f32.16x16x128.f8f6f4.v8f32.v12i32.v12i32(i32 3, <12 x i32> %a.narrow, i32 3, <12 x i32> %b.narrow, i16 0, <8 x float> %c, i32 0, i32 0, i32 0, i32 0, i32 0, i32 0, i1 false, i1 false)
@@ -150,6 +182,8 @@ define amdgpu_ps void @wmma_scale_f32_16x16x128_f8f6f4__a_bf6_v16__b_bf6_v16__na
 define amdgpu_ps void @wmma_scale_f32_16x16x128_f8f6f4__a_bf6_v16__b_fp4_v16__narrow_shufflevector(<16 x i32> %a, <16 x i32> %b, <8 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}wmma_scale_f32_16x16x128_f8f6f4__a_bf6_v16__b_fp4_v16__narrow_shufflevector:
 ; CHECK: v_wmma_scale_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_BF6 matrix_b_fmt:MATRIX_FMT_FP4{{$}}
+; OBJ-LABEL: <wmma_scale_f32_16x16x128_f8f6f4__a_bf6_v16__b_fp4_v16__narrow_shufflevector>:
+; OBJ: v_wmma_scale_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_BF6 matrix_b_fmt:MATRIX_FMT_FP4{{ *(//.*)?$}}
   %a.narrow = shufflevector <16 x i32> %a, <16 x i32> poison, <12 x i32> <i32 0, i32 1, i32 2, i32 3, i32 4, i32 5, i32 6, i32 7, i32 8, i32 9, i32 10, i32 11>
   %b.narrow = shufflevector <16 x i32> %b, <16 x i32> poison, <8 x i32> <i32 0, i32 1, i32 2, i32 3, i32 4, i32 5, i32 6, i32 7>
   %r.wmma_scale_f32_16x16x128_f8f6f4__a_bf6_v16__b_fp4_v16__narrow_shufflevector = call <8 x float> @llvm.amdgcn.wmma.scale.f32.16x16x128.f8f6f4.v8f32.v12i32.v8i32(i32 3, <12 x i32> %a.narrow, i32 4, <8 x i32> %b.narrow, i16 0, <8 x float> %c, i32 0, i32 0, i32 0, i32 0, i32 0, i32 0, i1 false, i1 false)
@@ -160,6 +194,8 @@ define amdgpu_ps void @wmma_scale_f32_16x16x128_f8f6f4__a_bf6_v16__b_fp4_v16__na
 define amdgpu_ps void @wmma_scale_f32_16x16x128_f8f6f4__a_fp4_v16__b_fp8_v16__narrow_shufflevector(<16 x i32> %a, <16 x i32> %b, <8 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}wmma_scale_f32_16x16x128_f8f6f4__a_fp4_v16__b_fp8_v16__narrow_shufflevector:
 ; CHECK: v_wmma_scale_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_FP4{{$}}
+; OBJ-LABEL: <wmma_scale_f32_16x16x128_f8f6f4__a_fp4_v16__b_fp8_v16__narrow_shufflevector>:
+; OBJ: v_wmma_scale_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_FP4{{ *(//.*)?$}}
   %a.narrow = shufflevector <16 x i32> %a, <16 x i32> poison, <8 x i32> <i32 0, i32 1, i32 2, i32 3, i32 4, i32 5, i32 6, i32 7>
   %r.wmma_scale_f32_16x16x128_f8f6f4__a_fp4_v16__b_fp8_v16__narrow_shufflevector = call <8 x float> @llvm.amdgcn.wmma.scale.f32.16x16x128.f8f6f4.v8f32.v8i32.v16i32(i32 4, <8 x i32> %a.narrow, i32 0, <16 x i32> %b, i16 0, <8 x float> %c, i32 0, i32 0, i32 0, i32 0, i32 0, i32 0, i1 false, i1 false)
   store <8 x float> %r.wmma_scale_f32_16x16x128_f8f6f4__a_fp4_v16__b_fp8_v16__narrow_shufflevector, ptr addrspace(1) %out
@@ -169,6 +205,8 @@ define amdgpu_ps void @wmma_scale_f32_16x16x128_f8f6f4__a_fp4_v16__b_fp8_v16__na
 define amdgpu_ps void @wmma_scale_f32_16x16x128_f8f6f4__a_fp4_v16__b_bf8_v16__narrow_shufflevector(<16 x i32> %a, <16 x i32> %b, <8 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}wmma_scale_f32_16x16x128_f8f6f4__a_fp4_v16__b_bf8_v16__narrow_shufflevector:
 ; CHECK: v_wmma_scale_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_FP4 matrix_b_fmt:MATRIX_FMT_BF8{{$}}
+; OBJ-LABEL: <wmma_scale_f32_16x16x128_f8f6f4__a_fp4_v16__b_bf8_v16__narrow_shufflevector>:
+; OBJ: v_wmma_scale_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_FP4 matrix_b_fmt:MATRIX_FMT_BF8{{ *(//.*)?$}}
   %a.narrow = shufflevector <16 x i32> %a, <16 x i32> poison, <8 x i32> <i32 0, i32 1, i32 2, i32 3, i32 4, i32 5, i32 6, i32 7>
   %r.wmma_scale_f32_16x16x128_f8f6f4__a_fp4_v16__b_bf8_v16__narrow_shufflevector = call <8 x float> @llvm.amdgcn.wmma.scale.f32.16x16x128.f8f6f4.v8f32.v8i32.v16i32(i32 4, <8 x i32> %a.narrow, i32 1, <16 x i32> %b, i16 0, <8 x float> %c, i32 0, i32 0, i32 0, i32 0, i32 0, i32 0, i1 false, i1 false)
   store <8 x float> %r.wmma_scale_f32_16x16x128_f8f6f4__a_fp4_v16__b_bf8_v16__narrow_shufflevector, ptr addrspace(1) %out
@@ -178,6 +216,8 @@ define amdgpu_ps void @wmma_scale_f32_16x16x128_f8f6f4__a_fp4_v16__b_bf8_v16__na
 define amdgpu_ps void @wmma_scale_f32_16x16x128_f8f6f4__a_fp4_v16__b_fp6_v16__narrow_shufflevector(<16 x i32> %a, <16 x i32> %b, <8 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}wmma_scale_f32_16x16x128_f8f6f4__a_fp4_v16__b_fp6_v16__narrow_shufflevector:
 ; CHECK: v_wmma_scale_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_FP4 matrix_b_fmt:MATRIX_FMT_FP6{{$}}
+; OBJ-LABEL: <wmma_scale_f32_16x16x128_f8f6f4__a_fp4_v16__b_fp6_v16__narrow_shufflevector>:
+; OBJ: v_wmma_scale_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_FP4 matrix_b_fmt:MATRIX_FMT_FP6{{ *(//.*)?$}}
   %a.narrow = shufflevector <16 x i32> %a, <16 x i32> poison, <8 x i32> <i32 0, i32 1, i32 2, i32 3, i32 4, i32 5, i32 6, i32 7>
   %b.narrow = shufflevector <16 x i32> %b, <16 x i32> poison, <12 x i32> <i32 0, i32 1, i32 2, i32 3, i32 4, i32 5, i32 6, i32 7, i32 8, i32 9, i32 10, i32 11>
   %r.wmma_scale_f32_16x16x128_f8f6f4__a_fp4_v16__b_fp6_v16__narrow_shufflevector = call <8 x float> @llvm.amdgcn.wmma.scale.f32.16x16x128.f8f6f4.v8f32.v8i32.v12i32(i32 4, <8 x i32> %a.narrow, i32 2, <12 x i32> %b.narrow, i16 0, <8 x float> %c, i32 0, i32 0, i32 0, i32 0, i32 0, i32 0, i1 false, i1 false)
@@ -188,6 +228,8 @@ define amdgpu_ps void @wmma_scale_f32_16x16x128_f8f6f4__a_fp4_v16__b_fp6_v16__na
 define amdgpu_ps void @wmma_scale_f32_16x16x128_f8f6f4__a_fp4_v16__b_bf6_v16__narrow_shufflevector(<16 x i32> %a, <16 x i32> %b, <8 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}wmma_scale_f32_16x16x128_f8f6f4__a_fp4_v16__b_bf6_v16__narrow_shufflevector:
 ; CHECK: v_wmma_scale_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_FP4 matrix_b_fmt:MATRIX_FMT_BF6{{$}}
+; OBJ-LABEL: <wmma_scale_f32_16x16x128_f8f6f4__a_fp4_v16__b_bf6_v16__narrow_shufflevector>:
+; OBJ: v_wmma_scale_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_FP4 matrix_b_fmt:MATRIX_FMT_BF6{{ *(//.*)?$}}
   %a.narrow = shufflevector <16 x i32> %a, <16 x i32> poison, <8 x i32> <i32 0, i32 1, i32 2, i32 3, i32 4, i32 5, i32 6, i32 7>
   %b.narrow = shufflevector <16 x i32> %b, <16 x i32> poison, <12 x i32> <i32 0, i32 1, i32 2, i32 3, i32 4, i32 5, i32 6, i32 7, i32 8, i32 9, i32 10, i32 11>
   %r.wmma_scale_f32_16x16x128_f8f6f4__a_fp4_v16__b_bf6_v16__narrow_shufflevector = call <8 x float> @llvm.amdgcn.wmma.scale.f32.16x16x128.f8f6f4.v8f32.v8i32.v12i32(i32 4, <8 x i32> %a.narrow, i32 3, <12 x i32> %b.narrow, i16 0, <8 x float> %c, i32 0, i32 0, i32 0, i32 0, i32 0, i32 0, i1 false, i1 false)
@@ -198,6 +240,8 @@ define amdgpu_ps void @wmma_scale_f32_16x16x128_f8f6f4__a_fp4_v16__b_bf6_v16__na
 define amdgpu_ps void @wmma_scale_f32_16x16x128_f8f6f4__a_fp4_v16__b_fp4_v16__narrow_shufflevector(<16 x i32> %a, <16 x i32> %b, <8 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}wmma_scale_f32_16x16x128_f8f6f4__a_fp4_v16__b_fp4_v16__narrow_shufflevector:
 ; CHECK: v_wmma_scale_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_FP4 matrix_b_fmt:MATRIX_FMT_FP4{{$}}
+; OBJ-LABEL: <wmma_scale_f32_16x16x128_f8f6f4__a_fp4_v16__b_fp4_v16__narrow_shufflevector>:
+; OBJ: v_wmma_scale_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_FP4 matrix_b_fmt:MATRIX_FMT_FP4{{ *(//.*)?$}}
   %a.narrow = shufflevector <16 x i32> %a, <16 x i32> poison, <8 x i32> <i32 0, i32 1, i32 2, i32 3, i32 4, i32 5, i32 6, i32 7>
   %b.narrow = shufflevector <16 x i32> %b, <16 x i32> poison, <8 x i32> <i32 0, i32 1, i32 2, i32 3, i32 4, i32 5, i32 6, i32 7>
   %r.wmma_scale_f32_16x16x128_f8f6f4__a_fp4_v16__b_fp4_v16__narrow_shufflevector = call <8 x float> @llvm.amdgcn.wmma.scale.f32.16x16x128.f8f6f4.v8f32.v8i32.v8i32(i32 4, <8 x i32> %a.narrow, i32 4, <8 x i32> %b.narrow, i16 0, <8 x float> %c, i32 0, i32 0, i32 0, i32 0, i32 0, i32 0, i1 false, i1 false)

@@ -10,10 +10,16 @@
 ; RUN: llc -O0 -mtriple=amdgcn -mcpu=gfx1250 -global-isel=1 -global-isel-abort=1 -o %t.gisel.s < %s
 ; RUN: FileCheck --input-file=%t.gisel.s %s
 ; RUN: llvm-mc -triple=amdgcn -mcpu=gfx1250 -filetype=obj -o /dev/null %t.gisel.s
+; RUN: llc -O0 -mtriple=amdgcn -mcpu=gfx1250 -global-isel=0 -filetype=obj -o %t.sdag.o < %s
+; RUN: llvm-objdump -d %t.sdag.o | FileCheck --check-prefix=OBJ %s
+; RUN: llc -O0 -mtriple=amdgcn -mcpu=gfx1250 -global-isel=1 -global-isel-abort=1 -filetype=obj -o %t.gisel.o < %s
+; RUN: llvm-objdump -d %t.gisel.o | FileCheck --check-prefix=OBJ %s
 
 define amdgpu_ps void @wmma_scale16_f32_16x16x128_f8f6f4__a_fp8_v16__b_fp6_v16(<16 x i32> %a, <16 x i32> %b, <8 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}wmma_scale16_f32_16x16x128_f8f6f4__a_fp8_v16__b_fp6_v16:
 ; CHECK: v_wmma_scale16_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_b_fmt:MATRIX_FMT_FP6{{$}}
+; OBJ-LABEL: <wmma_scale16_f32_16x16x128_f8f6f4__a_fp8_v16__b_fp6_v16>:
+; OBJ: v_wmma_scale16_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_b_fmt:MATRIX_FMT_FP6{{ *(//.*)?$}}
   %r.wmma_scale16_f32_16x16x128_f8f6f4__a_fp8_v16__b_fp6_v16 = call <8 x float> @llvm.amdgcn.wmma.scale16.f32.16x16x128.f8f6f4.v8f32.v16i32.v16i32(i32 0, <16 x i32> %a, i32 2, <16 x i32> %b, i16 0, <8 x float> %c, i32 0, i32 0, i64 0, i32 0, i32 0, i64 0, i1 false, i1 false)
   store <8 x float> %r.wmma_scale16_f32_16x16x128_f8f6f4__a_fp8_v16__b_fp6_v16, ptr addrspace(1) %out
   ret void
@@ -22,6 +28,8 @@ define amdgpu_ps void @wmma_scale16_f32_16x16x128_f8f6f4__a_fp8_v16__b_fp6_v16(<
 define amdgpu_ps void @wmma_scale16_f32_16x16x128_f8f6f4__a_fp8_v16__b_bf6_v16(<16 x i32> %a, <16 x i32> %b, <8 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}wmma_scale16_f32_16x16x128_f8f6f4__a_fp8_v16__b_bf6_v16:
 ; CHECK: v_wmma_scale16_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_b_fmt:MATRIX_FMT_BF6{{$}}
+; OBJ-LABEL: <wmma_scale16_f32_16x16x128_f8f6f4__a_fp8_v16__b_bf6_v16>:
+; OBJ: v_wmma_scale16_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_b_fmt:MATRIX_FMT_BF6{{ *(//.*)?$}}
   %r.wmma_scale16_f32_16x16x128_f8f6f4__a_fp8_v16__b_bf6_v16 = call <8 x float> @llvm.amdgcn.wmma.scale16.f32.16x16x128.f8f6f4.v8f32.v16i32.v16i32(i32 0, <16 x i32> %a, i32 3, <16 x i32> %b, i16 0, <8 x float> %c, i32 0, i32 0, i64 0, i32 0, i32 0, i64 0, i1 false, i1 false)
   store <8 x float> %r.wmma_scale16_f32_16x16x128_f8f6f4__a_fp8_v16__b_bf6_v16, ptr addrspace(1) %out
   ret void
@@ -30,6 +38,8 @@ define amdgpu_ps void @wmma_scale16_f32_16x16x128_f8f6f4__a_fp8_v16__b_bf6_v16(<
 define amdgpu_ps void @wmma_scale16_f32_16x16x128_f8f6f4__a_fp8_v16__b_fp4_v12(<16 x i32> %a, <12 x i32> %b, <8 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}wmma_scale16_f32_16x16x128_f8f6f4__a_fp8_v16__b_fp4_v12:
 ; CHECK: v_wmma_scale16_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_b_fmt:MATRIX_FMT_FP4{{$}}
+; OBJ-LABEL: <wmma_scale16_f32_16x16x128_f8f6f4__a_fp8_v16__b_fp4_v12>:
+; OBJ: v_wmma_scale16_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_b_fmt:MATRIX_FMT_FP4{{ *(//.*)?$}}
   %r.wmma_scale16_f32_16x16x128_f8f6f4__a_fp8_v16__b_fp4_v12 = call <8 x float> @llvm.amdgcn.wmma.scale16.f32.16x16x128.f8f6f4.v8f32.v16i32.v12i32(i32 0, <16 x i32> %a, i32 4, <12 x i32> %b, i16 0, <8 x float> %c, i32 0, i32 0, i64 0, i32 0, i32 0, i64 0, i1 false, i1 false)
   store <8 x float> %r.wmma_scale16_f32_16x16x128_f8f6f4__a_fp8_v16__b_fp4_v12, ptr addrspace(1) %out
   ret void
@@ -38,6 +48,8 @@ define amdgpu_ps void @wmma_scale16_f32_16x16x128_f8f6f4__a_fp8_v16__b_fp4_v12(<
 define amdgpu_ps void @wmma_scale16_f32_16x16x128_f8f6f4__a_fp8_v16__b_fp4_v16(<16 x i32> %a, <16 x i32> %b, <8 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}wmma_scale16_f32_16x16x128_f8f6f4__a_fp8_v16__b_fp4_v16:
 ; CHECK: v_wmma_scale16_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_b_fmt:MATRIX_FMT_FP4{{$}}
+; OBJ-LABEL: <wmma_scale16_f32_16x16x128_f8f6f4__a_fp8_v16__b_fp4_v16>:
+; OBJ: v_wmma_scale16_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_b_fmt:MATRIX_FMT_FP4{{ *(//.*)?$}}
   %r.wmma_scale16_f32_16x16x128_f8f6f4__a_fp8_v16__b_fp4_v16 = call <8 x float> @llvm.amdgcn.wmma.scale16.f32.16x16x128.f8f6f4.v8f32.v16i32.v16i32(i32 0, <16 x i32> %a, i32 4, <16 x i32> %b, i16 0, <8 x float> %c, i32 0, i32 0, i64 0, i32 0, i32 0, i64 0, i1 false, i1 false)
   store <8 x float> %r.wmma_scale16_f32_16x16x128_f8f6f4__a_fp8_v16__b_fp4_v16, ptr addrspace(1) %out
   ret void
@@ -46,6 +58,8 @@ define amdgpu_ps void @wmma_scale16_f32_16x16x128_f8f6f4__a_fp8_v16__b_fp4_v16(<
 define amdgpu_ps void @wmma_scale16_f32_16x16x128_f8f6f4__a_bf8_v16__b_fp6_v16(<16 x i32> %a, <16 x i32> %b, <8 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}wmma_scale16_f32_16x16x128_f8f6f4__a_bf8_v16__b_fp6_v16:
 ; CHECK: v_wmma_scale16_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_BF8 matrix_b_fmt:MATRIX_FMT_FP6{{$}}
+; OBJ-LABEL: <wmma_scale16_f32_16x16x128_f8f6f4__a_bf8_v16__b_fp6_v16>:
+; OBJ: v_wmma_scale16_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_BF8 matrix_b_fmt:MATRIX_FMT_FP6{{ *(//.*)?$}}
   %r.wmma_scale16_f32_16x16x128_f8f6f4__a_bf8_v16__b_fp6_v16 = call <8 x float> @llvm.amdgcn.wmma.scale16.f32.16x16x128.f8f6f4.v8f32.v16i32.v16i32(i32 1, <16 x i32> %a, i32 2, <16 x i32> %b, i16 0, <8 x float> %c, i32 0, i32 0, i64 0, i32 0, i32 0, i64 0, i1 false, i1 false)
   store <8 x float> %r.wmma_scale16_f32_16x16x128_f8f6f4__a_bf8_v16__b_fp6_v16, ptr addrspace(1) %out
   ret void
@@ -54,6 +68,8 @@ define amdgpu_ps void @wmma_scale16_f32_16x16x128_f8f6f4__a_bf8_v16__b_fp6_v16(<
 define amdgpu_ps void @wmma_scale16_f32_16x16x128_f8f6f4__a_bf8_v16__b_bf6_v16(<16 x i32> %a, <16 x i32> %b, <8 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}wmma_scale16_f32_16x16x128_f8f6f4__a_bf8_v16__b_bf6_v16:
 ; CHECK: v_wmma_scale16_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_BF8 matrix_b_fmt:MATRIX_FMT_BF6{{$}}
+; OBJ-LABEL: <wmma_scale16_f32_16x16x128_f8f6f4__a_bf8_v16__b_bf6_v16>:
+; OBJ: v_wmma_scale16_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_BF8 matrix_b_fmt:MATRIX_FMT_BF6{{ *(//.*)?$}}
   %r.wmma_scale16_f32_16x16x128_f8f6f4__a_bf8_v16__b_bf6_v16 = call <8 x float> @llvm.amdgcn.wmma.scale16.f32.16x16x128.f8f6f4.v8f32.v16i32.v16i32(i32 1, <16 x i32> %a, i32 3, <16 x i32> %b, i16 0, <8 x float> %c, i32 0, i32 0, i64 0, i32 0, i32 0, i64 0, i1 false, i1 false)
   store <8 x float> %r.wmma_scale16_f32_16x16x128_f8f6f4__a_bf8_v16__b_bf6_v16, ptr addrspace(1) %out
   ret void
@@ -62,6 +78,8 @@ define amdgpu_ps void @wmma_scale16_f32_16x16x128_f8f6f4__a_bf8_v16__b_bf6_v16(<
 define amdgpu_ps void @wmma_scale16_f32_16x16x128_f8f6f4__a_bf8_v16__b_fp4_v12(<16 x i32> %a, <12 x i32> %b, <8 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}wmma_scale16_f32_16x16x128_f8f6f4__a_bf8_v16__b_fp4_v12:
 ; CHECK: v_wmma_scale16_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_BF8 matrix_b_fmt:MATRIX_FMT_FP4{{$}}
+; OBJ-LABEL: <wmma_scale16_f32_16x16x128_f8f6f4__a_bf8_v16__b_fp4_v12>:
+; OBJ: v_wmma_scale16_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_BF8 matrix_b_fmt:MATRIX_FMT_FP4{{ *(//.*)?$}}
   %r.wmma_scale16_f32_16x16x128_f8f6f4__a_bf8_v16__b_fp4_v12 = call <8 x float> @llvm.amdgcn.wmma.scale16.f32.16x16x128.f8f6f4.v8f32.v16i32.v12i32(i32 1, <16 x i32> %a, i32 4, <12 x i32> %b, i16 0, <8 x float> %c, i32 0, i32 0, i64 0, i32 0, i32 0, i64 0, i1 false, i1 false)
   store <8 x float> %r.wmma_scale16_f32_16x16x128_f8f6f4__a_bf8_v16__b_fp4_v12, ptr addrspace(1) %out
   ret void
@@ -70,6 +88,8 @@ define amdgpu_ps void @wmma_scale16_f32_16x16x128_f8f6f4__a_bf8_v16__b_fp4_v12(<
 define amdgpu_ps void @wmma_scale16_f32_16x16x128_f8f6f4__a_bf8_v16__b_fp4_v16(<16 x i32> %a, <16 x i32> %b, <8 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}wmma_scale16_f32_16x16x128_f8f6f4__a_bf8_v16__b_fp4_v16:
 ; CHECK: v_wmma_scale16_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_BF8 matrix_b_fmt:MATRIX_FMT_FP4{{$}}
+; OBJ-LABEL: <wmma_scale16_f32_16x16x128_f8f6f4__a_bf8_v16__b_fp4_v16>:
+; OBJ: v_wmma_scale16_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_BF8 matrix_b_fmt:MATRIX_FMT_FP4{{ *(//.*)?$}}
   %r.wmma_scale16_f32_16x16x128_f8f6f4__a_bf8_v16__b_fp4_v16 = call <8 x float> @llvm.amdgcn.wmma.scale16.f32.16x16x128.f8f6f4.v8f32.v16i32.v16i32(i32 1, <16 x i32> %a, i32 4, <16 x i32> %b, i16 0, <8 x float> %c, i32 0, i32 0, i64 0, i32 0, i32 0, i64 0, i1 false, i1 false)
   store <8 x float> %r.wmma_scale16_f32_16x16x128_f8f6f4__a_bf8_v16__b_fp4_v16, ptr addrspace(1) %out
   ret void
@@ -78,6 +98,8 @@ define amdgpu_ps void @wmma_scale16_f32_16x16x128_f8f6f4__a_bf8_v16__b_fp4_v16(<
 define amdgpu_ps void @wmma_scale16_f32_16x16x128_f8f6f4__a_fp6_v16__b_fp8_v16(<16 x i32> %a, <16 x i32> %b, <8 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}wmma_scale16_f32_16x16x128_f8f6f4__a_fp6_v16__b_fp8_v16:
 ; CHECK: v_wmma_scale16_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_FP6{{$}}
+; OBJ-LABEL: <wmma_scale16_f32_16x16x128_f8f6f4__a_fp6_v16__b_fp8_v16>:
+; OBJ: v_wmma_scale16_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_FP6{{ *(//.*)?$}}
   %r.wmma_scale16_f32_16x16x128_f8f6f4__a_fp6_v16__b_fp8_v16 = call <8 x float> @llvm.amdgcn.wmma.scale16.f32.16x16x128.f8f6f4.v8f32.v16i32.v16i32(i32 2, <16 x i32> %a, i32 0, <16 x i32> %b, i16 0, <8 x float> %c, i32 0, i32 0, i64 0, i32 0, i32 0, i64 0, i1 false, i1 false)
   store <8 x float> %r.wmma_scale16_f32_16x16x128_f8f6f4__a_fp6_v16__b_fp8_v16, ptr addrspace(1) %out
   ret void
@@ -86,6 +108,8 @@ define amdgpu_ps void @wmma_scale16_f32_16x16x128_f8f6f4__a_fp6_v16__b_fp8_v16(<
 define amdgpu_ps void @wmma_scale16_f32_16x16x128_f8f6f4__a_fp6_v16__b_bf8_v16(<16 x i32> %a, <16 x i32> %b, <8 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}wmma_scale16_f32_16x16x128_f8f6f4__a_fp6_v16__b_bf8_v16:
 ; CHECK: v_wmma_scale16_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_FP6 matrix_b_fmt:MATRIX_FMT_BF8{{$}}
+; OBJ-LABEL: <wmma_scale16_f32_16x16x128_f8f6f4__a_fp6_v16__b_bf8_v16>:
+; OBJ: v_wmma_scale16_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_FP6 matrix_b_fmt:MATRIX_FMT_BF8{{ *(//.*)?$}}
   %r.wmma_scale16_f32_16x16x128_f8f6f4__a_fp6_v16__b_bf8_v16 = call <8 x float> @llvm.amdgcn.wmma.scale16.f32.16x16x128.f8f6f4.v8f32.v16i32.v16i32(i32 2, <16 x i32> %a, i32 1, <16 x i32> %b, i16 0, <8 x float> %c, i32 0, i32 0, i64 0, i32 0, i32 0, i64 0, i1 false, i1 false)
   store <8 x float> %r.wmma_scale16_f32_16x16x128_f8f6f4__a_fp6_v16__b_bf8_v16, ptr addrspace(1) %out
   ret void
@@ -94,6 +118,8 @@ define amdgpu_ps void @wmma_scale16_f32_16x16x128_f8f6f4__a_fp6_v16__b_bf8_v16(<
 define amdgpu_ps void @wmma_scale16_f32_16x16x128_f8f6f4__a_fp6_v12__b_fp6_v16(<12 x i32> %a, <16 x i32> %b, <8 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}wmma_scale16_f32_16x16x128_f8f6f4__a_fp6_v12__b_fp6_v16:
 ; CHECK: v_wmma_scale16_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_FP6 matrix_b_fmt:MATRIX_FMT_FP6{{$}}
+; OBJ-LABEL: <wmma_scale16_f32_16x16x128_f8f6f4__a_fp6_v12__b_fp6_v16>:
+; OBJ: v_wmma_scale16_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_FP6 matrix_b_fmt:MATRIX_FMT_FP6{{ *(//.*)?$}}
   %r.wmma_scale16_f32_16x16x128_f8f6f4__a_fp6_v12__b_fp6_v16 = call <8 x float> @llvm.amdgcn.wmma.scale16.f32.16x16x128.f8f6f4.v8f32.v12i32.v16i32(i32 2, <12 x i32> %a, i32 2, <16 x i32> %b, i16 0, <8 x float> %c, i32 0, i32 0, i64 0, i32 0, i32 0, i64 0, i1 false, i1 false)
   store <8 x float> %r.wmma_scale16_f32_16x16x128_f8f6f4__a_fp6_v12__b_fp6_v16, ptr addrspace(1) %out
   ret void
@@ -102,6 +128,8 @@ define amdgpu_ps void @wmma_scale16_f32_16x16x128_f8f6f4__a_fp6_v12__b_fp6_v16(<
 define amdgpu_ps void @wmma_scale16_f32_16x16x128_f8f6f4__a_fp6_v16__b_fp6_v12(<16 x i32> %a, <12 x i32> %b, <8 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}wmma_scale16_f32_16x16x128_f8f6f4__a_fp6_v16__b_fp6_v12:
 ; CHECK: v_wmma_scale16_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_FP6 matrix_b_fmt:MATRIX_FMT_FP6{{$}}
+; OBJ-LABEL: <wmma_scale16_f32_16x16x128_f8f6f4__a_fp6_v16__b_fp6_v12>:
+; OBJ: v_wmma_scale16_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_FP6 matrix_b_fmt:MATRIX_FMT_FP6{{ *(//.*)?$}}
   %r.wmma_scale16_f32_16x16x128_f8f6f4__a_fp6_v16__b_fp6_v12 = call <8 x float> @llvm.amdgcn.wmma.scale16.f32.16x16x128.f8f6f4.v8f32.v16i32.v12i32(i32 2, <16 x i32> %a, i32 2, <12 x i32> %b, i16 0, <8 x float> %c, i32 0, i32 0, i64 0, i32 0, i32 0, i64 0, i1 false, i1 false)
   store <8 x float> %r.wmma_scale16_f32_16x16x128_f8f6f4__a_fp6_v16__b_fp6_v12, ptr addrspace(1) %out
   ret void
@@ -110,6 +138,8 @@ define amdgpu_ps void @wmma_scale16_f32_16x16x128_f8f6f4__a_fp6_v16__b_fp6_v12(<
 define amdgpu_ps void @wmma_scale16_f32_16x16x128_f8f6f4__a_fp6_v16__b_fp6_v16(<16 x i32> %a, <16 x i32> %b, <8 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}wmma_scale16_f32_16x16x128_f8f6f4__a_fp6_v16__b_fp6_v16:
 ; CHECK: v_wmma_scale16_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_FP6 matrix_b_fmt:MATRIX_FMT_FP6{{$}}
+; OBJ-LABEL: <wmma_scale16_f32_16x16x128_f8f6f4__a_fp6_v16__b_fp6_v16>:
+; OBJ: v_wmma_scale16_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_FP6 matrix_b_fmt:MATRIX_FMT_FP6{{ *(//.*)?$}}
   %r.wmma_scale16_f32_16x16x128_f8f6f4__a_fp6_v16__b_fp6_v16 = call <8 x float> @llvm.amdgcn.wmma.scale16.f32.16x16x128.f8f6f4.v8f32.v16i32.v16i32(i32 2, <16 x i32> %a, i32 2, <16 x i32> %b, i16 0, <8 x float> %c, i32 0, i32 0, i64 0, i32 0, i32 0, i64 0, i1 false, i1 false)
   store <8 x float> %r.wmma_scale16_f32_16x16x128_f8f6f4__a_fp6_v16__b_fp6_v16, ptr addrspace(1) %out
   ret void
@@ -118,6 +148,8 @@ define amdgpu_ps void @wmma_scale16_f32_16x16x128_f8f6f4__a_fp6_v16__b_fp6_v16(<
 define amdgpu_ps void @wmma_scale16_f32_16x16x128_f8f6f4__a_fp6_v12__b_bf6_v16(<12 x i32> %a, <16 x i32> %b, <8 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}wmma_scale16_f32_16x16x128_f8f6f4__a_fp6_v12__b_bf6_v16:
 ; CHECK: v_wmma_scale16_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_FP6 matrix_b_fmt:MATRIX_FMT_BF6{{$}}
+; OBJ-LABEL: <wmma_scale16_f32_16x16x128_f8f6f4__a_fp6_v12__b_bf6_v16>:
+; OBJ: v_wmma_scale16_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_FP6 matrix_b_fmt:MATRIX_FMT_BF6{{ *(//.*)?$}}
   %r.wmma_scale16_f32_16x16x128_f8f6f4__a_fp6_v12__b_bf6_v16 = call <8 x float> @llvm.amdgcn.wmma.scale16.f32.16x16x128.f8f6f4.v8f32.v12i32.v16i32(i32 2, <12 x i32> %a, i32 3, <16 x i32> %b, i16 0, <8 x float> %c, i32 0, i32 0, i64 0, i32 0, i32 0, i64 0, i1 false, i1 false)
   store <8 x float> %r.wmma_scale16_f32_16x16x128_f8f6f4__a_fp6_v12__b_bf6_v16, ptr addrspace(1) %out
   ret void
@@ -126,6 +158,8 @@ define amdgpu_ps void @wmma_scale16_f32_16x16x128_f8f6f4__a_fp6_v12__b_bf6_v16(<
 define amdgpu_ps void @wmma_scale16_f32_16x16x128_f8f6f4__a_fp6_v16__b_bf6_v12(<16 x i32> %a, <12 x i32> %b, <8 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}wmma_scale16_f32_16x16x128_f8f6f4__a_fp6_v16__b_bf6_v12:
 ; CHECK: v_wmma_scale16_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_FP6 matrix_b_fmt:MATRIX_FMT_BF6{{$}}
+; OBJ-LABEL: <wmma_scale16_f32_16x16x128_f8f6f4__a_fp6_v16__b_bf6_v12>:
+; OBJ: v_wmma_scale16_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_FP6 matrix_b_fmt:MATRIX_FMT_BF6{{ *(//.*)?$}}
   %r.wmma_scale16_f32_16x16x128_f8f6f4__a_fp6_v16__b_bf6_v12 = call <8 x float> @llvm.amdgcn.wmma.scale16.f32.16x16x128.f8f6f4.v8f32.v16i32.v12i32(i32 2, <16 x i32> %a, i32 3, <12 x i32> %b, i16 0, <8 x float> %c, i32 0, i32 0, i64 0, i32 0, i32 0, i64 0, i1 false, i1 false)
   store <8 x float> %r.wmma_scale16_f32_16x16x128_f8f6f4__a_fp6_v16__b_bf6_v12, ptr addrspace(1) %out
   ret void
@@ -134,6 +168,8 @@ define amdgpu_ps void @wmma_scale16_f32_16x16x128_f8f6f4__a_fp6_v16__b_bf6_v12(<
 define amdgpu_ps void @wmma_scale16_f32_16x16x128_f8f6f4__a_fp6_v16__b_bf6_v16(<16 x i32> %a, <16 x i32> %b, <8 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}wmma_scale16_f32_16x16x128_f8f6f4__a_fp6_v16__b_bf6_v16:
 ; CHECK: v_wmma_scale16_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_FP6 matrix_b_fmt:MATRIX_FMT_BF6{{$}}
+; OBJ-LABEL: <wmma_scale16_f32_16x16x128_f8f6f4__a_fp6_v16__b_bf6_v16>:
+; OBJ: v_wmma_scale16_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_FP6 matrix_b_fmt:MATRIX_FMT_BF6{{ *(//.*)?$}}
   %r.wmma_scale16_f32_16x16x128_f8f6f4__a_fp6_v16__b_bf6_v16 = call <8 x float> @llvm.amdgcn.wmma.scale16.f32.16x16x128.f8f6f4.v8f32.v16i32.v16i32(i32 2, <16 x i32> %a, i32 3, <16 x i32> %b, i16 0, <8 x float> %c, i32 0, i32 0, i64 0, i32 0, i32 0, i64 0, i1 false, i1 false)
   store <8 x float> %r.wmma_scale16_f32_16x16x128_f8f6f4__a_fp6_v16__b_bf6_v16, ptr addrspace(1) %out
   ret void
@@ -142,6 +178,8 @@ define amdgpu_ps void @wmma_scale16_f32_16x16x128_f8f6f4__a_fp6_v16__b_bf6_v16(<
 define amdgpu_ps void @wmma_scale16_f32_16x16x128_f8f6f4__a_fp6_v12__b_fp4_v12(<12 x i32> %a, <12 x i32> %b, <8 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}wmma_scale16_f32_16x16x128_f8f6f4__a_fp6_v12__b_fp4_v12:
 ; CHECK: v_wmma_scale16_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_FP6 matrix_b_fmt:MATRIX_FMT_FP4{{$}}
+; OBJ-LABEL: <wmma_scale16_f32_16x16x128_f8f6f4__a_fp6_v12__b_fp4_v12>:
+; OBJ: v_wmma_scale16_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_FP6 matrix_b_fmt:MATRIX_FMT_FP4{{ *(//.*)?$}}
   %r.wmma_scale16_f32_16x16x128_f8f6f4__a_fp6_v12__b_fp4_v12 = call <8 x float> @llvm.amdgcn.wmma.scale16.f32.16x16x128.f8f6f4.v8f32.v12i32.v12i32(i32 2, <12 x i32> %a, i32 4, <12 x i32> %b, i16 0, <8 x float> %c, i32 0, i32 0, i64 0, i32 0, i32 0, i64 0, i1 false, i1 false)
   store <8 x float> %r.wmma_scale16_f32_16x16x128_f8f6f4__a_fp6_v12__b_fp4_v12, ptr addrspace(1) %out
   ret void
@@ -150,6 +188,8 @@ define amdgpu_ps void @wmma_scale16_f32_16x16x128_f8f6f4__a_fp6_v12__b_fp4_v12(<
 define amdgpu_ps void @wmma_scale16_f32_16x16x128_f8f6f4__a_fp6_v12__b_fp4_v16(<12 x i32> %a, <16 x i32> %b, <8 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}wmma_scale16_f32_16x16x128_f8f6f4__a_fp6_v12__b_fp4_v16:
 ; CHECK: v_wmma_scale16_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_FP6 matrix_b_fmt:MATRIX_FMT_FP4{{$}}
+; OBJ-LABEL: <wmma_scale16_f32_16x16x128_f8f6f4__a_fp6_v12__b_fp4_v16>:
+; OBJ: v_wmma_scale16_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_FP6 matrix_b_fmt:MATRIX_FMT_FP4{{ *(//.*)?$}}
   %r.wmma_scale16_f32_16x16x128_f8f6f4__a_fp6_v12__b_fp4_v16 = call <8 x float> @llvm.amdgcn.wmma.scale16.f32.16x16x128.f8f6f4.v8f32.v12i32.v16i32(i32 2, <12 x i32> %a, i32 4, <16 x i32> %b, i16 0, <8 x float> %c, i32 0, i32 0, i64 0, i32 0, i32 0, i64 0, i1 false, i1 false)
   store <8 x float> %r.wmma_scale16_f32_16x16x128_f8f6f4__a_fp6_v12__b_fp4_v16, ptr addrspace(1) %out
   ret void
@@ -158,6 +198,8 @@ define amdgpu_ps void @wmma_scale16_f32_16x16x128_f8f6f4__a_fp6_v12__b_fp4_v16(<
 define amdgpu_ps void @wmma_scale16_f32_16x16x128_f8f6f4__a_fp6_v16__b_fp4_v8(<16 x i32> %a, <8 x i32> %b, <8 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}wmma_scale16_f32_16x16x128_f8f6f4__a_fp6_v16__b_fp4_v8:
 ; CHECK: v_wmma_scale16_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_FP6 matrix_b_fmt:MATRIX_FMT_FP4{{$}}
+; OBJ-LABEL: <wmma_scale16_f32_16x16x128_f8f6f4__a_fp6_v16__b_fp4_v8>:
+; OBJ: v_wmma_scale16_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_FP6 matrix_b_fmt:MATRIX_FMT_FP4{{ *(//.*)?$}}
   %r.wmma_scale16_f32_16x16x128_f8f6f4__a_fp6_v16__b_fp4_v8 = call <8 x float> @llvm.amdgcn.wmma.scale16.f32.16x16x128.f8f6f4.v8f32.v16i32.v8i32(i32 2, <16 x i32> %a, i32 4, <8 x i32> %b, i16 0, <8 x float> %c, i32 0, i32 0, i64 0, i32 0, i32 0, i64 0, i1 false, i1 false)
   store <8 x float> %r.wmma_scale16_f32_16x16x128_f8f6f4__a_fp6_v16__b_fp4_v8, ptr addrspace(1) %out
   ret void
@@ -166,6 +208,8 @@ define amdgpu_ps void @wmma_scale16_f32_16x16x128_f8f6f4__a_fp6_v16__b_fp4_v8(<1
 define amdgpu_ps void @wmma_scale16_f32_16x16x128_f8f6f4__a_fp6_v16__b_fp4_v12(<16 x i32> %a, <12 x i32> %b, <8 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}wmma_scale16_f32_16x16x128_f8f6f4__a_fp6_v16__b_fp4_v12:
 ; CHECK: v_wmma_scale16_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_FP6 matrix_b_fmt:MATRIX_FMT_FP4{{$}}
+; OBJ-LABEL: <wmma_scale16_f32_16x16x128_f8f6f4__a_fp6_v16__b_fp4_v12>:
+; OBJ: v_wmma_scale16_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_FP6 matrix_b_fmt:MATRIX_FMT_FP4{{ *(//.*)?$}}
   %r.wmma_scale16_f32_16x16x128_f8f6f4__a_fp6_v16__b_fp4_v12 = call <8 x float> @llvm.amdgcn.wmma.scale16.f32.16x16x128.f8f6f4.v8f32.v16i32.v12i32(i32 2, <16 x i32> %a, i32 4, <12 x i32> %b, i16 0, <8 x float> %c, i32 0, i32 0, i64 0, i32 0, i32 0, i64 0, i1 false, i1 false)
   store <8 x float> %r.wmma_scale16_f32_16x16x128_f8f6f4__a_fp6_v16__b_fp4_v12, ptr addrspace(1) %out
   ret void
@@ -174,6 +218,8 @@ define amdgpu_ps void @wmma_scale16_f32_16x16x128_f8f6f4__a_fp6_v16__b_fp4_v12(<
 define amdgpu_ps void @wmma_scale16_f32_16x16x128_f8f6f4__a_fp6_v16__b_fp4_v16(<16 x i32> %a, <16 x i32> %b, <8 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}wmma_scale16_f32_16x16x128_f8f6f4__a_fp6_v16__b_fp4_v16:
 ; CHECK: v_wmma_scale16_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_FP6 matrix_b_fmt:MATRIX_FMT_FP4{{$}}
+; OBJ-LABEL: <wmma_scale16_f32_16x16x128_f8f6f4__a_fp6_v16__b_fp4_v16>:
+; OBJ: v_wmma_scale16_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_FP6 matrix_b_fmt:MATRIX_FMT_FP4{{ *(//.*)?$}}
   %r.wmma_scale16_f32_16x16x128_f8f6f4__a_fp6_v16__b_fp4_v16 = call <8 x float> @llvm.amdgcn.wmma.scale16.f32.16x16x128.f8f6f4.v8f32.v16i32.v16i32(i32 2, <16 x i32> %a, i32 4, <16 x i32> %b, i16 0, <8 x float> %c, i32 0, i32 0, i64 0, i32 0, i32 0, i64 0, i1 false, i1 false)
   store <8 x float> %r.wmma_scale16_f32_16x16x128_f8f6f4__a_fp6_v16__b_fp4_v16, ptr addrspace(1) %out
   ret void
@@ -182,6 +228,8 @@ define amdgpu_ps void @wmma_scale16_f32_16x16x128_f8f6f4__a_fp6_v16__b_fp4_v16(<
 define amdgpu_ps void @wmma_scale16_f32_16x16x128_f8f6f4__a_bf6_v16__b_fp8_v16(<16 x i32> %a, <16 x i32> %b, <8 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}wmma_scale16_f32_16x16x128_f8f6f4__a_bf6_v16__b_fp8_v16:
 ; CHECK: v_wmma_scale16_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_BF6{{$}}
+; OBJ-LABEL: <wmma_scale16_f32_16x16x128_f8f6f4__a_bf6_v16__b_fp8_v16>:
+; OBJ: v_wmma_scale16_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_BF6{{ *(//.*)?$}}
   %r.wmma_scale16_f32_16x16x128_f8f6f4__a_bf6_v16__b_fp8_v16 = call <8 x float> @llvm.amdgcn.wmma.scale16.f32.16x16x128.f8f6f4.v8f32.v16i32.v16i32(i32 3, <16 x i32> %a, i32 0, <16 x i32> %b, i16 0, <8 x float> %c, i32 0, i32 0, i64 0, i32 0, i32 0, i64 0, i1 false, i1 false)
   store <8 x float> %r.wmma_scale16_f32_16x16x128_f8f6f4__a_bf6_v16__b_fp8_v16, ptr addrspace(1) %out
   ret void
@@ -190,6 +238,8 @@ define amdgpu_ps void @wmma_scale16_f32_16x16x128_f8f6f4__a_bf6_v16__b_fp8_v16(<
 define amdgpu_ps void @wmma_scale16_f32_16x16x128_f8f6f4__a_bf6_v16__b_bf8_v16(<16 x i32> %a, <16 x i32> %b, <8 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}wmma_scale16_f32_16x16x128_f8f6f4__a_bf6_v16__b_bf8_v16:
 ; CHECK: v_wmma_scale16_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_BF6 matrix_b_fmt:MATRIX_FMT_BF8{{$}}
+; OBJ-LABEL: <wmma_scale16_f32_16x16x128_f8f6f4__a_bf6_v16__b_bf8_v16>:
+; OBJ: v_wmma_scale16_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_BF6 matrix_b_fmt:MATRIX_FMT_BF8{{ *(//.*)?$}}
   %r.wmma_scale16_f32_16x16x128_f8f6f4__a_bf6_v16__b_bf8_v16 = call <8 x float> @llvm.amdgcn.wmma.scale16.f32.16x16x128.f8f6f4.v8f32.v16i32.v16i32(i32 3, <16 x i32> %a, i32 1, <16 x i32> %b, i16 0, <8 x float> %c, i32 0, i32 0, i64 0, i32 0, i32 0, i64 0, i1 false, i1 false)
   store <8 x float> %r.wmma_scale16_f32_16x16x128_f8f6f4__a_bf6_v16__b_bf8_v16, ptr addrspace(1) %out
   ret void
@@ -198,6 +248,8 @@ define amdgpu_ps void @wmma_scale16_f32_16x16x128_f8f6f4__a_bf6_v16__b_bf8_v16(<
 define amdgpu_ps void @wmma_scale16_f32_16x16x128_f8f6f4__a_bf6_v12__b_fp6_v16(<12 x i32> %a, <16 x i32> %b, <8 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}wmma_scale16_f32_16x16x128_f8f6f4__a_bf6_v12__b_fp6_v16:
 ; CHECK: v_wmma_scale16_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_BF6 matrix_b_fmt:MATRIX_FMT_FP6{{$}}
+; OBJ-LABEL: <wmma_scale16_f32_16x16x128_f8f6f4__a_bf6_v12__b_fp6_v16>:
+; OBJ: v_wmma_scale16_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_BF6 matrix_b_fmt:MATRIX_FMT_FP6{{ *(//.*)?$}}
   %r.wmma_scale16_f32_16x16x128_f8f6f4__a_bf6_v12__b_fp6_v16 = call <8 x float> @llvm.amdgcn.wmma.scale16.f32.16x16x128.f8f6f4.v8f32.v12i32.v16i32(i32 3, <12 x i32> %a, i32 2, <16 x i32> %b, i16 0, <8 x float> %c, i32 0, i32 0, i64 0, i32 0, i32 0, i64 0, i1 false, i1 false)
   store <8 x float> %r.wmma_scale16_f32_16x16x128_f8f6f4__a_bf6_v12__b_fp6_v16, ptr addrspace(1) %out
   ret void
@@ -206,6 +258,8 @@ define amdgpu_ps void @wmma_scale16_f32_16x16x128_f8f6f4__a_bf6_v12__b_fp6_v16(<
 define amdgpu_ps void @wmma_scale16_f32_16x16x128_f8f6f4__a_bf6_v16__b_fp6_v12(<16 x i32> %a, <12 x i32> %b, <8 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}wmma_scale16_f32_16x16x128_f8f6f4__a_bf6_v16__b_fp6_v12:
 ; CHECK: v_wmma_scale16_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_BF6 matrix_b_fmt:MATRIX_FMT_FP6{{$}}
+; OBJ-LABEL: <wmma_scale16_f32_16x16x128_f8f6f4__a_bf6_v16__b_fp6_v12>:
+; OBJ: v_wmma_scale16_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_BF6 matrix_b_fmt:MATRIX_FMT_FP6{{ *(//.*)?$}}
   %r.wmma_scale16_f32_16x16x128_f8f6f4__a_bf6_v16__b_fp6_v12 = call <8 x float> @llvm.amdgcn.wmma.scale16.f32.16x16x128.f8f6f4.v8f32.v16i32.v12i32(i32 3, <16 x i32> %a, i32 2, <12 x i32> %b, i16 0, <8 x float> %c, i32 0, i32 0, i64 0, i32 0, i32 0, i64 0, i1 false, i1 false)
   store <8 x float> %r.wmma_scale16_f32_16x16x128_f8f6f4__a_bf6_v16__b_fp6_v12, ptr addrspace(1) %out
   ret void
@@ -214,6 +268,8 @@ define amdgpu_ps void @wmma_scale16_f32_16x16x128_f8f6f4__a_bf6_v16__b_fp6_v12(<
 define amdgpu_ps void @wmma_scale16_f32_16x16x128_f8f6f4__a_bf6_v16__b_fp6_v16(<16 x i32> %a, <16 x i32> %b, <8 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}wmma_scale16_f32_16x16x128_f8f6f4__a_bf6_v16__b_fp6_v16:
 ; CHECK: v_wmma_scale16_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_BF6 matrix_b_fmt:MATRIX_FMT_FP6{{$}}
+; OBJ-LABEL: <wmma_scale16_f32_16x16x128_f8f6f4__a_bf6_v16__b_fp6_v16>:
+; OBJ: v_wmma_scale16_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_BF6 matrix_b_fmt:MATRIX_FMT_FP6{{ *(//.*)?$}}
   %r.wmma_scale16_f32_16x16x128_f8f6f4__a_bf6_v16__b_fp6_v16 = call <8 x float> @llvm.amdgcn.wmma.scale16.f32.16x16x128.f8f6f4.v8f32.v16i32.v16i32(i32 3, <16 x i32> %a, i32 2, <16 x i32> %b, i16 0, <8 x float> %c, i32 0, i32 0, i64 0, i32 0, i32 0, i64 0, i1 false, i1 false)
   store <8 x float> %r.wmma_scale16_f32_16x16x128_f8f6f4__a_bf6_v16__b_fp6_v16, ptr addrspace(1) %out
   ret void
@@ -222,6 +278,8 @@ define amdgpu_ps void @wmma_scale16_f32_16x16x128_f8f6f4__a_bf6_v16__b_fp6_v16(<
 define amdgpu_ps void @wmma_scale16_f32_16x16x128_f8f6f4__a_bf6_v12__b_bf6_v16(<12 x i32> %a, <16 x i32> %b, <8 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}wmma_scale16_f32_16x16x128_f8f6f4__a_bf6_v12__b_bf6_v16:
 ; CHECK: v_wmma_scale16_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_BF6 matrix_b_fmt:MATRIX_FMT_BF6{{$}}
+; OBJ-LABEL: <wmma_scale16_f32_16x16x128_f8f6f4__a_bf6_v12__b_bf6_v16>:
+; OBJ: v_wmma_scale16_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_BF6 matrix_b_fmt:MATRIX_FMT_BF6{{ *(//.*)?$}}
   %r.wmma_scale16_f32_16x16x128_f8f6f4__a_bf6_v12__b_bf6_v16 = call <8 x float> @llvm.amdgcn.wmma.scale16.f32.16x16x128.f8f6f4.v8f32.v12i32.v16i32(i32 3, <12 x i32> %a, i32 3, <16 x i32> %b, i16 0, <8 x float> %c, i32 0, i32 0, i64 0, i32 0, i32 0, i64 0, i1 false, i1 false)
   store <8 x float> %r.wmma_scale16_f32_16x16x128_f8f6f4__a_bf6_v12__b_bf6_v16, ptr addrspace(1) %out
   ret void
@@ -230,6 +288,8 @@ define amdgpu_ps void @wmma_scale16_f32_16x16x128_f8f6f4__a_bf6_v12__b_bf6_v16(<
 define amdgpu_ps void @wmma_scale16_f32_16x16x128_f8f6f4__a_bf6_v16__b_bf6_v12(<16 x i32> %a, <12 x i32> %b, <8 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}wmma_scale16_f32_16x16x128_f8f6f4__a_bf6_v16__b_bf6_v12:
 ; CHECK: v_wmma_scale16_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_BF6 matrix_b_fmt:MATRIX_FMT_BF6{{$}}
+; OBJ-LABEL: <wmma_scale16_f32_16x16x128_f8f6f4__a_bf6_v16__b_bf6_v12>:
+; OBJ: v_wmma_scale16_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_BF6 matrix_b_fmt:MATRIX_FMT_BF6{{ *(//.*)?$}}
   %r.wmma_scale16_f32_16x16x128_f8f6f4__a_bf6_v16__b_bf6_v12 = call <8 x float> @llvm.amdgcn.wmma.scale16.f32.16x16x128.f8f6f4.v8f32.v16i32.v12i32(i32 3, <16 x i32> %a, i32 3, <12 x i32> %b, i16 0, <8 x float> %c, i32 0, i32 0, i64 0, i32 0, i32 0, i64 0, i1 false, i1 false)
   store <8 x float> %r.wmma_scale16_f32_16x16x128_f8f6f4__a_bf6_v16__b_bf6_v12, ptr addrspace(1) %out
   ret void
@@ -238,6 +298,8 @@ define amdgpu_ps void @wmma_scale16_f32_16x16x128_f8f6f4__a_bf6_v16__b_bf6_v12(<
 define amdgpu_ps void @wmma_scale16_f32_16x16x128_f8f6f4__a_bf6_v16__b_bf6_v16(<16 x i32> %a, <16 x i32> %b, <8 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}wmma_scale16_f32_16x16x128_f8f6f4__a_bf6_v16__b_bf6_v16:
 ; CHECK: v_wmma_scale16_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_BF6 matrix_b_fmt:MATRIX_FMT_BF6{{$}}
+; OBJ-LABEL: <wmma_scale16_f32_16x16x128_f8f6f4__a_bf6_v16__b_bf6_v16>:
+; OBJ: v_wmma_scale16_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_BF6 matrix_b_fmt:MATRIX_FMT_BF6{{ *(//.*)?$}}
   %r.wmma_scale16_f32_16x16x128_f8f6f4__a_bf6_v16__b_bf6_v16 = call <8 x float> @llvm.amdgcn.wmma.scale16.f32.16x16x128.f8f6f4.v8f32.v16i32.v16i32(i32 3, <16 x i32> %a, i32 3, <16 x i32> %b, i16 0, <8 x float> %c, i32 0, i32 0, i64 0, i32 0, i32 0, i64 0, i1 false, i1 false)
   store <8 x float> %r.wmma_scale16_f32_16x16x128_f8f6f4__a_bf6_v16__b_bf6_v16, ptr addrspace(1) %out
   ret void
@@ -246,6 +308,8 @@ define amdgpu_ps void @wmma_scale16_f32_16x16x128_f8f6f4__a_bf6_v16__b_bf6_v16(<
 define amdgpu_ps void @wmma_scale16_f32_16x16x128_f8f6f4__a_bf6_v12__b_fp4_v12(<12 x i32> %a, <12 x i32> %b, <8 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}wmma_scale16_f32_16x16x128_f8f6f4__a_bf6_v12__b_fp4_v12:
 ; CHECK: v_wmma_scale16_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_BF6 matrix_b_fmt:MATRIX_FMT_FP4{{$}}
+; OBJ-LABEL: <wmma_scale16_f32_16x16x128_f8f6f4__a_bf6_v12__b_fp4_v12>:
+; OBJ: v_wmma_scale16_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_BF6 matrix_b_fmt:MATRIX_FMT_FP4{{ *(//.*)?$}}
   %r.wmma_scale16_f32_16x16x128_f8f6f4__a_bf6_v12__b_fp4_v12 = call <8 x float> @llvm.amdgcn.wmma.scale16.f32.16x16x128.f8f6f4.v8f32.v12i32.v12i32(i32 3, <12 x i32> %a, i32 4, <12 x i32> %b, i16 0, <8 x float> %c, i32 0, i32 0, i64 0, i32 0, i32 0, i64 0, i1 false, i1 false)
   store <8 x float> %r.wmma_scale16_f32_16x16x128_f8f6f4__a_bf6_v12__b_fp4_v12, ptr addrspace(1) %out
   ret void
@@ -254,6 +318,8 @@ define amdgpu_ps void @wmma_scale16_f32_16x16x128_f8f6f4__a_bf6_v12__b_fp4_v12(<
 define amdgpu_ps void @wmma_scale16_f32_16x16x128_f8f6f4__a_bf6_v12__b_fp4_v16(<12 x i32> %a, <16 x i32> %b, <8 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}wmma_scale16_f32_16x16x128_f8f6f4__a_bf6_v12__b_fp4_v16:
 ; CHECK: v_wmma_scale16_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_BF6 matrix_b_fmt:MATRIX_FMT_FP4{{$}}
+; OBJ-LABEL: <wmma_scale16_f32_16x16x128_f8f6f4__a_bf6_v12__b_fp4_v16>:
+; OBJ: v_wmma_scale16_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_BF6 matrix_b_fmt:MATRIX_FMT_FP4{{ *(//.*)?$}}
   %r.wmma_scale16_f32_16x16x128_f8f6f4__a_bf6_v12__b_fp4_v16 = call <8 x float> @llvm.amdgcn.wmma.scale16.f32.16x16x128.f8f6f4.v8f32.v12i32.v16i32(i32 3, <12 x i32> %a, i32 4, <16 x i32> %b, i16 0, <8 x float> %c, i32 0, i32 0, i64 0, i32 0, i32 0, i64 0, i1 false, i1 false)
   store <8 x float> %r.wmma_scale16_f32_16x16x128_f8f6f4__a_bf6_v12__b_fp4_v16, ptr addrspace(1) %out
   ret void
@@ -262,6 +328,8 @@ define amdgpu_ps void @wmma_scale16_f32_16x16x128_f8f6f4__a_bf6_v12__b_fp4_v16(<
 define amdgpu_ps void @wmma_scale16_f32_16x16x128_f8f6f4__a_bf6_v16__b_fp4_v8(<16 x i32> %a, <8 x i32> %b, <8 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}wmma_scale16_f32_16x16x128_f8f6f4__a_bf6_v16__b_fp4_v8:
 ; CHECK: v_wmma_scale16_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_BF6 matrix_b_fmt:MATRIX_FMT_FP4{{$}}
+; OBJ-LABEL: <wmma_scale16_f32_16x16x128_f8f6f4__a_bf6_v16__b_fp4_v8>:
+; OBJ: v_wmma_scale16_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_BF6 matrix_b_fmt:MATRIX_FMT_FP4{{ *(//.*)?$}}
   %r.wmma_scale16_f32_16x16x128_f8f6f4__a_bf6_v16__b_fp4_v8 = call <8 x float> @llvm.amdgcn.wmma.scale16.f32.16x16x128.f8f6f4.v8f32.v16i32.v8i32(i32 3, <16 x i32> %a, i32 4, <8 x i32> %b, i16 0, <8 x float> %c, i32 0, i32 0, i64 0, i32 0, i32 0, i64 0, i1 false, i1 false)
   store <8 x float> %r.wmma_scale16_f32_16x16x128_f8f6f4__a_bf6_v16__b_fp4_v8, ptr addrspace(1) %out
   ret void
@@ -270,6 +338,8 @@ define amdgpu_ps void @wmma_scale16_f32_16x16x128_f8f6f4__a_bf6_v16__b_fp4_v8(<1
 define amdgpu_ps void @wmma_scale16_f32_16x16x128_f8f6f4__a_bf6_v16__b_fp4_v12(<16 x i32> %a, <12 x i32> %b, <8 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}wmma_scale16_f32_16x16x128_f8f6f4__a_bf6_v16__b_fp4_v12:
 ; CHECK: v_wmma_scale16_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_BF6 matrix_b_fmt:MATRIX_FMT_FP4{{$}}
+; OBJ-LABEL: <wmma_scale16_f32_16x16x128_f8f6f4__a_bf6_v16__b_fp4_v12>:
+; OBJ: v_wmma_scale16_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_BF6 matrix_b_fmt:MATRIX_FMT_FP4{{ *(//.*)?$}}
   %r.wmma_scale16_f32_16x16x128_f8f6f4__a_bf6_v16__b_fp4_v12 = call <8 x float> @llvm.amdgcn.wmma.scale16.f32.16x16x128.f8f6f4.v8f32.v16i32.v12i32(i32 3, <16 x i32> %a, i32 4, <12 x i32> %b, i16 0, <8 x float> %c, i32 0, i32 0, i64 0, i32 0, i32 0, i64 0, i1 false, i1 false)
   store <8 x float> %r.wmma_scale16_f32_16x16x128_f8f6f4__a_bf6_v16__b_fp4_v12, ptr addrspace(1) %out
   ret void
@@ -278,6 +348,8 @@ define amdgpu_ps void @wmma_scale16_f32_16x16x128_f8f6f4__a_bf6_v16__b_fp4_v12(<
 define amdgpu_ps void @wmma_scale16_f32_16x16x128_f8f6f4__a_bf6_v16__b_fp4_v16(<16 x i32> %a, <16 x i32> %b, <8 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}wmma_scale16_f32_16x16x128_f8f6f4__a_bf6_v16__b_fp4_v16:
 ; CHECK: v_wmma_scale16_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_BF6 matrix_b_fmt:MATRIX_FMT_FP4{{$}}
+; OBJ-LABEL: <wmma_scale16_f32_16x16x128_f8f6f4__a_bf6_v16__b_fp4_v16>:
+; OBJ: v_wmma_scale16_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_BF6 matrix_b_fmt:MATRIX_FMT_FP4{{ *(//.*)?$}}
   %r.wmma_scale16_f32_16x16x128_f8f6f4__a_bf6_v16__b_fp4_v16 = call <8 x float> @llvm.amdgcn.wmma.scale16.f32.16x16x128.f8f6f4.v8f32.v16i32.v16i32(i32 3, <16 x i32> %a, i32 4, <16 x i32> %b, i16 0, <8 x float> %c, i32 0, i32 0, i64 0, i32 0, i32 0, i64 0, i1 false, i1 false)
   store <8 x float> %r.wmma_scale16_f32_16x16x128_f8f6f4__a_bf6_v16__b_fp4_v16, ptr addrspace(1) %out
   ret void
@@ -286,6 +358,8 @@ define amdgpu_ps void @wmma_scale16_f32_16x16x128_f8f6f4__a_bf6_v16__b_fp4_v16(<
 define amdgpu_ps void @wmma_scale16_f32_16x16x128_f8f6f4__a_fp4_v12__b_fp8_v16(<12 x i32> %a, <16 x i32> %b, <8 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}wmma_scale16_f32_16x16x128_f8f6f4__a_fp4_v12__b_fp8_v16:
 ; CHECK: v_wmma_scale16_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_FP4{{$}}
+; OBJ-LABEL: <wmma_scale16_f32_16x16x128_f8f6f4__a_fp4_v12__b_fp8_v16>:
+; OBJ: v_wmma_scale16_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_FP4{{ *(//.*)?$}}
   %r.wmma_scale16_f32_16x16x128_f8f6f4__a_fp4_v12__b_fp8_v16 = call <8 x float> @llvm.amdgcn.wmma.scale16.f32.16x16x128.f8f6f4.v8f32.v12i32.v16i32(i32 4, <12 x i32> %a, i32 0, <16 x i32> %b, i16 0, <8 x float> %c, i32 0, i32 0, i64 0, i32 0, i32 0, i64 0, i1 false, i1 false)
   store <8 x float> %r.wmma_scale16_f32_16x16x128_f8f6f4__a_fp4_v12__b_fp8_v16, ptr addrspace(1) %out
   ret void
@@ -294,6 +368,8 @@ define amdgpu_ps void @wmma_scale16_f32_16x16x128_f8f6f4__a_fp4_v12__b_fp8_v16(<
 define amdgpu_ps void @wmma_scale16_f32_16x16x128_f8f6f4__a_fp4_v16__b_fp8_v16(<16 x i32> %a, <16 x i32> %b, <8 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}wmma_scale16_f32_16x16x128_f8f6f4__a_fp4_v16__b_fp8_v16:
 ; CHECK: v_wmma_scale16_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_FP4{{$}}
+; OBJ-LABEL: <wmma_scale16_f32_16x16x128_f8f6f4__a_fp4_v16__b_fp8_v16>:
+; OBJ: v_wmma_scale16_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_FP4{{ *(//.*)?$}}
   %r.wmma_scale16_f32_16x16x128_f8f6f4__a_fp4_v16__b_fp8_v16 = call <8 x float> @llvm.amdgcn.wmma.scale16.f32.16x16x128.f8f6f4.v8f32.v16i32.v16i32(i32 4, <16 x i32> %a, i32 0, <16 x i32> %b, i16 0, <8 x float> %c, i32 0, i32 0, i64 0, i32 0, i32 0, i64 0, i1 false, i1 false)
   store <8 x float> %r.wmma_scale16_f32_16x16x128_f8f6f4__a_fp4_v16__b_fp8_v16, ptr addrspace(1) %out
   ret void
@@ -302,6 +378,8 @@ define amdgpu_ps void @wmma_scale16_f32_16x16x128_f8f6f4__a_fp4_v16__b_fp8_v16(<
 define amdgpu_ps void @wmma_scale16_f32_16x16x128_f8f6f4__a_fp4_v12__b_bf8_v16(<12 x i32> %a, <16 x i32> %b, <8 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}wmma_scale16_f32_16x16x128_f8f6f4__a_fp4_v12__b_bf8_v16:
 ; CHECK: v_wmma_scale16_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_FP4 matrix_b_fmt:MATRIX_FMT_BF8{{$}}
+; OBJ-LABEL: <wmma_scale16_f32_16x16x128_f8f6f4__a_fp4_v12__b_bf8_v16>:
+; OBJ: v_wmma_scale16_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_FP4 matrix_b_fmt:MATRIX_FMT_BF8{{ *(//.*)?$}}
   %r.wmma_scale16_f32_16x16x128_f8f6f4__a_fp4_v12__b_bf8_v16 = call <8 x float> @llvm.amdgcn.wmma.scale16.f32.16x16x128.f8f6f4.v8f32.v12i32.v16i32(i32 4, <12 x i32> %a, i32 1, <16 x i32> %b, i16 0, <8 x float> %c, i32 0, i32 0, i64 0, i32 0, i32 0, i64 0, i1 false, i1 false)
   store <8 x float> %r.wmma_scale16_f32_16x16x128_f8f6f4__a_fp4_v12__b_bf8_v16, ptr addrspace(1) %out
   ret void
@@ -310,6 +388,8 @@ define amdgpu_ps void @wmma_scale16_f32_16x16x128_f8f6f4__a_fp4_v12__b_bf8_v16(<
 define amdgpu_ps void @wmma_scale16_f32_16x16x128_f8f6f4__a_fp4_v16__b_bf8_v16(<16 x i32> %a, <16 x i32> %b, <8 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}wmma_scale16_f32_16x16x128_f8f6f4__a_fp4_v16__b_bf8_v16:
 ; CHECK: v_wmma_scale16_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_FP4 matrix_b_fmt:MATRIX_FMT_BF8{{$}}
+; OBJ-LABEL: <wmma_scale16_f32_16x16x128_f8f6f4__a_fp4_v16__b_bf8_v16>:
+; OBJ: v_wmma_scale16_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_FP4 matrix_b_fmt:MATRIX_FMT_BF8{{ *(//.*)?$}}
   %r.wmma_scale16_f32_16x16x128_f8f6f4__a_fp4_v16__b_bf8_v16 = call <8 x float> @llvm.amdgcn.wmma.scale16.f32.16x16x128.f8f6f4.v8f32.v16i32.v16i32(i32 4, <16 x i32> %a, i32 1, <16 x i32> %b, i16 0, <8 x float> %c, i32 0, i32 0, i64 0, i32 0, i32 0, i64 0, i1 false, i1 false)
   store <8 x float> %r.wmma_scale16_f32_16x16x128_f8f6f4__a_fp4_v16__b_bf8_v16, ptr addrspace(1) %out
   ret void
@@ -318,6 +398,8 @@ define amdgpu_ps void @wmma_scale16_f32_16x16x128_f8f6f4__a_fp4_v16__b_bf8_v16(<
 define amdgpu_ps void @wmma_scale16_f32_16x16x128_f8f6f4__a_fp4_v8__b_fp6_v16(<8 x i32> %a, <16 x i32> %b, <8 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}wmma_scale16_f32_16x16x128_f8f6f4__a_fp4_v8__b_fp6_v16:
 ; CHECK: v_wmma_scale16_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_FP4 matrix_b_fmt:MATRIX_FMT_FP6{{$}}
+; OBJ-LABEL: <wmma_scale16_f32_16x16x128_f8f6f4__a_fp4_v8__b_fp6_v16>:
+; OBJ: v_wmma_scale16_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_FP4 matrix_b_fmt:MATRIX_FMT_FP6{{ *(//.*)?$}}
   %r.wmma_scale16_f32_16x16x128_f8f6f4__a_fp4_v8__b_fp6_v16 = call <8 x float> @llvm.amdgcn.wmma.scale16.f32.16x16x128.f8f6f4.v8f32.v8i32.v16i32(i32 4, <8 x i32> %a, i32 2, <16 x i32> %b, i16 0, <8 x float> %c, i32 0, i32 0, i64 0, i32 0, i32 0, i64 0, i1 false, i1 false)
   store <8 x float> %r.wmma_scale16_f32_16x16x128_f8f6f4__a_fp4_v8__b_fp6_v16, ptr addrspace(1) %out
   ret void
@@ -326,6 +408,8 @@ define amdgpu_ps void @wmma_scale16_f32_16x16x128_f8f6f4__a_fp4_v8__b_fp6_v16(<8
 define amdgpu_ps void @wmma_scale16_f32_16x16x128_f8f6f4__a_fp4_v12__b_fp6_v12(<12 x i32> %a, <12 x i32> %b, <8 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}wmma_scale16_f32_16x16x128_f8f6f4__a_fp4_v12__b_fp6_v12:
 ; CHECK: v_wmma_scale16_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_FP4 matrix_b_fmt:MATRIX_FMT_FP6{{$}}
+; OBJ-LABEL: <wmma_scale16_f32_16x16x128_f8f6f4__a_fp4_v12__b_fp6_v12>:
+; OBJ: v_wmma_scale16_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_FP4 matrix_b_fmt:MATRIX_FMT_FP6{{ *(//.*)?$}}
   %r.wmma_scale16_f32_16x16x128_f8f6f4__a_fp4_v12__b_fp6_v12 = call <8 x float> @llvm.amdgcn.wmma.scale16.f32.16x16x128.f8f6f4.v8f32.v12i32.v12i32(i32 4, <12 x i32> %a, i32 2, <12 x i32> %b, i16 0, <8 x float> %c, i32 0, i32 0, i64 0, i32 0, i32 0, i64 0, i1 false, i1 false)
   store <8 x float> %r.wmma_scale16_f32_16x16x128_f8f6f4__a_fp4_v12__b_fp6_v12, ptr addrspace(1) %out
   ret void
@@ -334,6 +418,8 @@ define amdgpu_ps void @wmma_scale16_f32_16x16x128_f8f6f4__a_fp4_v12__b_fp6_v12(<
 define amdgpu_ps void @wmma_scale16_f32_16x16x128_f8f6f4__a_fp4_v12__b_fp6_v16(<12 x i32> %a, <16 x i32> %b, <8 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}wmma_scale16_f32_16x16x128_f8f6f4__a_fp4_v12__b_fp6_v16:
 ; CHECK: v_wmma_scale16_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_FP4 matrix_b_fmt:MATRIX_FMT_FP6{{$}}
+; OBJ-LABEL: <wmma_scale16_f32_16x16x128_f8f6f4__a_fp4_v12__b_fp6_v16>:
+; OBJ: v_wmma_scale16_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_FP4 matrix_b_fmt:MATRIX_FMT_FP6{{ *(//.*)?$}}
   %r.wmma_scale16_f32_16x16x128_f8f6f4__a_fp4_v12__b_fp6_v16 = call <8 x float> @llvm.amdgcn.wmma.scale16.f32.16x16x128.f8f6f4.v8f32.v12i32.v16i32(i32 4, <12 x i32> %a, i32 2, <16 x i32> %b, i16 0, <8 x float> %c, i32 0, i32 0, i64 0, i32 0, i32 0, i64 0, i1 false, i1 false)
   store <8 x float> %r.wmma_scale16_f32_16x16x128_f8f6f4__a_fp4_v12__b_fp6_v16, ptr addrspace(1) %out
   ret void
@@ -342,6 +428,8 @@ define amdgpu_ps void @wmma_scale16_f32_16x16x128_f8f6f4__a_fp4_v12__b_fp6_v16(<
 define amdgpu_ps void @wmma_scale16_f32_16x16x128_f8f6f4__a_fp4_v16__b_fp6_v12(<16 x i32> %a, <12 x i32> %b, <8 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}wmma_scale16_f32_16x16x128_f8f6f4__a_fp4_v16__b_fp6_v12:
 ; CHECK: v_wmma_scale16_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_FP4 matrix_b_fmt:MATRIX_FMT_FP6{{$}}
+; OBJ-LABEL: <wmma_scale16_f32_16x16x128_f8f6f4__a_fp4_v16__b_fp6_v12>:
+; OBJ: v_wmma_scale16_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_FP4 matrix_b_fmt:MATRIX_FMT_FP6{{ *(//.*)?$}}
   %r.wmma_scale16_f32_16x16x128_f8f6f4__a_fp4_v16__b_fp6_v12 = call <8 x float> @llvm.amdgcn.wmma.scale16.f32.16x16x128.f8f6f4.v8f32.v16i32.v12i32(i32 4, <16 x i32> %a, i32 2, <12 x i32> %b, i16 0, <8 x float> %c, i32 0, i32 0, i64 0, i32 0, i32 0, i64 0, i1 false, i1 false)
   store <8 x float> %r.wmma_scale16_f32_16x16x128_f8f6f4__a_fp4_v16__b_fp6_v12, ptr addrspace(1) %out
   ret void
@@ -350,6 +438,8 @@ define amdgpu_ps void @wmma_scale16_f32_16x16x128_f8f6f4__a_fp4_v16__b_fp6_v12(<
 define amdgpu_ps void @wmma_scale16_f32_16x16x128_f8f6f4__a_fp4_v16__b_fp6_v16(<16 x i32> %a, <16 x i32> %b, <8 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}wmma_scale16_f32_16x16x128_f8f6f4__a_fp4_v16__b_fp6_v16:
 ; CHECK: v_wmma_scale16_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_FP4 matrix_b_fmt:MATRIX_FMT_FP6{{$}}
+; OBJ-LABEL: <wmma_scale16_f32_16x16x128_f8f6f4__a_fp4_v16__b_fp6_v16>:
+; OBJ: v_wmma_scale16_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_FP4 matrix_b_fmt:MATRIX_FMT_FP6{{ *(//.*)?$}}
   %r.wmma_scale16_f32_16x16x128_f8f6f4__a_fp4_v16__b_fp6_v16 = call <8 x float> @llvm.amdgcn.wmma.scale16.f32.16x16x128.f8f6f4.v8f32.v16i32.v16i32(i32 4, <16 x i32> %a, i32 2, <16 x i32> %b, i16 0, <8 x float> %c, i32 0, i32 0, i64 0, i32 0, i32 0, i64 0, i1 false, i1 false)
   store <8 x float> %r.wmma_scale16_f32_16x16x128_f8f6f4__a_fp4_v16__b_fp6_v16, ptr addrspace(1) %out
   ret void
@@ -358,6 +448,8 @@ define amdgpu_ps void @wmma_scale16_f32_16x16x128_f8f6f4__a_fp4_v16__b_fp6_v16(<
 define amdgpu_ps void @wmma_scale16_f32_16x16x128_f8f6f4__a_fp4_v8__b_bf6_v16(<8 x i32> %a, <16 x i32> %b, <8 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}wmma_scale16_f32_16x16x128_f8f6f4__a_fp4_v8__b_bf6_v16:
 ; CHECK: v_wmma_scale16_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_FP4 matrix_b_fmt:MATRIX_FMT_BF6{{$}}
+; OBJ-LABEL: <wmma_scale16_f32_16x16x128_f8f6f4__a_fp4_v8__b_bf6_v16>:
+; OBJ: v_wmma_scale16_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_FP4 matrix_b_fmt:MATRIX_FMT_BF6{{ *(//.*)?$}}
   %r.wmma_scale16_f32_16x16x128_f8f6f4__a_fp4_v8__b_bf6_v16 = call <8 x float> @llvm.amdgcn.wmma.scale16.f32.16x16x128.f8f6f4.v8f32.v8i32.v16i32(i32 4, <8 x i32> %a, i32 3, <16 x i32> %b, i16 0, <8 x float> %c, i32 0, i32 0, i64 0, i32 0, i32 0, i64 0, i1 false, i1 false)
   store <8 x float> %r.wmma_scale16_f32_16x16x128_f8f6f4__a_fp4_v8__b_bf6_v16, ptr addrspace(1) %out
   ret void
@@ -366,6 +458,8 @@ define amdgpu_ps void @wmma_scale16_f32_16x16x128_f8f6f4__a_fp4_v8__b_bf6_v16(<8
 define amdgpu_ps void @wmma_scale16_f32_16x16x128_f8f6f4__a_fp4_v12__b_bf6_v12(<12 x i32> %a, <12 x i32> %b, <8 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}wmma_scale16_f32_16x16x128_f8f6f4__a_fp4_v12__b_bf6_v12:
 ; CHECK: v_wmma_scale16_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_FP4 matrix_b_fmt:MATRIX_FMT_BF6{{$}}
+; OBJ-LABEL: <wmma_scale16_f32_16x16x128_f8f6f4__a_fp4_v12__b_bf6_v12>:
+; OBJ: v_wmma_scale16_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_FP4 matrix_b_fmt:MATRIX_FMT_BF6{{ *(//.*)?$}}
   %r.wmma_scale16_f32_16x16x128_f8f6f4__a_fp4_v12__b_bf6_v12 = call <8 x float> @llvm.amdgcn.wmma.scale16.f32.16x16x128.f8f6f4.v8f32.v12i32.v12i32(i32 4, <12 x i32> %a, i32 3, <12 x i32> %b, i16 0, <8 x float> %c, i32 0, i32 0, i64 0, i32 0, i32 0, i64 0, i1 false, i1 false)
   store <8 x float> %r.wmma_scale16_f32_16x16x128_f8f6f4__a_fp4_v12__b_bf6_v12, ptr addrspace(1) %out
   ret void
@@ -374,6 +468,8 @@ define amdgpu_ps void @wmma_scale16_f32_16x16x128_f8f6f4__a_fp4_v12__b_bf6_v12(<
 define amdgpu_ps void @wmma_scale16_f32_16x16x128_f8f6f4__a_fp4_v12__b_bf6_v16(<12 x i32> %a, <16 x i32> %b, <8 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}wmma_scale16_f32_16x16x128_f8f6f4__a_fp4_v12__b_bf6_v16:
 ; CHECK: v_wmma_scale16_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_FP4 matrix_b_fmt:MATRIX_FMT_BF6{{$}}
+; OBJ-LABEL: <wmma_scale16_f32_16x16x128_f8f6f4__a_fp4_v12__b_bf6_v16>:
+; OBJ: v_wmma_scale16_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_FP4 matrix_b_fmt:MATRIX_FMT_BF6{{ *(//.*)?$}}
   %r.wmma_scale16_f32_16x16x128_f8f6f4__a_fp4_v12__b_bf6_v16 = call <8 x float> @llvm.amdgcn.wmma.scale16.f32.16x16x128.f8f6f4.v8f32.v12i32.v16i32(i32 4, <12 x i32> %a, i32 3, <16 x i32> %b, i16 0, <8 x float> %c, i32 0, i32 0, i64 0, i32 0, i32 0, i64 0, i1 false, i1 false)
   store <8 x float> %r.wmma_scale16_f32_16x16x128_f8f6f4__a_fp4_v12__b_bf6_v16, ptr addrspace(1) %out
   ret void
@@ -382,6 +478,8 @@ define amdgpu_ps void @wmma_scale16_f32_16x16x128_f8f6f4__a_fp4_v12__b_bf6_v16(<
 define amdgpu_ps void @wmma_scale16_f32_16x16x128_f8f6f4__a_fp4_v16__b_bf6_v12(<16 x i32> %a, <12 x i32> %b, <8 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}wmma_scale16_f32_16x16x128_f8f6f4__a_fp4_v16__b_bf6_v12:
 ; CHECK: v_wmma_scale16_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_FP4 matrix_b_fmt:MATRIX_FMT_BF6{{$}}
+; OBJ-LABEL: <wmma_scale16_f32_16x16x128_f8f6f4__a_fp4_v16__b_bf6_v12>:
+; OBJ: v_wmma_scale16_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_FP4 matrix_b_fmt:MATRIX_FMT_BF6{{ *(//.*)?$}}
   %r.wmma_scale16_f32_16x16x128_f8f6f4__a_fp4_v16__b_bf6_v12 = call <8 x float> @llvm.amdgcn.wmma.scale16.f32.16x16x128.f8f6f4.v8f32.v16i32.v12i32(i32 4, <16 x i32> %a, i32 3, <12 x i32> %b, i16 0, <8 x float> %c, i32 0, i32 0, i64 0, i32 0, i32 0, i64 0, i1 false, i1 false)
   store <8 x float> %r.wmma_scale16_f32_16x16x128_f8f6f4__a_fp4_v16__b_bf6_v12, ptr addrspace(1) %out
   ret void
@@ -390,6 +488,8 @@ define amdgpu_ps void @wmma_scale16_f32_16x16x128_f8f6f4__a_fp4_v16__b_bf6_v12(<
 define amdgpu_ps void @wmma_scale16_f32_16x16x128_f8f6f4__a_fp4_v16__b_bf6_v16(<16 x i32> %a, <16 x i32> %b, <8 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}wmma_scale16_f32_16x16x128_f8f6f4__a_fp4_v16__b_bf6_v16:
 ; CHECK: v_wmma_scale16_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_FP4 matrix_b_fmt:MATRIX_FMT_BF6{{$}}
+; OBJ-LABEL: <wmma_scale16_f32_16x16x128_f8f6f4__a_fp4_v16__b_bf6_v16>:
+; OBJ: v_wmma_scale16_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_FP4 matrix_b_fmt:MATRIX_FMT_BF6{{ *(//.*)?$}}
   %r.wmma_scale16_f32_16x16x128_f8f6f4__a_fp4_v16__b_bf6_v16 = call <8 x float> @llvm.amdgcn.wmma.scale16.f32.16x16x128.f8f6f4.v8f32.v16i32.v16i32(i32 4, <16 x i32> %a, i32 3, <16 x i32> %b, i16 0, <8 x float> %c, i32 0, i32 0, i64 0, i32 0, i32 0, i64 0, i1 false, i1 false)
   store <8 x float> %r.wmma_scale16_f32_16x16x128_f8f6f4__a_fp4_v16__b_bf6_v16, ptr addrspace(1) %out
   ret void
@@ -398,6 +498,8 @@ define amdgpu_ps void @wmma_scale16_f32_16x16x128_f8f6f4__a_fp4_v16__b_bf6_v16(<
 define amdgpu_ps void @wmma_scale16_f32_16x16x128_f8f6f4__a_fp4_v8__b_fp4_v12(<8 x i32> %a, <12 x i32> %b, <8 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}wmma_scale16_f32_16x16x128_f8f6f4__a_fp4_v8__b_fp4_v12:
 ; CHECK: v_wmma_scale16_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_FP4 matrix_b_fmt:MATRIX_FMT_FP4{{$}}
+; OBJ-LABEL: <wmma_scale16_f32_16x16x128_f8f6f4__a_fp4_v8__b_fp4_v12>:
+; OBJ: v_wmma_scale16_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_FP4 matrix_b_fmt:MATRIX_FMT_FP4{{ *(//.*)?$}}
   %r.wmma_scale16_f32_16x16x128_f8f6f4__a_fp4_v8__b_fp4_v12 = call <8 x float> @llvm.amdgcn.wmma.scale16.f32.16x16x128.f8f6f4.v8f32.v8i32.v12i32(i32 4, <8 x i32> %a, i32 4, <12 x i32> %b, i16 0, <8 x float> %c, i32 0, i32 0, i64 0, i32 0, i32 0, i64 0, i1 false, i1 false)
   store <8 x float> %r.wmma_scale16_f32_16x16x128_f8f6f4__a_fp4_v8__b_fp4_v12, ptr addrspace(1) %out
   ret void
@@ -406,6 +508,8 @@ define amdgpu_ps void @wmma_scale16_f32_16x16x128_f8f6f4__a_fp4_v8__b_fp4_v12(<8
 define amdgpu_ps void @wmma_scale16_f32_16x16x128_f8f6f4__a_fp4_v8__b_fp4_v16(<8 x i32> %a, <16 x i32> %b, <8 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}wmma_scale16_f32_16x16x128_f8f6f4__a_fp4_v8__b_fp4_v16:
 ; CHECK: v_wmma_scale16_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_FP4 matrix_b_fmt:MATRIX_FMT_FP4{{$}}
+; OBJ-LABEL: <wmma_scale16_f32_16x16x128_f8f6f4__a_fp4_v8__b_fp4_v16>:
+; OBJ: v_wmma_scale16_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_FP4 matrix_b_fmt:MATRIX_FMT_FP4{{ *(//.*)?$}}
   %r.wmma_scale16_f32_16x16x128_f8f6f4__a_fp4_v8__b_fp4_v16 = call <8 x float> @llvm.amdgcn.wmma.scale16.f32.16x16x128.f8f6f4.v8f32.v8i32.v16i32(i32 4, <8 x i32> %a, i32 4, <16 x i32> %b, i16 0, <8 x float> %c, i32 0, i32 0, i64 0, i32 0, i32 0, i64 0, i1 false, i1 false)
   store <8 x float> %r.wmma_scale16_f32_16x16x128_f8f6f4__a_fp4_v8__b_fp4_v16, ptr addrspace(1) %out
   ret void
@@ -414,6 +518,8 @@ define amdgpu_ps void @wmma_scale16_f32_16x16x128_f8f6f4__a_fp4_v8__b_fp4_v16(<8
 define amdgpu_ps void @wmma_scale16_f32_16x16x128_f8f6f4__a_fp4_v12__b_fp4_v8(<12 x i32> %a, <8 x i32> %b, <8 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}wmma_scale16_f32_16x16x128_f8f6f4__a_fp4_v12__b_fp4_v8:
 ; CHECK: v_wmma_scale16_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_FP4 matrix_b_fmt:MATRIX_FMT_FP4{{$}}
+; OBJ-LABEL: <wmma_scale16_f32_16x16x128_f8f6f4__a_fp4_v12__b_fp4_v8>:
+; OBJ: v_wmma_scale16_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_FP4 matrix_b_fmt:MATRIX_FMT_FP4{{ *(//.*)?$}}
   %r.wmma_scale16_f32_16x16x128_f8f6f4__a_fp4_v12__b_fp4_v8 = call <8 x float> @llvm.amdgcn.wmma.scale16.f32.16x16x128.f8f6f4.v8f32.v12i32.v8i32(i32 4, <12 x i32> %a, i32 4, <8 x i32> %b, i16 0, <8 x float> %c, i32 0, i32 0, i64 0, i32 0, i32 0, i64 0, i1 false, i1 false)
   store <8 x float> %r.wmma_scale16_f32_16x16x128_f8f6f4__a_fp4_v12__b_fp4_v8, ptr addrspace(1) %out
   ret void
@@ -422,6 +528,8 @@ define amdgpu_ps void @wmma_scale16_f32_16x16x128_f8f6f4__a_fp4_v12__b_fp4_v8(<1
 define amdgpu_ps void @wmma_scale16_f32_16x16x128_f8f6f4__a_fp4_v12__b_fp4_v12(<12 x i32> %a, <12 x i32> %b, <8 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}wmma_scale16_f32_16x16x128_f8f6f4__a_fp4_v12__b_fp4_v12:
 ; CHECK: v_wmma_scale16_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_FP4 matrix_b_fmt:MATRIX_FMT_FP4{{$}}
+; OBJ-LABEL: <wmma_scale16_f32_16x16x128_f8f6f4__a_fp4_v12__b_fp4_v12>:
+; OBJ: v_wmma_scale16_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_FP4 matrix_b_fmt:MATRIX_FMT_FP4{{ *(//.*)?$}}
   %r.wmma_scale16_f32_16x16x128_f8f6f4__a_fp4_v12__b_fp4_v12 = call <8 x float> @llvm.amdgcn.wmma.scale16.f32.16x16x128.f8f6f4.v8f32.v12i32.v12i32(i32 4, <12 x i32> %a, i32 4, <12 x i32> %b, i16 0, <8 x float> %c, i32 0, i32 0, i64 0, i32 0, i32 0, i64 0, i1 false, i1 false)
   store <8 x float> %r.wmma_scale16_f32_16x16x128_f8f6f4__a_fp4_v12__b_fp4_v12, ptr addrspace(1) %out
   ret void
@@ -430,6 +538,8 @@ define amdgpu_ps void @wmma_scale16_f32_16x16x128_f8f6f4__a_fp4_v12__b_fp4_v12(<
 define amdgpu_ps void @wmma_scale16_f32_16x16x128_f8f6f4__a_fp4_v12__b_fp4_v16(<12 x i32> %a, <16 x i32> %b, <8 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}wmma_scale16_f32_16x16x128_f8f6f4__a_fp4_v12__b_fp4_v16:
 ; CHECK: v_wmma_scale16_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_FP4 matrix_b_fmt:MATRIX_FMT_FP4{{$}}
+; OBJ-LABEL: <wmma_scale16_f32_16x16x128_f8f6f4__a_fp4_v12__b_fp4_v16>:
+; OBJ: v_wmma_scale16_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_FP4 matrix_b_fmt:MATRIX_FMT_FP4{{ *(//.*)?$}}
   %r.wmma_scale16_f32_16x16x128_f8f6f4__a_fp4_v12__b_fp4_v16 = call <8 x float> @llvm.amdgcn.wmma.scale16.f32.16x16x128.f8f6f4.v8f32.v12i32.v16i32(i32 4, <12 x i32> %a, i32 4, <16 x i32> %b, i16 0, <8 x float> %c, i32 0, i32 0, i64 0, i32 0, i32 0, i64 0, i1 false, i1 false)
   store <8 x float> %r.wmma_scale16_f32_16x16x128_f8f6f4__a_fp4_v12__b_fp4_v16, ptr addrspace(1) %out
   ret void
@@ -438,6 +548,8 @@ define amdgpu_ps void @wmma_scale16_f32_16x16x128_f8f6f4__a_fp4_v12__b_fp4_v16(<
 define amdgpu_ps void @wmma_scale16_f32_16x16x128_f8f6f4__a_fp4_v16__b_fp4_v8(<16 x i32> %a, <8 x i32> %b, <8 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}wmma_scale16_f32_16x16x128_f8f6f4__a_fp4_v16__b_fp4_v8:
 ; CHECK: v_wmma_scale16_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_FP4 matrix_b_fmt:MATRIX_FMT_FP4{{$}}
+; OBJ-LABEL: <wmma_scale16_f32_16x16x128_f8f6f4__a_fp4_v16__b_fp4_v8>:
+; OBJ: v_wmma_scale16_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_FP4 matrix_b_fmt:MATRIX_FMT_FP4{{ *(//.*)?$}}
   %r.wmma_scale16_f32_16x16x128_f8f6f4__a_fp4_v16__b_fp4_v8 = call <8 x float> @llvm.amdgcn.wmma.scale16.f32.16x16x128.f8f6f4.v8f32.v16i32.v8i32(i32 4, <16 x i32> %a, i32 4, <8 x i32> %b, i16 0, <8 x float> %c, i32 0, i32 0, i64 0, i32 0, i32 0, i64 0, i1 false, i1 false)
   store <8 x float> %r.wmma_scale16_f32_16x16x128_f8f6f4__a_fp4_v16__b_fp4_v8, ptr addrspace(1) %out
   ret void
@@ -446,6 +558,8 @@ define amdgpu_ps void @wmma_scale16_f32_16x16x128_f8f6f4__a_fp4_v16__b_fp4_v8(<1
 define amdgpu_ps void @wmma_scale16_f32_16x16x128_f8f6f4__a_fp4_v16__b_fp4_v12(<16 x i32> %a, <12 x i32> %b, <8 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}wmma_scale16_f32_16x16x128_f8f6f4__a_fp4_v16__b_fp4_v12:
 ; CHECK: v_wmma_scale16_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_FP4 matrix_b_fmt:MATRIX_FMT_FP4{{$}}
+; OBJ-LABEL: <wmma_scale16_f32_16x16x128_f8f6f4__a_fp4_v16__b_fp4_v12>:
+; OBJ: v_wmma_scale16_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_FP4 matrix_b_fmt:MATRIX_FMT_FP4{{ *(//.*)?$}}
   %r.wmma_scale16_f32_16x16x128_f8f6f4__a_fp4_v16__b_fp4_v12 = call <8 x float> @llvm.amdgcn.wmma.scale16.f32.16x16x128.f8f6f4.v8f32.v16i32.v12i32(i32 4, <16 x i32> %a, i32 4, <12 x i32> %b, i16 0, <8 x float> %c, i32 0, i32 0, i64 0, i32 0, i32 0, i64 0, i1 false, i1 false)
   store <8 x float> %r.wmma_scale16_f32_16x16x128_f8f6f4__a_fp4_v16__b_fp4_v12, ptr addrspace(1) %out
   ret void
@@ -454,6 +568,8 @@ define amdgpu_ps void @wmma_scale16_f32_16x16x128_f8f6f4__a_fp4_v16__b_fp4_v12(<
 define amdgpu_ps void @wmma_scale16_f32_16x16x128_f8f6f4__a_fp4_v16__b_fp4_v16(<16 x i32> %a, <16 x i32> %b, <8 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}wmma_scale16_f32_16x16x128_f8f6f4__a_fp4_v16__b_fp4_v16:
 ; CHECK: v_wmma_scale16_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_FP4 matrix_b_fmt:MATRIX_FMT_FP4{{$}}
+; OBJ-LABEL: <wmma_scale16_f32_16x16x128_f8f6f4__a_fp4_v16__b_fp4_v16>:
+; OBJ: v_wmma_scale16_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_FP4 matrix_b_fmt:MATRIX_FMT_FP4{{ *(//.*)?$}}
   %r.wmma_scale16_f32_16x16x128_f8f6f4__a_fp4_v16__b_fp4_v16 = call <8 x float> @llvm.amdgcn.wmma.scale16.f32.16x16x128.f8f6f4.v8f32.v16i32.v16i32(i32 4, <16 x i32> %a, i32 4, <16 x i32> %b, i16 0, <8 x float> %c, i32 0, i32 0, i64 0, i32 0, i32 0, i64 0, i1 false, i1 false)
   store <8 x float> %r.wmma_scale16_f32_16x16x128_f8f6f4__a_fp4_v16__b_fp4_v16, ptr addrspace(1) %out
   ret void

@@ -143,6 +143,7 @@ def audit_file(path: Path, tc: Toolchain) -> FileAudit:
     parsed = [(run, _split(run.text)) for run in commands.run_lines(text)]  # (each line split once)
     runs = [p for _, p in parsed if isinstance(p, commands.Pipeline)]
     subst = guard.substitutions(path)
+    seen: dict[tuple, int] = {}  # an llc text already audited -> its RUN line
     for run, pipeline in parsed:
         audit = RunAudit(run.line, run.text)
         result.runs.append(audit)
@@ -159,6 +160,11 @@ def audit_file(path: Path, tc: Toolchain) -> FileAudit:
         audit.skipped = _not_run(pipeline, llc_at)
         if audit.skipped:
             continue
+        same = _text_key(pipeline, llc_at)
+        if same in seen and _writes_object(pipeline.commands[llc_at]):  # (the text RUN line's code, once)
+            audit.skipped = f"llc's object of the same run as line {seen[same]}: audited there"
+            continue
+        seen.setdefault(same, run.line)
         prefixes = _prefixes(pipeline.commands[llc_at + 1 :]) + _prefixes_of_output(pipeline.commands[llc_at], runs)
         try:
             pipeline = _substituted(pipeline, subst)
@@ -176,6 +182,17 @@ def audit_file(path: Path, tc: Toolchain) -> FileAudit:
         nothing.reason = reasons[0]
         raise nothing
     return result
+
+
+def _writes_object(llc: commands.Command) -> bool:
+    return any(a in ("-filetype=obj", "--filetype=obj") for a in llc.args) or "obj" in llc.args
+
+
+def _text_key(pipeline: commands.Pipeline, llc_at: int) -> tuple:
+    """What decides the text an llc RUN line's audit reads: the commands before llc, llc's
+    arguments but for its output, and its input."""
+    llc = pipeline.commands[llc_at]
+    return (tuple(c.text() for c in pipeline.commands[:llc_at]), tuple(_text_output(llc.args)), llc.stdin)
 
 
 def _split(text: str) -> commands.Pipeline | commands.CommandSyntaxError:

@@ -7,13 +7,14 @@ messages — never register numbers, so they hold on any correct build.
 from __future__ import annotations
 
 import dataclasses
+import re
 
 from harness.core import commands
 from harness.core import verdicts as V
 from harness.core.commands import Selector
 from harness.specs.cases import VERIFIER_CLASSES, Case, FileClass, Group, llc_command, mc_command, opt_command
 from harness.specs.emit import callee, define, module, operand
-from harness.targets import catalog
+from harness.targets import catalog, modifiers
 from harness.targets.catalog import Role, Side
 
 SELECTOR_PREFIX = {Selector.SDAG: "SDAG", Selector.GISEL: "GISEL"}
@@ -33,12 +34,25 @@ def asm_checks(case: Case) -> list[str]:
     The operand pattern admits ':' only inside register ranges (`v[8:15]`), so a stray or
     missing modifier fails the match; register numbers are never checked.
     """
-    mods = [case.intrinsic.source(s).printed(case.fmt(s)) for s in Side]
-    tail = "".join(" " + m for m in mods if m)
     return [
         _label(case),
-        f"; CHECK: {_mnemonic_pattern(case)} {{{{([^:]|[0-9]:)*}}}}{tail}{{{{$}}}}",
+        f"; CHECK: {_mnemonic_pattern(case)} {{{{([^:]|[0-9]:)*}}}}{_modifier_tail(case)}{{{{$}}}}",
     ]
+
+
+_REGEX_SPECIAL = re.compile(r"([][(){}.*+?|^$\\])")
+
+
+def _modifier_tail(case: Case) -> str:
+    """FileCheck text for exactly the modifiers the case's constant operands print after the
+    last operand (`targets.modifiers`: formats, cbsz, neg_lo, clamp, ...), or either spelling
+    where a build may select the scaled form, whose modifiers differ."""
+    tails = list(dict.fromkeys(modifiers.spelled(case.constants, m) for m in case.intrinsic.mnemonics(case.cpu)))
+    spaced = [f" {t}" if t else "" for t in tails]
+    if len(spaced) == 1:
+        return spaced[0]
+    either = "|".join(_REGEX_SPECIAL.sub(r"\\\1", t) for t in spaced if t)
+    return "{{(" + either + ")" + ("?" if "" in spaced else "") + "}}"
 
 
 def shape_checks(case: Case) -> list[str]:
@@ -58,7 +72,8 @@ def shape_checks(case: Case) -> list[str]:
             continue
         lines.append(f"{text}{{{{[asv]\\[}}}}[[#{role}:]]:")
         text = f"; CHECK-SAME: [[#{role}+{registers - 1}]]{{{{\\]}}}}{end}"
-    lines.append(text)
+    # Operands the row does not size (the sparsity index, the scales), then exactly the modifiers.
+    lines.append(f"{text}{{{{(, [^ ,]+)*}}}}{_modifier_tail(case)}{{{{$}}}}")
     return lines
 
 
@@ -110,6 +125,21 @@ def _mnemonic_pattern(case: Case) -> str:
     """The opcode, or either opcode where a build may rewrite the call into its scaled form."""
     names = case.intrinsic.mnemonics(case.cpu)
     return names[0] if len(names) == 1 else "{{" + "|".join(names) + "}}"
+
+
+def _sets_modifiers(case: Case) -> bool:
+    """Whether a constant operand of the case prints a modifier on any of its instructions."""
+    return any(modifiers.spelled(case.constants, m) for m in case.intrinsic.mnemonics(case.cpu))
+
+
+def modifier_object_checks(case: Case) -> list[str]:
+    """llvm-objdump's line of the case's instruction in llc's object: exactly the modifiers its
+    constant operands print (the encoding read back), whatever the operands and the encoding
+    comment after them."""
+    return [
+        f"; OBJ-LABEL: <{case.function}>:",
+        f"; OBJ: {_mnemonic_pattern(case)} {{{{([^:]|[0-9]:)*}}}}{_modifier_tail(case)}{{{{ *(//.*)?$}}}}",
+    ]
 
 
 def object_checks(case: Case) -> list[str]:
@@ -208,7 +238,8 @@ def _operand_note(case: Case, index: int | None) -> list[str]:
     return [f"; (operand {index}, {ty} {value}: outside the values the ISA encodes)"]
 
 
-ABSENT_CHECK = "; ABSENT: error:"
+# The prefix of a clean rejection's check: a CPU without the instruction, a value the ISA calls invalid.
+REJECTION_PREFIX = {FileClass.ABSENT: "ABSENT", FileClass.ISA_INVALID: "INVALID"}
 # What makes a failure no clean rejection although it says `error:` (verdicts.clean_rejection):
 # a fatal error, the selector giving up, a register-allocation failure.
 ABSENT_NOT = (
@@ -220,7 +251,8 @@ ABSENT_NOT = (
 
 def _absent_runs(group: Group) -> list[str]:
     """llc must reject the module cleanly: exit non-zero without a signal (`not` fails on a
-    crash), an `error:` diagnostic, and nothing fatal (the harness's `llc-reject`)."""
+    crash), an `error:` diagnostic, and nothing fatal (the harness's `llc-reject`; the IR
+    verifier inside llc rejecting an `isa-invalid` call says `error:` too)."""
     runs = []
     for sel in group.selectors:
         if not group.intrinsic.target.has_selector(sel):
@@ -228,7 +260,8 @@ def _absent_runs(group: Group) -> list[str]:
             continue
         llc = commands.with_args(llc_command(group, sel), "-o", "/dev/null", stdin="%s")
         failing = commands.Command(("not", *llc.argv), stdin=llc.stdin, stderr_to_stdout=True)
-        check = ("FileCheck", "--check-prefix=ABSENT", *(f"--implicit-check-not={n}" for n in ABSENT_NOT), "%s")
+        prefix = REJECTION_PREFIX[group.file_class]
+        check = ("FileCheck", f"--check-prefix={prefix}", *(f"--implicit-check-not={n}" for n in ABSENT_NOT), "%s")
         runs.append(_run(failing, commands.Command(check)))
     return runs
 
@@ -269,7 +302,7 @@ def _extra_requirements(group: Group) -> str:
     shapes = (
         group.intrinsic.tuple_widths
         and not group.intrinsic.target.brace_groups
-        and group.file_class not in (FileClass.ABSENT, *VERIFIER_CLASSES)
+        and group.file_class not in (FileClass.ABSENT, FileClass.ISA_INVALID, *VERIFIER_CLASSES)
     )
     return ", llvm-filecheck" if group.file_class == FileClass.OBJECT or shapes else ""
 
@@ -357,10 +390,10 @@ def lit_file(group: Group) -> str:
     """The semantic layer: checks that hold on every correct build."""
     header = _header(group)
     cls = group.file_class
-    if cls == FileClass.ABSENT:
+    if cls in (FileClass.ABSENT, FileClass.ISA_INVALID):
         header.extend(_absent_runs(group))
         # llc stops at the first function it cannot select: one message per module.
-        checks = {group.cases[0].function: [ABSENT_CHECK]}
+        checks = {group.cases[0].function: [f"; {REJECTION_PREFIX[cls]}: error:"]}
     elif group.verifier_only:
         header.append(_verifier_run())
         # Each diagnostic is checked inside the function it is about; the verifier reports
@@ -374,7 +407,14 @@ def lit_file(group: Group) -> str:
         checks = {c.function: object_checks(c) for c in group.cases}
     else:
         header.extend(_codegen_runs(group))
-        checks = {c.function: shape_checks(c) if c.intrinsic.tuple_widths else asm_checks(c) for c in group.cases}
+        objects = group.intrinsic.target.objects and any(_sets_modifiers(c) for c in group.cases)
+        if objects:  # llc's own object must encode what its text says (the path clang takes)
+            header.extend(_object_runs(group))
+        checks = {
+            c.function: (shape_checks(c) if c.intrinsic.tuple_widths else asm_checks(c))
+            + (modifier_object_checks(c) if objects else [])
+            for c in group.cases
+        }
     return module(group.cases, header + _no_selector_check(group), checks).text
 
 

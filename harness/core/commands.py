@@ -384,6 +384,13 @@ def llvm_mc(triple: str, cpu: str, features: str = "") -> Command:
     return Command(("llvm-mc", f"-triple={triple}", f"-mcpu={cpu}", *_mattr(features), "-filetype=obj", "-o", "/dev/null"))
 
 
+def object_on_stdout(command: Command) -> Command:
+    """An assembler command (`llvm_mc`) that writes its object to stdout rather than /dev/null."""
+    argv = list(command.argv)
+    at = argv.index("-o")
+    return replace(command, argv=(*argv[: at + 1], "-", *argv[at + 2 :]))
+
+
 def opt(triple: str, cpu: str, pipeline: str, disable_verify: bool = False, features: str = "") -> Command:
     flag = ("-disable-verify",) if disable_verify else ()
     return Command(("opt", f"-mtriple={triple}", f"-mcpu={cpu}", *_mattr(features), *flag, f"-passes={pipeline}"))

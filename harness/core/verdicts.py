@@ -26,9 +26,14 @@ class VerdictCode(StrEnum):
     select", "unable to legalize", "unable to translate"; whatever the exit status); `llc-reject`,
     a clean diagnostic (an `error:` line, a non-zero exit, no signal, no `LLVM ERROR`); `no-code`,
     llc exited 0 and printed its text but no code for the function; `crash`, anything else (a
-    signal, an assertion, a register-allocation failure, another fatal error)."""
+    signal, an assertion, a register-allocation failure, another fatal error). Of code llc
+    printed: `miscompile`, the instruction is the row's but a constant operand's value is not
+    what the IR gave, in llc's text, llc's object or the assembler's object of the text (worse
+    than `mc-reject`: nothing rejects it); `mc-reject`, the assembler refused the text;
+    `wrong-shape`, another instruction or other register widths."""
 
     PASS = "pass"
+    MISCOMPILE = "miscompile"
     MC_REJECT = "mc-reject"
     WRONG_SHAPE = "wrong-shape"
     NO_CODE = "no-code"
@@ -42,6 +47,7 @@ class VerdictCode(StrEnum):
 
 # The members under their module-level names (`verdicts.PASS`), as the harness spells them.
 PASS = VerdictCode.PASS
+MISCOMPILE = VerdictCode.MISCOMPILE
 MC_REJECT = VerdictCode.MC_REJECT
 WRONG_SHAPE = VerdictCode.WRONG_SHAPE
 NO_CODE = VerdictCode.NO_CODE
@@ -408,6 +414,16 @@ def instruction(body: list[str], mnemonics: tuple[str, ...]) -> tuple[str, list[
         operands = [o.strip() for o in _BRACKETED_COMMA.split(rest)]
         operands[-1] = operands[-1].split(" ")[0]
         return head, operands
+    return None
+
+
+def instruction_line(body: list[str], mnemonics: tuple[str, ...]) -> tuple[str, str] | None:
+    """(mnemonic, the whole line) of the first one-line instruction in `body` whose mnemonic is one
+    of these: an AMDGPU instruction with its modifiers, in llc's text or llvm-objdump's."""
+    for line in body:
+        head = line.split("//")[0].split(";")[0].strip().replace("\t", " ").partition(" ")[0]
+        if head in mnemonics:
+            return head, line
     return None
 
 

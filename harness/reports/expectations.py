@@ -58,7 +58,7 @@ _DIAGNOSTIC_CLASSES = (FileClass.DIAGNOSTIC_A, FileClass.DIAGNOSTIC_B, FileClass
 
 def expected_verdict(case: Case) -> V.VerdictCode:
     """The verdict a correct build gives the case."""
-    if case.file_class == FileClass.ABSENT:
+    if case.file_class in (FileClass.ABSENT, FileClass.ISA_INVALID):
         return V.LLC_REJECT
     if case.file_class in VERIFIER_CLASSES or case.file_class == FileClass.IR_MALFORMED:
         return V.VERIFIER_REJECT
@@ -70,6 +70,8 @@ def meets(case: Case, verdict: V.Verdict) -> bool:
     `object` case's object holds the ISA's tuples (the text it was assembled from may be the
     over-wide one, which `overwide` files hold); a diagnostic names the operands it is about."""
     code = verdict.verdict
+    if case.file_class == FileClass.ISA_INVALID:  # rejected by the verifier or by llc: either will do
+        return code in (V.LLC_REJECT, V.VERIFIER_REJECT)
     if case.file_class == FileClass.OBJECT and code == V.MC_REJECT:
         return verdict.detail.startswith("obj-text-mismatch")
     if code != expected_verdict(case):
@@ -296,7 +298,8 @@ def in_words(j: Judged) -> str:
         return "not judged: this build cannot judge the cell"
     if j.unexpected_pass:
         return f"unexpected pass: {GONE}; known-bugs.yaml lists {j.file}: {_first_line(j.reason, 300)}"
-    return f"{j.judgment} (a correct build gives {j.expected})"
+    why = j.outcome.case.isa_invalid if j.expected != V.PASS else ""
+    return f"{j.judgment} (a correct build gives {j.expected}{': ' + why if why else ''})"
 
 
 def in_brief(j: Judged) -> str:

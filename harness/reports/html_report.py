@@ -28,6 +28,7 @@ from harness.reports import report
 # verdict -> (letter on the square, colour, what it means)
 STYLE = {
     V.PASS: ("P", "#2e9d4a", "llc's text reassembles with llvm-mc"),
+    V.MISCOMPILE: ("X", "#67000d", "the row's instruction, but an operand's value is not the IR's (text or object)"),
     V.MC_REJECT: ("M", "#d62728", "llc succeeded, llvm-mc rejects its text (the over-wide tuple bug)"),
     V.WRONG_SHAPE: ("W", "#e377c2", "llvm-mc accepts the text, but it is not the row's instruction or register widths"),
     V.NO_CODE: ("N", "#17becf", "llc exited 0 but printed no code for the function"),

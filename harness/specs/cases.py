@@ -17,7 +17,7 @@ from harness.core import commands
 from harness.core.commands import Selector
 from harness.core.once import once
 from harness.specs.spec import Value
-from harness.targets import catalog
+from harness.targets import AMDGPU, catalog, families, limits, processors
 from harness.targets.catalog import SIDE_A, SIDE_B, SIDES, Intrinsic, Side
 
 _INTEGER = re.compile(r"-?[0-9]+")
@@ -46,6 +46,7 @@ class FileClass(StrEnum):
     IR_MALFORMED = "ir-malformed"
     NONCONST = "nonconst"
     IMMARG_RANGE = "immarg-range"  # an immarg outside the values the ISA encodes
+    ISA_INVALID = "isa-invalid"  # an immarg inside its field, but invalid on this instruction (targets.limits)
     BADFORMAT = "badformat"
     ILLEGAL = "illegal"
     UNDERWIDE = "underwide"
@@ -173,6 +174,33 @@ class Case:
         return next((r for r in REJECTIONS if r in sides), "")
 
     @once
+    def constants(self) -> dict[str, int]:
+        """Operand name (as its row names it: `cbsz`, `neg_a`, `fmt_a`) -> the integer this call
+        gives it, for each constant operand the call spells as an integer (true/false as 1/0)."""
+        intr = self.intrinsic
+        names = families.operand_names(intr.base or intr.name)
+        given = dict(self.args)
+        out = {}
+        for index, entry in enumerate(intr.operands[: len(names)]):
+            if not intr.immarg(index):
+                continue
+            side = catalog.Role(entry).side if entry in catalog.FORMAT_ROLES else None
+            text = given.get(index, str(self.fmt(side)) if side else catalog.literal(entry)[1])
+            text = {"false": "0", "true": "1"}.get(text, text)
+            if _INTEGER.fullmatch(text):
+                out[names[index]] = int(text)
+        return out
+
+    @once
+    def isa_invalid(self) -> str:
+        """Why a constant operand's value, inside its field, is one the ISA calls invalid on this
+        instruction (`limits`), or "" when none is."""
+        intr = self.intrinsic
+        if intr.target is not AMDGPU or not intr.runs_on(self.cpu):
+            return ""
+        return limits.invalid(processors.representative(self.cpu, intr.cpus), intr.mnemonics(self.cpu)[0], self.constants)
+
+    @once
     def file_class(self) -> FileClass:
         if not self.intrinsic.runs_on(self.cpu):
             return FileClass.ABSENT
@@ -184,6 +212,8 @@ class Case:
             return FileClass.IR_MALFORMED if self.rejection else FileClass.IR
         if self.rejection:
             return FileClass(self.rejection)
+        if self.isa_invalid:
+            return FileClass.ISA_INVALID
         if self.check == "object":
             return FileClass.OBJECT
         if self.narrowing:

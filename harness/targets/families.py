@@ -49,3 +49,15 @@ def immargs(row: Row) -> tuple[Immarg, ...]:
         if m:
             out.append(Immarg(index, m.group(1), m.group(2), int(m.group(3)), int(m.group(4))))
     return tuple(out)
+
+
+def operand_names(row_name: str) -> tuple[str, ...]:
+    """The name the row gives each operand of `row_name` (an LLVM name without its prefix): the
+    immarg's name, or the entry itself (`A`, `fmt_a`, `i32 scale_a`). () for a name no row has."""
+    from harness.targets import amdgpu_rows
+
+    row = amdgpu_rows.BY_NAME.get(row_name)
+    if row is None:
+        return ()
+    named = {im.index: im.name for im in immargs(row)}
+    return tuple(named.get(i, entry) for i, entry in enumerate(row.operands))

@@ -20,12 +20,14 @@ from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 
+from harness.core import commands
 from harness.core import verdicts as V
 from harness.core.commands import Selector
 from harness.core.errors import InputError
 from harness.core.verdicts import Verdict
 from harness.specs import emit
 from harness.specs.cases import VERIFIER_CLASSES, Case, FileClass, Group, llc_command, mc_command, opt_command
+from harness.targets import AMDGPU, modifiers
 from harness.targets.catalog import Side
 from harness.tools import declared, toolchain
 from harness.tools.toolchain import ProbeDied, Toolchain, ToolRun
@@ -161,8 +163,11 @@ class Runner:
         assembled: Future[ToolRun | None] = Future()
         if not target.assembler_optional:
             self.tc.require(target.assembler_tool)  # a build without llvm-mc cannot judge: bad input, exit 2
+        if target.objects:  # its object of the text is read too (`_meaning`)
+            closing = commands.object_on_stdout(closing)
         if self.tc.tool(target.assembler_tool):
-            threading.Thread(target=_settle, args=(assembled, self.tc.run, closing.tool, list(closing.args), gen.stdout)).start()
+            run = functools.partial(self.tc.run, binary=target.objects)
+            threading.Thread(target=_settle, args=(assembled, run, closing.tool, list(closing.args), gen.stdout)).start()
         else:
             assembled.set_result(None)
         try:
@@ -234,19 +239,27 @@ class Runner:
         module's facts (and the object's, where the case wants it)."""
         first = cases[0]
         gen, mc = runs
-        wants_object = (self.with_object or first.check == "object") and first.intrinsic.target.objects
-        object_runs = self._disassemble(first, selector, text) if wants_object else []
-        disassembly = object_runs[-1] if len(object_runs) == 2 else None
+        target = first.intrinsic.target
+        wants_object = (self.with_object or first.check == "object") and target.objects
+        object_runs = self._disassemble(first, selector, text) if target.objects else []
+        disassembly = object_runs[1] if len(object_runs) == 2 else None
         names = {c.function for c in cases}
         module_facts = (
-            _ModuleFacts(names, text if before else "", gen.stdout, printed, disassembly) if self.facts or wants_object else None
+            _ModuleFacts(names, text if before else "", gen.stdout, printed, disassembly if wants_object else None)
+            if self.facts or wants_object
+            else None
         )
+        mc_runs = [self.tc.run("llvm-objdump", ["-d", "-"], mc.data)] if target.objects and mc.ok and mc.data else []
+        readings = _Readings(names, printed, disassembly, mc_runs[0] if mc_runs else None)
         out = {}
         for c in cases:
-            tools = before + [gen, mc] + object_runs
+            tools = before + [gen, mc] + object_runs + mc_runs
             shape = shapes[c.function]
+            wrong = readings.difference(c) if shape is None else ""
             if shape is not None and shape[0] in (V.UNSUPPORTED, V.NO_CODE):
                 verdict = Verdict(*shape, tools)
+            elif wrong:
+                verdict = Verdict(V.MISCOMPILE, wrong, tools)
             elif c.function in rejected:
                 verdict = Verdict(V.MC_REJECT, rejected[c.function], tools)
             else:
@@ -629,6 +642,35 @@ def _shape(case: Case, body: list[str], gen: ToolRun) -> tuple[V.VerdictCode, st
         )
     mismatch = V.shape_mismatch(found[1], intr.tuple_widths)
     return (V.WRONG_SHAPE, mismatch) if mismatch else None
+
+
+class _Readings:
+    """What each constant operand of a case reads as in llc's text, llc's object and the
+    assembler's object of that text (each disassembled by llvm-objdump): the ISA's spelling of
+    the value the IR gave must be in all three (`modifiers`)."""
+
+    def __init__(self, names: set[str], text: dict[str, list[str]], own: ToolRun | None, assembled: ToolRun | None):
+        self.bodies = {"llc's text": text}
+        for where, run in (("llc's object", own), ("llvm-mc's object of llc's text", assembled)):
+            if run is not None and run.ok:
+                self.bodies[where] = V.split_functions(run.stdout, names)
+
+    def difference(self, case: Case) -> str:
+        """The first value a reading does not show, as one sentence; "" when all show every one."""
+        intr = case.intrinsic
+        if intr.target is not AMDGPU:
+            return ""
+        values = case.constants
+        if not values:
+            return ""
+        for where, bodies in self.bodies.items():
+            found = V.instruction_line(bodies.get(case.function, []), intr.mnemonics(case.cpu))
+            if found is None:
+                continue  # (the text's shape was judged; an object without it is judged by the tuples)
+            wrong = modifiers.difference(values, found[0], found[1], where)
+            if wrong:
+                return wrong
+        return ""
 
 
 class _ModuleFacts:

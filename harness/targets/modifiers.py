@@ -1,0 +1,255 @@
+"""What each immarg's value must look like in an AMDGPU matrix instruction: the assembler's modifiers.
+
+One row per (operand, instructions): the operand is the name the row gives it in `amdgpu_rows`
+(`cbsz`, `neg_a`, `c_mod`, ...; `fmt_a`/`fmt_b` for the runtime formats), the instructions a
+shell pattern over the mnemonics, and the spelling how the assembler writes the value among the
+instruction's modifiers. The first row that matches decides. Sources, per spelling:
+
+- MFMA/SMFMAC `cbsz:N abid:N blgp:N`, CDNA3's f64 `neg:[A,B,C]` (the BLGP field read as NEG):
+  CDNA1-3 ISA guides, VOP3P-MAI encoding (fields CBSZ[2:0], ABID[3:0], BLGP[2:0] / NEG[2:0]);
+  llvm/test/MC/AMDGPU/mai-gfx90a.s, mai-gfx942.s (`v_mfma_f64_16x16x4_f64 ... neg:[1,1,0]`).
+- gfx950 `v_mfma_scale_*`: CDNA4 ISA, VOP3PX2 (OP_SEL[0] / OP_SEL_HI[0] pick the byte of the
+  A scale, [1] of the B scale); llvm/test/MC/AMDGPU/mai-gfx950.s; the F8F6F4 formats are CBSZ
+  (A) and BLGP (B).
+- gfx11 WMMA `op_sel:[0,0,1]` (D/C in the high halves): RDNA3 ISA, WMMA (OPSEL[2]);
+  llvm/test/MC/AMDGPU/gfx11_asm_wmma_w32.s.
+- IU WMMA/SWMMAC signedness `neg_lo:[A,B,0]` and `clamp`: RDNA3/4 ISA (NEG[0], NEG[1] select
+  signed sources on IU8/IU4; CLAMP saturates); gfx11_asm_wmma_w32.s, gfx12_asm_wmma_w32.s.
+- gfx1250 WMMA/SWMMAC: NEG (neg_lo) and NEG_HI (neg_hi) bit 0/1 for A/B; C's modifier bit 0 is
+  neg (`neg_lo[2]`), bit 1 abs (`neg_hi[2]`); a 16-bit source's negation flips both halves
+  (`neg_lo` and `neg_hi`); `matrix_a_reuse`, `matrix_a_fmt:MATRIX_FMT_*`, `matrix_a_scale:
+  MATRIX_SCALE_ROW*`, `matrix_a_scale_fmt:MATRIX_SCALE_FMT_*`: llvm/test/MC/AMDGPU/
+  gfx1250_asm_wmma_w32.s; AMDGPUModifierSyntax.rst for each modifier's default.
+
+A modifier at its default is not printed: a number or a list of zeros (op_sel_hi's default is all
+ones, AMDGPUModifierSyntax: VOP3P), a flag that is off, a name's first value. Nothing here comes
+from what llc prints: llc is the tool under test.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import re
+from dataclasses import dataclass
+
+from harness.targets import formats
+
+NUMBER, FLAG, NAMES, BITS = "number", "flag", "names", "bits"
+
+
+@dataclass(frozen=True)
+class Spelling:
+    """How one operand's value shows among the modifiers: `number` (`cbsz:2`), `flag` (`clamp`
+    when 1), `names` (`matrix_a_fmt:MATRIX_FMT_FP4`, the value indexes `names`) or `bits`: each
+    (bit of the value, modifier, position in its `[x,y,z]` list) of `places`."""
+
+    kind: str
+    modifier: str = ""
+    names: tuple[str, ...] = ()
+    places: tuple[tuple[int, str, int], ...] = ()
+
+
+def number(modifier: str) -> Spelling:
+    return Spelling(NUMBER, modifier)
+
+
+def flag(modifier: str) -> Spelling:
+    return Spelling(FLAG, modifier)
+
+
+def names(modifier: str, *values: str) -> Spelling:
+    return Spelling(NAMES, modifier, values)
+
+
+def bits(*places: tuple[int, str, int]) -> Spelling:
+    return Spelling(BITS, places=places)
+
+
+_SIXTEEN_BIT = ("v_wmma_*_f16", "v_wmma_*_bf16", "v_swmmac_*_f16", "v_swmmac_*_bf16")
+_SCALE_ROWS = ("MATRIX_SCALE_ROW0", "MATRIX_SCALE_ROW1")
+_SCALE_FMTS = ("MATRIX_SCALE_FMT_E8", "MATRIX_SCALE_FMT_E5M3", "MATRIX_SCALE_FMT_E4M3")
+_WMMA_FMTS = tuple(f"MATRIX_FMT_{name}" for name in formats.WMMA_NAME)
+
+# operand       instructions                         spelling
+SPELLINGS: tuple[tuple[str, tuple[str, ...], Spelling], ...] = (
+    # CDNA1-3 VOP3P-MAI (CDNA4 the same), SMFMAC reusing CBSZ/ABID for the index set.
+    ("blgp", ("v_mfma_f64_*_f64",), bits((0, "neg", 0), (1, "neg", 1), (2, "neg", 2))),
+    ("cbsz", ("v_mfma_*", "v_smfmac_*"), number("cbsz")),
+    ("abid", ("v_mfma_*", "v_smfmac_*"), number("abid")),
+    ("blgp", ("v_mfma_*",), number("blgp")),
+    # gfx950 F8F6F4 MFMA: formats in CBSZ/BLGP; the scaled encoding's scale byte selects.
+    ("fmt_a", ("v_mfma_*f8f6f4",), number("cbsz")),
+    ("fmt_b", ("v_mfma_*f8f6f4",), number("blgp")),
+    ("op_sel_a", ("v_mfma_scale_*",), bits((0, "op_sel", 0), (1, "op_sel_hi", 0))),
+    ("op_sel_b", ("v_mfma_scale_*",), bits((0, "op_sel", 1), (1, "op_sel_hi", 1))),
+    # RDNA3 WMMA: OPSEL[2] puts a 16-bit D (and C) in the high halves.
+    ("op_sel", ("v_wmma_*",), bits((0, "op_sel", 2))),
+    # RDNA3/4 and gfx1250 IU: NEG[0]/NEG[1] are signedness.
+    ("sign_a", ("v_wmma_*", "v_swmmac_*"), bits((0, "neg_lo", 0))),
+    ("sign_b", ("v_wmma_*", "v_swmmac_*"), bits((0, "neg_lo", 1))),
+    ("clamp", ("v_wmma_*", "v_swmmac_*"), flag("clamp")),
+    # gfx1250: source negation (both halves of a 16-bit source), C's neg/abs, reuse, formats, scales.
+    ("neg_a", _SIXTEEN_BIT, bits((0, "neg_lo", 0), (0, "neg_hi", 0))),
+    ("neg_b", _SIXTEEN_BIT, bits((0, "neg_lo", 1), (0, "neg_hi", 1))),
+    ("neg_a", ("v_wmma_*", "v_swmmac_*"), bits((0, "neg_lo", 0))),
+    ("neg_b", ("v_wmma_*", "v_swmmac_*"), bits((0, "neg_lo", 1))),
+    ("c_mod", ("v_wmma_*",), bits((0, "neg_lo", 2), (1, "neg_hi", 2))),
+    ("reuse_a", ("v_wmma_*", "v_swmmac_*"), flag("matrix_a_reuse")),
+    ("reuse_b", ("v_wmma_*", "v_swmmac_*"), flag("matrix_b_reuse")),
+    ("fmt_a", ("v_wmma_*",), names("matrix_a_fmt", *_WMMA_FMTS)),
+    ("fmt_b", ("v_wmma_*",), names("matrix_b_fmt", *_WMMA_FMTS)),
+    ("scale_sel_a", ("v_wmma_scale*",), names("matrix_a_scale", *_SCALE_ROWS)),
+    ("scale_sel_b", ("v_wmma_scale*",), names("matrix_b_scale", *_SCALE_ROWS)),
+    ("scale_fmt_a", ("v_wmma_scale*",), names("matrix_a_scale_fmt", *_SCALE_FMTS)),
+    ("scale_fmt_b", ("v_wmma_scale*",), names("matrix_b_scale_fmt", *_SCALE_FMTS)),
+)
+# The value a bit list has where the instruction prints no such modifier.
+BIT_DEFAULTS = {"op_sel_hi": 1}
+
+
+# The order the assembler prints (and its parser requires) modifiers in; a bit list has three slots.
+ORDER = (
+    "op_sel",
+    "op_sel_hi",
+    "cbsz",
+    "abid",
+    "blgp",
+    "neg",
+    "matrix_a_fmt",
+    "matrix_b_fmt",
+    "matrix_a_scale",
+    "matrix_b_scale",
+    "matrix_a_scale_fmt",
+    "matrix_b_scale_fmt",
+    "index_key",
+    "matrix_a_reuse",
+    "matrix_b_reuse",
+    "neg_lo",
+    "neg_hi",
+    "clamp",
+)
+SLOTS = 3
+
+
+def spelled(values: dict[str, int], mnemonic: str) -> str:
+    """The modifiers `mnemonic` prints for these operand values (name -> value), in the
+    assembler's order: what follows its last operand, e.g. `cbsz:1 abid:1` ("" for none). A bit
+    list is printed unless every slot is at its default; a slot no operand sets is 0."""
+    out: dict[str, str] = {}
+    lists: dict[str, list[int]] = {}
+    for name, value in values.items():
+        spell = spelling(name, mnemonic)
+        if spell is None:
+            continue
+        if spell.kind == BITS:
+            for bit, modifier, slot in spell.places:
+                lists.setdefault(modifier, [0] * SLOTS)[slot] = (value >> bit) & 1
+        elif spell.kind == FLAG and value:
+            out[spell.modifier] = spell.modifier
+        elif spell.kind == NAMES and value:
+            out[spell.modifier] = f"{spell.modifier}:{spell.names[value]}"
+        elif spell.kind == NUMBER and value:
+            out[spell.modifier] = f"{spell.modifier}:{value}"
+    for modifier, slots in lists.items():
+        if slots != [BIT_DEFAULTS.get(modifier, 0)] * SLOTS:
+            out[modifier] = f"{modifier}:[{','.join(map(str, slots))}]"
+    return " ".join(out[m] for m in ORDER if m in out)
+
+
+def spelling(operand: str, mnemonic: str) -> Spelling | None:
+    """The spelling of `operand`'s value on `mnemonic` (None: the instruction has no field for it)."""
+    for name, patterns, spelled in SPELLINGS:
+        if name == operand and any(fnmatch.fnmatchcase(mnemonic, p) for p in patterns):
+            return spelled
+    return None
+
+
+_MODIFIER = re.compile(r"([a-z_]+)(?::(\S+))?")
+
+
+def printed(line: str) -> dict[str, str]:
+    """The modifiers of one instruction line (llc's text or llvm-objdump's), modifier -> its value
+    as written ("" for a flag): what follows the last operand. Comments are not read."""
+    text = line.split("//")[0].split(";")[0].strip().replace("\t", " ")
+    words = text.split()[1:]
+    while words and words[0].endswith(","):
+        words.pop(0)
+    out: dict[str, str] = {}
+    for word in words[1:]:
+        m = _MODIFIER.fullmatch(word)
+        if m:
+            out[m.group(1)] = m.group(2) or ""
+    return out
+
+
+def _bit(found: dict[str, str], modifier: str, slot: int) -> int | None:
+    if modifier not in found:
+        return BIT_DEFAULTS.get(modifier, 0)
+    items = found[modifier].strip("[]").split(",")
+    if slot >= len(items) or items[slot] not in ("0", "1"):
+        return None
+    return int(items[slot])
+
+
+def read(spelled: Spelling, found: dict[str, str]) -> int | None:
+    """The value `found` (an instruction's modifiers) gives an operand spelled so; None where the
+    modifiers say nothing the spelling can read (a list too short, a name it does not know), or
+    disagree with themselves (one bit in two places that differ)."""
+    if spelled.kind == FLAG:
+        return int(spelled.modifier in found)
+    text = found.get(spelled.modifier)
+    if spelled.kind == NUMBER:
+        return 0 if text is None else int(text) if re.fullmatch(r"-?\d+", text) else None
+    if spelled.kind == NAMES:
+        return 0 if text is None else spelled.names.index(text) if text in spelled.names else None
+    value: dict[int, int] = {}
+    for bit, modifier, slot in spelled.places:
+        got = _bit(found, modifier, slot)
+        if got is None or value.setdefault(bit, got) != got:
+            return None
+    return sum(v << b for b, v in value.items())
+
+
+def shown(spelled: Spelling, value: int) -> str:
+    """How the value reads in a message: `cbsz:2`, `clamp`, `neg_lo[0]=1 neg_hi[0]=1`."""
+    if spelled.kind == FLAG:
+        return spelled.modifier if value else f"no {spelled.modifier}"
+    if spelled.kind == NUMBER:
+        return f"{spelled.modifier}:{value}"
+    if spelled.kind == NAMES:
+        return f"{spelled.modifier}:{spelled.names[value] if value < len(spelled.names) else value}"
+    return " ".join(f"{m}[{slot}]={(value >> bit) & 1}" for bit, m, slot in spelled.places)
+
+
+def difference(values: dict[str, int], mnemonic: str, line: str, where: str) -> str:
+    """The first operand whose value (`values`: operand name -> the value the IR gives it) the
+    instruction `line` does not show as the ISA spells it on `mnemonic`, as one sentence naming
+    `where` the line is from; "" when each one shows."""
+    found = printed(line)
+    for name, value in values.items():
+        spelled = spelling(name, mnemonic)
+        if spelled is None or read(spelled, found) == value:
+            continue
+        got = read(spelled, found)
+        has = shown(spelled, got) if got is not None else f"{raw(spelled, found)}, which spells no value"
+        if not 0 <= value <= highest(spelled):
+            return f"{name} is {value} in the IR, a value its field cannot hold, and {where} has {has}"
+        return f"{name} is {value} in the IR ({shown(spelled, value)}), {where} has {has}"
+    return ""
+
+
+def highest(spelled: Spelling) -> int:
+    """The highest value a spelling can show (a number's is its field's: any here)."""
+    if spelled.kind == FLAG:
+        return 1
+    if spelled.kind == NAMES:
+        return len(spelled.names) - 1
+    if spelled.kind == BITS:
+        return 2 ** (1 + max(bit for bit, _m, _s in spelled.places)) - 1
+    return 2**31
+
+
+def raw(spelled: Spelling, found: dict[str, str]) -> str:
+    """The modifiers of a spelling as the line writes them (`cbsz:-1`), or `no cbsz`."""
+    mods = dict.fromkeys([spelled.modifier] if spelled.modifier else [m for _b, m, _s in spelled.places])
+    return " ".join(f"{m}:{found[m]}" if found.get(m) else m if m in found else f"no {m}" for m in mods)

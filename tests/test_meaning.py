@@ -1,0 +1,187 @@
+"""A pass means the instruction does what the IR asked: every constant operand's value in llc's
+text, in llc's object and in llvm-mc's object of the text, as the ISA spells it.
+
+Fault injection: a wrapper `llc` (the real one, with one modifier of its output dropped or
+changed) in the text only, the object only, or both. `try`, `run` and lit must each fail it,
+with the verdict `miscompile` naming the operand; the real build passes the same cases."""
+
+from __future__ import annotations
+
+import json
+import re
+import shlex
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from conftest import fake_build, run_json
+
+FAULT_LLC = Path(__file__).parent / "data" / "fault_llc.py"
+
+# kind: (the case as try's flags, what the wrapper changes: pattern -> replacement, the operand named).
+# Each kind's case is its own function and its pattern matches no other kind's instruction, so
+# one wrapper can make every change at once (`run`, lit) and each case still shows its own.
+FAULTS: dict[str, tuple[tuple[str, ...], tuple[str, str], str]] = {
+    "cbsz": (("mfma.f32.16x16x1f32", "gfx942", "3=2"), (r" cbsz:2", ""), "cbsz"),
+    "abid": (("mfma.f32.16x16x1f32", "gfx942", "3=1", "4=1"), (r"abid:1", "abid:0"), "abid"),
+    "blgp": (("mfma.f32.16x16x1f32", "gfx942", "5=5"), (r" blgp:5", ""), "blgp"),
+    "f64-neg": (("mfma.f64.16x16x4f64", "gfx942", "5=5"), (r"neg:\[1,0,1\]", "neg:[1,0,0]"), "blgp"),
+    "smfmac-index-set": (("smfmac.f32.16x16x32.f16", "gfx942", "5=3"), (r" abid:3", ""), "abid"),
+    "gfx11-op_sel": (("wmma.f16.16x16x16.f16.gfx1100", "gfx1100", "3=true"), (r" op_sel:\[0,0,1\]", ""), "op_sel"),
+    "iu-sign": (("wmma.i32.16x16x16.iu8.gfx1100", "gfx1100", "2=true"), (r" neg_lo:\[0,1,0\]", ""), "sign_b"),
+    "clamp": (("wmma.i32.16x16x16.iu8.gfx1100", "gfx1100", "5=true"), (r" clamp", ""), "clamp"),
+    "c_mod-neg": (("wmma.f32.16x16x4.f32", "gfx1250", "4=1"), (r" neg_lo:\[0,0,1\]", ""), "c_mod"),
+    "c_mod-abs": (("wmma.f32.16x16x4.f32", "gfx1250", "4=2"), (r" neg_hi:\[0,0,1\]", ""), "c_mod"),
+    "neg-16-bit": (("wmma.f16.16x16x32.f16", "gfx1250", "0=true"), (r" neg_hi:\[1,0,0\]", ""), "neg_a"),
+    "reuse": (("wmma.f32.16x16x4.f32", "gfx1250", "6=true"), (r" matrix_a_reuse", ""), "reuse_a"),
+    "matrix-fmt": (("wmma.f32.16x16x128.f8f6f4", "gfx1250", "fmt:bf8"), (r" matrix_b_fmt:MATRIX_FMT_BF8", ""), "fmt_b"),
+    "scale-sel": (
+        ("wmma.scale.f32.16x16x128.f8f6f4", "gfx1250", "6=1", "8=%sa"),
+        (r" matrix_a_scale:MATRIX_SCALE_ROW1", ""),
+        "scale_sel_a",
+    ),
+    "scale-fmt": (("wmma.scale.f32.16x16x128.f8f6f4", "gfx1250", "7=2", "8=%sa"), (r"_E4M3", "_E5M3"), "scale_fmt_a"),
+    "mfma-scale-op_sel": (
+        ("mfma.scale.f32.16x16x128.f8f6f4", "gfx950", "5=1", "6=%sa", "8=%sb"),
+        (r"op_sel:\[1,0,0\]", "op_sel:[0,1,0]"),
+        "op_sel_a",
+    ),
+    "mfma-fmt": (("mfma.scale.f32.16x16x128.f8f6f4", "gfx950", "fmt:bf8"), (r" blgp:1", ""), "fmt_b"),
+}
+MODES = ("text", "object", "both")
+
+
+def try_flags(case: tuple[str, ...]) -> list[str]:
+    """`harness try` flags for a FAULTS case: intrinsic, CPU, then `I=V` operands and `fmt:F` (both formats)."""
+    name, cpu, *given = case
+    flags = ["--intrinsic", name, "--cpu", cpu]
+    fmt = next((g.split(":")[1] for g in given if g.startswith("fmt:")), "fp8" if "f8f6f4" in name else "")
+    if fmt:
+        flags += ["--fmt-a", fmt, "--fmt-b", fmt]
+    for g in given:
+        if not g.startswith("fmt:"):
+            flags += ["--arg", g]
+    return flags
+
+
+def faulty_build(tmp_path: Path, real: Path, mode: str, changes: list[tuple[str, str]]) -> Path:
+    """A build whose llc makes `changes` (pattern -> replacement) to its text, object or both."""
+    subs = tmp_path / "changes.json"
+    subs.write_text(json.dumps(changes))
+    argv = [sys.executable, str(FAULT_LLC), str(real), mode, str(subs)]
+    return fake_build(tmp_path, real, "llc", f'exec {" ".join(map(shlex.quote, argv))} "$@"\n')
+
+
+def reading(mode: str) -> str:
+    """Which reading a fault in `mode` shows first: the text is read before the objects."""
+    return "llc's object" if mode == "object" else "llc's text"
+
+
+@pytest.mark.parametrize("kind", FAULTS)
+def test_the_real_build_passes_every_fault_case(llvm_22_1_8, cli, kind):
+    case, _change, _operand = FAULTS[kind]
+    for selector in ("sdag", "gisel"):
+        doc = run_json(cli, "try", *try_flags(case), "--selector", selector)
+        assert (doc["verdict"], doc["judgment"]) == ("pass", "expected"), (kind, selector, doc["detail"])
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("kind", FAULTS)
+def test_try_gives_miscompile_for_a_changed_modifier(llvm_22_1_8, cli, tmp_path, kind, mode):
+    case, change, operand = FAULTS[kind]
+    fake = faulty_build(tmp_path, llvm_22_1_8.bin_dir, mode, [change])
+    doc = run_json(cli, "try", "--llvm-bin", fake, *try_flags(case))
+    assert (doc["verdict"], doc["judgment"]) == ("miscompile", "unexpected"), (kind, mode, doc["detail"])
+    assert doc["detail"].startswith(f"{operand} is ") and f", {reading(mode)} has " in doc["detail"], doc["detail"]
+
+
+def spec_text(kinds) -> str:
+    """A spec of the FAULTS cases of `kinds`, one matrix block each."""
+    blocks = []
+    for kind in kinds:
+        (name, cpu, *given), _change, _operand = FAULTS[kind]
+        lines = [f"  - intrinsic: {name}", f"    cpu: {cpu}"]
+        fmt = next((g.split(":")[1] for g in given if g.startswith("fmt:")), "fp8" if "f8f6f4" in name else "")
+        if fmt:
+            lines += [f"    fmt_a: {fmt}", f"    fmt_b: {fmt}"]
+        args = [g.split("=") for g in given if "=" in g]
+        if args:
+            lines.append("    args: {" + ", ".join(f'{i}: "{v}"' for i, v in args) + "}")
+        blocks.append("\n".join(lines))
+    return "matrix:\n" + "\n".join(blocks) + "\n"
+
+
+def kind_of(record: dict) -> str:
+    """The FAULTS kind whose case a `run --json` record is."""
+    for kind, ((name, cpu, *given), _change, _operand) in FAULTS.items():
+        args = dict(g.split("=") for g in given if "=" in g)
+        fmt = next((g.split(":")[1] for g in given if g.startswith("fmt:")), record["fmt_a"])
+        if (record["intrinsic"], record["cpu"], record.get("args") or {}, record["fmt_a"]) == (name, cpu, args, fmt):
+            return kind
+    raise AssertionError(f"no FAULTS kind has the case {record['function']}")
+
+
+@pytest.fixture(scope="module")
+def fault_cases(tmp_path_factory, cli) -> Path:
+    """cases/faults.yaml (every FAULTS case) expanded, beside a copy of lit.cfg.py and of the
+    harness package (which lit.cfg.py imports from its own directory)."""
+    root = tmp_path_factory.mktemp("meaning")
+    repo = Path(__file__).resolve().parent.parent
+    shutil.copy(repo / "lit.cfg.py", root / "lit.cfg.py")
+    shutil.copytree(repo / "harness", root / "harness", ignore=shutil.ignore_patterns("__pycache__"))
+    (root / "cases").mkdir()
+    (root / "cases" / "faults.yaml").write_text(spec_text(FAULTS))
+    proc = cli("expand", "--cases", root / "cases")
+    assert proc.returncode == 0, proc.stderr
+    return root
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_run_gives_miscompile_for_each_changed_modifier(llvm_22_1_8, cli, tmp_path, fault_cases, mode):
+    fake = faulty_build(tmp_path, llvm_22_1_8.bin_dir, mode, [change for _case, change, _op in FAULTS.values()])
+    proc = cli("run", "--llvm-bin", fake, "--cases", fault_cases / "cases", "--spec", "faults.yaml", "--json")
+    assert proc.returncode == 1, proc.stderr[-2000:]  # unexpected cells
+    records = json.loads(proc.stdout)["cases"]
+    seen = set()
+    for r in records:
+        kind = kind_of(r)
+        seen.add(kind)
+        operand = FAULTS[kind][2]
+        assert (r["verdict"], r["judgment"]) == ("miscompile", "unexpected"), (kind, mode, r["selector"], r["detail"])
+        assert r["detail"].startswith(f"{operand} is ") and f", {reading(mode)} has " in r["detail"], r["detail"]
+    assert seen == set(FAULTS)
+
+
+def lit_file(root: Path, kind: str) -> Path:
+    """The generated lit file that holds the FAULTS case of `kind`."""
+    (name, cpu, *_given), _change, _operand = FAULTS[kind]
+    [found] = (root / "cases" / "generated").glob(f"{name}.{cpu}.O0.exact.ll")
+    return found
+
+
+def lit_run(lit_exe: str, root: Path, bin_dir: Path, *tests: Path) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [lit_exe, "-v", "--param", f"llvm_bin={bin_dir}", *map(str, tests)], cwd=root, capture_output=True, text=True, timeout=900
+    )
+
+
+def test_lit_passes_every_fault_file_on_the_real_build(llvm_22_1_8, lit_exe, fault_cases):
+    files = sorted({lit_file(fault_cases, kind) for kind in FAULTS})
+    proc = lit_run(lit_exe, fault_cases, llvm_22_1_8.bin_dir, *files)
+    assert proc.returncode == 0 and proc.stdout.count("PASS: ") == len(files), proc.stdout[-3000:]
+    # Each file compiles llc's object too and reads its modifiers back.
+    assert all("-filetype=obj" in f.read_text() for f in files)
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("kind", FAULTS)
+def test_lit_fails_the_file_of_a_changed_modifier(llvm_22_1_8, lit_exe, tmp_path, fault_cases, kind, mode):
+    _case, change, _operand = FAULTS[kind]
+    fake = faulty_build(tmp_path, llvm_22_1_8.bin_dir, mode, [change])
+    proc = lit_run(lit_exe, fault_cases, fake, lit_file(fault_cases, kind))
+    assert proc.returncode == 1 and "FAIL: " in proc.stdout, (kind, mode, proc.stdout[-3000:], proc.stderr[-2000:])
+    # FileCheck names the check that failed: the modifiers of llc's text (CHECK) or its object (OBJ).
+    prefix = "OBJ" if mode == "object" else "CHECK"
+    assert re.search(rf"error: {prefix}(-SAME)?: expected string not found", proc.stdout), (kind, mode, proc.stdout[-3000:])
