@@ -48,6 +48,14 @@ FAULTS: dict[str, tuple[tuple[str, ...], tuple[str, str], str]] = {
         (r"op_sel:\[1,0,0\]", "op_sel:[0,1,0]"),
         "op_sel_a",
     ),
+    "mfma-scale-dropped": (
+        ("mfma.scale.f32.16x16x128.f8f6f4", "gfx950", "7=2", "6=%sa", "8=%sb"),
+        (
+            r"v_mfma_scale_(f32_16x16x128_f8f6f4 a\[\d+:\d+\], v\[\d+:\d+\], v\[\d+:\d+\], a\[\d+:\d+\]), v\d+, v\d+ op_sel_hi:\[0,1,0\]",
+            r"v_mfma_\1",
+        ),
+        "scale_a",
+    ),
     "mfma-fmt": (("mfma.scale.f32.16x16x128.f8f6f4", "gfx950", "fmt:bf8"), (r" blgp:1", ""), "fmt_b"),
 }
 MODES = ("text", "object", "both")
@@ -185,3 +193,86 @@ def test_lit_fails_the_file_of_a_changed_modifier(llvm_22_1_8, lit_exe, tmp_path
     # FileCheck names the check that failed: the modifiers of llc's text (CHECK) or its object (OBJ).
     prefix = "OBJ" if mode == "object" else "CHECK"
     assert re.search(rf"error: {prefix}(-SAME)?: expected string not found", proc.stdout), (kind, mode, proc.stdout[-3000:])
+
+
+# ---- NVPTX: every qualifier the intrinsic implies, and the sparsity selector --------------------
+
+# kind: (intrinsic, SM, operand overrides), the change to llc's PTX, the verdicts that fail it.
+# A qualifier changed is another instruction (`wrong-shape`; ptxas may refuse it first); the
+# sparsity selector changed is the row's instruction with another value (`miscompile`).
+QUALIFIER = ("wrong-shape", "mc-reject")
+NVPTX_FAULTS: dict[str, tuple[tuple[str, ...], tuple[str, str], tuple[str, ...]]] = {
+    "layout": (("mma.m8n8k4.row.col.f16.f16", "sm_80"), (r"\.row\.col\.", ".col.col."), QUALIFIER),
+    "satfinite": (("mma.m8n8k16.row.col.satfinite.s8", "sm_80"), (r"\.satfinite", ""), QUALIFIER),
+    "kind": (("mma.m16n8k32.row.col.kind.f8f6f4.f16.e4m3.e4m3.f16", "sm_120a"), (r"kind::f8f6f4", "kind::mxf8f6f4"), QUALIFIER),
+    "scale_vec": (
+        ("mma.block.scale.m16n8k64.row.col.mxf4.scale.2x.f32.e2m1.e2m1.f32.ue8m0", "sm_120a"),
+        (r"scale_vec::2X", "scale_vec::4X"),
+        QUALIFIER,
+    ),
+    "sparse-ordered": (
+        ("mma.sp.ordered.metadata.m16n8k16.row.col.bf16.sm_80", "sm_80"),
+        (r"mma\.sp::ordered_metadata\.", "mma.sp."),
+        QUALIFIER,
+    ),
+    "b1-op": (("mma.xor.popc.m8n8k128.row.col.b1", "sm_80"), (r"\.xor\.popc", ".and.popc"), QUALIFIER),
+    "types": (("mma.m16n8k16.row.col.bf16", "sm_80"), (r"\.bf16\.bf16\.", ".f16.f16."), QUALIFIER),
+    "sparsity-selector": (
+        ("mma.sp.m16n8k16.row.col.bf16.sm_80", "sm_80", "4=1"),
+        (r"(?m)^(\s+)1;$", r"\g<1>0;"),
+        ("miscompile",),
+    ),
+}
+
+
+def nvptx_flags(case: tuple[str, ...]) -> list[str]:
+    name, cpu, *given = case
+    return ["--intrinsic", name, "--cpu", cpu, *(f for g in given for f in ("--arg", g))]
+
+
+@pytest.mark.parametrize("kind", NVPTX_FAULTS)
+def test_nvptx_try_fails_a_changed_qualifier_or_selector(llvm_22_1_8, cli, tmp_path, ptxas_path, kind):
+    case, change, failing = NVPTX_FAULTS[kind]
+    real = run_json(cli, "try", *nvptx_flags(case))
+    assert (real["verdict"], real["judgment"]) == ("pass", "expected"), (kind, real["detail"])
+    fake = faulty_build(tmp_path, llvm_22_1_8.bin_dir, "text", [change])
+    doc = run_json(cli, "try", "--llvm-bin", fake, *nvptx_flags(case))
+    assert doc["verdict"] in failing and doc["judgment"] == "unexpected", (kind, doc["verdict"], doc["detail"])
+    if kind == "sparsity-selector":
+        assert doc["detail"] == "the sparsity selector is 1 in the IR, llc's PTX has 0 there", doc["detail"]
+
+
+def test_nvptx_run_and_lit_fail_every_changed_qualifier(llvm_22_1_8, cli, lit_exe, tmp_path, ptxas_path):
+    root = tmp_path / "tree"
+    repo = Path(__file__).resolve().parent.parent
+    (root / "cases").mkdir(parents=True)
+    shutil.copy(repo / "lit.cfg.py", root / "lit.cfg.py")
+    shutil.copytree(repo / "harness", root / "harness", ignore=shutil.ignore_patterns("__pycache__"))
+    blocks = [f"  - intrinsic: {name}\n    cpu: {cpu}\n" + "".join(f'    args: {{{g.split("=")[0]}: "{g.split("=")[1]}"}}\n' for g in given)
+              for (name, cpu, *given), _c, _f in NVPTX_FAULTS.values()]  # fmt: skip
+    (root / "cases" / "ptx.yaml").write_text("matrix:\n" + "".join(blocks))
+    assert cli("expand", "--cases", root / "cases").returncode == 0
+    fake = faulty_build(tmp_path, llvm_22_1_8.bin_dir, "text", [change for _case, change, _f in NVPTX_FAULTS.values()])
+    for bin_dir, want in ((llvm_22_1_8.bin_dir, 0), (fake, 1)):
+        proc = cli("run", "--llvm-bin", bin_dir, "--cases", root / "cases", "--spec", "ptx.yaml", "--json")
+        assert proc.returncode == want, proc.stderr[-2000:]
+        records = [r for r in json.loads(proc.stdout)["cases"] if r["selector"] == "sdag"]  # (NVPTX has no GlobalISel)
+        assert len(records) == len(NVPTX_FAULTS)
+        for r in records:
+            assert (r["verdict"] == "pass") == (want == 0), r
+        lit = lit_run(lit_exe, root, bin_dir, root / "cases" / "generated")
+        assert lit.returncode == want, lit.stdout[-3000:]
+        if want:  # every file holds one of the changed instructions, and fails
+            files = list((root / "cases" / "generated").glob("*.ll"))
+            assert lit.stdout.count("FAIL: ") == len(files) > 0, lit.stdout[-3000:]
+
+
+def test_bisect_run_votes_bad_on_a_miscompile_and_good_when_asked_for_one(llvm_22_1_8, cli, tmp_path, fault_cases):
+    _case, change, _operand = FAULTS["cbsz"]
+    fake = faulty_build(tmp_path, llvm_22_1_8.bin_dir, "object", [change])
+    cell = ["--cases", fault_cases / "cases", "--spec", "faults.yaml", "--filter", "mfma_f32_16x16x1f32_*__arg3_2"]
+    bad = cli("bisect-run", "--llvm-bin", fake, *cell)
+    assert bad.returncode == 1 and "2 miscompile" in bad.stdout and "is miscompile, not pass" in bad.stdout, bad.stdout
+    good = cli("bisect-run", "--llvm-bin", fake, *cell, "--want", "miscompile")
+    assert good.returncode == 0 and good.stdout.startswith("bisect-run: good (exit 0)"), good.stdout
+    assert cli("bisect-run", "--llvm-bin", llvm_22_1_8.bin_dir, *cell).returncode == 0

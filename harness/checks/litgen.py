@@ -47,7 +47,7 @@ def _modifier_tail(case: Case) -> str:
     """FileCheck text for exactly the modifiers the case's constant operands print after the
     last operand (`targets.modifiers`: formats, cbsz, neg_lo, clamp, ...), or either spelling
     where a build may select the scaled form, whose modifiers differ."""
-    tails = list(dict.fromkeys(modifiers.spelled(case.constants, m) for m in case.intrinsic.mnemonics(case.cpu)))
+    tails = list(dict.fromkeys(modifiers.spelled(case.constants, m) for m in case.mnemonics()))
     spaced = [f" {t}" if t else "" for t in tails]
     if len(spaced) == 1:
         return spaced[0]
@@ -123,13 +123,13 @@ def _label(case: Case) -> str:
 
 def _mnemonic_pattern(case: Case) -> str:
     """The opcode, or either opcode where a build may rewrite the call into its scaled form."""
-    names = case.intrinsic.mnemonics(case.cpu)
+    names = case.mnemonics()
     return names[0] if len(names) == 1 else "{{" + "|".join(names) + "}}"
 
 
 def _sets_modifiers(case: Case) -> bool:
     """Whether a constant operand of the case prints a modifier on any of its instructions."""
-    return any(modifiers.spelled(case.constants, m) for m in case.intrinsic.mnemonics(case.cpu))
+    return any(modifiers.spelled(case.constants, m) for m in case.mnemonics())
 
 
 def modifier_object_checks(case: Case) -> list[str]:

@@ -192,6 +192,24 @@ class Case:
         return out
 
     @once
+    def scale_register(self) -> str:
+        """The first scale operand this call passes in a register, where the intrinsic has a
+        scaled encoding of its own (`other_mnemonics`: mfma.scale), else "": only constant zero
+        scales may fold into the unscaled instruction, so this call must select the scaled one."""
+        intr = self.intrinsic
+        if not intr.other_mnemonics:
+            return ""
+        names = families.operand_names(intr.base or intr.name)
+        registers = (names[i].split()[-1] for i, v in self.args if v.startswith("%") and i < len(names))
+        return next((n for n in registers if n.startswith("scale_")), "")
+
+    def mnemonics(self) -> tuple[str, ...]:
+        """Every mnemonic a correct build may print for this call (`Intrinsic.mnemonics`, less
+        the unscaled one where a scale is in a register)."""
+        names = self.intrinsic.mnemonics(self.cpu)
+        return self.intrinsic.other_mnemonics if self.scale_register else names
+
+    @once
     def isa_invalid(self) -> str:
         """Why a constant operand's value, inside its field, is one the ISA calls invalid on this
         instruction (`limits`), or "" when none is."""

@@ -10,15 +10,16 @@ import argparse
 import difflib
 import fnmatch
 import hashlib
+import itertools
 from pathlib import Path
 from typing import Protocol
 
 from harness.core import commands
 from harness.core.commands import Selector
 from harness.core.errors import PATH_LIMIT, InputError, quoted, shortened
-from harness.specs import cases, matrix
+from harness.specs import cases, matrix, values
 from harness.specs.cases import SELECTORS, Case, Planned
-from harness.targets import catalog, formats, processors
+from harness.targets import AMDGPU, catalog, formats, processors
 from harness.targets.catalog import Side
 
 DEFAULT_CASES = Path(__file__).resolve().parents[2] / "cases"
@@ -375,8 +376,10 @@ def space(args, known_cpus) -> list[Planned]:
     processor table holds, aliases once), at -O0 and -O2 under each selector the target has; on
     each processor the name's default-wave form (the one that runs there, else the one for a
     processor without it), and where the name has wave64 forms and the processor is not
-    wave64-only, one of those too. Sources at their first format and exact width; immargs at
-    their lowest values. `args.space` "representative" keeps, of each name's processors, those
+    wave64-only, one of those too. Sources at their first format and exact width, immargs at
+    their lowest values; on an AMDGPU processor with the instruction also the values of its
+    constant operands `values.variants` gives (allowed, ISA-invalid, past the field, pairs,
+    formats, scales in registers). `args.space` "representative" keeps, of each name's processors, those
     its row lists and the first of each generation without it (`representatives`)."""
     if getattr(args, "spec", None):
         raise InputError("--spec names the specs' cases; --space full is every cell of the build, not a spec's")
@@ -391,9 +394,8 @@ def space(args, known_cpus) -> list[Planned]:
             chosen = representatives(forms, cpus) if getattr(args, "space", "full") == "representative" else cpus
             for cpu in chosen:
                 for form in _space_forms(forms, cpu):
-                    for opt in SPACE_OPT_LEVELS:
-                        fa, fb = form.a.formats[0], form.b.formats[0]
-                        case = Case(form, cpu, fa, fb, form.a.regs[fa], form.b.regs[fb], opt)
+                    for opt, (fa, fb, given) in itertools.product(SPACE_OPT_LEVELS, _values(form, cpu)):
+                        case = Case(form, cpu, fa, fb, form.a.regs[fa], form.b.regs[fb], opt, args=given)
                         p = Planned(case, selectors, ("space",))
                         if selectors and _wanted(p, args, set()):
                             out.append(p)
@@ -401,6 +403,16 @@ def space(args, known_cpus) -> list[Planned]:
         raise InputError("the selection matches no cell of the space (check --intrinsic, --cpu, -O and --selector)")
     shard = getattr(args, "shard", None)
     return shard_of(out, *shard) if shard else out
+
+
+def _values(form: catalog.Intrinsic, cpu: str) -> list[tuple[int, int, values.Args]]:
+    """(formats, operand overrides) of each cell of a form on a processor: the base cell (first
+    formats, immargs at their lowest); on an AMDGPU processor with the instruction, the values
+    `values.variants` adds."""
+    base: list[tuple[int, int, values.Args]] = [(form.a.formats[0], form.b.formats[0], ())]
+    if form.target is not AMDGPU or not form.runs_on(cpu):
+        return base
+    return base + values.variants(form, cpu)
 
 
 # The case flags `space` reads besides --intrinsic and --space.

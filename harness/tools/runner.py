@@ -27,7 +27,7 @@ from harness.core.errors import InputError
 from harness.core.verdicts import Verdict
 from harness.specs import emit
 from harness.specs.cases import VERIFIER_CLASSES, Case, FileClass, Group, llc_command, mc_command, opt_command
-from harness.targets import AMDGPU, modifiers
+from harness.targets import AMDGPU, catalog, modifiers
 from harness.targets.catalog import Side
 from harness.tools import declared, toolchain
 from harness.tools.toolchain import ProbeDied, Toolchain, ToolRun
@@ -659,18 +659,33 @@ class _Readings:
         """The first value a reading does not show, as one sentence; "" when all show every one."""
         intr = case.intrinsic
         if intr.target is not AMDGPU:
-            return ""
+            return self._selector(case)
         values = case.constants
-        if not values:
+        scaled = case.scale_register
+        if not values and not scaled:
             return ""
         for where, bodies in self.bodies.items():
             found = V.instruction_line(bodies.get(case.function, []), intr.mnemonics(case.cpu))
             if found is None:
                 continue  # (the text's shape was judged; an object without it is judged by the tuples)
+            if scaled and found[0] not in intr.other_mnemonics:
+                return f"{scaled} is a register in the IR (only the scaled instruction reads it), {where} has {found[0]}"
             wrong = modifiers.difference(values, found[0], found[1], where)
             if wrong:
                 return wrong
         return ""
+
+    def _selector(self, case: Case) -> str:
+        """An NVPTX mma.sp's sparsity selector (its one immarg) against llc's PTX."""
+        intr = case.intrinsic
+        if not intr.ranges:
+            return ""
+        index = intr.ranges[0][0]
+        value = dict(case.args).get(index, catalog.literal(str(intr.operands[index]))[1])
+        found = V.instruction(self.bodies["llc's text"].get(case.function, []), intr.mnemonics(case.cpu))
+        if found is None or not re.fullmatch(r"-?\d+", value):
+            return ""
+        return modifiers.ptx_selector_difference(int(value), found[1])
 
 
 class _ModuleFacts:
