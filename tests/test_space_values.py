@@ -88,3 +88,10 @@ def test_the_space_of_the_scaled_mfma_reaches_the_scaled_instruction(llvm_22_1_8
     )
     llc = tool("llc", ["-mtriple=amdgcn", "-mcpu=gfx950", "-O0"], ir)
     assert llc.returncode == 0 and "v_mfma_scale_f32_16x16x128_f8f6f4 " in llc.stdout, llc.stderr
+
+
+def test_an_nvptx_sparse_row_tries_its_selector_values():
+    # mma.sp m16n8k16 bf16: the PTX ISA's selector values for it are 0..3 (the row's range);
+    # the middle (1), the highest (3) and one past it (4), as an immarg of AMDGPU.
+    got = {args for _fa, _fb, args in _cells("mma.sp.m16n8k16.row.col.bf16", "sm_80")}
+    assert got == {(), ((4, "1"),), ((4, "3"),), ((4, "4"),)}

@@ -19,7 +19,7 @@ from harness.core.commands import Selector
 from harness.core.errors import PATH_LIMIT, InputError, quoted, shortened
 from harness.specs import cases, matrix, values
 from harness.specs.cases import SELECTORS, Case, Planned
-from harness.targets import AMDGPU, catalog, formats, processors
+from harness.targets import catalog, formats, processors
 from harness.targets.catalog import Side
 
 DEFAULT_CASES = Path(__file__).resolve().parents[2] / "cases"
@@ -377,9 +377,9 @@ def space(args, known_cpus) -> list[Planned]:
     each processor the name's default-wave form (the one that runs there, else the one for a
     processor without it), and where the name has wave64 forms and the processor is not
     wave64-only, one of those too. Sources at their first format and exact width, immargs at
-    their lowest values; on an AMDGPU processor with the instruction also the values of its
-    constant operands `values.variants` gives (allowed, ISA-invalid, past the field, pairs,
-    formats, scales in registers). `args.space` "representative" keeps, of each name's processors, those
+    their lowest values; on a processor with the instruction also the values of its constant
+    operands `values.variants` gives (allowed, ISA-invalid, past the field, pairs, formats,
+    scales in registers; NVPTX's sparsity selector). `args.space` "representative" keeps, of each name's processors, those
     its row lists and the first of each generation without it (`representatives`)."""
     if getattr(args, "spec", None):
         raise InputError("--spec names the specs' cases; --space full is every cell of the build, not a spec's")
@@ -407,10 +407,10 @@ def space(args, known_cpus) -> list[Planned]:
 
 def _values(form: catalog.Intrinsic, cpu: str) -> list[tuple[int, int, values.Args]]:
     """(formats, operand overrides) of each cell of a form on a processor: the base cell (first
-    formats, immargs at their lowest); on an AMDGPU processor with the instruction, the values
+    formats, immargs at their lowest); on a processor with the instruction, the values
     `values.variants` adds."""
     base: list[tuple[int, int, values.Args]] = [(form.a.formats[0], form.b.formats[0], ())]
-    if form.target is not AMDGPU or not form.runs_on(cpu):
+    if not form.runs_on(cpu):
         return base
     return base + values.variants(form, cpu)
 

@@ -1,5 +1,6 @@
-"""The values of its constant operands the whole space tries for an AMDGPU intrinsic on a processor
-that has the instruction (`selection.space`).
+"""The values of its constant operands the whole space tries for a matrix intrinsic on a processor
+that has the instruction (`selection.space`): AMDGPU's immargs and formats, NVPTX's sparsity
+selector.
 
 Per immarg: its lowest value (the base cell), the middle and the highest value the ISA allows on
 that instruction (`targets.limits` within the field of `amdgpu_rows`), the first value the ISA
@@ -29,7 +30,7 @@ Args = tuple[tuple[int, str], ...]
 def variants(form: Intrinsic, cpu: str) -> list[tuple[int, int, Args]]:
     """(format of A, format of B, operand overrides) of each cell beyond the base one (first
     formats, every immarg at its lowest, constant scales)."""
-    names = families.operand_names(form.base or form.name)
+    names = families.operand_names(form.base or form.name) or tuple(f"operand {i}" for i in range(len(form.operands)))
     registers = tuple((i, f"%{m.group(1)}") for i, n in enumerate(names) if (m := _SCALE.fullmatch(n)))
     fa, fb = form.a.formats[0], form.b.formats[0]
     out: list[tuple[int, int, Args]] = [(fa, fb, registers)] if registers else []

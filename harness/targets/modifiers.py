@@ -255,11 +255,12 @@ def raw(spelled: Spelling, found: dict[str, str]) -> str:
     return " ".join(f"{m}:{found[m]}" if found.get(m) else m if m in found else f"no {m}" for m in mods)
 
 
-def ptx_selector_difference(value: int, operands: list[str]) -> str:
-    """NVPTX's mma.sp: its one constant operand, the sparsity selector, is the instruction's last
-    operand (PTX ISA, "Warp-level matrix multiply-accumulate with sparse matrix A"), decimal or
-    hexadecimal; "" when `operands` (llc's PTX) end with `value`."""
-    printed = operands[-1] if operands else ""
+def ptx_selector_difference(value: int, operands: list[str], index: int) -> str:
+    """NVPTX's mma.sp: its one constant operand, the sparsity selector (call operand `index`), is
+    printed where the call has it, after D (PTX ISA, "Warp-level matrix multiply-accumulate with
+    sparse matrix A": d, a, b, c, metadata, selector, then any block-scale operands), decimal or
+    hexadecimal; "" when llc's PTX `operands` hold `value` there."""
+    printed = operands[index + 1] if index + 1 < len(operands) else ""
     if re.fullmatch(r"\d+|0x[0-9a-fA-F]+", printed) and int(printed, 0) == value:
         return ""
     return f"the sparsity selector is {value} in the IR, llc's PTX has {printed or 'no operand'} there"

@@ -685,7 +685,7 @@ class _Readings:
         found = V.instruction(self.bodies["llc's text"].get(case.function, []), intr.mnemonics(case.cpu))
         if found is None or not re.fullmatch(r"-?\d+", value):
             return ""
-        return modifiers.ptx_selector_difference(int(value), found[1])
+        return modifiers.ptx_selector_difference(int(value), found[1], index)
 
 
 class _ModuleFacts:
