@@ -230,7 +230,7 @@ def test_split_selectors_give_each_selector_its_own_run_lines(classes_dir):
     for sel, flag, other in (("sdag", "-global-isel=0", "-global-isel=1"), ("gisel", "-global-isel=1", "-global-isel=0")):
         text = (classes_dir / f"{WF}.narrowed-shufflevector.{sel}.ll").read_text()
         runs = [line for line in text.splitlines() if line.startswith("; RUN:")]
-        # llc's text (FileCheck, llvm-mc), then its object (llvm-objdump, FileCheck): the formats print modifiers.
+        # llc's text (FileCheck, llvm-mc), then its object (llvm-objdump, FileCheck).
         assert len(runs) == 5 and all(flag in r for r in runs if "llc" in r) and not any(other in r for r in runs), runs
 
 

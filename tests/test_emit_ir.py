@@ -120,7 +120,7 @@ def test_codegen_lit_file_runs_llc_per_selector_then_llvm_mc(rendered):
         "; RUN: llc -O0 -mtriple=amdgcn -mcpu=gfx1250 -global-isel=1 -global-isel-abort=1 -o %t.gisel.s < %s",
         "; RUN: FileCheck --input-file=%t.gisel.s %s",
         "; RUN: llvm-mc -triple=amdgcn -mcpu=gfx1250 -filetype=obj -o /dev/null %t.gisel.s",
-        # Formats other than FP8 print modifiers: llc's own object must encode them too.
+        # llc's own object must encode what its text says: every AMDGPU codegen file reads it back.
         "; RUN: llc -O0 -mtriple=amdgcn -mcpu=gfx1250 -global-isel=0 -filetype=obj -o %t.sdag.o < %s",
         "; RUN: llvm-objdump -d %t.sdag.o | FileCheck --check-prefix=OBJ %s",
         "; RUN: llc -O0 -mtriple=amdgcn -mcpu=gfx1250 -global-isel=1 -global-isel-abort=1 -filetype=obj -o %t.gisel.o < %s",

@@ -56,6 +56,20 @@ FAULTS: dict[str, tuple[tuple[str, ...], tuple[str, str], str]] = {
         ),
         "scale_a",
     ),
+    "scale-constant": (
+        ("mfma.scale.f32.16x16x128.f8f6f4", "gfx950", "6=1", "8=1"),
+        (
+            r"v_mfma_scale_(f32_16x16x128_f8f6f4 a\[\d+:\d+\], v\[\d+:\d+\], v\[\d+:\d+\], a\[\d+:\d+\]), (?:v\d+|\d+), (?:v\d+|\d+) op_sel_hi:\[0,0,0\]",
+            r"v_mfma_\1",
+        ),
+        "scale_a",
+    ),
+    # A modifier no operand of the call sets (the f16 WMMA's A negated): the detail names no operand.
+    "spurious": (
+        ("wmma.f32.16x16x16.f16.gfx1100", "gfx1100"),
+        (r"(v_wmma_f32_16x16x16_f16 [^\n]*\])\n", "\\1 neg_lo:[1,0,0] neg_hi:[1,0,0]\n"),
+        "",
+    ),
     "mfma-fmt": (("mfma.scale.f32.16x16x128.f8f6f4", "gfx950", "fmt:bf8"), (r" blgp:1", ""), "fmt_b"),
 }
 MODES = ("text", "object", "both")
@@ -102,7 +116,15 @@ def test_try_gives_miscompile_for_a_changed_modifier(llvm_22_1_8, cli, tmp_path,
     fake = faulty_build(tmp_path, llvm_22_1_8.bin_dir, mode, [change])
     doc = run_json(cli, "try", "--llvm-bin", fake, *try_flags(case))
     assert (doc["verdict"], doc["judgment"]) == ("miscompile", "unexpected"), (kind, mode, doc["detail"])
-    assert doc["detail"].startswith(f"{operand} is ") and f", {reading(mode)} has " in doc["detail"], doc["detail"]
+    assert names_the_fault(doc["detail"], operand, mode), doc["detail"]
+
+
+def names_the_fault(detail: str, operand: str, mode: str) -> bool:
+    """Whether a miscompile's detail names the operand (or, for a modifier no operand sets, that
+    none does) and the reading the fault is in."""
+    if not operand:
+        return detail.startswith(f"{reading(mode)} has ") and detail.endswith(", which no operand of the call spells")
+    return detail.startswith(f"{operand} is ") and f", {reading(mode)} has " in detail
 
 
 def spec_text(kinds) -> str:
@@ -158,7 +180,7 @@ def test_run_gives_miscompile_for_each_changed_modifier(llvm_22_1_8, cli, tmp_pa
         seen.add(kind)
         operand = FAULTS[kind][2]
         assert (r["verdict"], r["judgment"]) == ("miscompile", "unexpected"), (kind, mode, r["selector"], r["detail"])
-        assert r["detail"].startswith(f"{operand} is ") and f", {reading(mode)} has " in r["detail"], r["detail"]
+        assert names_the_fault(r["detail"], operand, mode), r["detail"]
     assert seen == set(FAULTS)
 
 
@@ -276,3 +298,13 @@ def test_bisect_run_votes_bad_on_a_miscompile_and_good_when_asked_for_one(llvm_2
     good = cli("bisect-run", "--llvm-bin", fake, *cell, "--want", "miscompile")
     assert good.returncode == 0 and good.stdout.startswith("bisect-run: good (exit 0)"), good.stdout
     assert cli("bisect-run", "--llvm-bin", llvm_22_1_8.bin_dir, *cell).returncode == 0
+
+
+def test_an_object_with_another_instruction_than_the_text_is_a_miscompile(llvm_22_1_8, cli, lit_exe, tmp_path, fault_cases):
+    # llc's object (clang's path) holds the bf16 WMMA where its text, right, has the f16 one.
+    fake = faulty_build(tmp_path, llvm_22_1_8.bin_dir, "object", [("v_wmma_f32_16x16x16_f16 ", "v_wmma_f32_16x16x16_bf16 ")])
+    doc = run_json(cli, "try", "--llvm-bin", fake, *try_flags(FAULTS["spurious"][0]))
+    assert (doc["verdict"], doc["judgment"]) == ("miscompile", "unexpected"), doc["detail"]
+    assert doc["detail"] == "llc's text has v_wmma_f32_16x16x16_f16, llc's object has v_wmma_f32_16x16x16_bf16"
+    proc = lit_run(lit_exe, fault_cases, fake, lit_file(fault_cases, "spurious"))
+    assert proc.returncode == 1 and re.search(r"error: OBJ(-SAME)?: expected string not found", proc.stdout), proc.stdout[-3000:]

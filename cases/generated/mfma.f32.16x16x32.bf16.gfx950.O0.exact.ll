@@ -22,7 +22,7 @@ define <4 x float> @mfma_f32_16x16x32_bf16__a_bfloat_v8__b_bfloat_v8(<8 x bfloat
 ; CHECK-SAME: [[#B+3]]{{\]}}, {{[asv]\[}}[[#C:]]:
 ; CHECK-SAME: [[#C+3]]{{\]}}{{(, [^ ,]+)*}}{{$}}
 ; OBJ-LABEL: <mfma_f32_16x16x32_bf16__a_bfloat_v8__b_bfloat_v8>:
-; OBJ: v_mfma_f32_16x16x32_bf16 {{([^:]|[0-9]:)*}}{{ *(//.*)?$}}
+; OBJ: v_mfma_f32_16x16x32_bf16 {{([^ ]+, )*[^ ]+}}{{ *(//.*)?$}}
   %r.mfma_f32_16x16x32_bf16__a_bfloat_v8__b_bfloat_v8 = call <4 x float> @llvm.amdgcn.mfma.f32.16x16x32.bf16(<8 x bfloat> %a, <8 x bfloat> %b, <4 x float> %c, i32 0, i32 0, i32 0)
   ret <4 x float> %r.mfma_f32_16x16x32_bf16__a_bfloat_v8__b_bfloat_v8
 }
@@ -35,7 +35,7 @@ define <4 x float> @mfma_f32_16x16x32_bf16__a_bfloat_v8__b_bfloat_v8__arg3_7(<8 
 ; CHECK-SAME: [[#B+3]]{{\]}}, {{[asv]\[}}[[#C:]]:
 ; CHECK-SAME: [[#C+3]]{{\]}}{{(, [^ ,]+)*}} cbsz:7{{$}}
 ; OBJ-LABEL: <mfma_f32_16x16x32_bf16__a_bfloat_v8__b_bfloat_v8__arg3_7>:
-; OBJ: v_mfma_f32_16x16x32_bf16 {{([^:]|[0-9]:)*}} cbsz:7{{ *(//.*)?$}}
+; OBJ: v_mfma_f32_16x16x32_bf16 {{([^ ]+, )*[^ ]+}} cbsz:7{{ *(//.*)?$}}
   %r.mfma_f32_16x16x32_bf16__a_bfloat_v8__b_bfloat_v8__arg3_7 = call <4 x float> @llvm.amdgcn.mfma.f32.16x16x32.bf16(<8 x bfloat> %a, <8 x bfloat> %b, <4 x float> %c, i32 7, i32 0, i32 0)
   ret <4 x float> %r.mfma_f32_16x16x32_bf16__a_bfloat_v8__b_bfloat_v8__arg3_7
 }
@@ -48,7 +48,7 @@ define <4 x float> @mfma_f32_16x16x32_bf16__a_bfloat_v8__b_bfloat_v8__arg4_15(<8
 ; CHECK-SAME: [[#B+3]]{{\]}}, {{[asv]\[}}[[#C:]]:
 ; CHECK-SAME: [[#C+3]]{{\]}}{{(, [^ ,]+)*}} abid:15{{$}}
 ; OBJ-LABEL: <mfma_f32_16x16x32_bf16__a_bfloat_v8__b_bfloat_v8__arg4_15>:
-; OBJ: v_mfma_f32_16x16x32_bf16 {{([^:]|[0-9]:)*}} abid:15{{ *(//.*)?$}}
+; OBJ: v_mfma_f32_16x16x32_bf16 {{([^ ]+, )*[^ ]+}} abid:15{{ *(//.*)?$}}
   %r.mfma_f32_16x16x32_bf16__a_bfloat_v8__b_bfloat_v8__arg4_15 = call <4 x float> @llvm.amdgcn.mfma.f32.16x16x32.bf16(<8 x bfloat> %a, <8 x bfloat> %b, <4 x float> %c, i32 0, i32 15, i32 0)
   ret <4 x float> %r.mfma_f32_16x16x32_bf16__a_bfloat_v8__b_bfloat_v8__arg4_15
 }
@@ -61,7 +61,7 @@ define <4 x float> @mfma_f32_16x16x32_bf16__a_bfloat_v8__b_bfloat_v8__arg5_7(<8 
 ; CHECK-SAME: [[#B+3]]{{\]}}, {{[asv]\[}}[[#C:]]:
 ; CHECK-SAME: [[#C+3]]{{\]}}{{(, [^ ,]+)*}} blgp:7{{$}}
 ; OBJ-LABEL: <mfma_f32_16x16x32_bf16__a_bfloat_v8__b_bfloat_v8__arg5_7>:
-; OBJ: v_mfma_f32_16x16x32_bf16 {{([^:]|[0-9]:)*}} blgp:7{{ *(//.*)?$}}
+; OBJ: v_mfma_f32_16x16x32_bf16 {{([^ ]+, )*[^ ]+}} blgp:7{{ *(//.*)?$}}
   %r.mfma_f32_16x16x32_bf16__a_bfloat_v8__b_bfloat_v8__arg5_7 = call <4 x float> @llvm.amdgcn.mfma.f32.16x16x32.bf16(<8 x bfloat> %a, <8 x bfloat> %b, <4 x float> %c, i32 0, i32 0, i32 7)
   ret <4 x float> %r.mfma_f32_16x16x32_bf16__a_bfloat_v8__b_bfloat_v8__arg5_7
 }

@@ -22,7 +22,7 @@ define <4 x float> @mfma_f32_16x16x32_bf8_bf8__a_i64_v1__b_i64_v1(i64 %a, i64 %b
 ; CHECK-SAME: [[#B+1]]{{\]}}, {{[asv]\[}}[[#C:]]:
 ; CHECK-SAME: [[#C+3]]{{\]}}{{(, [^ ,]+)*}}{{$}}
 ; OBJ-LABEL: <mfma_f32_16x16x32_bf8_bf8__a_i64_v1__b_i64_v1>:
-; OBJ: v_mfma_f32_16x16x32_bf8_bf8 {{([^:]|[0-9]:)*}}{{ *(//.*)?$}}
+; OBJ: v_mfma_f32_16x16x32_bf8_bf8 {{([^ ]+, )*[^ ]+}}{{ *(//.*)?$}}
   %r.mfma_f32_16x16x32_bf8_bf8__a_i64_v1__b_i64_v1 = call <4 x float> @llvm.amdgcn.mfma.f32.16x16x32.bf8.bf8(i64 %a, i64 %b, <4 x float> %c, i32 0, i32 0, i32 0)
   ret <4 x float> %r.mfma_f32_16x16x32_bf8_bf8__a_i64_v1__b_i64_v1
 }
@@ -35,7 +35,7 @@ define <4 x float> @mfma_f32_16x16x32_bf8_bf8__a_i64_v1__b_i64_v1__arg3_7(i64 %a
 ; CHECK-SAME: [[#B+1]]{{\]}}, {{[asv]\[}}[[#C:]]:
 ; CHECK-SAME: [[#C+3]]{{\]}}{{(, [^ ,]+)*}} cbsz:7{{$}}
 ; OBJ-LABEL: <mfma_f32_16x16x32_bf8_bf8__a_i64_v1__b_i64_v1__arg3_7>:
-; OBJ: v_mfma_f32_16x16x32_bf8_bf8 {{([^:]|[0-9]:)*}} cbsz:7{{ *(//.*)?$}}
+; OBJ: v_mfma_f32_16x16x32_bf8_bf8 {{([^ ]+, )*[^ ]+}} cbsz:7{{ *(//.*)?$}}
   %r.mfma_f32_16x16x32_bf8_bf8__a_i64_v1__b_i64_v1__arg3_7 = call <4 x float> @llvm.amdgcn.mfma.f32.16x16x32.bf8.bf8(i64 %a, i64 %b, <4 x float> %c, i32 7, i32 0, i32 0)
   ret <4 x float> %r.mfma_f32_16x16x32_bf8_bf8__a_i64_v1__b_i64_v1__arg3_7
 }
@@ -48,7 +48,7 @@ define <4 x float> @mfma_f32_16x16x32_bf8_bf8__a_i64_v1__b_i64_v1__arg4_15(i64 %
 ; CHECK-SAME: [[#B+1]]{{\]}}, {{[asv]\[}}[[#C:]]:
 ; CHECK-SAME: [[#C+3]]{{\]}}{{(, [^ ,]+)*}} abid:15{{$}}
 ; OBJ-LABEL: <mfma_f32_16x16x32_bf8_bf8__a_i64_v1__b_i64_v1__arg4_15>:
-; OBJ: v_mfma_f32_16x16x32_bf8_bf8 {{([^:]|[0-9]:)*}} abid:15{{ *(//.*)?$}}
+; OBJ: v_mfma_f32_16x16x32_bf8_bf8 {{([^ ]+, )*[^ ]+}} abid:15{{ *(//.*)?$}}
   %r.mfma_f32_16x16x32_bf8_bf8__a_i64_v1__b_i64_v1__arg4_15 = call <4 x float> @llvm.amdgcn.mfma.f32.16x16x32.bf8.bf8(i64 %a, i64 %b, <4 x float> %c, i32 0, i32 15, i32 0)
   ret <4 x float> %r.mfma_f32_16x16x32_bf8_bf8__a_i64_v1__b_i64_v1__arg4_15
 }
@@ -61,7 +61,7 @@ define <4 x float> @mfma_f32_16x16x32_bf8_bf8__a_i64_v1__b_i64_v1__arg5_7(i64 %a
 ; CHECK-SAME: [[#B+1]]{{\]}}, {{[asv]\[}}[[#C:]]:
 ; CHECK-SAME: [[#C+3]]{{\]}}{{(, [^ ,]+)*}} blgp:7{{$}}
 ; OBJ-LABEL: <mfma_f32_16x16x32_bf8_bf8__a_i64_v1__b_i64_v1__arg5_7>:
-; OBJ: v_mfma_f32_16x16x32_bf8_bf8 {{([^:]|[0-9]:)*}} blgp:7{{ *(//.*)?$}}
+; OBJ: v_mfma_f32_16x16x32_bf8_bf8 {{([^ ]+, )*[^ ]+}} blgp:7{{ *(//.*)?$}}
   %r.mfma_f32_16x16x32_bf8_bf8__a_i64_v1__b_i64_v1__arg5_7 = call <4 x float> @llvm.amdgcn.mfma.f32.16x16x32.bf8.bf8(i64 %a, i64 %b, <4 x float> %c, i32 0, i32 0, i32 7)
   ret <4 x float> %r.mfma_f32_16x16x32_bf8_bf8__a_i64_v1__b_i64_v1__arg5_7
 }

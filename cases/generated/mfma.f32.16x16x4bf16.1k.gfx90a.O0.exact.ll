@@ -22,7 +22,7 @@ define <16 x float> @mfma_f32_16x16x4bf16_1k__a_i16_v4__b_i16_v4(<4 x i16> %a, <
 ; CHECK-SAME: [[#B+1]]{{\]}}, {{[asv]\[}}[[#C:]]:
 ; CHECK-SAME: [[#C+15]]{{\]}}{{(, [^ ,]+)*}}{{$}}
 ; OBJ-LABEL: <mfma_f32_16x16x4bf16_1k__a_i16_v4__b_i16_v4>:
-; OBJ: v_mfma_f32_16x16x4bf16_1k {{([^:]|[0-9]:)*}}{{ *(//.*)?$}}
+; OBJ: v_mfma_f32_16x16x4bf16_1k {{([^ ]+, )*[^ ]+}}{{ *(//.*)?$}}
   %r.mfma_f32_16x16x4bf16_1k__a_i16_v4__b_i16_v4 = call <16 x float> @llvm.amdgcn.mfma.f32.16x16x4bf16.1k(<4 x i16> %a, <4 x i16> %b, <16 x float> %c, i32 0, i32 0, i32 0)
   ret <16 x float> %r.mfma_f32_16x16x4bf16_1k__a_i16_v4__b_i16_v4
 }
@@ -35,7 +35,7 @@ define <16 x float> @mfma_f32_16x16x4bf16_1k__a_i16_v4__b_i16_v4__arg5_7(<4 x i1
 ; CHECK-SAME: [[#B+1]]{{\]}}, {{[asv]\[}}[[#C:]]:
 ; CHECK-SAME: [[#C+15]]{{\]}}{{(, [^ ,]+)*}} blgp:7{{$}}
 ; OBJ-LABEL: <mfma_f32_16x16x4bf16_1k__a_i16_v4__b_i16_v4__arg5_7>:
-; OBJ: v_mfma_f32_16x16x4bf16_1k {{([^:]|[0-9]:)*}} blgp:7{{ *(//.*)?$}}
+; OBJ: v_mfma_f32_16x16x4bf16_1k {{([^ ]+, )*[^ ]+}} blgp:7{{ *(//.*)?$}}
   %r.mfma_f32_16x16x4bf16_1k__a_i16_v4__b_i16_v4__arg5_7 = call <16 x float> @llvm.amdgcn.mfma.f32.16x16x4bf16.1k(<4 x i16> %a, <4 x i16> %b, <16 x float> %c, i32 0, i32 0, i32 7)
   ret <16 x float> %r.mfma_f32_16x16x4bf16_1k__a_i16_v4__b_i16_v4__arg5_7
 }

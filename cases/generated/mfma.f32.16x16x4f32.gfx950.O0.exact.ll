@@ -20,7 +20,7 @@ define <4 x float> @mfma_f32_16x16x4f32__a_float_v1__b_float_v1(float %a, float 
 ; CHECK-SAME: [[#D+3]]{{\]}}, {{[asv][0-9]+}}, {{[asv][0-9]+}}, {{[asv]\[}}[[#C:]]:
 ; CHECK-SAME: [[#C+3]]{{\]}}{{(, [^ ,]+)*}}{{$}}
 ; OBJ-LABEL: <mfma_f32_16x16x4f32__a_float_v1__b_float_v1>:
-; OBJ: v_mfma_f32_16x16x4_f32 {{([^:]|[0-9]:)*}}{{ *(//.*)?$}}
+; OBJ: v_mfma_f32_16x16x4_f32 {{([^ ]+, )*[^ ]+}}{{ *(//.*)?$}}
   %r.mfma_f32_16x16x4f32__a_float_v1__b_float_v1 = call <4 x float> @llvm.amdgcn.mfma.f32.16x16x4f32(float %a, float %b, <4 x float> %c, i32 0, i32 0, i32 0)
   ret <4 x float> %r.mfma_f32_16x16x4f32__a_float_v1__b_float_v1
 }
@@ -31,7 +31,7 @@ define <4 x float> @mfma_f32_16x16x4f32__a_float_v1__b_float_v1__arg3_7(float %a
 ; CHECK-SAME: [[#D+3]]{{\]}}, {{[asv][0-9]+}}, {{[asv][0-9]+}}, {{[asv]\[}}[[#C:]]:
 ; CHECK-SAME: [[#C+3]]{{\]}}{{(, [^ ,]+)*}} cbsz:7{{$}}
 ; OBJ-LABEL: <mfma_f32_16x16x4f32__a_float_v1__b_float_v1__arg3_7>:
-; OBJ: v_mfma_f32_16x16x4_f32 {{([^:]|[0-9]:)*}} cbsz:7{{ *(//.*)?$}}
+; OBJ: v_mfma_f32_16x16x4_f32 {{([^ ]+, )*[^ ]+}} cbsz:7{{ *(//.*)?$}}
   %r.mfma_f32_16x16x4f32__a_float_v1__b_float_v1__arg3_7 = call <4 x float> @llvm.amdgcn.mfma.f32.16x16x4f32(float %a, float %b, <4 x float> %c, i32 7, i32 0, i32 0)
   ret <4 x float> %r.mfma_f32_16x16x4f32__a_float_v1__b_float_v1__arg3_7
 }
@@ -42,7 +42,7 @@ define <4 x float> @mfma_f32_16x16x4f32__a_float_v1__b_float_v1__arg4_15(float %
 ; CHECK-SAME: [[#D+3]]{{\]}}, {{[asv][0-9]+}}, {{[asv][0-9]+}}, {{[asv]\[}}[[#C:]]:
 ; CHECK-SAME: [[#C+3]]{{\]}}{{(, [^ ,]+)*}} abid:15{{$}}
 ; OBJ-LABEL: <mfma_f32_16x16x4f32__a_float_v1__b_float_v1__arg4_15>:
-; OBJ: v_mfma_f32_16x16x4_f32 {{([^:]|[0-9]:)*}} abid:15{{ *(//.*)?$}}
+; OBJ: v_mfma_f32_16x16x4_f32 {{([^ ]+, )*[^ ]+}} abid:15{{ *(//.*)?$}}
   %r.mfma_f32_16x16x4f32__a_float_v1__b_float_v1__arg4_15 = call <4 x float> @llvm.amdgcn.mfma.f32.16x16x4f32(float %a, float %b, <4 x float> %c, i32 0, i32 15, i32 0)
   ret <4 x float> %r.mfma_f32_16x16x4f32__a_float_v1__b_float_v1__arg4_15
 }
@@ -53,7 +53,7 @@ define <4 x float> @mfma_f32_16x16x4f32__a_float_v1__b_float_v1__arg5_7(float %a
 ; CHECK-SAME: [[#D+3]]{{\]}}, {{[asv][0-9]+}}, {{[asv][0-9]+}}, {{[asv]\[}}[[#C:]]:
 ; CHECK-SAME: [[#C+3]]{{\]}}{{(, [^ ,]+)*}} blgp:7{{$}}
 ; OBJ-LABEL: <mfma_f32_16x16x4f32__a_float_v1__b_float_v1__arg5_7>:
-; OBJ: v_mfma_f32_16x16x4_f32 {{([^:]|[0-9]:)*}} blgp:7{{ *(//.*)?$}}
+; OBJ: v_mfma_f32_16x16x4_f32 {{([^ ]+, )*[^ ]+}} blgp:7{{ *(//.*)?$}}
   %r.mfma_f32_16x16x4f32__a_float_v1__b_float_v1__arg5_7 = call <4 x float> @llvm.amdgcn.mfma.f32.16x16x4f32(float %a, float %b, <4 x float> %c, i32 0, i32 0, i32 7)
   ret <4 x float> %r.mfma_f32_16x16x4f32__a_float_v1__b_float_v1__arg5_7
 }

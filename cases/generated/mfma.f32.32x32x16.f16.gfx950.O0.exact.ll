@@ -22,7 +22,7 @@ define <16 x float> @mfma_f32_32x32x16_f16__a_half_v8__b_half_v8(<8 x half> %a, 
 ; CHECK-SAME: [[#B+3]]{{\]}}, {{[asv]\[}}[[#C:]]:
 ; CHECK-SAME: [[#C+15]]{{\]}}{{(, [^ ,]+)*}}{{$}}
 ; OBJ-LABEL: <mfma_f32_32x32x16_f16__a_half_v8__b_half_v8>:
-; OBJ: v_mfma_f32_32x32x16_f16 {{([^:]|[0-9]:)*}}{{ *(//.*)?$}}
+; OBJ: v_mfma_f32_32x32x16_f16 {{([^ ]+, )*[^ ]+}}{{ *(//.*)?$}}
   %r.mfma_f32_32x32x16_f16__a_half_v8__b_half_v8 = call <16 x float> @llvm.amdgcn.mfma.f32.32x32x16.f16(<8 x half> %a, <8 x half> %b, <16 x float> %c, i32 0, i32 0, i32 0)
   ret <16 x float> %r.mfma_f32_32x32x16_f16__a_half_v8__b_half_v8
 }
@@ -35,7 +35,7 @@ define <16 x float> @mfma_f32_32x32x16_f16__a_half_v8__b_half_v8__arg3_7(<8 x ha
 ; CHECK-SAME: [[#B+3]]{{\]}}, {{[asv]\[}}[[#C:]]:
 ; CHECK-SAME: [[#C+15]]{{\]}}{{(, [^ ,]+)*}} cbsz:7{{$}}
 ; OBJ-LABEL: <mfma_f32_32x32x16_f16__a_half_v8__b_half_v8__arg3_7>:
-; OBJ: v_mfma_f32_32x32x16_f16 {{([^:]|[0-9]:)*}} cbsz:7{{ *(//.*)?$}}
+; OBJ: v_mfma_f32_32x32x16_f16 {{([^ ]+, )*[^ ]+}} cbsz:7{{ *(//.*)?$}}
   %r.mfma_f32_32x32x16_f16__a_half_v8__b_half_v8__arg3_7 = call <16 x float> @llvm.amdgcn.mfma.f32.32x32x16.f16(<8 x half> %a, <8 x half> %b, <16 x float> %c, i32 7, i32 0, i32 0)
   ret <16 x float> %r.mfma_f32_32x32x16_f16__a_half_v8__b_half_v8__arg3_7
 }
@@ -48,7 +48,7 @@ define <16 x float> @mfma_f32_32x32x16_f16__a_half_v8__b_half_v8__arg4_15(<8 x h
 ; CHECK-SAME: [[#B+3]]{{\]}}, {{[asv]\[}}[[#C:]]:
 ; CHECK-SAME: [[#C+15]]{{\]}}{{(, [^ ,]+)*}} abid:15{{$}}
 ; OBJ-LABEL: <mfma_f32_32x32x16_f16__a_half_v8__b_half_v8__arg4_15>:
-; OBJ: v_mfma_f32_32x32x16_f16 {{([^:]|[0-9]:)*}} abid:15{{ *(//.*)?$}}
+; OBJ: v_mfma_f32_32x32x16_f16 {{([^ ]+, )*[^ ]+}} abid:15{{ *(//.*)?$}}
   %r.mfma_f32_32x32x16_f16__a_half_v8__b_half_v8__arg4_15 = call <16 x float> @llvm.amdgcn.mfma.f32.32x32x16.f16(<8 x half> %a, <8 x half> %b, <16 x float> %c, i32 0, i32 15, i32 0)
   ret <16 x float> %r.mfma_f32_32x32x16_f16__a_half_v8__b_half_v8__arg4_15
 }
@@ -61,7 +61,7 @@ define <16 x float> @mfma_f32_32x32x16_f16__a_half_v8__b_half_v8__arg5_7(<8 x ha
 ; CHECK-SAME: [[#B+3]]{{\]}}, {{[asv]\[}}[[#C:]]:
 ; CHECK-SAME: [[#C+15]]{{\]}}{{(, [^ ,]+)*}} blgp:7{{$}}
 ; OBJ-LABEL: <mfma_f32_32x32x16_f16__a_half_v8__b_half_v8__arg5_7>:
-; OBJ: v_mfma_f32_32x32x16_f16 {{([^:]|[0-9]:)*}} blgp:7{{ *(//.*)?$}}
+; OBJ: v_mfma_f32_32x32x16_f16 {{([^ ]+, )*[^ ]+}} blgp:7{{ *(//.*)?$}}
   %r.mfma_f32_32x32x16_f16__a_half_v8__b_half_v8__arg5_7 = call <16 x float> @llvm.amdgcn.mfma.f32.32x32x16.f16(<8 x half> %a, <8 x half> %b, <16 x float> %c, i32 0, i32 0, i32 7)
   ret <16 x float> %r.mfma_f32_32x32x16_f16__a_half_v8__b_half_v8__arg5_7
 }

@@ -9,6 +9,10 @@
 ; RUN: llc -O0 -mtriple=amdgcn -mcpu=gfx942 -global-isel=1 -global-isel-abort=1 -o %t.gisel.s < %s
 ; RUN: FileCheck --input-file=%t.gisel.s %s
 ; RUN: llvm-mc -triple=amdgcn -mcpu=gfx942 -filetype=obj -o /dev/null %t.gisel.s
+; RUN: llc -O0 -mtriple=amdgcn -mcpu=gfx942 -global-isel=0 -filetype=obj -o %t.sdag.o < %s
+; RUN: llvm-objdump -d %t.sdag.o | FileCheck --check-prefix=OBJ %s
+; RUN: llc -O0 -mtriple=amdgcn -mcpu=gfx942 -global-isel=1 -global-isel-abort=1 -filetype=obj -o %t.gisel.o < %s
+; RUN: llvm-objdump -d %t.gisel.o | FileCheck --check-prefix=OBJ %s
 
 define <16 x float> @mfma_f32_32x32x16_fp8_bf8__a_i64_v1__b_i64_v1(i64 %a, i64 %b, <16 x float> %c) {
 ; CHECK-LABEL: {{^}}mfma_f32_32x32x16_fp8_bf8__a_i64_v1__b_i64_v1:
@@ -17,6 +21,8 @@ define <16 x float> @mfma_f32_32x32x16_fp8_bf8__a_i64_v1__b_i64_v1(i64 %a, i64 %
 ; CHECK-SAME: [[#A+1]]{{\]}}, {{[asv]\[}}[[#B:]]:
 ; CHECK-SAME: [[#B+1]]{{\]}}, {{[asv]\[}}[[#C:]]:
 ; CHECK-SAME: [[#C+15]]{{\]}}{{(, [^ ,]+)*}}{{$}}
+; OBJ-LABEL: <mfma_f32_32x32x16_fp8_bf8__a_i64_v1__b_i64_v1>:
+; OBJ: v_mfma_f32_32x32x16_fp8_bf8 {{([^ ]+, )*[^ ]+}}{{ *(//.*)?$}}
   %r.mfma_f32_32x32x16_fp8_bf8__a_i64_v1__b_i64_v1 = call <16 x float> @llvm.amdgcn.mfma.f32.32x32x16.fp8.bf8(i64 %a, i64 %b, <16 x float> %c, i32 0, i32 0, i32 0)
   ret <16 x float> %r.mfma_f32_32x32x16_fp8_bf8__a_i64_v1__b_i64_v1
 }

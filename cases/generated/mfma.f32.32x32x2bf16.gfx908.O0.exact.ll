@@ -20,7 +20,7 @@ define <32 x float> @mfma_f32_32x32x2bf16__a_i16_v2__b_i16_v2(<2 x i16> %a, <2 x
 ; CHECK-SAME: [[#D+31]]{{\]}}, {{[asv][0-9]+}}, {{[asv][0-9]+}}, {{[asv]\[}}[[#C:]]:
 ; CHECK-SAME: [[#C+31]]{{\]}}{{(, [^ ,]+)*}}{{$}}
 ; OBJ-LABEL: <mfma_f32_32x32x2bf16__a_i16_v2__b_i16_v2>:
-; OBJ: v_mfma_f32_32x32x2bf16 {{([^:]|[0-9]:)*}}{{ *(//.*)?$}}
+; OBJ: v_mfma_f32_32x32x2bf16 {{([^ ]+, )*[^ ]+}}{{ *(//.*)?$}}
   %r.mfma_f32_32x32x2bf16__a_i16_v2__b_i16_v2 = call <32 x float> @llvm.amdgcn.mfma.f32.32x32x2bf16(<2 x i16> %a, <2 x i16> %b, <32 x float> %c, i32 0, i32 0, i32 0)
   ret <32 x float> %r.mfma_f32_32x32x2bf16__a_i16_v2__b_i16_v2
 }
@@ -31,7 +31,7 @@ define <32 x float> @mfma_f32_32x32x2bf16__a_i16_v2__b_i16_v2__arg5_7(<2 x i16> 
 ; CHECK-SAME: [[#D+31]]{{\]}}, {{[asv][0-9]+}}, {{[asv][0-9]+}}, {{[asv]\[}}[[#C:]]:
 ; CHECK-SAME: [[#C+31]]{{\]}}{{(, [^ ,]+)*}} blgp:7{{$}}
 ; OBJ-LABEL: <mfma_f32_32x32x2bf16__a_i16_v2__b_i16_v2__arg5_7>:
-; OBJ: v_mfma_f32_32x32x2bf16 {{([^:]|[0-9]:)*}} blgp:7{{ *(//.*)?$}}
+; OBJ: v_mfma_f32_32x32x2bf16 {{([^ ]+, )*[^ ]+}} blgp:7{{ *(//.*)?$}}
   %r.mfma_f32_32x32x2bf16__a_i16_v2__b_i16_v2__arg5_7 = call <32 x float> @llvm.amdgcn.mfma.f32.32x32x2bf16(<2 x i16> %a, <2 x i16> %b, <32 x float> %c, i32 0, i32 0, i32 7)
   ret <32 x float> %r.mfma_f32_32x32x2bf16__a_i16_v2__b_i16_v2__arg5_7
 }

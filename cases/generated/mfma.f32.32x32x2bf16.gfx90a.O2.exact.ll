@@ -9,12 +9,18 @@
 ; RUN: llc -O2 -mtriple=amdgcn -mcpu=gfx90a -global-isel=1 -global-isel-abort=1 -o %t.gisel.s < %s
 ; RUN: FileCheck --input-file=%t.gisel.s %s
 ; RUN: llvm-mc -triple=amdgcn -mcpu=gfx90a -filetype=obj -o /dev/null %t.gisel.s
+; RUN: llc -O2 -mtriple=amdgcn -mcpu=gfx90a -global-isel=0 -filetype=obj -o %t.sdag.o < %s
+; RUN: llvm-objdump -d %t.sdag.o | FileCheck --check-prefix=OBJ %s
+; RUN: llc -O2 -mtriple=amdgcn -mcpu=gfx90a -global-isel=1 -global-isel-abort=1 -filetype=obj -o %t.gisel.o < %s
+; RUN: llvm-objdump -d %t.gisel.o | FileCheck --check-prefix=OBJ %s
 
 define <32 x float> @mfma_f32_32x32x2bf16__a_i16_v2__b_i16_v2(<2 x i16> %a, <2 x i16> %b, <32 x float> %c) {
 ; CHECK-LABEL: {{^}}mfma_f32_32x32x2bf16__a_i16_v2__b_i16_v2:
 ; CHECK: v_mfma_f32_32x32x2bf16 {{[asv]\[}}[[#D:]]:
 ; CHECK-SAME: [[#D+31]]{{\]}}, {{[asv][0-9]+}}, {{[asv][0-9]+}}, {{[asv]\[}}[[#C:]]:
 ; CHECK-SAME: [[#C+31]]{{\]}}{{(, [^ ,]+)*}}{{$}}
+; OBJ-LABEL: <mfma_f32_32x32x2bf16__a_i16_v2__b_i16_v2>:
+; OBJ: v_mfma_f32_32x32x2bf16 {{([^ ]+, )*[^ ]+}}{{ *(//.*)?$}}
   %r.mfma_f32_32x32x2bf16__a_i16_v2__b_i16_v2 = call <32 x float> @llvm.amdgcn.mfma.f32.32x32x2bf16(<2 x i16> %a, <2 x i16> %b, <32 x float> %c, i32 0, i32 0, i32 0)
   ret <32 x float> %r.mfma_f32_32x32x2bf16__a_i16_v2__b_i16_v2
 }

@@ -20,7 +20,7 @@ define <16 x float> @mfma_f32_32x32x2f32__a_float_v1__b_float_v1(float %a, float
 ; CHECK-SAME: [[#D+15]]{{\]}}, {{[asv][0-9]+}}, {{[asv][0-9]+}}, {{[asv]\[}}[[#C:]]:
 ; CHECK-SAME: [[#C+15]]{{\]}}{{(, [^ ,]+)*}}{{$}}
 ; OBJ-LABEL: <mfma_f32_32x32x2f32__a_float_v1__b_float_v1>:
-; OBJ: v_mfma_f32_32x32x2f32 {{([^:]|[0-9]:)*}}{{ *(//.*)?$}}
+; OBJ: v_mfma_f32_32x32x2f32 {{([^ ]+, )*[^ ]+}}{{ *(//.*)?$}}
   %r.mfma_f32_32x32x2f32__a_float_v1__b_float_v1 = call <16 x float> @llvm.amdgcn.mfma.f32.32x32x2f32(float %a, float %b, <16 x float> %c, i32 0, i32 0, i32 0)
   ret <16 x float> %r.mfma_f32_32x32x2f32__a_float_v1__b_float_v1
 }
@@ -31,7 +31,7 @@ define <16 x float> @mfma_f32_32x32x2f32__a_float_v1__b_float_v1__arg5_7(float %
 ; CHECK-SAME: [[#D+15]]{{\]}}, {{[asv][0-9]+}}, {{[asv][0-9]+}}, {{[asv]\[}}[[#C:]]:
 ; CHECK-SAME: [[#C+15]]{{\]}}{{(, [^ ,]+)*}} blgp:7{{$}}
 ; OBJ-LABEL: <mfma_f32_32x32x2f32__a_float_v1__b_float_v1__arg5_7>:
-; OBJ: v_mfma_f32_32x32x2f32 {{([^:]|[0-9]:)*}} blgp:7{{ *(//.*)?$}}
+; OBJ: v_mfma_f32_32x32x2f32 {{([^ ]+, )*[^ ]+}} blgp:7{{ *(//.*)?$}}
   %r.mfma_f32_32x32x2f32__a_float_v1__b_float_v1__arg5_7 = call <16 x float> @llvm.amdgcn.mfma.f32.32x32x2f32(float %a, float %b, <16 x float> %c, i32 0, i32 0, i32 7)
   ret <16 x float> %r.mfma_f32_32x32x2f32__a_float_v1__b_float_v1__arg5_7
 }

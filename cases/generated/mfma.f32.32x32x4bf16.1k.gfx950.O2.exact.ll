@@ -9,6 +9,10 @@
 ; RUN: llc -O2 -mtriple=amdgcn -mcpu=gfx950 -global-isel=1 -global-isel-abort=1 -o %t.gisel.s < %s
 ; RUN: FileCheck --input-file=%t.gisel.s %s
 ; RUN: llvm-mc -triple=amdgcn -mcpu=gfx950 -filetype=obj -o /dev/null %t.gisel.s
+; RUN: llc -O2 -mtriple=amdgcn -mcpu=gfx950 -global-isel=0 -filetype=obj -o %t.sdag.o < %s
+; RUN: llvm-objdump -d %t.sdag.o | FileCheck --check-prefix=OBJ %s
+; RUN: llc -O2 -mtriple=amdgcn -mcpu=gfx950 -global-isel=1 -global-isel-abort=1 -filetype=obj -o %t.gisel.o < %s
+; RUN: llvm-objdump -d %t.gisel.o | FileCheck --check-prefix=OBJ %s
 
 define <32 x float> @mfma_f32_32x32x4bf16_1k__a_i16_v4__b_i16_v4(<4 x i16> %a, <4 x i16> %b, <32 x float> %c) {
 ; CHECK-LABEL: {{^}}mfma_f32_32x32x4bf16_1k__a_i16_v4__b_i16_v4:
@@ -17,6 +21,8 @@ define <32 x float> @mfma_f32_32x32x4bf16_1k__a_i16_v4__b_i16_v4(<4 x i16> %a, <
 ; CHECK-SAME: [[#A+1]]{{\]}}, {{[asv]\[}}[[#B:]]:
 ; CHECK-SAME: [[#B+1]]{{\]}}, {{[asv]\[}}[[#C:]]:
 ; CHECK-SAME: [[#C+31]]{{\]}}{{(, [^ ,]+)*}}{{$}}
+; OBJ-LABEL: <mfma_f32_32x32x4bf16_1k__a_i16_v4__b_i16_v4>:
+; OBJ: v_mfma_f32_32x32x4_2b_bf16 {{([^ ]+, )*[^ ]+}}{{ *(//.*)?$}}
   %r.mfma_f32_32x32x4bf16_1k__a_i16_v4__b_i16_v4 = call <32 x float> @llvm.amdgcn.mfma.f32.32x32x4bf16.1k(<4 x i16> %a, <4 x i16> %b, <32 x float> %c, i32 0, i32 0, i32 0)
   ret <32 x float> %r.mfma_f32_32x32x4bf16_1k__a_i16_v4__b_i16_v4
 }

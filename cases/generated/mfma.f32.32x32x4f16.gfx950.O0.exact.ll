@@ -22,7 +22,7 @@ define <32 x float> @mfma_f32_32x32x4f16__a_half_v4__b_half_v4(<4 x half> %a, <4
 ; CHECK-SAME: [[#B+1]]{{\]}}, {{[asv]\[}}[[#C:]]:
 ; CHECK-SAME: [[#C+31]]{{\]}}{{(, [^ ,]+)*}}{{$}}
 ; OBJ-LABEL: <mfma_f32_32x32x4f16__a_half_v4__b_half_v4>:
-; OBJ: v_mfma_f32_32x32x4_2b_f16 {{([^:]|[0-9]:)*}}{{ *(//.*)?$}}
+; OBJ: v_mfma_f32_32x32x4_2b_f16 {{([^ ]+, )*[^ ]+}}{{ *(//.*)?$}}
   %r.mfma_f32_32x32x4f16__a_half_v4__b_half_v4 = call <32 x float> @llvm.amdgcn.mfma.f32.32x32x4f16(<4 x half> %a, <4 x half> %b, <32 x float> %c, i32 0, i32 0, i32 0)
   ret <32 x float> %r.mfma_f32_32x32x4f16__a_half_v4__b_half_v4
 }
@@ -35,7 +35,7 @@ define <32 x float> @mfma_f32_32x32x4f16__a_half_v4__b_half_v4__arg3_7(<4 x half
 ; CHECK-SAME: [[#B+1]]{{\]}}, {{[asv]\[}}[[#C:]]:
 ; CHECK-SAME: [[#C+31]]{{\]}}{{(, [^ ,]+)*}} cbsz:7{{$}}
 ; OBJ-LABEL: <mfma_f32_32x32x4f16__a_half_v4__b_half_v4__arg3_7>:
-; OBJ: v_mfma_f32_32x32x4_2b_f16 {{([^:]|[0-9]:)*}} cbsz:7{{ *(//.*)?$}}
+; OBJ: v_mfma_f32_32x32x4_2b_f16 {{([^ ]+, )*[^ ]+}} cbsz:7{{ *(//.*)?$}}
   %r.mfma_f32_32x32x4f16__a_half_v4__b_half_v4__arg3_7 = call <32 x float> @llvm.amdgcn.mfma.f32.32x32x4f16(<4 x half> %a, <4 x half> %b, <32 x float> %c, i32 7, i32 0, i32 0)
   ret <32 x float> %r.mfma_f32_32x32x4f16__a_half_v4__b_half_v4__arg3_7
 }
@@ -48,7 +48,7 @@ define <32 x float> @mfma_f32_32x32x4f16__a_half_v4__b_half_v4__arg4_15(<4 x hal
 ; CHECK-SAME: [[#B+1]]{{\]}}, {{[asv]\[}}[[#C:]]:
 ; CHECK-SAME: [[#C+31]]{{\]}}{{(, [^ ,]+)*}} abid:15{{$}}
 ; OBJ-LABEL: <mfma_f32_32x32x4f16__a_half_v4__b_half_v4__arg4_15>:
-; OBJ: v_mfma_f32_32x32x4_2b_f16 {{([^:]|[0-9]:)*}} abid:15{{ *(//.*)?$}}
+; OBJ: v_mfma_f32_32x32x4_2b_f16 {{([^ ]+, )*[^ ]+}} abid:15{{ *(//.*)?$}}
   %r.mfma_f32_32x32x4f16__a_half_v4__b_half_v4__arg4_15 = call <32 x float> @llvm.amdgcn.mfma.f32.32x32x4f16(<4 x half> %a, <4 x half> %b, <32 x float> %c, i32 0, i32 15, i32 0)
   ret <32 x float> %r.mfma_f32_32x32x4f16__a_half_v4__b_half_v4__arg4_15
 }
@@ -61,7 +61,7 @@ define <32 x float> @mfma_f32_32x32x4f16__a_half_v4__b_half_v4__arg5_7(<4 x half
 ; CHECK-SAME: [[#B+1]]{{\]}}, {{[asv]\[}}[[#C:]]:
 ; CHECK-SAME: [[#C+31]]{{\]}}{{(, [^ ,]+)*}} blgp:7{{$}}
 ; OBJ-LABEL: <mfma_f32_32x32x4f16__a_half_v4__b_half_v4__arg5_7>:
-; OBJ: v_mfma_f32_32x32x4_2b_f16 {{([^:]|[0-9]:)*}} blgp:7{{ *(//.*)?$}}
+; OBJ: v_mfma_f32_32x32x4_2b_f16 {{([^ ]+, )*[^ ]+}} blgp:7{{ *(//.*)?$}}
   %r.mfma_f32_32x32x4f16__a_half_v4__b_half_v4__arg5_7 = call <32 x float> @llvm.amdgcn.mfma.f32.32x32x4f16(<4 x half> %a, <4 x half> %b, <32 x float> %c, i32 0, i32 0, i32 7)
   ret <32 x float> %r.mfma_f32_32x32x4f16__a_half_v4__b_half_v4__arg5_7
 }

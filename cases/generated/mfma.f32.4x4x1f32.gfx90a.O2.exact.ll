@@ -9,12 +9,18 @@
 ; RUN: llc -O2 -mtriple=amdgcn -mcpu=gfx90a -global-isel=1 -global-isel-abort=1 -o %t.gisel.s < %s
 ; RUN: FileCheck --input-file=%t.gisel.s %s
 ; RUN: llvm-mc -triple=amdgcn -mcpu=gfx90a -filetype=obj -o /dev/null %t.gisel.s
+; RUN: llc -O2 -mtriple=amdgcn -mcpu=gfx90a -global-isel=0 -filetype=obj -o %t.sdag.o < %s
+; RUN: llvm-objdump -d %t.sdag.o | FileCheck --check-prefix=OBJ %s
+; RUN: llc -O2 -mtriple=amdgcn -mcpu=gfx90a -global-isel=1 -global-isel-abort=1 -filetype=obj -o %t.gisel.o < %s
+; RUN: llvm-objdump -d %t.gisel.o | FileCheck --check-prefix=OBJ %s
 
 define <4 x float> @mfma_f32_4x4x1f32__a_float_v1__b_float_v1(float %a, float %b, <4 x float> %c) {
 ; CHECK-LABEL: {{^}}mfma_f32_4x4x1f32__a_float_v1__b_float_v1:
 ; CHECK: v_mfma_f32_4x4x1f32 {{[asv]\[}}[[#D:]]:
 ; CHECK-SAME: [[#D+3]]{{\]}}, {{[asv][0-9]+}}, {{[asv][0-9]+}}, {{[asv]\[}}[[#C:]]:
 ; CHECK-SAME: [[#C+3]]{{\]}}{{(, [^ ,]+)*}}{{$}}
+; OBJ-LABEL: <mfma_f32_4x4x1f32__a_float_v1__b_float_v1>:
+; OBJ: v_mfma_f32_4x4x1f32 {{([^ ]+, )*[^ ]+}}{{ *(//.*)?$}}
   %r.mfma_f32_4x4x1f32__a_float_v1__b_float_v1 = call <4 x float> @llvm.amdgcn.mfma.f32.4x4x1f32(float %a, float %b, <4 x float> %c, i32 0, i32 0, i32 0)
   ret <4 x float> %r.mfma_f32_4x4x1f32__a_float_v1__b_float_v1
 }

@@ -20,7 +20,7 @@ define <4 x float> @mfma_f32_4x4x2bf16__a_i16_v2__b_i16_v2(<2 x i16> %a, <2 x i1
 ; CHECK-SAME: [[#D+3]]{{\]}}, {{[asv][0-9]+}}, {{[asv][0-9]+}}, {{[asv]\[}}[[#C:]]:
 ; CHECK-SAME: [[#C+3]]{{\]}}{{(, [^ ,]+)*}}{{$}}
 ; OBJ-LABEL: <mfma_f32_4x4x2bf16__a_i16_v2__b_i16_v2>:
-; OBJ: v_mfma_f32_4x4x2bf16 {{([^:]|[0-9]:)*}}{{ *(//.*)?$}}
+; OBJ: v_mfma_f32_4x4x2bf16 {{([^ ]+, )*[^ ]+}}{{ *(//.*)?$}}
   %r.mfma_f32_4x4x2bf16__a_i16_v2__b_i16_v2 = call <4 x float> @llvm.amdgcn.mfma.f32.4x4x2bf16(<2 x i16> %a, <2 x i16> %b, <4 x float> %c, i32 0, i32 0, i32 0)
   ret <4 x float> %r.mfma_f32_4x4x2bf16__a_i16_v2__b_i16_v2
 }
@@ -31,7 +31,7 @@ define <4 x float> @mfma_f32_4x4x2bf16__a_i16_v2__b_i16_v2__arg5_7(<2 x i16> %a,
 ; CHECK-SAME: [[#D+3]]{{\]}}, {{[asv][0-9]+}}, {{[asv][0-9]+}}, {{[asv]\[}}[[#C:]]:
 ; CHECK-SAME: [[#C+3]]{{\]}}{{(, [^ ,]+)*}} blgp:7{{$}}
 ; OBJ-LABEL: <mfma_f32_4x4x2bf16__a_i16_v2__b_i16_v2__arg5_7>:
-; OBJ: v_mfma_f32_4x4x2bf16 {{([^:]|[0-9]:)*}} blgp:7{{ *(//.*)?$}}
+; OBJ: v_mfma_f32_4x4x2bf16 {{([^ ]+, )*[^ ]+}} blgp:7{{ *(//.*)?$}}
   %r.mfma_f32_4x4x2bf16__a_i16_v2__b_i16_v2__arg5_7 = call <4 x float> @llvm.amdgcn.mfma.f32.4x4x2bf16(<2 x i16> %a, <2 x i16> %b, <4 x float> %c, i32 0, i32 0, i32 7)
   ret <4 x float> %r.mfma_f32_4x4x2bf16__a_i16_v2__b_i16_v2__arg5_7
 }

@@ -22,7 +22,7 @@ define <4 x float> @mfma_f32_4x4x4bf16_1k__a_i16_v4__b_i16_v4(<4 x i16> %a, <4 x
 ; CHECK-SAME: [[#B+1]]{{\]}}, {{[asv]\[}}[[#C:]]:
 ; CHECK-SAME: [[#C+3]]{{\]}}{{(, [^ ,]+)*}}{{$}}
 ; OBJ-LABEL: <mfma_f32_4x4x4bf16_1k__a_i16_v4__b_i16_v4>:
-; OBJ: v_mfma_f32_4x4x4_16b_bf16 {{([^:]|[0-9]:)*}}{{ *(//.*)?$}}
+; OBJ: v_mfma_f32_4x4x4_16b_bf16 {{([^ ]+, )*[^ ]+}}{{ *(//.*)?$}}
   %r.mfma_f32_4x4x4bf16_1k__a_i16_v4__b_i16_v4 = call <4 x float> @llvm.amdgcn.mfma.f32.4x4x4bf16.1k(<4 x i16> %a, <4 x i16> %b, <4 x float> %c, i32 0, i32 0, i32 0)
   ret <4 x float> %r.mfma_f32_4x4x4bf16_1k__a_i16_v4__b_i16_v4
 }
@@ -35,7 +35,7 @@ define <4 x float> @mfma_f32_4x4x4bf16_1k__a_i16_v4__b_i16_v4__arg3_7(<4 x i16> 
 ; CHECK-SAME: [[#B+1]]{{\]}}, {{[asv]\[}}[[#C:]]:
 ; CHECK-SAME: [[#C+3]]{{\]}}{{(, [^ ,]+)*}} cbsz:7{{$}}
 ; OBJ-LABEL: <mfma_f32_4x4x4bf16_1k__a_i16_v4__b_i16_v4__arg3_7>:
-; OBJ: v_mfma_f32_4x4x4_16b_bf16 {{([^:]|[0-9]:)*}} cbsz:7{{ *(//.*)?$}}
+; OBJ: v_mfma_f32_4x4x4_16b_bf16 {{([^ ]+, )*[^ ]+}} cbsz:7{{ *(//.*)?$}}
   %r.mfma_f32_4x4x4bf16_1k__a_i16_v4__b_i16_v4__arg3_7 = call <4 x float> @llvm.amdgcn.mfma.f32.4x4x4bf16.1k(<4 x i16> %a, <4 x i16> %b, <4 x float> %c, i32 7, i32 0, i32 0)
   ret <4 x float> %r.mfma_f32_4x4x4bf16_1k__a_i16_v4__b_i16_v4__arg3_7
 }
@@ -48,7 +48,7 @@ define <4 x float> @mfma_f32_4x4x4bf16_1k__a_i16_v4__b_i16_v4__arg4_15(<4 x i16>
 ; CHECK-SAME: [[#B+1]]{{\]}}, {{[asv]\[}}[[#C:]]:
 ; CHECK-SAME: [[#C+3]]{{\]}}{{(, [^ ,]+)*}} abid:15{{$}}
 ; OBJ-LABEL: <mfma_f32_4x4x4bf16_1k__a_i16_v4__b_i16_v4__arg4_15>:
-; OBJ: v_mfma_f32_4x4x4_16b_bf16 {{([^:]|[0-9]:)*}} abid:15{{ *(//.*)?$}}
+; OBJ: v_mfma_f32_4x4x4_16b_bf16 {{([^ ]+, )*[^ ]+}} abid:15{{ *(//.*)?$}}
   %r.mfma_f32_4x4x4bf16_1k__a_i16_v4__b_i16_v4__arg4_15 = call <4 x float> @llvm.amdgcn.mfma.f32.4x4x4bf16.1k(<4 x i16> %a, <4 x i16> %b, <4 x float> %c, i32 0, i32 15, i32 0)
   ret <4 x float> %r.mfma_f32_4x4x4bf16_1k__a_i16_v4__b_i16_v4__arg4_15
 }
@@ -61,7 +61,7 @@ define <4 x float> @mfma_f32_4x4x4bf16_1k__a_i16_v4__b_i16_v4__arg5_7(<4 x i16> 
 ; CHECK-SAME: [[#B+1]]{{\]}}, {{[asv]\[}}[[#C:]]:
 ; CHECK-SAME: [[#C+3]]{{\]}}{{(, [^ ,]+)*}} blgp:7{{$}}
 ; OBJ-LABEL: <mfma_f32_4x4x4bf16_1k__a_i16_v4__b_i16_v4__arg5_7>:
-; OBJ: v_mfma_f32_4x4x4_16b_bf16 {{([^:]|[0-9]:)*}} blgp:7{{ *(//.*)?$}}
+; OBJ: v_mfma_f32_4x4x4_16b_bf16 {{([^ ]+, )*[^ ]+}} blgp:7{{ *(//.*)?$}}
   %r.mfma_f32_4x4x4bf16_1k__a_i16_v4__b_i16_v4__arg5_7 = call <4 x float> @llvm.amdgcn.mfma.f32.4x4x4bf16.1k(<4 x i16> %a, <4 x i16> %b, <4 x float> %c, i32 0, i32 0, i32 7)
   ret <4 x float> %r.mfma_f32_4x4x4bf16_1k__a_i16_v4__b_i16_v4__arg5_7
 }

@@ -22,7 +22,7 @@ define <4 x float> @mfma_f32_4x4x4f16__a_half_v4__b_half_v4(<4 x half> %a, <4 x 
 ; CHECK-SAME: [[#B+1]]{{\]}}, {{[asv]\[}}[[#C:]]:
 ; CHECK-SAME: [[#C+3]]{{\]}}{{(, [^ ,]+)*}}{{$}}
 ; OBJ-LABEL: <mfma_f32_4x4x4f16__a_half_v4__b_half_v4>:
-; OBJ: v_mfma_f32_4x4x4_16b_f16 {{([^:]|[0-9]:)*}}{{ *(//.*)?$}}
+; OBJ: v_mfma_f32_4x4x4_16b_f16 {{([^ ]+, )*[^ ]+}}{{ *(//.*)?$}}
   %r.mfma_f32_4x4x4f16__a_half_v4__b_half_v4 = call <4 x float> @llvm.amdgcn.mfma.f32.4x4x4f16(<4 x half> %a, <4 x half> %b, <4 x float> %c, i32 0, i32 0, i32 0)
   ret <4 x float> %r.mfma_f32_4x4x4f16__a_half_v4__b_half_v4
 }
@@ -35,7 +35,7 @@ define <4 x float> @mfma_f32_4x4x4f16__a_half_v4__b_half_v4__arg5_7(<4 x half> %
 ; CHECK-SAME: [[#B+1]]{{\]}}, {{[asv]\[}}[[#C:]]:
 ; CHECK-SAME: [[#C+3]]{{\]}}{{(, [^ ,]+)*}} blgp:7{{$}}
 ; OBJ-LABEL: <mfma_f32_4x4x4f16__a_half_v4__b_half_v4__arg5_7>:
-; OBJ: v_mfma_f32_4x4x4_16b_f16 {{([^:]|[0-9]:)*}} blgp:7{{ *(//.*)?$}}
+; OBJ: v_mfma_f32_4x4x4_16b_f16 {{([^ ]+, )*[^ ]+}} blgp:7{{ *(//.*)?$}}
   %r.mfma_f32_4x4x4f16__a_half_v4__b_half_v4__arg5_7 = call <4 x float> @llvm.amdgcn.mfma.f32.4x4x4f16(<4 x half> %a, <4 x half> %b, <4 x float> %c, i32 0, i32 0, i32 7)
   ret <4 x float> %r.mfma_f32_4x4x4f16__a_half_v4__b_half_v4__arg5_7
 }

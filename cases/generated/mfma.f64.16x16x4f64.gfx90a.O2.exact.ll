@@ -9,6 +9,10 @@
 ; RUN: llc -O2 -mtriple=amdgcn -mcpu=gfx90a -global-isel=1 -global-isel-abort=1 -o %t.gisel.s < %s
 ; RUN: FileCheck --input-file=%t.gisel.s %s
 ; RUN: llvm-mc -triple=amdgcn -mcpu=gfx90a -filetype=obj -o /dev/null %t.gisel.s
+; RUN: llc -O2 -mtriple=amdgcn -mcpu=gfx90a -global-isel=0 -filetype=obj -o %t.sdag.o < %s
+; RUN: llvm-objdump -d %t.sdag.o | FileCheck --check-prefix=OBJ %s
+; RUN: llc -O2 -mtriple=amdgcn -mcpu=gfx90a -global-isel=1 -global-isel-abort=1 -filetype=obj -o %t.gisel.o < %s
+; RUN: llvm-objdump -d %t.gisel.o | FileCheck --check-prefix=OBJ %s
 
 define <4 x double> @mfma_f64_16x16x4f64__a_double_v1__b_double_v1(double %a, double %b, <4 x double> %c) {
 ; CHECK-LABEL: {{^}}mfma_f64_16x16x4f64__a_double_v1__b_double_v1:
@@ -17,6 +21,8 @@ define <4 x double> @mfma_f64_16x16x4f64__a_double_v1__b_double_v1(double %a, do
 ; CHECK-SAME: [[#A+1]]{{\]}}, {{[asv]\[}}[[#B:]]:
 ; CHECK-SAME: [[#B+1]]{{\]}}, {{[asv]\[}}[[#C:]]:
 ; CHECK-SAME: [[#C+7]]{{\]}}{{(, [^ ,]+)*}}{{$}}
+; OBJ-LABEL: <mfma_f64_16x16x4f64__a_double_v1__b_double_v1>:
+; OBJ: v_mfma_f64_16x16x4f64 {{([^ ]+, )*[^ ]+}}{{ *(//.*)?$}}
   %r.mfma_f64_16x16x4f64__a_double_v1__b_double_v1 = call <4 x double> @llvm.amdgcn.mfma.f64.16x16x4f64(double %a, double %b, <4 x double> %c, i32 0, i32 0, i32 0)
   ret <4 x double> %r.mfma_f64_16x16x4f64__a_double_v1__b_double_v1
 }

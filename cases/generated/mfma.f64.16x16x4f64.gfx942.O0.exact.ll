@@ -22,7 +22,7 @@ define <4 x double> @mfma_f64_16x16x4f64__a_double_v1__b_double_v1(double %a, do
 ; CHECK-SAME: [[#B+1]]{{\]}}, {{[asv]\[}}[[#C:]]:
 ; CHECK-SAME: [[#C+7]]{{\]}}{{(, [^ ,]+)*}}{{$}}
 ; OBJ-LABEL: <mfma_f64_16x16x4f64__a_double_v1__b_double_v1>:
-; OBJ: v_mfma_f64_16x16x4_f64 {{([^:]|[0-9]:)*}}{{ *(//.*)?$}}
+; OBJ: v_mfma_f64_16x16x4_f64 {{([^ ]+, )*[^ ]+}}{{ *(//.*)?$}}
   %r.mfma_f64_16x16x4f64__a_double_v1__b_double_v1 = call <4 x double> @llvm.amdgcn.mfma.f64.16x16x4f64(double %a, double %b, <4 x double> %c, i32 0, i32 0, i32 0)
   ret <4 x double> %r.mfma_f64_16x16x4f64__a_double_v1__b_double_v1
 }
@@ -35,7 +35,7 @@ define <4 x double> @mfma_f64_16x16x4f64__a_double_v1__b_double_v1__arg5_7(doubl
 ; CHECK-SAME: [[#B+1]]{{\]}}, {{[asv]\[}}[[#C:]]:
 ; CHECK-SAME: [[#C+7]]{{\]}}{{(, [^ ,]+)*}} neg:[1,1,1]{{$}}
 ; OBJ-LABEL: <mfma_f64_16x16x4f64__a_double_v1__b_double_v1__arg5_7>:
-; OBJ: v_mfma_f64_16x16x4_f64 {{([^:]|[0-9]:)*}} neg:[1,1,1]{{ *(//.*)?$}}
+; OBJ: v_mfma_f64_16x16x4_f64 {{([^ ]+, )*[^ ]+}} neg:[1,1,1]{{ *(//.*)?$}}
   %r.mfma_f64_16x16x4f64__a_double_v1__b_double_v1__arg5_7 = call <4 x double> @llvm.amdgcn.mfma.f64.16x16x4f64(double %a, double %b, <4 x double> %c, i32 0, i32 0, i32 7)
   ret <4 x double> %r.mfma_f64_16x16x4f64__a_double_v1__b_double_v1__arg5_7
 }

@@ -22,7 +22,7 @@ define <4 x double> @mfma_f64_16x16x4f64__a_double_v1__b_double_v1(double %a, do
 ; CHECK-SAME: [[#B+1]]{{\]}}, {{[asv]\[}}[[#C:]]:
 ; CHECK-SAME: [[#C+7]]{{\]}}{{(, [^ ,]+)*}}{{$}}
 ; OBJ-LABEL: <mfma_f64_16x16x4f64__a_double_v1__b_double_v1>:
-; OBJ: v_mfma_f64_16x16x4_f64 {{([^:]|[0-9]:)*}}{{ *(//.*)?$}}
+; OBJ: v_mfma_f64_16x16x4_f64 {{([^ ]+, )*[^ ]+}}{{ *(//.*)?$}}
   %r.mfma_f64_16x16x4f64__a_double_v1__b_double_v1 = call <4 x double> @llvm.amdgcn.mfma.f64.16x16x4f64(double %a, double %b, <4 x double> %c, i32 0, i32 0, i32 0)
   ret <4 x double> %r.mfma_f64_16x16x4f64__a_double_v1__b_double_v1
 }
@@ -35,7 +35,7 @@ define <4 x double> @mfma_f64_16x16x4f64__a_double_v1__b_double_v1__arg3_7(doubl
 ; CHECK-SAME: [[#B+1]]{{\]}}, {{[asv]\[}}[[#C:]]:
 ; CHECK-SAME: [[#C+7]]{{\]}}{{(, [^ ,]+)*}} cbsz:7{{$}}
 ; OBJ-LABEL: <mfma_f64_16x16x4f64__a_double_v1__b_double_v1__arg3_7>:
-; OBJ: v_mfma_f64_16x16x4_f64 {{([^:]|[0-9]:)*}} cbsz:7{{ *(//.*)?$}}
+; OBJ: v_mfma_f64_16x16x4_f64 {{([^ ]+, )*[^ ]+}} cbsz:7{{ *(//.*)?$}}
   %r.mfma_f64_16x16x4f64__a_double_v1__b_double_v1__arg3_7 = call <4 x double> @llvm.amdgcn.mfma.f64.16x16x4f64(double %a, double %b, <4 x double> %c, i32 7, i32 0, i32 0)
   ret <4 x double> %r.mfma_f64_16x16x4f64__a_double_v1__b_double_v1__arg3_7
 }
@@ -48,7 +48,7 @@ define <4 x double> @mfma_f64_16x16x4f64__a_double_v1__b_double_v1__arg4_15(doub
 ; CHECK-SAME: [[#B+1]]{{\]}}, {{[asv]\[}}[[#C:]]:
 ; CHECK-SAME: [[#C+7]]{{\]}}{{(, [^ ,]+)*}} abid:15{{$}}
 ; OBJ-LABEL: <mfma_f64_16x16x4f64__a_double_v1__b_double_v1__arg4_15>:
-; OBJ: v_mfma_f64_16x16x4_f64 {{([^:]|[0-9]:)*}} abid:15{{ *(//.*)?$}}
+; OBJ: v_mfma_f64_16x16x4_f64 {{([^ ]+, )*[^ ]+}} abid:15{{ *(//.*)?$}}
   %r.mfma_f64_16x16x4f64__a_double_v1__b_double_v1__arg4_15 = call <4 x double> @llvm.amdgcn.mfma.f64.16x16x4f64(double %a, double %b, <4 x double> %c, i32 0, i32 15, i32 0)
   ret <4 x double> %r.mfma_f64_16x16x4f64__a_double_v1__b_double_v1__arg4_15
 }
@@ -61,7 +61,7 @@ define <4 x double> @mfma_f64_16x16x4f64__a_double_v1__b_double_v1__arg5_7(doubl
 ; CHECK-SAME: [[#B+1]]{{\]}}, {{[asv]\[}}[[#C:]]:
 ; CHECK-SAME: [[#C+7]]{{\]}}{{(, [^ ,]+)*}} neg:[1,1,1]{{$}}
 ; OBJ-LABEL: <mfma_f64_16x16x4f64__a_double_v1__b_double_v1__arg5_7>:
-; OBJ: v_mfma_f64_16x16x4_f64 {{([^:]|[0-9]:)*}} neg:[1,1,1]{{ *(//.*)?$}}
+; OBJ: v_mfma_f64_16x16x4_f64 {{([^ ]+, )*[^ ]+}} neg:[1,1,1]{{ *(//.*)?$}}
   %r.mfma_f64_16x16x4f64__a_double_v1__b_double_v1__arg5_7 = call <4 x double> @llvm.amdgcn.mfma.f64.16x16x4f64(double %a, double %b, <4 x double> %c, i32 0, i32 0, i32 7)
   ret <4 x double> %r.mfma_f64_16x16x4f64__a_double_v1__b_double_v1__arg5_7
 }

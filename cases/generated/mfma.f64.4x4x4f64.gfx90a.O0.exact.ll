@@ -9,6 +9,10 @@
 ; RUN: llc -O0 -mtriple=amdgcn -mcpu=gfx90a -global-isel=1 -global-isel-abort=1 -o %t.gisel.s < %s
 ; RUN: FileCheck --input-file=%t.gisel.s %s
 ; RUN: llvm-mc -triple=amdgcn -mcpu=gfx90a -filetype=obj -o /dev/null %t.gisel.s
+; RUN: llc -O0 -mtriple=amdgcn -mcpu=gfx90a -global-isel=0 -filetype=obj -o %t.sdag.o < %s
+; RUN: llvm-objdump -d %t.sdag.o | FileCheck --check-prefix=OBJ %s
+; RUN: llc -O0 -mtriple=amdgcn -mcpu=gfx90a -global-isel=1 -global-isel-abort=1 -filetype=obj -o %t.gisel.o < %s
+; RUN: llvm-objdump -d %t.gisel.o | FileCheck --check-prefix=OBJ %s
 
 define double @mfma_f64_4x4x4f64__a_double_v1__b_double_v1(double %a, double %b, double %c) {
 ; CHECK-LABEL: {{^}}mfma_f64_4x4x4f64__a_double_v1__b_double_v1:
@@ -17,6 +21,8 @@ define double @mfma_f64_4x4x4f64__a_double_v1__b_double_v1(double %a, double %b,
 ; CHECK-SAME: [[#A+1]]{{\]}}, {{[asv]\[}}[[#B:]]:
 ; CHECK-SAME: [[#B+1]]{{\]}}, {{[asv]\[}}[[#C:]]:
 ; CHECK-SAME: [[#C+1]]{{\]}}{{(, [^ ,]+)*}}{{$}}
+; OBJ-LABEL: <mfma_f64_4x4x4f64__a_double_v1__b_double_v1>:
+; OBJ: v_mfma_f64_4x4x4f64 {{([^ ]+, )*[^ ]+}}{{ *(//.*)?$}}
   %r.mfma_f64_4x4x4f64__a_double_v1__b_double_v1 = call double @llvm.amdgcn.mfma.f64.4x4x4f64(double %a, double %b, double %c, i32 0, i32 0, i32 0)
   ret double %r.mfma_f64_4x4x4f64__a_double_v1__b_double_v1
 }

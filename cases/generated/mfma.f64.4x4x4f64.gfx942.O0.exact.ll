@@ -22,7 +22,7 @@ define double @mfma_f64_4x4x4f64__a_double_v1__b_double_v1(double %a, double %b,
 ; CHECK-SAME: [[#B+1]]{{\]}}, {{[asv]\[}}[[#C:]]:
 ; CHECK-SAME: [[#C+1]]{{\]}}{{(, [^ ,]+)*}}{{$}}
 ; OBJ-LABEL: <mfma_f64_4x4x4f64__a_double_v1__b_double_v1>:
-; OBJ: v_mfma_f64_4x4x4_4b_f64 {{([^:]|[0-9]:)*}}{{ *(//.*)?$}}
+; OBJ: v_mfma_f64_4x4x4_4b_f64 {{([^ ]+, )*[^ ]+}}{{ *(//.*)?$}}
   %r.mfma_f64_4x4x4f64__a_double_v1__b_double_v1 = call double @llvm.amdgcn.mfma.f64.4x4x4f64(double %a, double %b, double %c, i32 0, i32 0, i32 0)
   ret double %r.mfma_f64_4x4x4f64__a_double_v1__b_double_v1
 }
@@ -35,7 +35,7 @@ define double @mfma_f64_4x4x4f64__a_double_v1__b_double_v1__arg5_7(double %a, do
 ; CHECK-SAME: [[#B+1]]{{\]}}, {{[asv]\[}}[[#C:]]:
 ; CHECK-SAME: [[#C+1]]{{\]}}{{(, [^ ,]+)*}} neg:[1,1,1]{{$}}
 ; OBJ-LABEL: <mfma_f64_4x4x4f64__a_double_v1__b_double_v1__arg5_7>:
-; OBJ: v_mfma_f64_4x4x4_4b_f64 {{([^:]|[0-9]:)*}} neg:[1,1,1]{{ *(//.*)?$}}
+; OBJ: v_mfma_f64_4x4x4_4b_f64 {{([^ ]+, )*[^ ]+}} neg:[1,1,1]{{ *(//.*)?$}}
   %r.mfma_f64_4x4x4f64__a_double_v1__b_double_v1__arg5_7 = call double @llvm.amdgcn.mfma.f64.4x4x4f64(double %a, double %b, double %c, i32 0, i32 0, i32 7)
   ret double %r.mfma_f64_4x4x4f64__a_double_v1__b_double_v1__arg5_7
 }

@@ -22,7 +22,7 @@ define <4 x i32> @mfma_i32_16x16x32_i8__a_i64_v1__b_i64_v1(i64 %a, i64 %b, <4 x 
 ; CHECK-SAME: [[#B+1]]{{\]}}, {{[asv]\[}}[[#C:]]:
 ; CHECK-SAME: [[#C+3]]{{\]}}{{(, [^ ,]+)*}}{{$}}
 ; OBJ-LABEL: <mfma_i32_16x16x32_i8__a_i64_v1__b_i64_v1>:
-; OBJ: v_mfma_i32_16x16x32_i8 {{([^:]|[0-9]:)*}}{{ *(//.*)?$}}
+; OBJ: v_mfma_i32_16x16x32_i8 {{([^ ]+, )*[^ ]+}}{{ *(//.*)?$}}
   %r.mfma_i32_16x16x32_i8__a_i64_v1__b_i64_v1 = call <4 x i32> @llvm.amdgcn.mfma.i32.16x16x32.i8(i64 %a, i64 %b, <4 x i32> %c, i32 0, i32 0, i32 0)
   ret <4 x i32> %r.mfma_i32_16x16x32_i8__a_i64_v1__b_i64_v1
 }
@@ -35,7 +35,7 @@ define <4 x i32> @mfma_i32_16x16x32_i8__a_i64_v1__b_i64_v1__arg3_7(i64 %a, i64 %
 ; CHECK-SAME: [[#B+1]]{{\]}}, {{[asv]\[}}[[#C:]]:
 ; CHECK-SAME: [[#C+3]]{{\]}}{{(, [^ ,]+)*}} cbsz:7{{$}}
 ; OBJ-LABEL: <mfma_i32_16x16x32_i8__a_i64_v1__b_i64_v1__arg3_7>:
-; OBJ: v_mfma_i32_16x16x32_i8 {{([^:]|[0-9]:)*}} cbsz:7{{ *(//.*)?$}}
+; OBJ: v_mfma_i32_16x16x32_i8 {{([^ ]+, )*[^ ]+}} cbsz:7{{ *(//.*)?$}}
   %r.mfma_i32_16x16x32_i8__a_i64_v1__b_i64_v1__arg3_7 = call <4 x i32> @llvm.amdgcn.mfma.i32.16x16x32.i8(i64 %a, i64 %b, <4 x i32> %c, i32 7, i32 0, i32 0)
   ret <4 x i32> %r.mfma_i32_16x16x32_i8__a_i64_v1__b_i64_v1__arg3_7
 }
@@ -48,7 +48,7 @@ define <4 x i32> @mfma_i32_16x16x32_i8__a_i64_v1__b_i64_v1__arg4_15(i64 %a, i64 
 ; CHECK-SAME: [[#B+1]]{{\]}}, {{[asv]\[}}[[#C:]]:
 ; CHECK-SAME: [[#C+3]]{{\]}}{{(, [^ ,]+)*}} abid:15{{$}}
 ; OBJ-LABEL: <mfma_i32_16x16x32_i8__a_i64_v1__b_i64_v1__arg4_15>:
-; OBJ: v_mfma_i32_16x16x32_i8 {{([^:]|[0-9]:)*}} abid:15{{ *(//.*)?$}}
+; OBJ: v_mfma_i32_16x16x32_i8 {{([^ ]+, )*[^ ]+}} abid:15{{ *(//.*)?$}}
   %r.mfma_i32_16x16x32_i8__a_i64_v1__b_i64_v1__arg4_15 = call <4 x i32> @llvm.amdgcn.mfma.i32.16x16x32.i8(i64 %a, i64 %b, <4 x i32> %c, i32 0, i32 15, i32 0)
   ret <4 x i32> %r.mfma_i32_16x16x32_i8__a_i64_v1__b_i64_v1__arg4_15
 }
@@ -61,7 +61,7 @@ define <4 x i32> @mfma_i32_16x16x32_i8__a_i64_v1__b_i64_v1__arg5_7(i64 %a, i64 %
 ; CHECK-SAME: [[#B+1]]{{\]}}, {{[asv]\[}}[[#C:]]:
 ; CHECK-SAME: [[#C+3]]{{\]}}{{(, [^ ,]+)*}} blgp:7{{$}}
 ; OBJ-LABEL: <mfma_i32_16x16x32_i8__a_i64_v1__b_i64_v1__arg5_7>:
-; OBJ: v_mfma_i32_16x16x32_i8 {{([^:]|[0-9]:)*}} blgp:7{{ *(//.*)?$}}
+; OBJ: v_mfma_i32_16x16x32_i8 {{([^ ]+, )*[^ ]+}} blgp:7{{ *(//.*)?$}}
   %r.mfma_i32_16x16x32_i8__a_i64_v1__b_i64_v1__arg5_7 = call <4 x i32> @llvm.amdgcn.mfma.i32.16x16x32.i8(i64 %a, i64 %b, <4 x i32> %c, i32 0, i32 0, i32 7)
   ret <4 x i32> %r.mfma_i32_16x16x32_i8__a_i64_v1__b_i64_v1__arg5_7
 }

@@ -9,6 +9,10 @@
 ; RUN: llc -O2 -mtriple=amdgcn -mcpu=gfx950 -global-isel=1 -global-isel-abort=1 -o %t.gisel.s < %s
 ; RUN: FileCheck --input-file=%t.gisel.s %s
 ; RUN: llvm-mc -triple=amdgcn -mcpu=gfx950 -filetype=obj -o /dev/null %t.gisel.s
+; RUN: llc -O2 -mtriple=amdgcn -mcpu=gfx950 -global-isel=0 -filetype=obj -o %t.sdag.o < %s
+; RUN: llvm-objdump -d %t.sdag.o | FileCheck --check-prefix=OBJ %s
+; RUN: llc -O2 -mtriple=amdgcn -mcpu=gfx950 -global-isel=1 -global-isel-abort=1 -filetype=obj -o %t.gisel.o < %s
+; RUN: llvm-objdump -d %t.gisel.o | FileCheck --check-prefix=OBJ %s
 
 define <16 x i32> @mfma_i32_32x32x32_i8__a_i32_v4__b_i32_v4(<4 x i32> %a, <4 x i32> %b, <16 x i32> %c) {
 ; CHECK-LABEL: {{^}}mfma_i32_32x32x32_i8__a_i32_v4__b_i32_v4:
@@ -17,6 +21,8 @@ define <16 x i32> @mfma_i32_32x32x32_i8__a_i32_v4__b_i32_v4(<4 x i32> %a, <4 x i
 ; CHECK-SAME: [[#A+3]]{{\]}}, {{[asv]\[}}[[#B:]]:
 ; CHECK-SAME: [[#B+3]]{{\]}}, {{[asv]\[}}[[#C:]]:
 ; CHECK-SAME: [[#C+15]]{{\]}}{{(, [^ ,]+)*}}{{$}}
+; OBJ-LABEL: <mfma_i32_32x32x32_i8__a_i32_v4__b_i32_v4>:
+; OBJ: v_mfma_i32_32x32x32_i8 {{([^ ]+, )*[^ ]+}}{{ *(//.*)?$}}
   %r.mfma_i32_32x32x32_i8__a_i32_v4__b_i32_v4 = call <16 x i32> @llvm.amdgcn.mfma.i32.32x32x32.i8(<4 x i32> %a, <4 x i32> %b, <16 x i32> %c, i32 0, i32 0, i32 0)
   ret <16 x i32> %r.mfma_i32_32x32x32_i8__a_i32_v4__b_i32_v4
 }

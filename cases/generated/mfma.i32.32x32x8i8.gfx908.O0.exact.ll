@@ -20,7 +20,7 @@ define <16 x i32> @mfma_i32_32x32x8i8__a_i32_v1__b_i32_v1(i32 %a, i32 %b, <16 x 
 ; CHECK-SAME: [[#D+15]]{{\]}}, {{[asv][0-9]+}}, {{[asv][0-9]+}}, {{[asv]\[}}[[#C:]]:
 ; CHECK-SAME: [[#C+15]]{{\]}}{{(, [^ ,]+)*}}{{$}}
 ; OBJ-LABEL: <mfma_i32_32x32x8i8__a_i32_v1__b_i32_v1>:
-; OBJ: v_mfma_i32_32x32x8i8 {{([^:]|[0-9]:)*}}{{ *(//.*)?$}}
+; OBJ: v_mfma_i32_32x32x8i8 {{([^ ]+, )*[^ ]+}}{{ *(//.*)?$}}
   %r.mfma_i32_32x32x8i8__a_i32_v1__b_i32_v1 = call <16 x i32> @llvm.amdgcn.mfma.i32.32x32x8i8(i32 %a, i32 %b, <16 x i32> %c, i32 0, i32 0, i32 0)
   ret <16 x i32> %r.mfma_i32_32x32x8i8__a_i32_v1__b_i32_v1
 }
@@ -31,7 +31,7 @@ define <16 x i32> @mfma_i32_32x32x8i8__a_i32_v1__b_i32_v1__arg5_7(i32 %a, i32 %b
 ; CHECK-SAME: [[#D+15]]{{\]}}, {{[asv][0-9]+}}, {{[asv][0-9]+}}, {{[asv]\[}}[[#C:]]:
 ; CHECK-SAME: [[#C+15]]{{\]}}{{(, [^ ,]+)*}} blgp:7{{$}}
 ; OBJ-LABEL: <mfma_i32_32x32x8i8__a_i32_v1__b_i32_v1__arg5_7>:
-; OBJ: v_mfma_i32_32x32x8i8 {{([^:]|[0-9]:)*}} blgp:7{{ *(//.*)?$}}
+; OBJ: v_mfma_i32_32x32x8i8 {{([^ ]+, )*[^ ]+}} blgp:7{{ *(//.*)?$}}
   %r.mfma_i32_32x32x8i8__a_i32_v1__b_i32_v1__arg5_7 = call <16 x i32> @llvm.amdgcn.mfma.i32.32x32x8i8(i32 %a, i32 %b, <16 x i32> %c, i32 0, i32 0, i32 7)
   ret <16 x i32> %r.mfma_i32_32x32x8i8__a_i32_v1__b_i32_v1__arg5_7
 }

@@ -20,7 +20,7 @@ define <4 x i32> @mfma_i32_4x4x4i8__a_i32_v1__b_i32_v1(i32 %a, i32 %b, <4 x i32>
 ; CHECK-SAME: [[#D+3]]{{\]}}, {{[asv][0-9]+}}, {{[asv][0-9]+}}, {{[asv]\[}}[[#C:]]:
 ; CHECK-SAME: [[#C+3]]{{\]}}{{(, [^ ,]+)*}}{{$}}
 ; OBJ-LABEL: <mfma_i32_4x4x4i8__a_i32_v1__b_i32_v1>:
-; OBJ: v_mfma_i32_4x4x4_16b_i8 {{([^:]|[0-9]:)*}}{{ *(//.*)?$}}
+; OBJ: v_mfma_i32_4x4x4_16b_i8 {{([^ ]+, )*[^ ]+}}{{ *(//.*)?$}}
   %r.mfma_i32_4x4x4i8__a_i32_v1__b_i32_v1 = call <4 x i32> @llvm.amdgcn.mfma.i32.4x4x4i8(i32 %a, i32 %b, <4 x i32> %c, i32 0, i32 0, i32 0)
   ret <4 x i32> %r.mfma_i32_4x4x4i8__a_i32_v1__b_i32_v1
 }
@@ -31,7 +31,7 @@ define <4 x i32> @mfma_i32_4x4x4i8__a_i32_v1__b_i32_v1__arg5_7(i32 %a, i32 %b, <
 ; CHECK-SAME: [[#D+3]]{{\]}}, {{[asv][0-9]+}}, {{[asv][0-9]+}}, {{[asv]\[}}[[#C:]]:
 ; CHECK-SAME: [[#C+3]]{{\]}}{{(, [^ ,]+)*}} blgp:7{{$}}
 ; OBJ-LABEL: <mfma_i32_4x4x4i8__a_i32_v1__b_i32_v1__arg5_7>:
-; OBJ: v_mfma_i32_4x4x4_16b_i8 {{([^:]|[0-9]:)*}} blgp:7{{ *(//.*)?$}}
+; OBJ: v_mfma_i32_4x4x4_16b_i8 {{([^ ]+, )*[^ ]+}} blgp:7{{ *(//.*)?$}}
   %r.mfma_i32_4x4x4i8__a_i32_v1__b_i32_v1__arg5_7 = call <4 x i32> @llvm.amdgcn.mfma.i32.4x4x4i8(i32 %a, i32 %b, <4 x i32> %c, i32 0, i32 0, i32 7)
   ret <4 x i32> %r.mfma_i32_4x4x4i8__a_i32_v1__b_i32_v1__arg5_7
 }

@@ -9,12 +9,18 @@
 ; RUN: llc -O2 -mtriple=amdgcn -mcpu=gfx942 -global-isel=1 -global-isel-abort=1 -o %t.gisel.s < %s
 ; RUN: FileCheck --input-file=%t.gisel.s %s
 ; RUN: llvm-mc -triple=amdgcn -mcpu=gfx942 -filetype=obj -o /dev/null %t.gisel.s
+; RUN: llc -O2 -mtriple=amdgcn -mcpu=gfx942 -global-isel=0 -filetype=obj -o %t.sdag.o < %s
+; RUN: llvm-objdump -d %t.sdag.o | FileCheck --check-prefix=OBJ %s
+; RUN: llc -O2 -mtriple=amdgcn -mcpu=gfx942 -global-isel=1 -global-isel-abort=1 -filetype=obj -o %t.gisel.o < %s
+; RUN: llvm-objdump -d %t.gisel.o | FileCheck --check-prefix=OBJ %s
 
 define <4 x i32> @mfma_i32_4x4x4i8__a_i32_v1__b_i32_v1(i32 %a, i32 %b, <4 x i32> %c) {
 ; CHECK-LABEL: {{^}}mfma_i32_4x4x4i8__a_i32_v1__b_i32_v1:
 ; CHECK: v_mfma_i32_4x4x4_16b_i8 {{[asv]\[}}[[#D:]]:
 ; CHECK-SAME: [[#D+3]]{{\]}}, {{[asv][0-9]+}}, {{[asv][0-9]+}}, {{[asv]\[}}[[#C:]]:
 ; CHECK-SAME: [[#C+3]]{{\]}}{{(, [^ ,]+)*}}{{$}}
+; OBJ-LABEL: <mfma_i32_4x4x4i8__a_i32_v1__b_i32_v1>:
+; OBJ: v_mfma_i32_4x4x4_16b_i8 {{([^ ]+, )*[^ ]+}}{{ *(//.*)?$}}
   %r.mfma_i32_4x4x4i8__a_i32_v1__b_i32_v1 = call <4 x i32> @llvm.amdgcn.mfma.i32.4x4x4i8(i32 %a, i32 %b, <4 x i32> %c, i32 0, i32 0, i32 0)
   ret <4 x i32> %r.mfma_i32_4x4x4i8__a_i32_v1__b_i32_v1
 }

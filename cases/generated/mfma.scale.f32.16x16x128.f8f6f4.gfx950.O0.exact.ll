@@ -17,9 +17,9 @@
 
 define amdgpu_ps void @mfma_scale_f32_16x16x128_f8f6f4__a_fp8_v8__b_fp8_v8(<8 x i32> %a, <8 x i32> %b, <4 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}mfma_scale_f32_16x16x128_f8f6f4__a_fp8_v8__b_fp8_v8:
-; CHECK: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}}{{( op_sel_hi:\[0,0,0\])?}}{{$}}
+; CHECK: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{([^ ]+, )*[^ ]+}}{{( op_sel_hi:\[0,0,0\])?}}{{$}}
 ; OBJ-LABEL: <mfma_scale_f32_16x16x128_f8f6f4__a_fp8_v8__b_fp8_v8>:
-; OBJ: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}}{{( op_sel_hi:\[0,0,0\])?}}{{ *(//.*)?$}}
+; OBJ: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{([^ ]+, )*[^ ]+}}{{( op_sel_hi:\[0,0,0\])?}}{{ *(//.*)?$}}
   %r.mfma_scale_f32_16x16x128_f8f6f4__a_fp8_v8__b_fp8_v8 = call <4 x float> @llvm.amdgcn.mfma.scale.f32.16x16x128.f8f6f4.v8i32.v8i32(<8 x i32> %a, <8 x i32> %b, <4 x float> %c, i32 0, i32 0, i32 0, i32 0, i32 0, i32 0)
   store <4 x float> %r.mfma_scale_f32_16x16x128_f8f6f4__a_fp8_v8__b_fp8_v8, ptr addrspace(1) %out
   ret void
@@ -27,9 +27,9 @@ define amdgpu_ps void @mfma_scale_f32_16x16x128_f8f6f4__a_fp8_v8__b_fp8_v8(<8 x 
 
 define amdgpu_ps void @mfma_scale_f32_16x16x128_f8f6f4__a_fp8_v8__b_bf8_v8(<8 x i32> %a, <8 x i32> %b, <4 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}mfma_scale_f32_16x16x128_f8f6f4__a_fp8_v8__b_bf8_v8:
-; CHECK: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}}{{( blgp:1| op_sel_hi:\[0,0,0\] blgp:1)}}{{$}}
+; CHECK: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{([^ ]+, )*[^ ]+}}{{( blgp:1| op_sel_hi:\[0,0,0\] blgp:1)}}{{$}}
 ; OBJ-LABEL: <mfma_scale_f32_16x16x128_f8f6f4__a_fp8_v8__b_bf8_v8>:
-; OBJ: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}}{{( blgp:1| op_sel_hi:\[0,0,0\] blgp:1)}}{{ *(//.*)?$}}
+; OBJ: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{([^ ]+, )*[^ ]+}}{{( blgp:1| op_sel_hi:\[0,0,0\] blgp:1)}}{{ *(//.*)?$}}
   %r.mfma_scale_f32_16x16x128_f8f6f4__a_fp8_v8__b_bf8_v8 = call <4 x float> @llvm.amdgcn.mfma.scale.f32.16x16x128.f8f6f4.v8i32.v8i32(<8 x i32> %a, <8 x i32> %b, <4 x float> %c, i32 0, i32 1, i32 0, i32 0, i32 0, i32 0)
   store <4 x float> %r.mfma_scale_f32_16x16x128_f8f6f4__a_fp8_v8__b_bf8_v8, ptr addrspace(1) %out
   ret void
@@ -37,9 +37,9 @@ define amdgpu_ps void @mfma_scale_f32_16x16x128_f8f6f4__a_fp8_v8__b_bf8_v8(<8 x 
 
 define amdgpu_ps void @mfma_scale_f32_16x16x128_f8f6f4__a_fp8_v8__b_fp6_v6(<8 x i32> %a, <6 x i32> %b, <4 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}mfma_scale_f32_16x16x128_f8f6f4__a_fp8_v8__b_fp6_v6:
-; CHECK: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}}{{( blgp:2| op_sel_hi:\[0,0,0\] blgp:2)}}{{$}}
+; CHECK: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{([^ ]+, )*[^ ]+}}{{( blgp:2| op_sel_hi:\[0,0,0\] blgp:2)}}{{$}}
 ; OBJ-LABEL: <mfma_scale_f32_16x16x128_f8f6f4__a_fp8_v8__b_fp6_v6>:
-; OBJ: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}}{{( blgp:2| op_sel_hi:\[0,0,0\] blgp:2)}}{{ *(//.*)?$}}
+; OBJ: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{([^ ]+, )*[^ ]+}}{{( blgp:2| op_sel_hi:\[0,0,0\] blgp:2)}}{{ *(//.*)?$}}
   %r.mfma_scale_f32_16x16x128_f8f6f4__a_fp8_v8__b_fp6_v6 = call <4 x float> @llvm.amdgcn.mfma.scale.f32.16x16x128.f8f6f4.v8i32.v6i32(<8 x i32> %a, <6 x i32> %b, <4 x float> %c, i32 0, i32 2, i32 0, i32 0, i32 0, i32 0)
   store <4 x float> %r.mfma_scale_f32_16x16x128_f8f6f4__a_fp8_v8__b_fp6_v6, ptr addrspace(1) %out
   ret void
@@ -47,9 +47,9 @@ define amdgpu_ps void @mfma_scale_f32_16x16x128_f8f6f4__a_fp8_v8__b_fp6_v6(<8 x 
 
 define amdgpu_ps void @mfma_scale_f32_16x16x128_f8f6f4__a_fp8_v8__b_bf6_v6(<8 x i32> %a, <6 x i32> %b, <4 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}mfma_scale_f32_16x16x128_f8f6f4__a_fp8_v8__b_bf6_v6:
-; CHECK: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}}{{( blgp:3| op_sel_hi:\[0,0,0\] blgp:3)}}{{$}}
+; CHECK: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{([^ ]+, )*[^ ]+}}{{( blgp:3| op_sel_hi:\[0,0,0\] blgp:3)}}{{$}}
 ; OBJ-LABEL: <mfma_scale_f32_16x16x128_f8f6f4__a_fp8_v8__b_bf6_v6>:
-; OBJ: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}}{{( blgp:3| op_sel_hi:\[0,0,0\] blgp:3)}}{{ *(//.*)?$}}
+; OBJ: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{([^ ]+, )*[^ ]+}}{{( blgp:3| op_sel_hi:\[0,0,0\] blgp:3)}}{{ *(//.*)?$}}
   %r.mfma_scale_f32_16x16x128_f8f6f4__a_fp8_v8__b_bf6_v6 = call <4 x float> @llvm.amdgcn.mfma.scale.f32.16x16x128.f8f6f4.v8i32.v6i32(<8 x i32> %a, <6 x i32> %b, <4 x float> %c, i32 0, i32 3, i32 0, i32 0, i32 0, i32 0)
   store <4 x float> %r.mfma_scale_f32_16x16x128_f8f6f4__a_fp8_v8__b_bf6_v6, ptr addrspace(1) %out
   ret void
@@ -57,9 +57,9 @@ define amdgpu_ps void @mfma_scale_f32_16x16x128_f8f6f4__a_fp8_v8__b_bf6_v6(<8 x 
 
 define amdgpu_ps void @mfma_scale_f32_16x16x128_f8f6f4__a_fp8_v8__b_fp4_v4(<8 x i32> %a, <4 x i32> %b, <4 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}mfma_scale_f32_16x16x128_f8f6f4__a_fp8_v8__b_fp4_v4:
-; CHECK: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}}{{( blgp:4| op_sel_hi:\[0,0,0\] blgp:4)}}{{$}}
+; CHECK: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{([^ ]+, )*[^ ]+}}{{( blgp:4| op_sel_hi:\[0,0,0\] blgp:4)}}{{$}}
 ; OBJ-LABEL: <mfma_scale_f32_16x16x128_f8f6f4__a_fp8_v8__b_fp4_v4>:
-; OBJ: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}}{{( blgp:4| op_sel_hi:\[0,0,0\] blgp:4)}}{{ *(//.*)?$}}
+; OBJ: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{([^ ]+, )*[^ ]+}}{{( blgp:4| op_sel_hi:\[0,0,0\] blgp:4)}}{{ *(//.*)?$}}
   %r.mfma_scale_f32_16x16x128_f8f6f4__a_fp8_v8__b_fp4_v4 = call <4 x float> @llvm.amdgcn.mfma.scale.f32.16x16x128.f8f6f4.v8i32.v4i32(<8 x i32> %a, <4 x i32> %b, <4 x float> %c, i32 0, i32 4, i32 0, i32 0, i32 0, i32 0)
   store <4 x float> %r.mfma_scale_f32_16x16x128_f8f6f4__a_fp8_v8__b_fp4_v4, ptr addrspace(1) %out
   ret void
@@ -67,9 +67,9 @@ define amdgpu_ps void @mfma_scale_f32_16x16x128_f8f6f4__a_fp8_v8__b_fp4_v4(<8 x 
 
 define amdgpu_ps void @mfma_scale_f32_16x16x128_f8f6f4__a_bf8_v8__b_fp8_v8(<8 x i32> %a, <8 x i32> %b, <4 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}mfma_scale_f32_16x16x128_f8f6f4__a_bf8_v8__b_fp8_v8:
-; CHECK: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}}{{( cbsz:1| op_sel_hi:\[0,0,0\] cbsz:1)}}{{$}}
+; CHECK: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{([^ ]+, )*[^ ]+}}{{( cbsz:1| op_sel_hi:\[0,0,0\] cbsz:1)}}{{$}}
 ; OBJ-LABEL: <mfma_scale_f32_16x16x128_f8f6f4__a_bf8_v8__b_fp8_v8>:
-; OBJ: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}}{{( cbsz:1| op_sel_hi:\[0,0,0\] cbsz:1)}}{{ *(//.*)?$}}
+; OBJ: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{([^ ]+, )*[^ ]+}}{{( cbsz:1| op_sel_hi:\[0,0,0\] cbsz:1)}}{{ *(//.*)?$}}
   %r.mfma_scale_f32_16x16x128_f8f6f4__a_bf8_v8__b_fp8_v8 = call <4 x float> @llvm.amdgcn.mfma.scale.f32.16x16x128.f8f6f4.v8i32.v8i32(<8 x i32> %a, <8 x i32> %b, <4 x float> %c, i32 1, i32 0, i32 0, i32 0, i32 0, i32 0)
   store <4 x float> %r.mfma_scale_f32_16x16x128_f8f6f4__a_bf8_v8__b_fp8_v8, ptr addrspace(1) %out
   ret void
@@ -77,9 +77,9 @@ define amdgpu_ps void @mfma_scale_f32_16x16x128_f8f6f4__a_bf8_v8__b_fp8_v8(<8 x 
 
 define amdgpu_ps void @mfma_scale_f32_16x16x128_f8f6f4__a_bf8_v8__b_bf8_v8(<8 x i32> %a, <8 x i32> %b, <4 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}mfma_scale_f32_16x16x128_f8f6f4__a_bf8_v8__b_bf8_v8:
-; CHECK: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}}{{( cbsz:1 blgp:1| op_sel_hi:\[0,0,0\] cbsz:1 blgp:1)}}{{$}}
+; CHECK: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{([^ ]+, )*[^ ]+}}{{( cbsz:1 blgp:1| op_sel_hi:\[0,0,0\] cbsz:1 blgp:1)}}{{$}}
 ; OBJ-LABEL: <mfma_scale_f32_16x16x128_f8f6f4__a_bf8_v8__b_bf8_v8>:
-; OBJ: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}}{{( cbsz:1 blgp:1| op_sel_hi:\[0,0,0\] cbsz:1 blgp:1)}}{{ *(//.*)?$}}
+; OBJ: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{([^ ]+, )*[^ ]+}}{{( cbsz:1 blgp:1| op_sel_hi:\[0,0,0\] cbsz:1 blgp:1)}}{{ *(//.*)?$}}
   %r.mfma_scale_f32_16x16x128_f8f6f4__a_bf8_v8__b_bf8_v8 = call <4 x float> @llvm.amdgcn.mfma.scale.f32.16x16x128.f8f6f4.v8i32.v8i32(<8 x i32> %a, <8 x i32> %b, <4 x float> %c, i32 1, i32 1, i32 0, i32 0, i32 0, i32 0)
   store <4 x float> %r.mfma_scale_f32_16x16x128_f8f6f4__a_bf8_v8__b_bf8_v8, ptr addrspace(1) %out
   ret void
@@ -87,9 +87,9 @@ define amdgpu_ps void @mfma_scale_f32_16x16x128_f8f6f4__a_bf8_v8__b_bf8_v8(<8 x 
 
 define amdgpu_ps void @mfma_scale_f32_16x16x128_f8f6f4__a_bf8_v8__b_fp6_v6(<8 x i32> %a, <6 x i32> %b, <4 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}mfma_scale_f32_16x16x128_f8f6f4__a_bf8_v8__b_fp6_v6:
-; CHECK: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}}{{( cbsz:1 blgp:2| op_sel_hi:\[0,0,0\] cbsz:1 blgp:2)}}{{$}}
+; CHECK: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{([^ ]+, )*[^ ]+}}{{( cbsz:1 blgp:2| op_sel_hi:\[0,0,0\] cbsz:1 blgp:2)}}{{$}}
 ; OBJ-LABEL: <mfma_scale_f32_16x16x128_f8f6f4__a_bf8_v8__b_fp6_v6>:
-; OBJ: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}}{{( cbsz:1 blgp:2| op_sel_hi:\[0,0,0\] cbsz:1 blgp:2)}}{{ *(//.*)?$}}
+; OBJ: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{([^ ]+, )*[^ ]+}}{{( cbsz:1 blgp:2| op_sel_hi:\[0,0,0\] cbsz:1 blgp:2)}}{{ *(//.*)?$}}
   %r.mfma_scale_f32_16x16x128_f8f6f4__a_bf8_v8__b_fp6_v6 = call <4 x float> @llvm.amdgcn.mfma.scale.f32.16x16x128.f8f6f4.v8i32.v6i32(<8 x i32> %a, <6 x i32> %b, <4 x float> %c, i32 1, i32 2, i32 0, i32 0, i32 0, i32 0)
   store <4 x float> %r.mfma_scale_f32_16x16x128_f8f6f4__a_bf8_v8__b_fp6_v6, ptr addrspace(1) %out
   ret void
@@ -97,9 +97,9 @@ define amdgpu_ps void @mfma_scale_f32_16x16x128_f8f6f4__a_bf8_v8__b_fp6_v6(<8 x 
 
 define amdgpu_ps void @mfma_scale_f32_16x16x128_f8f6f4__a_bf8_v8__b_bf6_v6(<8 x i32> %a, <6 x i32> %b, <4 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}mfma_scale_f32_16x16x128_f8f6f4__a_bf8_v8__b_bf6_v6:
-; CHECK: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}}{{( cbsz:1 blgp:3| op_sel_hi:\[0,0,0\] cbsz:1 blgp:3)}}{{$}}
+; CHECK: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{([^ ]+, )*[^ ]+}}{{( cbsz:1 blgp:3| op_sel_hi:\[0,0,0\] cbsz:1 blgp:3)}}{{$}}
 ; OBJ-LABEL: <mfma_scale_f32_16x16x128_f8f6f4__a_bf8_v8__b_bf6_v6>:
-; OBJ: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}}{{( cbsz:1 blgp:3| op_sel_hi:\[0,0,0\] cbsz:1 blgp:3)}}{{ *(//.*)?$}}
+; OBJ: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{([^ ]+, )*[^ ]+}}{{( cbsz:1 blgp:3| op_sel_hi:\[0,0,0\] cbsz:1 blgp:3)}}{{ *(//.*)?$}}
   %r.mfma_scale_f32_16x16x128_f8f6f4__a_bf8_v8__b_bf6_v6 = call <4 x float> @llvm.amdgcn.mfma.scale.f32.16x16x128.f8f6f4.v8i32.v6i32(<8 x i32> %a, <6 x i32> %b, <4 x float> %c, i32 1, i32 3, i32 0, i32 0, i32 0, i32 0)
   store <4 x float> %r.mfma_scale_f32_16x16x128_f8f6f4__a_bf8_v8__b_bf6_v6, ptr addrspace(1) %out
   ret void
@@ -107,9 +107,9 @@ define amdgpu_ps void @mfma_scale_f32_16x16x128_f8f6f4__a_bf8_v8__b_bf6_v6(<8 x 
 
 define amdgpu_ps void @mfma_scale_f32_16x16x128_f8f6f4__a_bf8_v8__b_fp4_v4(<8 x i32> %a, <4 x i32> %b, <4 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}mfma_scale_f32_16x16x128_f8f6f4__a_bf8_v8__b_fp4_v4:
-; CHECK: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}}{{( cbsz:1 blgp:4| op_sel_hi:\[0,0,0\] cbsz:1 blgp:4)}}{{$}}
+; CHECK: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{([^ ]+, )*[^ ]+}}{{( cbsz:1 blgp:4| op_sel_hi:\[0,0,0\] cbsz:1 blgp:4)}}{{$}}
 ; OBJ-LABEL: <mfma_scale_f32_16x16x128_f8f6f4__a_bf8_v8__b_fp4_v4>:
-; OBJ: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}}{{( cbsz:1 blgp:4| op_sel_hi:\[0,0,0\] cbsz:1 blgp:4)}}{{ *(//.*)?$}}
+; OBJ: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{([^ ]+, )*[^ ]+}}{{( cbsz:1 blgp:4| op_sel_hi:\[0,0,0\] cbsz:1 blgp:4)}}{{ *(//.*)?$}}
   %r.mfma_scale_f32_16x16x128_f8f6f4__a_bf8_v8__b_fp4_v4 = call <4 x float> @llvm.amdgcn.mfma.scale.f32.16x16x128.f8f6f4.v8i32.v4i32(<8 x i32> %a, <4 x i32> %b, <4 x float> %c, i32 1, i32 4, i32 0, i32 0, i32 0, i32 0)
   store <4 x float> %r.mfma_scale_f32_16x16x128_f8f6f4__a_bf8_v8__b_fp4_v4, ptr addrspace(1) %out
   ret void
@@ -117,9 +117,9 @@ define amdgpu_ps void @mfma_scale_f32_16x16x128_f8f6f4__a_bf8_v8__b_fp4_v4(<8 x 
 
 define amdgpu_ps void @mfma_scale_f32_16x16x128_f8f6f4__a_fp6_v6__b_fp8_v8(<6 x i32> %a, <8 x i32> %b, <4 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}mfma_scale_f32_16x16x128_f8f6f4__a_fp6_v6__b_fp8_v8:
-; CHECK: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}}{{( cbsz:2| op_sel_hi:\[0,0,0\] cbsz:2)}}{{$}}
+; CHECK: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{([^ ]+, )*[^ ]+}}{{( cbsz:2| op_sel_hi:\[0,0,0\] cbsz:2)}}{{$}}
 ; OBJ-LABEL: <mfma_scale_f32_16x16x128_f8f6f4__a_fp6_v6__b_fp8_v8>:
-; OBJ: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}}{{( cbsz:2| op_sel_hi:\[0,0,0\] cbsz:2)}}{{ *(//.*)?$}}
+; OBJ: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{([^ ]+, )*[^ ]+}}{{( cbsz:2| op_sel_hi:\[0,0,0\] cbsz:2)}}{{ *(//.*)?$}}
   %r.mfma_scale_f32_16x16x128_f8f6f4__a_fp6_v6__b_fp8_v8 = call <4 x float> @llvm.amdgcn.mfma.scale.f32.16x16x128.f8f6f4.v6i32.v8i32(<6 x i32> %a, <8 x i32> %b, <4 x float> %c, i32 2, i32 0, i32 0, i32 0, i32 0, i32 0)
   store <4 x float> %r.mfma_scale_f32_16x16x128_f8f6f4__a_fp6_v6__b_fp8_v8, ptr addrspace(1) %out
   ret void
@@ -127,9 +127,9 @@ define amdgpu_ps void @mfma_scale_f32_16x16x128_f8f6f4__a_fp6_v6__b_fp8_v8(<6 x 
 
 define amdgpu_ps void @mfma_scale_f32_16x16x128_f8f6f4__a_fp6_v6__b_bf8_v8(<6 x i32> %a, <8 x i32> %b, <4 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}mfma_scale_f32_16x16x128_f8f6f4__a_fp6_v6__b_bf8_v8:
-; CHECK: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}}{{( cbsz:2 blgp:1| op_sel_hi:\[0,0,0\] cbsz:2 blgp:1)}}{{$}}
+; CHECK: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{([^ ]+, )*[^ ]+}}{{( cbsz:2 blgp:1| op_sel_hi:\[0,0,0\] cbsz:2 blgp:1)}}{{$}}
 ; OBJ-LABEL: <mfma_scale_f32_16x16x128_f8f6f4__a_fp6_v6__b_bf8_v8>:
-; OBJ: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}}{{( cbsz:2 blgp:1| op_sel_hi:\[0,0,0\] cbsz:2 blgp:1)}}{{ *(//.*)?$}}
+; OBJ: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{([^ ]+, )*[^ ]+}}{{( cbsz:2 blgp:1| op_sel_hi:\[0,0,0\] cbsz:2 blgp:1)}}{{ *(//.*)?$}}
   %r.mfma_scale_f32_16x16x128_f8f6f4__a_fp6_v6__b_bf8_v8 = call <4 x float> @llvm.amdgcn.mfma.scale.f32.16x16x128.f8f6f4.v6i32.v8i32(<6 x i32> %a, <8 x i32> %b, <4 x float> %c, i32 2, i32 1, i32 0, i32 0, i32 0, i32 0)
   store <4 x float> %r.mfma_scale_f32_16x16x128_f8f6f4__a_fp6_v6__b_bf8_v8, ptr addrspace(1) %out
   ret void
@@ -137,9 +137,9 @@ define amdgpu_ps void @mfma_scale_f32_16x16x128_f8f6f4__a_fp6_v6__b_bf8_v8(<6 x 
 
 define amdgpu_ps void @mfma_scale_f32_16x16x128_f8f6f4__a_fp6_v6__b_fp6_v6(<6 x i32> %a, <6 x i32> %b, <4 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}mfma_scale_f32_16x16x128_f8f6f4__a_fp6_v6__b_fp6_v6:
-; CHECK: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}}{{( cbsz:2 blgp:2| op_sel_hi:\[0,0,0\] cbsz:2 blgp:2)}}{{$}}
+; CHECK: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{([^ ]+, )*[^ ]+}}{{( cbsz:2 blgp:2| op_sel_hi:\[0,0,0\] cbsz:2 blgp:2)}}{{$}}
 ; OBJ-LABEL: <mfma_scale_f32_16x16x128_f8f6f4__a_fp6_v6__b_fp6_v6>:
-; OBJ: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}}{{( cbsz:2 blgp:2| op_sel_hi:\[0,0,0\] cbsz:2 blgp:2)}}{{ *(//.*)?$}}
+; OBJ: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{([^ ]+, )*[^ ]+}}{{( cbsz:2 blgp:2| op_sel_hi:\[0,0,0\] cbsz:2 blgp:2)}}{{ *(//.*)?$}}
   %r.mfma_scale_f32_16x16x128_f8f6f4__a_fp6_v6__b_fp6_v6 = call <4 x float> @llvm.amdgcn.mfma.scale.f32.16x16x128.f8f6f4.v6i32.v6i32(<6 x i32> %a, <6 x i32> %b, <4 x float> %c, i32 2, i32 2, i32 0, i32 0, i32 0, i32 0)
   store <4 x float> %r.mfma_scale_f32_16x16x128_f8f6f4__a_fp6_v6__b_fp6_v6, ptr addrspace(1) %out
   ret void
@@ -147,9 +147,9 @@ define amdgpu_ps void @mfma_scale_f32_16x16x128_f8f6f4__a_fp6_v6__b_fp6_v6(<6 x 
 
 define amdgpu_ps void @mfma_scale_f32_16x16x128_f8f6f4__a_fp6_v6__b_bf6_v6(<6 x i32> %a, <6 x i32> %b, <4 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}mfma_scale_f32_16x16x128_f8f6f4__a_fp6_v6__b_bf6_v6:
-; CHECK: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}}{{( cbsz:2 blgp:3| op_sel_hi:\[0,0,0\] cbsz:2 blgp:3)}}{{$}}
+; CHECK: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{([^ ]+, )*[^ ]+}}{{( cbsz:2 blgp:3| op_sel_hi:\[0,0,0\] cbsz:2 blgp:3)}}{{$}}
 ; OBJ-LABEL: <mfma_scale_f32_16x16x128_f8f6f4__a_fp6_v6__b_bf6_v6>:
-; OBJ: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}}{{( cbsz:2 blgp:3| op_sel_hi:\[0,0,0\] cbsz:2 blgp:3)}}{{ *(//.*)?$}}
+; OBJ: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{([^ ]+, )*[^ ]+}}{{( cbsz:2 blgp:3| op_sel_hi:\[0,0,0\] cbsz:2 blgp:3)}}{{ *(//.*)?$}}
   %r.mfma_scale_f32_16x16x128_f8f6f4__a_fp6_v6__b_bf6_v6 = call <4 x float> @llvm.amdgcn.mfma.scale.f32.16x16x128.f8f6f4.v6i32.v6i32(<6 x i32> %a, <6 x i32> %b, <4 x float> %c, i32 2, i32 3, i32 0, i32 0, i32 0, i32 0)
   store <4 x float> %r.mfma_scale_f32_16x16x128_f8f6f4__a_fp6_v6__b_bf6_v6, ptr addrspace(1) %out
   ret void
@@ -157,9 +157,9 @@ define amdgpu_ps void @mfma_scale_f32_16x16x128_f8f6f4__a_fp6_v6__b_bf6_v6(<6 x 
 
 define amdgpu_ps void @mfma_scale_f32_16x16x128_f8f6f4__a_fp6_v6__b_fp4_v4(<6 x i32> %a, <4 x i32> %b, <4 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}mfma_scale_f32_16x16x128_f8f6f4__a_fp6_v6__b_fp4_v4:
-; CHECK: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}}{{( cbsz:2 blgp:4| op_sel_hi:\[0,0,0\] cbsz:2 blgp:4)}}{{$}}
+; CHECK: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{([^ ]+, )*[^ ]+}}{{( cbsz:2 blgp:4| op_sel_hi:\[0,0,0\] cbsz:2 blgp:4)}}{{$}}
 ; OBJ-LABEL: <mfma_scale_f32_16x16x128_f8f6f4__a_fp6_v6__b_fp4_v4>:
-; OBJ: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}}{{( cbsz:2 blgp:4| op_sel_hi:\[0,0,0\] cbsz:2 blgp:4)}}{{ *(//.*)?$}}
+; OBJ: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{([^ ]+, )*[^ ]+}}{{( cbsz:2 blgp:4| op_sel_hi:\[0,0,0\] cbsz:2 blgp:4)}}{{ *(//.*)?$}}
   %r.mfma_scale_f32_16x16x128_f8f6f4__a_fp6_v6__b_fp4_v4 = call <4 x float> @llvm.amdgcn.mfma.scale.f32.16x16x128.f8f6f4.v6i32.v4i32(<6 x i32> %a, <4 x i32> %b, <4 x float> %c, i32 2, i32 4, i32 0, i32 0, i32 0, i32 0)
   store <4 x float> %r.mfma_scale_f32_16x16x128_f8f6f4__a_fp6_v6__b_fp4_v4, ptr addrspace(1) %out
   ret void
@@ -167,9 +167,9 @@ define amdgpu_ps void @mfma_scale_f32_16x16x128_f8f6f4__a_fp6_v6__b_fp4_v4(<6 x 
 
 define amdgpu_ps void @mfma_scale_f32_16x16x128_f8f6f4__a_bf6_v6__b_fp8_v8(<6 x i32> %a, <8 x i32> %b, <4 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}mfma_scale_f32_16x16x128_f8f6f4__a_bf6_v6__b_fp8_v8:
-; CHECK: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}}{{( cbsz:3| op_sel_hi:\[0,0,0\] cbsz:3)}}{{$}}
+; CHECK: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{([^ ]+, )*[^ ]+}}{{( cbsz:3| op_sel_hi:\[0,0,0\] cbsz:3)}}{{$}}
 ; OBJ-LABEL: <mfma_scale_f32_16x16x128_f8f6f4__a_bf6_v6__b_fp8_v8>:
-; OBJ: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}}{{( cbsz:3| op_sel_hi:\[0,0,0\] cbsz:3)}}{{ *(//.*)?$}}
+; OBJ: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{([^ ]+, )*[^ ]+}}{{( cbsz:3| op_sel_hi:\[0,0,0\] cbsz:3)}}{{ *(//.*)?$}}
   %r.mfma_scale_f32_16x16x128_f8f6f4__a_bf6_v6__b_fp8_v8 = call <4 x float> @llvm.amdgcn.mfma.scale.f32.16x16x128.f8f6f4.v6i32.v8i32(<6 x i32> %a, <8 x i32> %b, <4 x float> %c, i32 3, i32 0, i32 0, i32 0, i32 0, i32 0)
   store <4 x float> %r.mfma_scale_f32_16x16x128_f8f6f4__a_bf6_v6__b_fp8_v8, ptr addrspace(1) %out
   ret void
@@ -177,9 +177,9 @@ define amdgpu_ps void @mfma_scale_f32_16x16x128_f8f6f4__a_bf6_v6__b_fp8_v8(<6 x 
 
 define amdgpu_ps void @mfma_scale_f32_16x16x128_f8f6f4__a_bf6_v6__b_bf8_v8(<6 x i32> %a, <8 x i32> %b, <4 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}mfma_scale_f32_16x16x128_f8f6f4__a_bf6_v6__b_bf8_v8:
-; CHECK: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}}{{( cbsz:3 blgp:1| op_sel_hi:\[0,0,0\] cbsz:3 blgp:1)}}{{$}}
+; CHECK: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{([^ ]+, )*[^ ]+}}{{( cbsz:3 blgp:1| op_sel_hi:\[0,0,0\] cbsz:3 blgp:1)}}{{$}}
 ; OBJ-LABEL: <mfma_scale_f32_16x16x128_f8f6f4__a_bf6_v6__b_bf8_v8>:
-; OBJ: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}}{{( cbsz:3 blgp:1| op_sel_hi:\[0,0,0\] cbsz:3 blgp:1)}}{{ *(//.*)?$}}
+; OBJ: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{([^ ]+, )*[^ ]+}}{{( cbsz:3 blgp:1| op_sel_hi:\[0,0,0\] cbsz:3 blgp:1)}}{{ *(//.*)?$}}
   %r.mfma_scale_f32_16x16x128_f8f6f4__a_bf6_v6__b_bf8_v8 = call <4 x float> @llvm.amdgcn.mfma.scale.f32.16x16x128.f8f6f4.v6i32.v8i32(<6 x i32> %a, <8 x i32> %b, <4 x float> %c, i32 3, i32 1, i32 0, i32 0, i32 0, i32 0)
   store <4 x float> %r.mfma_scale_f32_16x16x128_f8f6f4__a_bf6_v6__b_bf8_v8, ptr addrspace(1) %out
   ret void
@@ -187,9 +187,9 @@ define amdgpu_ps void @mfma_scale_f32_16x16x128_f8f6f4__a_bf6_v6__b_bf8_v8(<6 x 
 
 define amdgpu_ps void @mfma_scale_f32_16x16x128_f8f6f4__a_bf6_v6__b_fp6_v6(<6 x i32> %a, <6 x i32> %b, <4 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}mfma_scale_f32_16x16x128_f8f6f4__a_bf6_v6__b_fp6_v6:
-; CHECK: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}}{{( cbsz:3 blgp:2| op_sel_hi:\[0,0,0\] cbsz:3 blgp:2)}}{{$}}
+; CHECK: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{([^ ]+, )*[^ ]+}}{{( cbsz:3 blgp:2| op_sel_hi:\[0,0,0\] cbsz:3 blgp:2)}}{{$}}
 ; OBJ-LABEL: <mfma_scale_f32_16x16x128_f8f6f4__a_bf6_v6__b_fp6_v6>:
-; OBJ: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}}{{( cbsz:3 blgp:2| op_sel_hi:\[0,0,0\] cbsz:3 blgp:2)}}{{ *(//.*)?$}}
+; OBJ: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{([^ ]+, )*[^ ]+}}{{( cbsz:3 blgp:2| op_sel_hi:\[0,0,0\] cbsz:3 blgp:2)}}{{ *(//.*)?$}}
   %r.mfma_scale_f32_16x16x128_f8f6f4__a_bf6_v6__b_fp6_v6 = call <4 x float> @llvm.amdgcn.mfma.scale.f32.16x16x128.f8f6f4.v6i32.v6i32(<6 x i32> %a, <6 x i32> %b, <4 x float> %c, i32 3, i32 2, i32 0, i32 0, i32 0, i32 0)
   store <4 x float> %r.mfma_scale_f32_16x16x128_f8f6f4__a_bf6_v6__b_fp6_v6, ptr addrspace(1) %out
   ret void
@@ -197,9 +197,9 @@ define amdgpu_ps void @mfma_scale_f32_16x16x128_f8f6f4__a_bf6_v6__b_fp6_v6(<6 x 
 
 define amdgpu_ps void @mfma_scale_f32_16x16x128_f8f6f4__a_bf6_v6__b_bf6_v6(<6 x i32> %a, <6 x i32> %b, <4 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}mfma_scale_f32_16x16x128_f8f6f4__a_bf6_v6__b_bf6_v6:
-; CHECK: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}}{{( cbsz:3 blgp:3| op_sel_hi:\[0,0,0\] cbsz:3 blgp:3)}}{{$}}
+; CHECK: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{([^ ]+, )*[^ ]+}}{{( cbsz:3 blgp:3| op_sel_hi:\[0,0,0\] cbsz:3 blgp:3)}}{{$}}
 ; OBJ-LABEL: <mfma_scale_f32_16x16x128_f8f6f4__a_bf6_v6__b_bf6_v6>:
-; OBJ: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}}{{( cbsz:3 blgp:3| op_sel_hi:\[0,0,0\] cbsz:3 blgp:3)}}{{ *(//.*)?$}}
+; OBJ: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{([^ ]+, )*[^ ]+}}{{( cbsz:3 blgp:3| op_sel_hi:\[0,0,0\] cbsz:3 blgp:3)}}{{ *(//.*)?$}}
   %r.mfma_scale_f32_16x16x128_f8f6f4__a_bf6_v6__b_bf6_v6 = call <4 x float> @llvm.amdgcn.mfma.scale.f32.16x16x128.f8f6f4.v6i32.v6i32(<6 x i32> %a, <6 x i32> %b, <4 x float> %c, i32 3, i32 3, i32 0, i32 0, i32 0, i32 0)
   store <4 x float> %r.mfma_scale_f32_16x16x128_f8f6f4__a_bf6_v6__b_bf6_v6, ptr addrspace(1) %out
   ret void
@@ -207,9 +207,9 @@ define amdgpu_ps void @mfma_scale_f32_16x16x128_f8f6f4__a_bf6_v6__b_bf6_v6(<6 x 
 
 define amdgpu_ps void @mfma_scale_f32_16x16x128_f8f6f4__a_bf6_v6__b_fp4_v4(<6 x i32> %a, <4 x i32> %b, <4 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}mfma_scale_f32_16x16x128_f8f6f4__a_bf6_v6__b_fp4_v4:
-; CHECK: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}}{{( cbsz:3 blgp:4| op_sel_hi:\[0,0,0\] cbsz:3 blgp:4)}}{{$}}
+; CHECK: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{([^ ]+, )*[^ ]+}}{{( cbsz:3 blgp:4| op_sel_hi:\[0,0,0\] cbsz:3 blgp:4)}}{{$}}
 ; OBJ-LABEL: <mfma_scale_f32_16x16x128_f8f6f4__a_bf6_v6__b_fp4_v4>:
-; OBJ: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}}{{( cbsz:3 blgp:4| op_sel_hi:\[0,0,0\] cbsz:3 blgp:4)}}{{ *(//.*)?$}}
+; OBJ: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{([^ ]+, )*[^ ]+}}{{( cbsz:3 blgp:4| op_sel_hi:\[0,0,0\] cbsz:3 blgp:4)}}{{ *(//.*)?$}}
   %r.mfma_scale_f32_16x16x128_f8f6f4__a_bf6_v6__b_fp4_v4 = call <4 x float> @llvm.amdgcn.mfma.scale.f32.16x16x128.f8f6f4.v6i32.v4i32(<6 x i32> %a, <4 x i32> %b, <4 x float> %c, i32 3, i32 4, i32 0, i32 0, i32 0, i32 0)
   store <4 x float> %r.mfma_scale_f32_16x16x128_f8f6f4__a_bf6_v6__b_fp4_v4, ptr addrspace(1) %out
   ret void
@@ -217,9 +217,9 @@ define amdgpu_ps void @mfma_scale_f32_16x16x128_f8f6f4__a_bf6_v6__b_fp4_v4(<6 x 
 
 define amdgpu_ps void @mfma_scale_f32_16x16x128_f8f6f4__a_fp4_v4__b_fp8_v8(<4 x i32> %a, <8 x i32> %b, <4 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}mfma_scale_f32_16x16x128_f8f6f4__a_fp4_v4__b_fp8_v8:
-; CHECK: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}}{{( cbsz:4| op_sel_hi:\[0,0,0\] cbsz:4)}}{{$}}
+; CHECK: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{([^ ]+, )*[^ ]+}}{{( cbsz:4| op_sel_hi:\[0,0,0\] cbsz:4)}}{{$}}
 ; OBJ-LABEL: <mfma_scale_f32_16x16x128_f8f6f4__a_fp4_v4__b_fp8_v8>:
-; OBJ: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}}{{( cbsz:4| op_sel_hi:\[0,0,0\] cbsz:4)}}{{ *(//.*)?$}}
+; OBJ: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{([^ ]+, )*[^ ]+}}{{( cbsz:4| op_sel_hi:\[0,0,0\] cbsz:4)}}{{ *(//.*)?$}}
   %r.mfma_scale_f32_16x16x128_f8f6f4__a_fp4_v4__b_fp8_v8 = call <4 x float> @llvm.amdgcn.mfma.scale.f32.16x16x128.f8f6f4.v4i32.v8i32(<4 x i32> %a, <8 x i32> %b, <4 x float> %c, i32 4, i32 0, i32 0, i32 0, i32 0, i32 0)
   store <4 x float> %r.mfma_scale_f32_16x16x128_f8f6f4__a_fp4_v4__b_fp8_v8, ptr addrspace(1) %out
   ret void
@@ -227,9 +227,9 @@ define amdgpu_ps void @mfma_scale_f32_16x16x128_f8f6f4__a_fp4_v4__b_fp8_v8(<4 x 
 
 define amdgpu_ps void @mfma_scale_f32_16x16x128_f8f6f4__a_fp4_v4__b_bf8_v8(<4 x i32> %a, <8 x i32> %b, <4 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}mfma_scale_f32_16x16x128_f8f6f4__a_fp4_v4__b_bf8_v8:
-; CHECK: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}}{{( cbsz:4 blgp:1| op_sel_hi:\[0,0,0\] cbsz:4 blgp:1)}}{{$}}
+; CHECK: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{([^ ]+, )*[^ ]+}}{{( cbsz:4 blgp:1| op_sel_hi:\[0,0,0\] cbsz:4 blgp:1)}}{{$}}
 ; OBJ-LABEL: <mfma_scale_f32_16x16x128_f8f6f4__a_fp4_v4__b_bf8_v8>:
-; OBJ: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}}{{( cbsz:4 blgp:1| op_sel_hi:\[0,0,0\] cbsz:4 blgp:1)}}{{ *(//.*)?$}}
+; OBJ: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{([^ ]+, )*[^ ]+}}{{( cbsz:4 blgp:1| op_sel_hi:\[0,0,0\] cbsz:4 blgp:1)}}{{ *(//.*)?$}}
   %r.mfma_scale_f32_16x16x128_f8f6f4__a_fp4_v4__b_bf8_v8 = call <4 x float> @llvm.amdgcn.mfma.scale.f32.16x16x128.f8f6f4.v4i32.v8i32(<4 x i32> %a, <8 x i32> %b, <4 x float> %c, i32 4, i32 1, i32 0, i32 0, i32 0, i32 0)
   store <4 x float> %r.mfma_scale_f32_16x16x128_f8f6f4__a_fp4_v4__b_bf8_v8, ptr addrspace(1) %out
   ret void
@@ -237,9 +237,9 @@ define amdgpu_ps void @mfma_scale_f32_16x16x128_f8f6f4__a_fp4_v4__b_bf8_v8(<4 x 
 
 define amdgpu_ps void @mfma_scale_f32_16x16x128_f8f6f4__a_fp4_v4__b_fp6_v6(<4 x i32> %a, <6 x i32> %b, <4 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}mfma_scale_f32_16x16x128_f8f6f4__a_fp4_v4__b_fp6_v6:
-; CHECK: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}}{{( cbsz:4 blgp:2| op_sel_hi:\[0,0,0\] cbsz:4 blgp:2)}}{{$}}
+; CHECK: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{([^ ]+, )*[^ ]+}}{{( cbsz:4 blgp:2| op_sel_hi:\[0,0,0\] cbsz:4 blgp:2)}}{{$}}
 ; OBJ-LABEL: <mfma_scale_f32_16x16x128_f8f6f4__a_fp4_v4__b_fp6_v6>:
-; OBJ: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}}{{( cbsz:4 blgp:2| op_sel_hi:\[0,0,0\] cbsz:4 blgp:2)}}{{ *(//.*)?$}}
+; OBJ: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{([^ ]+, )*[^ ]+}}{{( cbsz:4 blgp:2| op_sel_hi:\[0,0,0\] cbsz:4 blgp:2)}}{{ *(//.*)?$}}
   %r.mfma_scale_f32_16x16x128_f8f6f4__a_fp4_v4__b_fp6_v6 = call <4 x float> @llvm.amdgcn.mfma.scale.f32.16x16x128.f8f6f4.v4i32.v6i32(<4 x i32> %a, <6 x i32> %b, <4 x float> %c, i32 4, i32 2, i32 0, i32 0, i32 0, i32 0)
   store <4 x float> %r.mfma_scale_f32_16x16x128_f8f6f4__a_fp4_v4__b_fp6_v6, ptr addrspace(1) %out
   ret void
@@ -247,9 +247,9 @@ define amdgpu_ps void @mfma_scale_f32_16x16x128_f8f6f4__a_fp4_v4__b_fp6_v6(<4 x 
 
 define amdgpu_ps void @mfma_scale_f32_16x16x128_f8f6f4__a_fp4_v4__b_bf6_v6(<4 x i32> %a, <6 x i32> %b, <4 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}mfma_scale_f32_16x16x128_f8f6f4__a_fp4_v4__b_bf6_v6:
-; CHECK: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}}{{( cbsz:4 blgp:3| op_sel_hi:\[0,0,0\] cbsz:4 blgp:3)}}{{$}}
+; CHECK: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{([^ ]+, )*[^ ]+}}{{( cbsz:4 blgp:3| op_sel_hi:\[0,0,0\] cbsz:4 blgp:3)}}{{$}}
 ; OBJ-LABEL: <mfma_scale_f32_16x16x128_f8f6f4__a_fp4_v4__b_bf6_v6>:
-; OBJ: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}}{{( cbsz:4 blgp:3| op_sel_hi:\[0,0,0\] cbsz:4 blgp:3)}}{{ *(//.*)?$}}
+; OBJ: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{([^ ]+, )*[^ ]+}}{{( cbsz:4 blgp:3| op_sel_hi:\[0,0,0\] cbsz:4 blgp:3)}}{{ *(//.*)?$}}
   %r.mfma_scale_f32_16x16x128_f8f6f4__a_fp4_v4__b_bf6_v6 = call <4 x float> @llvm.amdgcn.mfma.scale.f32.16x16x128.f8f6f4.v4i32.v6i32(<4 x i32> %a, <6 x i32> %b, <4 x float> %c, i32 4, i32 3, i32 0, i32 0, i32 0, i32 0)
   store <4 x float> %r.mfma_scale_f32_16x16x128_f8f6f4__a_fp4_v4__b_bf6_v6, ptr addrspace(1) %out
   ret void
@@ -257,9 +257,9 @@ define amdgpu_ps void @mfma_scale_f32_16x16x128_f8f6f4__a_fp4_v4__b_bf6_v6(<4 x 
 
 define amdgpu_ps void @mfma_scale_f32_16x16x128_f8f6f4__a_fp4_v4__b_fp4_v4(<4 x i32> %a, <4 x i32> %b, <4 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}mfma_scale_f32_16x16x128_f8f6f4__a_fp4_v4__b_fp4_v4:
-; CHECK: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}}{{( cbsz:4 blgp:4| op_sel_hi:\[0,0,0\] cbsz:4 blgp:4)}}{{$}}
+; CHECK: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{([^ ]+, )*[^ ]+}}{{( cbsz:4 blgp:4| op_sel_hi:\[0,0,0\] cbsz:4 blgp:4)}}{{$}}
 ; OBJ-LABEL: <mfma_scale_f32_16x16x128_f8f6f4__a_fp4_v4__b_fp4_v4>:
-; OBJ: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}}{{( cbsz:4 blgp:4| op_sel_hi:\[0,0,0\] cbsz:4 blgp:4)}}{{ *(//.*)?$}}
+; OBJ: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{([^ ]+, )*[^ ]+}}{{( cbsz:4 blgp:4| op_sel_hi:\[0,0,0\] cbsz:4 blgp:4)}}{{ *(//.*)?$}}
   %r.mfma_scale_f32_16x16x128_f8f6f4__a_fp4_v4__b_fp4_v4 = call <4 x float> @llvm.amdgcn.mfma.scale.f32.16x16x128.f8f6f4.v4i32.v4i32(<4 x i32> %a, <4 x i32> %b, <4 x float> %c, i32 4, i32 4, i32 0, i32 0, i32 0, i32 0)
   store <4 x float> %r.mfma_scale_f32_16x16x128_f8f6f4__a_fp4_v4__b_fp4_v4, ptr addrspace(1) %out
   ret void

@@ -11,9 +11,9 @@
 
 define amdgpu_ps void @mfma_scale_f32_16x16x128_f8f6f4__a_fp8_v8__b_fp6_v8__narrow_vector_extract(<8 x i32> %a, <8 x i32> %b, <4 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}mfma_scale_f32_16x16x128_f8f6f4__a_fp8_v8__b_fp6_v8__narrow_vector_extract:
-; CHECK: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}}{{( blgp:2| op_sel_hi:\[0,0,0\] blgp:2)}}{{$}}
+; CHECK: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{([^ ]+, )*[^ ]+}}{{( blgp:2| op_sel_hi:\[0,0,0\] blgp:2)}}{{$}}
 ; OBJ-LABEL: <mfma_scale_f32_16x16x128_f8f6f4__a_fp8_v8__b_fp6_v8__narrow_vector_extract>:
-; OBJ: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}}{{( blgp:2| op_sel_hi:\[0,0,0\] blgp:2)}}{{ *(//.*)?$}}
+; OBJ: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{([^ ]+, )*[^ ]+}}{{( blgp:2| op_sel_hi:\[0,0,0\] blgp:2)}}{{ *(//.*)?$}}
   %b.narrow = call <6 x i32> @llvm.vector.extract.v6i32.v8i32(<8 x i32> %b, i64 0)
   %r.mfma_scale_f32_16x16x128_f8f6f4__a_fp8_v8__b_fp6_v8__narrow_vector_extract = call <4 x float> @llvm.amdgcn.mfma.scale.f32.16x16x128.f8f6f4.v8i32.v6i32(<8 x i32> %a, <6 x i32> %b.narrow, <4 x float> %c, i32 0, i32 2, i32 0, i32 0, i32 0, i32 0)
   store <4 x float> %r.mfma_scale_f32_16x16x128_f8f6f4__a_fp8_v8__b_fp6_v8__narrow_vector_extract, ptr addrspace(1) %out
@@ -22,9 +22,9 @@ define amdgpu_ps void @mfma_scale_f32_16x16x128_f8f6f4__a_fp8_v8__b_fp6_v8__narr
 
 define amdgpu_ps void @mfma_scale_f32_16x16x128_f8f6f4__a_fp8_v8__b_bf6_v8__narrow_vector_extract(<8 x i32> %a, <8 x i32> %b, <4 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}mfma_scale_f32_16x16x128_f8f6f4__a_fp8_v8__b_bf6_v8__narrow_vector_extract:
-; CHECK: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}}{{( blgp:3| op_sel_hi:\[0,0,0\] blgp:3)}}{{$}}
+; CHECK: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{([^ ]+, )*[^ ]+}}{{( blgp:3| op_sel_hi:\[0,0,0\] blgp:3)}}{{$}}
 ; OBJ-LABEL: <mfma_scale_f32_16x16x128_f8f6f4__a_fp8_v8__b_bf6_v8__narrow_vector_extract>:
-; OBJ: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}}{{( blgp:3| op_sel_hi:\[0,0,0\] blgp:3)}}{{ *(//.*)?$}}
+; OBJ: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{([^ ]+, )*[^ ]+}}{{( blgp:3| op_sel_hi:\[0,0,0\] blgp:3)}}{{ *(//.*)?$}}
   %b.narrow = call <6 x i32> @llvm.vector.extract.v6i32.v8i32(<8 x i32> %b, i64 0)
   %r.mfma_scale_f32_16x16x128_f8f6f4__a_fp8_v8__b_bf6_v8__narrow_vector_extract = call <4 x float> @llvm.amdgcn.mfma.scale.f32.16x16x128.f8f6f4.v8i32.v6i32(<8 x i32> %a, <6 x i32> %b.narrow, <4 x float> %c, i32 0, i32 3, i32 0, i32 0, i32 0, i32 0)
   store <4 x float> %r.mfma_scale_f32_16x16x128_f8f6f4__a_fp8_v8__b_bf6_v8__narrow_vector_extract, ptr addrspace(1) %out
@@ -33,9 +33,9 @@ define amdgpu_ps void @mfma_scale_f32_16x16x128_f8f6f4__a_fp8_v8__b_bf6_v8__narr
 
 define amdgpu_ps void @mfma_scale_f32_16x16x128_f8f6f4__a_fp8_v8__b_fp4_v8__narrow_vector_extract(<8 x i32> %a, <8 x i32> %b, <4 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}mfma_scale_f32_16x16x128_f8f6f4__a_fp8_v8__b_fp4_v8__narrow_vector_extract:
-; CHECK: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}}{{( blgp:4| op_sel_hi:\[0,0,0\] blgp:4)}}{{$}}
+; CHECK: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{([^ ]+, )*[^ ]+}}{{( blgp:4| op_sel_hi:\[0,0,0\] blgp:4)}}{{$}}
 ; OBJ-LABEL: <mfma_scale_f32_16x16x128_f8f6f4__a_fp8_v8__b_fp4_v8__narrow_vector_extract>:
-; OBJ: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}}{{( blgp:4| op_sel_hi:\[0,0,0\] blgp:4)}}{{ *(//.*)?$}}
+; OBJ: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{([^ ]+, )*[^ ]+}}{{( blgp:4| op_sel_hi:\[0,0,0\] blgp:4)}}{{ *(//.*)?$}}
   %b.narrow = call <4 x i32> @llvm.vector.extract.v4i32.v8i32(<8 x i32> %b, i64 0)
   %r.mfma_scale_f32_16x16x128_f8f6f4__a_fp8_v8__b_fp4_v8__narrow_vector_extract = call <4 x float> @llvm.amdgcn.mfma.scale.f32.16x16x128.f8f6f4.v8i32.v4i32(<8 x i32> %a, <4 x i32> %b.narrow, <4 x float> %c, i32 0, i32 4, i32 0, i32 0, i32 0, i32 0)
   store <4 x float> %r.mfma_scale_f32_16x16x128_f8f6f4__a_fp8_v8__b_fp4_v8__narrow_vector_extract, ptr addrspace(1) %out
@@ -44,9 +44,9 @@ define amdgpu_ps void @mfma_scale_f32_16x16x128_f8f6f4__a_fp8_v8__b_fp4_v8__narr
 
 define amdgpu_ps void @mfma_scale_f32_16x16x128_f8f6f4__a_bf8_v8__b_fp6_v8__narrow_vector_extract(<8 x i32> %a, <8 x i32> %b, <4 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}mfma_scale_f32_16x16x128_f8f6f4__a_bf8_v8__b_fp6_v8__narrow_vector_extract:
-; CHECK: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}}{{( cbsz:1 blgp:2| op_sel_hi:\[0,0,0\] cbsz:1 blgp:2)}}{{$}}
+; CHECK: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{([^ ]+, )*[^ ]+}}{{( cbsz:1 blgp:2| op_sel_hi:\[0,0,0\] cbsz:1 blgp:2)}}{{$}}
 ; OBJ-LABEL: <mfma_scale_f32_16x16x128_f8f6f4__a_bf8_v8__b_fp6_v8__narrow_vector_extract>:
-; OBJ: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}}{{( cbsz:1 blgp:2| op_sel_hi:\[0,0,0\] cbsz:1 blgp:2)}}{{ *(//.*)?$}}
+; OBJ: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{([^ ]+, )*[^ ]+}}{{( cbsz:1 blgp:2| op_sel_hi:\[0,0,0\] cbsz:1 blgp:2)}}{{ *(//.*)?$}}
   %b.narrow = call <6 x i32> @llvm.vector.extract.v6i32.v8i32(<8 x i32> %b, i64 0)
   %r.mfma_scale_f32_16x16x128_f8f6f4__a_bf8_v8__b_fp6_v8__narrow_vector_extract = call <4 x float> @llvm.amdgcn.mfma.scale.f32.16x16x128.f8f6f4.v8i32.v6i32(<8 x i32> %a, <6 x i32> %b.narrow, <4 x float> %c, i32 1, i32 2, i32 0, i32 0, i32 0, i32 0)
   store <4 x float> %r.mfma_scale_f32_16x16x128_f8f6f4__a_bf8_v8__b_fp6_v8__narrow_vector_extract, ptr addrspace(1) %out
@@ -55,9 +55,9 @@ define amdgpu_ps void @mfma_scale_f32_16x16x128_f8f6f4__a_bf8_v8__b_fp6_v8__narr
 
 define amdgpu_ps void @mfma_scale_f32_16x16x128_f8f6f4__a_bf8_v8__b_bf6_v8__narrow_vector_extract(<8 x i32> %a, <8 x i32> %b, <4 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}mfma_scale_f32_16x16x128_f8f6f4__a_bf8_v8__b_bf6_v8__narrow_vector_extract:
-; CHECK: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}}{{( cbsz:1 blgp:3| op_sel_hi:\[0,0,0\] cbsz:1 blgp:3)}}{{$}}
+; CHECK: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{([^ ]+, )*[^ ]+}}{{( cbsz:1 blgp:3| op_sel_hi:\[0,0,0\] cbsz:1 blgp:3)}}{{$}}
 ; OBJ-LABEL: <mfma_scale_f32_16x16x128_f8f6f4__a_bf8_v8__b_bf6_v8__narrow_vector_extract>:
-; OBJ: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}}{{( cbsz:1 blgp:3| op_sel_hi:\[0,0,0\] cbsz:1 blgp:3)}}{{ *(//.*)?$}}
+; OBJ: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{([^ ]+, )*[^ ]+}}{{( cbsz:1 blgp:3| op_sel_hi:\[0,0,0\] cbsz:1 blgp:3)}}{{ *(//.*)?$}}
   %b.narrow = call <6 x i32> @llvm.vector.extract.v6i32.v8i32(<8 x i32> %b, i64 0)
   %r.mfma_scale_f32_16x16x128_f8f6f4__a_bf8_v8__b_bf6_v8__narrow_vector_extract = call <4 x float> @llvm.amdgcn.mfma.scale.f32.16x16x128.f8f6f4.v8i32.v6i32(<8 x i32> %a, <6 x i32> %b.narrow, <4 x float> %c, i32 1, i32 3, i32 0, i32 0, i32 0, i32 0)
   store <4 x float> %r.mfma_scale_f32_16x16x128_f8f6f4__a_bf8_v8__b_bf6_v8__narrow_vector_extract, ptr addrspace(1) %out
@@ -66,9 +66,9 @@ define amdgpu_ps void @mfma_scale_f32_16x16x128_f8f6f4__a_bf8_v8__b_bf6_v8__narr
 
 define amdgpu_ps void @mfma_scale_f32_16x16x128_f8f6f4__a_bf8_v8__b_fp4_v8__narrow_vector_extract(<8 x i32> %a, <8 x i32> %b, <4 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}mfma_scale_f32_16x16x128_f8f6f4__a_bf8_v8__b_fp4_v8__narrow_vector_extract:
-; CHECK: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}}{{( cbsz:1 blgp:4| op_sel_hi:\[0,0,0\] cbsz:1 blgp:4)}}{{$}}
+; CHECK: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{([^ ]+, )*[^ ]+}}{{( cbsz:1 blgp:4| op_sel_hi:\[0,0,0\] cbsz:1 blgp:4)}}{{$}}
 ; OBJ-LABEL: <mfma_scale_f32_16x16x128_f8f6f4__a_bf8_v8__b_fp4_v8__narrow_vector_extract>:
-; OBJ: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}}{{( cbsz:1 blgp:4| op_sel_hi:\[0,0,0\] cbsz:1 blgp:4)}}{{ *(//.*)?$}}
+; OBJ: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{([^ ]+, )*[^ ]+}}{{( cbsz:1 blgp:4| op_sel_hi:\[0,0,0\] cbsz:1 blgp:4)}}{{ *(//.*)?$}}
   %b.narrow = call <4 x i32> @llvm.vector.extract.v4i32.v8i32(<8 x i32> %b, i64 0)
   %r.mfma_scale_f32_16x16x128_f8f6f4__a_bf8_v8__b_fp4_v8__narrow_vector_extract = call <4 x float> @llvm.amdgcn.mfma.scale.f32.16x16x128.f8f6f4.v8i32.v4i32(<8 x i32> %a, <4 x i32> %b.narrow, <4 x float> %c, i32 1, i32 4, i32 0, i32 0, i32 0, i32 0)
   store <4 x float> %r.mfma_scale_f32_16x16x128_f8f6f4__a_bf8_v8__b_fp4_v8__narrow_vector_extract, ptr addrspace(1) %out
@@ -77,9 +77,9 @@ define amdgpu_ps void @mfma_scale_f32_16x16x128_f8f6f4__a_bf8_v8__b_fp4_v8__narr
 
 define amdgpu_ps void @mfma_scale_f32_16x16x128_f8f6f4__a_fp6_v8__b_fp8_v8__narrow_vector_extract(<8 x i32> %a, <8 x i32> %b, <4 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}mfma_scale_f32_16x16x128_f8f6f4__a_fp6_v8__b_fp8_v8__narrow_vector_extract:
-; CHECK: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}}{{( cbsz:2| op_sel_hi:\[0,0,0\] cbsz:2)}}{{$}}
+; CHECK: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{([^ ]+, )*[^ ]+}}{{( cbsz:2| op_sel_hi:\[0,0,0\] cbsz:2)}}{{$}}
 ; OBJ-LABEL: <mfma_scale_f32_16x16x128_f8f6f4__a_fp6_v8__b_fp8_v8__narrow_vector_extract>:
-; OBJ: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}}{{( cbsz:2| op_sel_hi:\[0,0,0\] cbsz:2)}}{{ *(//.*)?$}}
+; OBJ: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{([^ ]+, )*[^ ]+}}{{( cbsz:2| op_sel_hi:\[0,0,0\] cbsz:2)}}{{ *(//.*)?$}}
   %a.narrow = call <6 x i32> @llvm.vector.extract.v6i32.v8i32(<8 x i32> %a, i64 0)
   %r.mfma_scale_f32_16x16x128_f8f6f4__a_fp6_v8__b_fp8_v8__narrow_vector_extract = call <4 x float> @llvm.amdgcn.mfma.scale.f32.16x16x128.f8f6f4.v6i32.v8i32(<6 x i32> %a.narrow, <8 x i32> %b, <4 x float> %c, i32 2, i32 0, i32 0, i32 0, i32 0, i32 0)
   store <4 x float> %r.mfma_scale_f32_16x16x128_f8f6f4__a_fp6_v8__b_fp8_v8__narrow_vector_extract, ptr addrspace(1) %out
@@ -88,9 +88,9 @@ define amdgpu_ps void @mfma_scale_f32_16x16x128_f8f6f4__a_fp6_v8__b_fp8_v8__narr
 
 define amdgpu_ps void @mfma_scale_f32_16x16x128_f8f6f4__a_fp6_v8__b_bf8_v8__narrow_vector_extract(<8 x i32> %a, <8 x i32> %b, <4 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}mfma_scale_f32_16x16x128_f8f6f4__a_fp6_v8__b_bf8_v8__narrow_vector_extract:
-; CHECK: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}}{{( cbsz:2 blgp:1| op_sel_hi:\[0,0,0\] cbsz:2 blgp:1)}}{{$}}
+; CHECK: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{([^ ]+, )*[^ ]+}}{{( cbsz:2 blgp:1| op_sel_hi:\[0,0,0\] cbsz:2 blgp:1)}}{{$}}
 ; OBJ-LABEL: <mfma_scale_f32_16x16x128_f8f6f4__a_fp6_v8__b_bf8_v8__narrow_vector_extract>:
-; OBJ: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}}{{( cbsz:2 blgp:1| op_sel_hi:\[0,0,0\] cbsz:2 blgp:1)}}{{ *(//.*)?$}}
+; OBJ: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{([^ ]+, )*[^ ]+}}{{( cbsz:2 blgp:1| op_sel_hi:\[0,0,0\] cbsz:2 blgp:1)}}{{ *(//.*)?$}}
   %a.narrow = call <6 x i32> @llvm.vector.extract.v6i32.v8i32(<8 x i32> %a, i64 0)
   %r.mfma_scale_f32_16x16x128_f8f6f4__a_fp6_v8__b_bf8_v8__narrow_vector_extract = call <4 x float> @llvm.amdgcn.mfma.scale.f32.16x16x128.f8f6f4.v6i32.v8i32(<6 x i32> %a.narrow, <8 x i32> %b, <4 x float> %c, i32 2, i32 1, i32 0, i32 0, i32 0, i32 0)
   store <4 x float> %r.mfma_scale_f32_16x16x128_f8f6f4__a_fp6_v8__b_bf8_v8__narrow_vector_extract, ptr addrspace(1) %out
@@ -99,9 +99,9 @@ define amdgpu_ps void @mfma_scale_f32_16x16x128_f8f6f4__a_fp6_v8__b_bf8_v8__narr
 
 define amdgpu_ps void @mfma_scale_f32_16x16x128_f8f6f4__a_fp6_v8__b_fp6_v8__narrow_vector_extract(<8 x i32> %a, <8 x i32> %b, <4 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}mfma_scale_f32_16x16x128_f8f6f4__a_fp6_v8__b_fp6_v8__narrow_vector_extract:
-; CHECK: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}}{{( cbsz:2 blgp:2| op_sel_hi:\[0,0,0\] cbsz:2 blgp:2)}}{{$}}
+; CHECK: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{([^ ]+, )*[^ ]+}}{{( cbsz:2 blgp:2| op_sel_hi:\[0,0,0\] cbsz:2 blgp:2)}}{{$}}
 ; OBJ-LABEL: <mfma_scale_f32_16x16x128_f8f6f4__a_fp6_v8__b_fp6_v8__narrow_vector_extract>:
-; OBJ: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}}{{( cbsz:2 blgp:2| op_sel_hi:\[0,0,0\] cbsz:2 blgp:2)}}{{ *(//.*)?$}}
+; OBJ: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{([^ ]+, )*[^ ]+}}{{( cbsz:2 blgp:2| op_sel_hi:\[0,0,0\] cbsz:2 blgp:2)}}{{ *(//.*)?$}}
   %a.narrow = call <6 x i32> @llvm.vector.extract.v6i32.v8i32(<8 x i32> %a, i64 0)
   %b.narrow = call <6 x i32> @llvm.vector.extract.v6i32.v8i32(<8 x i32> %b, i64 0)
   %r.mfma_scale_f32_16x16x128_f8f6f4__a_fp6_v8__b_fp6_v8__narrow_vector_extract = call <4 x float> @llvm.amdgcn.mfma.scale.f32.16x16x128.f8f6f4.v6i32.v6i32(<6 x i32> %a.narrow, <6 x i32> %b.narrow, <4 x float> %c, i32 2, i32 2, i32 0, i32 0, i32 0, i32 0)
@@ -111,9 +111,9 @@ define amdgpu_ps void @mfma_scale_f32_16x16x128_f8f6f4__a_fp6_v8__b_fp6_v8__narr
 
 define amdgpu_ps void @mfma_scale_f32_16x16x128_f8f6f4__a_fp6_v8__b_bf6_v8__narrow_vector_extract(<8 x i32> %a, <8 x i32> %b, <4 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}mfma_scale_f32_16x16x128_f8f6f4__a_fp6_v8__b_bf6_v8__narrow_vector_extract:
-; CHECK: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}}{{( cbsz:2 blgp:3| op_sel_hi:\[0,0,0\] cbsz:2 blgp:3)}}{{$}}
+; CHECK: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{([^ ]+, )*[^ ]+}}{{( cbsz:2 blgp:3| op_sel_hi:\[0,0,0\] cbsz:2 blgp:3)}}{{$}}
 ; OBJ-LABEL: <mfma_scale_f32_16x16x128_f8f6f4__a_fp6_v8__b_bf6_v8__narrow_vector_extract>:
-; OBJ: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}}{{( cbsz:2 blgp:3| op_sel_hi:\[0,0,0\] cbsz:2 blgp:3)}}{{ *(//.*)?$}}
+; OBJ: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{([^ ]+, )*[^ ]+}}{{( cbsz:2 blgp:3| op_sel_hi:\[0,0,0\] cbsz:2 blgp:3)}}{{ *(//.*)?$}}
   %a.narrow = call <6 x i32> @llvm.vector.extract.v6i32.v8i32(<8 x i32> %a, i64 0)
   %b.narrow = call <6 x i32> @llvm.vector.extract.v6i32.v8i32(<8 x i32> %b, i64 0)
   %r.mfma_scale_f32_16x16x128_f8f6f4__a_fp6_v8__b_bf6_v8__narrow_vector_extract = call <4 x float> @llvm.amdgcn.mfma.scale.f32.16x16x128.f8f6f4.v6i32.v6i32(<6 x i32> %a.narrow, <6 x i32> %b.narrow, <4 x float> %c, i32 2, i32 3, i32 0, i32 0, i32 0, i32 0)
@@ -123,9 +123,9 @@ define amdgpu_ps void @mfma_scale_f32_16x16x128_f8f6f4__a_fp6_v8__b_bf6_v8__narr
 
 define amdgpu_ps void @mfma_scale_f32_16x16x128_f8f6f4__a_fp6_v8__b_fp4_v8__narrow_vector_extract(<8 x i32> %a, <8 x i32> %b, <4 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}mfma_scale_f32_16x16x128_f8f6f4__a_fp6_v8__b_fp4_v8__narrow_vector_extract:
-; CHECK: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}}{{( cbsz:2 blgp:4| op_sel_hi:\[0,0,0\] cbsz:2 blgp:4)}}{{$}}
+; CHECK: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{([^ ]+, )*[^ ]+}}{{( cbsz:2 blgp:4| op_sel_hi:\[0,0,0\] cbsz:2 blgp:4)}}{{$}}
 ; OBJ-LABEL: <mfma_scale_f32_16x16x128_f8f6f4__a_fp6_v8__b_fp4_v8__narrow_vector_extract>:
-; OBJ: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}}{{( cbsz:2 blgp:4| op_sel_hi:\[0,0,0\] cbsz:2 blgp:4)}}{{ *(//.*)?$}}
+; OBJ: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{([^ ]+, )*[^ ]+}}{{( cbsz:2 blgp:4| op_sel_hi:\[0,0,0\] cbsz:2 blgp:4)}}{{ *(//.*)?$}}
   %a.narrow = call <6 x i32> @llvm.vector.extract.v6i32.v8i32(<8 x i32> %a, i64 0)
   %b.narrow = call <4 x i32> @llvm.vector.extract.v4i32.v8i32(<8 x i32> %b, i64 0)
   %r.mfma_scale_f32_16x16x128_f8f6f4__a_fp6_v8__b_fp4_v8__narrow_vector_extract = call <4 x float> @llvm.amdgcn.mfma.scale.f32.16x16x128.f8f6f4.v6i32.v4i32(<6 x i32> %a.narrow, <4 x i32> %b.narrow, <4 x float> %c, i32 2, i32 4, i32 0, i32 0, i32 0, i32 0)
@@ -135,9 +135,9 @@ define amdgpu_ps void @mfma_scale_f32_16x16x128_f8f6f4__a_fp6_v8__b_fp4_v8__narr
 
 define amdgpu_ps void @mfma_scale_f32_16x16x128_f8f6f4__a_bf6_v8__b_fp8_v8__narrow_vector_extract(<8 x i32> %a, <8 x i32> %b, <4 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}mfma_scale_f32_16x16x128_f8f6f4__a_bf6_v8__b_fp8_v8__narrow_vector_extract:
-; CHECK: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}}{{( cbsz:3| op_sel_hi:\[0,0,0\] cbsz:3)}}{{$}}
+; CHECK: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{([^ ]+, )*[^ ]+}}{{( cbsz:3| op_sel_hi:\[0,0,0\] cbsz:3)}}{{$}}
 ; OBJ-LABEL: <mfma_scale_f32_16x16x128_f8f6f4__a_bf6_v8__b_fp8_v8__narrow_vector_extract>:
-; OBJ: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}}{{( cbsz:3| op_sel_hi:\[0,0,0\] cbsz:3)}}{{ *(//.*)?$}}
+; OBJ: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{([^ ]+, )*[^ ]+}}{{( cbsz:3| op_sel_hi:\[0,0,0\] cbsz:3)}}{{ *(//.*)?$}}
   %a.narrow = call <6 x i32> @llvm.vector.extract.v6i32.v8i32(<8 x i32> %a, i64 0)
   %r.mfma_scale_f32_16x16x128_f8f6f4__a_bf6_v8__b_fp8_v8__narrow_vector_extract = call <4 x float> @llvm.amdgcn.mfma.scale.f32.16x16x128.f8f6f4.v6i32.v8i32(<6 x i32> %a.narrow, <8 x i32> %b, <4 x float> %c, i32 3, i32 0, i32 0, i32 0, i32 0, i32 0)
   store <4 x float> %r.mfma_scale_f32_16x16x128_f8f6f4__a_bf6_v8__b_fp8_v8__narrow_vector_extract, ptr addrspace(1) %out
@@ -146,9 +146,9 @@ define amdgpu_ps void @mfma_scale_f32_16x16x128_f8f6f4__a_bf6_v8__b_fp8_v8__narr
 
 define amdgpu_ps void @mfma_scale_f32_16x16x128_f8f6f4__a_bf6_v8__b_bf8_v8__narrow_vector_extract(<8 x i32> %a, <8 x i32> %b, <4 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}mfma_scale_f32_16x16x128_f8f6f4__a_bf6_v8__b_bf8_v8__narrow_vector_extract:
-; CHECK: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}}{{( cbsz:3 blgp:1| op_sel_hi:\[0,0,0\] cbsz:3 blgp:1)}}{{$}}
+; CHECK: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{([^ ]+, )*[^ ]+}}{{( cbsz:3 blgp:1| op_sel_hi:\[0,0,0\] cbsz:3 blgp:1)}}{{$}}
 ; OBJ-LABEL: <mfma_scale_f32_16x16x128_f8f6f4__a_bf6_v8__b_bf8_v8__narrow_vector_extract>:
-; OBJ: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}}{{( cbsz:3 blgp:1| op_sel_hi:\[0,0,0\] cbsz:3 blgp:1)}}{{ *(//.*)?$}}
+; OBJ: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{([^ ]+, )*[^ ]+}}{{( cbsz:3 blgp:1| op_sel_hi:\[0,0,0\] cbsz:3 blgp:1)}}{{ *(//.*)?$}}
   %a.narrow = call <6 x i32> @llvm.vector.extract.v6i32.v8i32(<8 x i32> %a, i64 0)
   %r.mfma_scale_f32_16x16x128_f8f6f4__a_bf6_v8__b_bf8_v8__narrow_vector_extract = call <4 x float> @llvm.amdgcn.mfma.scale.f32.16x16x128.f8f6f4.v6i32.v8i32(<6 x i32> %a.narrow, <8 x i32> %b, <4 x float> %c, i32 3, i32 1, i32 0, i32 0, i32 0, i32 0)
   store <4 x float> %r.mfma_scale_f32_16x16x128_f8f6f4__a_bf6_v8__b_bf8_v8__narrow_vector_extract, ptr addrspace(1) %out
@@ -157,9 +157,9 @@ define amdgpu_ps void @mfma_scale_f32_16x16x128_f8f6f4__a_bf6_v8__b_bf8_v8__narr
 
 define amdgpu_ps void @mfma_scale_f32_16x16x128_f8f6f4__a_bf6_v8__b_fp6_v8__narrow_vector_extract(<8 x i32> %a, <8 x i32> %b, <4 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}mfma_scale_f32_16x16x128_f8f6f4__a_bf6_v8__b_fp6_v8__narrow_vector_extract:
-; CHECK: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}}{{( cbsz:3 blgp:2| op_sel_hi:\[0,0,0\] cbsz:3 blgp:2)}}{{$}}
+; CHECK: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{([^ ]+, )*[^ ]+}}{{( cbsz:3 blgp:2| op_sel_hi:\[0,0,0\] cbsz:3 blgp:2)}}{{$}}
 ; OBJ-LABEL: <mfma_scale_f32_16x16x128_f8f6f4__a_bf6_v8__b_fp6_v8__narrow_vector_extract>:
-; OBJ: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}}{{( cbsz:3 blgp:2| op_sel_hi:\[0,0,0\] cbsz:3 blgp:2)}}{{ *(//.*)?$}}
+; OBJ: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{([^ ]+, )*[^ ]+}}{{( cbsz:3 blgp:2| op_sel_hi:\[0,0,0\] cbsz:3 blgp:2)}}{{ *(//.*)?$}}
   %a.narrow = call <6 x i32> @llvm.vector.extract.v6i32.v8i32(<8 x i32> %a, i64 0)
   %b.narrow = call <6 x i32> @llvm.vector.extract.v6i32.v8i32(<8 x i32> %b, i64 0)
   %r.mfma_scale_f32_16x16x128_f8f6f4__a_bf6_v8__b_fp6_v8__narrow_vector_extract = call <4 x float> @llvm.amdgcn.mfma.scale.f32.16x16x128.f8f6f4.v6i32.v6i32(<6 x i32> %a.narrow, <6 x i32> %b.narrow, <4 x float> %c, i32 3, i32 2, i32 0, i32 0, i32 0, i32 0)
@@ -169,9 +169,9 @@ define amdgpu_ps void @mfma_scale_f32_16x16x128_f8f6f4__a_bf6_v8__b_fp6_v8__narr
 
 define amdgpu_ps void @mfma_scale_f32_16x16x128_f8f6f4__a_bf6_v8__b_bf6_v8__narrow_vector_extract(<8 x i32> %a, <8 x i32> %b, <4 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}mfma_scale_f32_16x16x128_f8f6f4__a_bf6_v8__b_bf6_v8__narrow_vector_extract:
-; CHECK: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}}{{( cbsz:3 blgp:3| op_sel_hi:\[0,0,0\] cbsz:3 blgp:3)}}{{$}}
+; CHECK: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{([^ ]+, )*[^ ]+}}{{( cbsz:3 blgp:3| op_sel_hi:\[0,0,0\] cbsz:3 blgp:3)}}{{$}}
 ; OBJ-LABEL: <mfma_scale_f32_16x16x128_f8f6f4__a_bf6_v8__b_bf6_v8__narrow_vector_extract>:
-; OBJ: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}}{{( cbsz:3 blgp:3| op_sel_hi:\[0,0,0\] cbsz:3 blgp:3)}}{{ *(//.*)?$}}
+; OBJ: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{([^ ]+, )*[^ ]+}}{{( cbsz:3 blgp:3| op_sel_hi:\[0,0,0\] cbsz:3 blgp:3)}}{{ *(//.*)?$}}
   %a.narrow = call <6 x i32> @llvm.vector.extract.v6i32.v8i32(<8 x i32> %a, i64 0)
   %b.narrow = call <6 x i32> @llvm.vector.extract.v6i32.v8i32(<8 x i32> %b, i64 0)
   %r.mfma_scale_f32_16x16x128_f8f6f4__a_bf6_v8__b_bf6_v8__narrow_vector_extract = call <4 x float> @llvm.amdgcn.mfma.scale.f32.16x16x128.f8f6f4.v6i32.v6i32(<6 x i32> %a.narrow, <6 x i32> %b.narrow, <4 x float> %c, i32 3, i32 3, i32 0, i32 0, i32 0, i32 0)
@@ -181,9 +181,9 @@ define amdgpu_ps void @mfma_scale_f32_16x16x128_f8f6f4__a_bf6_v8__b_bf6_v8__narr
 
 define amdgpu_ps void @mfma_scale_f32_16x16x128_f8f6f4__a_bf6_v8__b_fp4_v8__narrow_vector_extract(<8 x i32> %a, <8 x i32> %b, <4 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}mfma_scale_f32_16x16x128_f8f6f4__a_bf6_v8__b_fp4_v8__narrow_vector_extract:
-; CHECK: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}}{{( cbsz:3 blgp:4| op_sel_hi:\[0,0,0\] cbsz:3 blgp:4)}}{{$}}
+; CHECK: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{([^ ]+, )*[^ ]+}}{{( cbsz:3 blgp:4| op_sel_hi:\[0,0,0\] cbsz:3 blgp:4)}}{{$}}
 ; OBJ-LABEL: <mfma_scale_f32_16x16x128_f8f6f4__a_bf6_v8__b_fp4_v8__narrow_vector_extract>:
-; OBJ: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}}{{( cbsz:3 blgp:4| op_sel_hi:\[0,0,0\] cbsz:3 blgp:4)}}{{ *(//.*)?$}}
+; OBJ: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{([^ ]+, )*[^ ]+}}{{( cbsz:3 blgp:4| op_sel_hi:\[0,0,0\] cbsz:3 blgp:4)}}{{ *(//.*)?$}}
   %a.narrow = call <6 x i32> @llvm.vector.extract.v6i32.v8i32(<8 x i32> %a, i64 0)
   %b.narrow = call <4 x i32> @llvm.vector.extract.v4i32.v8i32(<8 x i32> %b, i64 0)
   %r.mfma_scale_f32_16x16x128_f8f6f4__a_bf6_v8__b_fp4_v8__narrow_vector_extract = call <4 x float> @llvm.amdgcn.mfma.scale.f32.16x16x128.f8f6f4.v6i32.v4i32(<6 x i32> %a.narrow, <4 x i32> %b.narrow, <4 x float> %c, i32 3, i32 4, i32 0, i32 0, i32 0, i32 0)
@@ -193,9 +193,9 @@ define amdgpu_ps void @mfma_scale_f32_16x16x128_f8f6f4__a_bf6_v8__b_fp4_v8__narr
 
 define amdgpu_ps void @mfma_scale_f32_16x16x128_f8f6f4__a_fp4_v8__b_fp8_v8__narrow_vector_extract(<8 x i32> %a, <8 x i32> %b, <4 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}mfma_scale_f32_16x16x128_f8f6f4__a_fp4_v8__b_fp8_v8__narrow_vector_extract:
-; CHECK: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}}{{( cbsz:4| op_sel_hi:\[0,0,0\] cbsz:4)}}{{$}}
+; CHECK: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{([^ ]+, )*[^ ]+}}{{( cbsz:4| op_sel_hi:\[0,0,0\] cbsz:4)}}{{$}}
 ; OBJ-LABEL: <mfma_scale_f32_16x16x128_f8f6f4__a_fp4_v8__b_fp8_v8__narrow_vector_extract>:
-; OBJ: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}}{{( cbsz:4| op_sel_hi:\[0,0,0\] cbsz:4)}}{{ *(//.*)?$}}
+; OBJ: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{([^ ]+, )*[^ ]+}}{{( cbsz:4| op_sel_hi:\[0,0,0\] cbsz:4)}}{{ *(//.*)?$}}
   %a.narrow = call <4 x i32> @llvm.vector.extract.v4i32.v8i32(<8 x i32> %a, i64 0)
   %r.mfma_scale_f32_16x16x128_f8f6f4__a_fp4_v8__b_fp8_v8__narrow_vector_extract = call <4 x float> @llvm.amdgcn.mfma.scale.f32.16x16x128.f8f6f4.v4i32.v8i32(<4 x i32> %a.narrow, <8 x i32> %b, <4 x float> %c, i32 4, i32 0, i32 0, i32 0, i32 0, i32 0)
   store <4 x float> %r.mfma_scale_f32_16x16x128_f8f6f4__a_fp4_v8__b_fp8_v8__narrow_vector_extract, ptr addrspace(1) %out
@@ -204,9 +204,9 @@ define amdgpu_ps void @mfma_scale_f32_16x16x128_f8f6f4__a_fp4_v8__b_fp8_v8__narr
 
 define amdgpu_ps void @mfma_scale_f32_16x16x128_f8f6f4__a_fp4_v8__b_bf8_v8__narrow_vector_extract(<8 x i32> %a, <8 x i32> %b, <4 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}mfma_scale_f32_16x16x128_f8f6f4__a_fp4_v8__b_bf8_v8__narrow_vector_extract:
-; CHECK: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}}{{( cbsz:4 blgp:1| op_sel_hi:\[0,0,0\] cbsz:4 blgp:1)}}{{$}}
+; CHECK: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{([^ ]+, )*[^ ]+}}{{( cbsz:4 blgp:1| op_sel_hi:\[0,0,0\] cbsz:4 blgp:1)}}{{$}}
 ; OBJ-LABEL: <mfma_scale_f32_16x16x128_f8f6f4__a_fp4_v8__b_bf8_v8__narrow_vector_extract>:
-; OBJ: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}}{{( cbsz:4 blgp:1| op_sel_hi:\[0,0,0\] cbsz:4 blgp:1)}}{{ *(//.*)?$}}
+; OBJ: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{([^ ]+, )*[^ ]+}}{{( cbsz:4 blgp:1| op_sel_hi:\[0,0,0\] cbsz:4 blgp:1)}}{{ *(//.*)?$}}
   %a.narrow = call <4 x i32> @llvm.vector.extract.v4i32.v8i32(<8 x i32> %a, i64 0)
   %r.mfma_scale_f32_16x16x128_f8f6f4__a_fp4_v8__b_bf8_v8__narrow_vector_extract = call <4 x float> @llvm.amdgcn.mfma.scale.f32.16x16x128.f8f6f4.v4i32.v8i32(<4 x i32> %a.narrow, <8 x i32> %b, <4 x float> %c, i32 4, i32 1, i32 0, i32 0, i32 0, i32 0)
   store <4 x float> %r.mfma_scale_f32_16x16x128_f8f6f4__a_fp4_v8__b_bf8_v8__narrow_vector_extract, ptr addrspace(1) %out
@@ -215,9 +215,9 @@ define amdgpu_ps void @mfma_scale_f32_16x16x128_f8f6f4__a_fp4_v8__b_bf8_v8__narr
 
 define amdgpu_ps void @mfma_scale_f32_16x16x128_f8f6f4__a_fp4_v8__b_fp6_v8__narrow_vector_extract(<8 x i32> %a, <8 x i32> %b, <4 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}mfma_scale_f32_16x16x128_f8f6f4__a_fp4_v8__b_fp6_v8__narrow_vector_extract:
-; CHECK: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}}{{( cbsz:4 blgp:2| op_sel_hi:\[0,0,0\] cbsz:4 blgp:2)}}{{$}}
+; CHECK: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{([^ ]+, )*[^ ]+}}{{( cbsz:4 blgp:2| op_sel_hi:\[0,0,0\] cbsz:4 blgp:2)}}{{$}}
 ; OBJ-LABEL: <mfma_scale_f32_16x16x128_f8f6f4__a_fp4_v8__b_fp6_v8__narrow_vector_extract>:
-; OBJ: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}}{{( cbsz:4 blgp:2| op_sel_hi:\[0,0,0\] cbsz:4 blgp:2)}}{{ *(//.*)?$}}
+; OBJ: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{([^ ]+, )*[^ ]+}}{{( cbsz:4 blgp:2| op_sel_hi:\[0,0,0\] cbsz:4 blgp:2)}}{{ *(//.*)?$}}
   %a.narrow = call <4 x i32> @llvm.vector.extract.v4i32.v8i32(<8 x i32> %a, i64 0)
   %b.narrow = call <6 x i32> @llvm.vector.extract.v6i32.v8i32(<8 x i32> %b, i64 0)
   %r.mfma_scale_f32_16x16x128_f8f6f4__a_fp4_v8__b_fp6_v8__narrow_vector_extract = call <4 x float> @llvm.amdgcn.mfma.scale.f32.16x16x128.f8f6f4.v4i32.v6i32(<4 x i32> %a.narrow, <6 x i32> %b.narrow, <4 x float> %c, i32 4, i32 2, i32 0, i32 0, i32 0, i32 0)
@@ -227,9 +227,9 @@ define amdgpu_ps void @mfma_scale_f32_16x16x128_f8f6f4__a_fp4_v8__b_fp6_v8__narr
 
 define amdgpu_ps void @mfma_scale_f32_16x16x128_f8f6f4__a_fp4_v8__b_bf6_v8__narrow_vector_extract(<8 x i32> %a, <8 x i32> %b, <4 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}mfma_scale_f32_16x16x128_f8f6f4__a_fp4_v8__b_bf6_v8__narrow_vector_extract:
-; CHECK: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}}{{( cbsz:4 blgp:3| op_sel_hi:\[0,0,0\] cbsz:4 blgp:3)}}{{$}}
+; CHECK: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{([^ ]+, )*[^ ]+}}{{( cbsz:4 blgp:3| op_sel_hi:\[0,0,0\] cbsz:4 blgp:3)}}{{$}}
 ; OBJ-LABEL: <mfma_scale_f32_16x16x128_f8f6f4__a_fp4_v8__b_bf6_v8__narrow_vector_extract>:
-; OBJ: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}}{{( cbsz:4 blgp:3| op_sel_hi:\[0,0,0\] cbsz:4 blgp:3)}}{{ *(//.*)?$}}
+; OBJ: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{([^ ]+, )*[^ ]+}}{{( cbsz:4 blgp:3| op_sel_hi:\[0,0,0\] cbsz:4 blgp:3)}}{{ *(//.*)?$}}
   %a.narrow = call <4 x i32> @llvm.vector.extract.v4i32.v8i32(<8 x i32> %a, i64 0)
   %b.narrow = call <6 x i32> @llvm.vector.extract.v6i32.v8i32(<8 x i32> %b, i64 0)
   %r.mfma_scale_f32_16x16x128_f8f6f4__a_fp4_v8__b_bf6_v8__narrow_vector_extract = call <4 x float> @llvm.amdgcn.mfma.scale.f32.16x16x128.f8f6f4.v4i32.v6i32(<4 x i32> %a.narrow, <6 x i32> %b.narrow, <4 x float> %c, i32 4, i32 3, i32 0, i32 0, i32 0, i32 0)
@@ -239,9 +239,9 @@ define amdgpu_ps void @mfma_scale_f32_16x16x128_f8f6f4__a_fp4_v8__b_bf6_v8__narr
 
 define amdgpu_ps void @mfma_scale_f32_16x16x128_f8f6f4__a_fp4_v8__b_fp4_v8__narrow_vector_extract(<8 x i32> %a, <8 x i32> %b, <4 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}mfma_scale_f32_16x16x128_f8f6f4__a_fp4_v8__b_fp4_v8__narrow_vector_extract:
-; CHECK: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}}{{( cbsz:4 blgp:4| op_sel_hi:\[0,0,0\] cbsz:4 blgp:4)}}{{$}}
+; CHECK: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{([^ ]+, )*[^ ]+}}{{( cbsz:4 blgp:4| op_sel_hi:\[0,0,0\] cbsz:4 blgp:4)}}{{$}}
 ; OBJ-LABEL: <mfma_scale_f32_16x16x128_f8f6f4__a_fp4_v8__b_fp4_v8__narrow_vector_extract>:
-; OBJ: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}}{{( cbsz:4 blgp:4| op_sel_hi:\[0,0,0\] cbsz:4 blgp:4)}}{{ *(//.*)?$}}
+; OBJ: {{v_mfma_f32_16x16x128_f8f6f4|v_mfma_scale_f32_16x16x128_f8f6f4}} {{([^ ]+, )*[^ ]+}}{{( cbsz:4 blgp:4| op_sel_hi:\[0,0,0\] cbsz:4 blgp:4)}}{{ *(//.*)?$}}
   %a.narrow = call <4 x i32> @llvm.vector.extract.v4i32.v8i32(<8 x i32> %a, i64 0)
   %b.narrow = call <4 x i32> @llvm.vector.extract.v4i32.v8i32(<8 x i32> %b, i64 0)
   %r.mfma_scale_f32_16x16x128_f8f6f4__a_fp4_v8__b_fp4_v8__narrow_vector_extract = call <4 x float> @llvm.amdgcn.mfma.scale.f32.16x16x128.f8f6f4.v4i32.v4i32(<4 x i32> %a.narrow, <4 x i32> %b.narrow, <4 x float> %c, i32 4, i32 4, i32 0, i32 0, i32 0, i32 0)

@@ -9,6 +9,10 @@
 ; RUN: llc -O0 -mtriple=amdgcn -mcpu=gfx942 -global-isel=1 -global-isel-abort=1 -o %t.gisel.s < %s
 ; RUN: FileCheck --input-file=%t.gisel.s %s
 ; RUN: llvm-mc -triple=amdgcn -mcpu=gfx942 -filetype=obj -o /dev/null %t.gisel.s
+; RUN: llc -O0 -mtriple=amdgcn -mcpu=gfx942 -global-isel=0 -filetype=obj -o %t.sdag.o < %s
+; RUN: llvm-objdump -d %t.sdag.o | FileCheck --check-prefix=OBJ %s
+; RUN: llc -O0 -mtriple=amdgcn -mcpu=gfx942 -global-isel=1 -global-isel-abort=1 -filetype=obj -o %t.gisel.o < %s
+; RUN: llvm-objdump -d %t.gisel.o | FileCheck --check-prefix=OBJ %s
 
 define <4 x float> @smfmac_f32_16x16x32_f16__a_half_v4__b_half_v8(<4 x half> %a, <8 x half> %b, <4 x float> %c) {
 ; CHECK-LABEL: {{^}}smfmac_f32_16x16x32_f16__a_half_v4__b_half_v8:
@@ -16,6 +20,8 @@ define <4 x float> @smfmac_f32_16x16x32_f16__a_half_v4__b_half_v8(<4 x half> %a,
 ; CHECK-SAME: [[#D+3]]{{\]}}, {{[asv]\[}}[[#A:]]:
 ; CHECK-SAME: [[#A+1]]{{\]}}, {{[asv]\[}}[[#B:]]:
 ; CHECK-SAME: [[#B+3]]{{\]}}{{(, [^ ,]+)*}}{{$}}
+; OBJ-LABEL: <smfmac_f32_16x16x32_f16__a_half_v4__b_half_v8>:
+; OBJ: v_smfmac_f32_16x16x32_f16 {{([^ ]+, )*[^ ]+}}{{ *(//.*)?$}}
   %r.smfmac_f32_16x16x32_f16__a_half_v4__b_half_v8 = call <4 x float> @llvm.amdgcn.smfmac.f32.16x16x32.f16(<4 x half> %a, <8 x half> %b, <4 x float> %c, i32 0, i32 0, i32 0)
   ret <4 x float> %r.smfmac_f32_16x16x32_f16__a_half_v4__b_half_v8
 }

@@ -21,7 +21,7 @@ define <4 x float> @smfmac_f32_16x16x64_f16__a_half_v8__b_half_v16(<8 x half> %a
 ; CHECK-SAME: [[#A+3]]{{\]}}, {{[asv]\[}}[[#B:]]:
 ; CHECK-SAME: [[#B+7]]{{\]}}{{(, [^ ,]+)*}}{{$}}
 ; OBJ-LABEL: <smfmac_f32_16x16x64_f16__a_half_v8__b_half_v16>:
-; OBJ: v_smfmac_f32_16x16x64_f16 {{([^:]|[0-9]:)*}}{{ *(//.*)?$}}
+; OBJ: v_smfmac_f32_16x16x64_f16 {{([^ ]+, )*[^ ]+}}{{ *(//.*)?$}}
   %r.smfmac_f32_16x16x64_f16__a_half_v8__b_half_v16 = call <4 x float> @llvm.amdgcn.smfmac.f32.16x16x64.f16(<8 x half> %a, <16 x half> %b, <4 x float> %c, i32 0, i32 0, i32 0)
   ret <4 x float> %r.smfmac_f32_16x16x64_f16__a_half_v8__b_half_v16
 }
@@ -33,7 +33,7 @@ define <4 x float> @smfmac_f32_16x16x64_f16__a_half_v8__b_half_v16__arg4_7(<8 x 
 ; CHECK-SAME: [[#A+3]]{{\]}}, {{[asv]\[}}[[#B:]]:
 ; CHECK-SAME: [[#B+7]]{{\]}}{{(, [^ ,]+)*}} cbsz:7{{$}}
 ; OBJ-LABEL: <smfmac_f32_16x16x64_f16__a_half_v8__b_half_v16__arg4_7>:
-; OBJ: v_smfmac_f32_16x16x64_f16 {{([^:]|[0-9]:)*}} cbsz:7{{ *(//.*)?$}}
+; OBJ: v_smfmac_f32_16x16x64_f16 {{([^ ]+, )*[^ ]+}} cbsz:7{{ *(//.*)?$}}
   %r.smfmac_f32_16x16x64_f16__a_half_v8__b_half_v16__arg4_7 = call <4 x float> @llvm.amdgcn.smfmac.f32.16x16x64.f16(<8 x half> %a, <16 x half> %b, <4 x float> %c, i32 0, i32 7, i32 0)
   ret <4 x float> %r.smfmac_f32_16x16x64_f16__a_half_v8__b_half_v16__arg4_7
 }
@@ -45,7 +45,7 @@ define <4 x float> @smfmac_f32_16x16x64_f16__a_half_v8__b_half_v16__arg5_15(<8 x
 ; CHECK-SAME: [[#A+3]]{{\]}}, {{[asv]\[}}[[#B:]]:
 ; CHECK-SAME: [[#B+7]]{{\]}}{{(, [^ ,]+)*}} abid:15{{$}}
 ; OBJ-LABEL: <smfmac_f32_16x16x64_f16__a_half_v8__b_half_v16__arg5_15>:
-; OBJ: v_smfmac_f32_16x16x64_f16 {{([^:]|[0-9]:)*}} abid:15{{ *(//.*)?$}}
+; OBJ: v_smfmac_f32_16x16x64_f16 {{([^ ]+, )*[^ ]+}} abid:15{{ *(//.*)?$}}
   %r.smfmac_f32_16x16x64_f16__a_half_v8__b_half_v16__arg5_15 = call <4 x float> @llvm.amdgcn.smfmac.f32.16x16x64.f16(<8 x half> %a, <16 x half> %b, <4 x float> %c, i32 0, i32 0, i32 15)
   ret <4 x float> %r.smfmac_f32_16x16x64_f16__a_half_v8__b_half_v16__arg5_15
 }

@@ -21,7 +21,7 @@ define <4 x float> @smfmac_f32_16x16x64_fp8_fp8__a_i32_v2__b_i32_v4(<2 x i32> %a
 ; CHECK-SAME: [[#A+1]]{{\]}}, {{[asv]\[}}[[#B:]]:
 ; CHECK-SAME: [[#B+3]]{{\]}}{{(, [^ ,]+)*}}{{$}}
 ; OBJ-LABEL: <smfmac_f32_16x16x64_fp8_fp8__a_i32_v2__b_i32_v4>:
-; OBJ: v_smfmac_f32_16x16x64_fp8_fp8 {{([^:]|[0-9]:)*}}{{ *(//.*)?$}}
+; OBJ: v_smfmac_f32_16x16x64_fp8_fp8 {{([^ ]+, )*[^ ]+}}{{ *(//.*)?$}}
   %r.smfmac_f32_16x16x64_fp8_fp8__a_i32_v2__b_i32_v4 = call <4 x float> @llvm.amdgcn.smfmac.f32.16x16x64.fp8.fp8(<2 x i32> %a, <4 x i32> %b, <4 x float> %c, i32 0, i32 0, i32 0)
   ret <4 x float> %r.smfmac_f32_16x16x64_fp8_fp8__a_i32_v2__b_i32_v4
 }
@@ -33,7 +33,7 @@ define <4 x float> @smfmac_f32_16x16x64_fp8_fp8__a_i32_v2__b_i32_v4__arg4_7(<2 x
 ; CHECK-SAME: [[#A+1]]{{\]}}, {{[asv]\[}}[[#B:]]:
 ; CHECK-SAME: [[#B+3]]{{\]}}{{(, [^ ,]+)*}} cbsz:7{{$}}
 ; OBJ-LABEL: <smfmac_f32_16x16x64_fp8_fp8__a_i32_v2__b_i32_v4__arg4_7>:
-; OBJ: v_smfmac_f32_16x16x64_fp8_fp8 {{([^:]|[0-9]:)*}} cbsz:7{{ *(//.*)?$}}
+; OBJ: v_smfmac_f32_16x16x64_fp8_fp8 {{([^ ]+, )*[^ ]+}} cbsz:7{{ *(//.*)?$}}
   %r.smfmac_f32_16x16x64_fp8_fp8__a_i32_v2__b_i32_v4__arg4_7 = call <4 x float> @llvm.amdgcn.smfmac.f32.16x16x64.fp8.fp8(<2 x i32> %a, <4 x i32> %b, <4 x float> %c, i32 0, i32 7, i32 0)
   ret <4 x float> %r.smfmac_f32_16x16x64_fp8_fp8__a_i32_v2__b_i32_v4__arg4_7
 }
@@ -45,7 +45,7 @@ define <4 x float> @smfmac_f32_16x16x64_fp8_fp8__a_i32_v2__b_i32_v4__arg5_15(<2 
 ; CHECK-SAME: [[#A+1]]{{\]}}, {{[asv]\[}}[[#B:]]:
 ; CHECK-SAME: [[#B+3]]{{\]}}{{(, [^ ,]+)*}} abid:15{{$}}
 ; OBJ-LABEL: <smfmac_f32_16x16x64_fp8_fp8__a_i32_v2__b_i32_v4__arg5_15>:
-; OBJ: v_smfmac_f32_16x16x64_fp8_fp8 {{([^:]|[0-9]:)*}} abid:15{{ *(//.*)?$}}
+; OBJ: v_smfmac_f32_16x16x64_fp8_fp8 {{([^ ]+, )*[^ ]+}} abid:15{{ *(//.*)?$}}
   %r.smfmac_f32_16x16x64_fp8_fp8__a_i32_v2__b_i32_v4__arg5_15 = call <4 x float> @llvm.amdgcn.smfmac.f32.16x16x64.fp8.fp8(<2 x i32> %a, <4 x i32> %b, <4 x float> %c, i32 0, i32 0, i32 15)
   ret <4 x float> %r.smfmac_f32_16x16x64_fp8_fp8__a_i32_v2__b_i32_v4__arg5_15
 }

@@ -21,7 +21,7 @@ define <16 x float> @smfmac_f32_32x32x32_f16__a_half_v8__b_half_v16(<8 x half> %
 ; CHECK-SAME: [[#A+3]]{{\]}}, {{[asv]\[}}[[#B:]]:
 ; CHECK-SAME: [[#B+7]]{{\]}}{{(, [^ ,]+)*}}{{$}}
 ; OBJ-LABEL: <smfmac_f32_32x32x32_f16__a_half_v8__b_half_v16>:
-; OBJ: v_smfmac_f32_32x32x32_f16 {{([^:]|[0-9]:)*}}{{ *(//.*)?$}}
+; OBJ: v_smfmac_f32_32x32x32_f16 {{([^ ]+, )*[^ ]+}}{{ *(//.*)?$}}
   %r.smfmac_f32_32x32x32_f16__a_half_v8__b_half_v16 = call <16 x float> @llvm.amdgcn.smfmac.f32.32x32x32.f16(<8 x half> %a, <16 x half> %b, <16 x float> %c, i32 0, i32 0, i32 0)
   ret <16 x float> %r.smfmac_f32_32x32x32_f16__a_half_v8__b_half_v16
 }
@@ -33,7 +33,7 @@ define <16 x float> @smfmac_f32_32x32x32_f16__a_half_v8__b_half_v16__arg4_7(<8 x
 ; CHECK-SAME: [[#A+3]]{{\]}}, {{[asv]\[}}[[#B:]]:
 ; CHECK-SAME: [[#B+7]]{{\]}}{{(, [^ ,]+)*}} cbsz:7{{$}}
 ; OBJ-LABEL: <smfmac_f32_32x32x32_f16__a_half_v8__b_half_v16__arg4_7>:
-; OBJ: v_smfmac_f32_32x32x32_f16 {{([^:]|[0-9]:)*}} cbsz:7{{ *(//.*)?$}}
+; OBJ: v_smfmac_f32_32x32x32_f16 {{([^ ]+, )*[^ ]+}} cbsz:7{{ *(//.*)?$}}
   %r.smfmac_f32_32x32x32_f16__a_half_v8__b_half_v16__arg4_7 = call <16 x float> @llvm.amdgcn.smfmac.f32.32x32x32.f16(<8 x half> %a, <16 x half> %b, <16 x float> %c, i32 0, i32 7, i32 0)
   ret <16 x float> %r.smfmac_f32_32x32x32_f16__a_half_v8__b_half_v16__arg4_7
 }
@@ -45,7 +45,7 @@ define <16 x float> @smfmac_f32_32x32x32_f16__a_half_v8__b_half_v16__arg5_15(<8 
 ; CHECK-SAME: [[#A+3]]{{\]}}, {{[asv]\[}}[[#B:]]:
 ; CHECK-SAME: [[#B+7]]{{\]}}{{(, [^ ,]+)*}} abid:15{{$}}
 ; OBJ-LABEL: <smfmac_f32_32x32x32_f16__a_half_v8__b_half_v16__arg5_15>:
-; OBJ: v_smfmac_f32_32x32x32_f16 {{([^:]|[0-9]:)*}} abid:15{{ *(//.*)?$}}
+; OBJ: v_smfmac_f32_32x32x32_f16 {{([^ ]+, )*[^ ]+}} abid:15{{ *(//.*)?$}}
   %r.smfmac_f32_32x32x32_f16__a_half_v8__b_half_v16__arg5_15 = call <16 x float> @llvm.amdgcn.smfmac.f32.32x32x32.f16(<8 x half> %a, <16 x half> %b, <16 x float> %c, i32 0, i32 0, i32 15)
   ret <16 x float> %r.smfmac_f32_32x32x32_f16__a_half_v8__b_half_v16__arg5_15
 }

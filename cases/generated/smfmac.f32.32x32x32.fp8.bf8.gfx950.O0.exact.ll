@@ -21,7 +21,7 @@ define <16 x float> @smfmac_f32_32x32x32_fp8_bf8__a_i32_v2__b_i32_v4(<2 x i32> %
 ; CHECK-SAME: [[#A+1]]{{\]}}, {{[asv]\[}}[[#B:]]:
 ; CHECK-SAME: [[#B+3]]{{\]}}{{(, [^ ,]+)*}}{{$}}
 ; OBJ-LABEL: <smfmac_f32_32x32x32_fp8_bf8__a_i32_v2__b_i32_v4>:
-; OBJ: v_smfmac_f32_32x32x32_fp8_bf8 {{([^:]|[0-9]:)*}}{{ *(//.*)?$}}
+; OBJ: v_smfmac_f32_32x32x32_fp8_bf8 {{([^ ]+, )*[^ ]+}}{{ *(//.*)?$}}
   %r.smfmac_f32_32x32x32_fp8_bf8__a_i32_v2__b_i32_v4 = call <16 x float> @llvm.amdgcn.smfmac.f32.32x32x32.fp8.bf8(<2 x i32> %a, <4 x i32> %b, <16 x float> %c, i32 0, i32 0, i32 0)
   ret <16 x float> %r.smfmac_f32_32x32x32_fp8_bf8__a_i32_v2__b_i32_v4
 }
@@ -33,7 +33,7 @@ define <16 x float> @smfmac_f32_32x32x32_fp8_bf8__a_i32_v2__b_i32_v4__arg4_7(<2 
 ; CHECK-SAME: [[#A+1]]{{\]}}, {{[asv]\[}}[[#B:]]:
 ; CHECK-SAME: [[#B+3]]{{\]}}{{(, [^ ,]+)*}} cbsz:7{{$}}
 ; OBJ-LABEL: <smfmac_f32_32x32x32_fp8_bf8__a_i32_v2__b_i32_v4__arg4_7>:
-; OBJ: v_smfmac_f32_32x32x32_fp8_bf8 {{([^:]|[0-9]:)*}} cbsz:7{{ *(//.*)?$}}
+; OBJ: v_smfmac_f32_32x32x32_fp8_bf8 {{([^ ]+, )*[^ ]+}} cbsz:7{{ *(//.*)?$}}
   %r.smfmac_f32_32x32x32_fp8_bf8__a_i32_v2__b_i32_v4__arg4_7 = call <16 x float> @llvm.amdgcn.smfmac.f32.32x32x32.fp8.bf8(<2 x i32> %a, <4 x i32> %b, <16 x float> %c, i32 0, i32 7, i32 0)
   ret <16 x float> %r.smfmac_f32_32x32x32_fp8_bf8__a_i32_v2__b_i32_v4__arg4_7
 }
@@ -45,7 +45,7 @@ define <16 x float> @smfmac_f32_32x32x32_fp8_bf8__a_i32_v2__b_i32_v4__arg5_15(<2
 ; CHECK-SAME: [[#A+1]]{{\]}}, {{[asv]\[}}[[#B:]]:
 ; CHECK-SAME: [[#B+3]]{{\]}}{{(, [^ ,]+)*}} abid:15{{$}}
 ; OBJ-LABEL: <smfmac_f32_32x32x32_fp8_bf8__a_i32_v2__b_i32_v4__arg5_15>:
-; OBJ: v_smfmac_f32_32x32x32_fp8_bf8 {{([^:]|[0-9]:)*}} abid:15{{ *(//.*)?$}}
+; OBJ: v_smfmac_f32_32x32x32_fp8_bf8 {{([^ ]+, )*[^ ]+}} abid:15{{ *(//.*)?$}}
   %r.smfmac_f32_32x32x32_fp8_bf8__a_i32_v2__b_i32_v4__arg5_15 = call <16 x float> @llvm.amdgcn.smfmac.f32.32x32x32.fp8.bf8(<2 x i32> %a, <4 x i32> %b, <16 x float> %c, i32 0, i32 0, i32 15)
   ret <16 x float> %r.smfmac_f32_32x32x32_fp8_bf8__a_i32_v2__b_i32_v4__arg5_15
 }

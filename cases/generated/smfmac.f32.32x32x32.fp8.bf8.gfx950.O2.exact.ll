@@ -9,6 +9,10 @@
 ; RUN: llc -O2 -mtriple=amdgcn -mcpu=gfx950 -global-isel=1 -global-isel-abort=1 -o %t.gisel.s < %s
 ; RUN: FileCheck --input-file=%t.gisel.s %s
 ; RUN: llvm-mc -triple=amdgcn -mcpu=gfx950 -filetype=obj -o /dev/null %t.gisel.s
+; RUN: llc -O2 -mtriple=amdgcn -mcpu=gfx950 -global-isel=0 -filetype=obj -o %t.sdag.o < %s
+; RUN: llvm-objdump -d %t.sdag.o | FileCheck --check-prefix=OBJ %s
+; RUN: llc -O2 -mtriple=amdgcn -mcpu=gfx950 -global-isel=1 -global-isel-abort=1 -filetype=obj -o %t.gisel.o < %s
+; RUN: llvm-objdump -d %t.gisel.o | FileCheck --check-prefix=OBJ %s
 
 define <16 x float> @smfmac_f32_32x32x32_fp8_bf8__a_i32_v2__b_i32_v4(<2 x i32> %a, <4 x i32> %b, <16 x float> %c) {
 ; CHECK-LABEL: {{^}}smfmac_f32_32x32x32_fp8_bf8__a_i32_v2__b_i32_v4:
@@ -16,6 +20,8 @@ define <16 x float> @smfmac_f32_32x32x32_fp8_bf8__a_i32_v2__b_i32_v4(<2 x i32> %
 ; CHECK-SAME: [[#D+15]]{{\]}}, {{[asv]\[}}[[#A:]]:
 ; CHECK-SAME: [[#A+1]]{{\]}}, {{[asv]\[}}[[#B:]]:
 ; CHECK-SAME: [[#B+3]]{{\]}}{{(, [^ ,]+)*}}{{$}}
+; OBJ-LABEL: <smfmac_f32_32x32x32_fp8_bf8__a_i32_v2__b_i32_v4>:
+; OBJ: v_smfmac_f32_32x32x32_fp8_bf8 {{([^ ]+, )*[^ ]+}}{{ *(//.*)?$}}
   %r.smfmac_f32_32x32x32_fp8_bf8__a_i32_v2__b_i32_v4 = call <16 x float> @llvm.amdgcn.smfmac.f32.32x32x32.fp8.bf8(<2 x i32> %a, <4 x i32> %b, <16 x float> %c, i32 0, i32 0, i32 0)
   ret <16 x float> %r.smfmac_f32_32x32x32_fp8_bf8__a_i32_v2__b_i32_v4
 }

@@ -9,6 +9,10 @@
 ; RUN: llc -O2 -mtriple=amdgcn -mcpu=gfx942 -global-isel=1 -global-isel-abort=1 -o %t.gisel.s < %s
 ; RUN: FileCheck --input-file=%t.gisel.s %s
 ; RUN: llvm-mc -triple=amdgcn -mcpu=gfx942 -filetype=obj -o /dev/null %t.gisel.s
+; RUN: llc -O2 -mtriple=amdgcn -mcpu=gfx942 -global-isel=0 -filetype=obj -o %t.sdag.o < %s
+; RUN: llvm-objdump -d %t.sdag.o | FileCheck --check-prefix=OBJ %s
+; RUN: llc -O2 -mtriple=amdgcn -mcpu=gfx942 -global-isel=1 -global-isel-abort=1 -filetype=obj -o %t.gisel.o < %s
+; RUN: llvm-objdump -d %t.gisel.o | FileCheck --check-prefix=OBJ %s
 
 define <4 x i32> @smfmac_i32_16x16x64_i8__a_i32_v2__b_i32_v4(<2 x i32> %a, <4 x i32> %b, <4 x i32> %c) {
 ; CHECK-LABEL: {{^}}smfmac_i32_16x16x64_i8__a_i32_v2__b_i32_v4:
@@ -16,6 +20,8 @@ define <4 x i32> @smfmac_i32_16x16x64_i8__a_i32_v2__b_i32_v4(<2 x i32> %a, <4 x 
 ; CHECK-SAME: [[#D+3]]{{\]}}, {{[asv]\[}}[[#A:]]:
 ; CHECK-SAME: [[#A+1]]{{\]}}, {{[asv]\[}}[[#B:]]:
 ; CHECK-SAME: [[#B+3]]{{\]}}{{(, [^ ,]+)*}}{{$}}
+; OBJ-LABEL: <smfmac_i32_16x16x64_i8__a_i32_v2__b_i32_v4>:
+; OBJ: v_smfmac_i32_16x16x64_i8 {{([^ ]+, )*[^ ]+}}{{ *(//.*)?$}}
   %r.smfmac_i32_16x16x64_i8__a_i32_v2__b_i32_v4 = call <4 x i32> @llvm.amdgcn.smfmac.i32.16x16x64.i8(<2 x i32> %a, <4 x i32> %b, <4 x i32> %c, i32 0, i32 0, i32 0)
   ret <4 x i32> %r.smfmac_i32_16x16x64_i8__a_i32_v2__b_i32_v4
 }

@@ -21,7 +21,7 @@ define <16 x i32> @smfmac_i32_32x32x32_i8__a_i32_v2__b_i32_v4(<2 x i32> %a, <4 x
 ; CHECK-SAME: [[#A+1]]{{\]}}, {{[asv]\[}}[[#B:]]:
 ; CHECK-SAME: [[#B+3]]{{\]}}{{(, [^ ,]+)*}}{{$}}
 ; OBJ-LABEL: <smfmac_i32_32x32x32_i8__a_i32_v2__b_i32_v4>:
-; OBJ: v_smfmac_i32_32x32x32_i8 {{([^:]|[0-9]:)*}}{{ *(//.*)?$}}
+; OBJ: v_smfmac_i32_32x32x32_i8 {{([^ ]+, )*[^ ]+}}{{ *(//.*)?$}}
   %r.smfmac_i32_32x32x32_i8__a_i32_v2__b_i32_v4 = call <16 x i32> @llvm.amdgcn.smfmac.i32.32x32x32.i8(<2 x i32> %a, <4 x i32> %b, <16 x i32> %c, i32 0, i32 0, i32 0)
   ret <16 x i32> %r.smfmac_i32_32x32x32_i8__a_i32_v2__b_i32_v4
 }
@@ -33,7 +33,7 @@ define <16 x i32> @smfmac_i32_32x32x32_i8__a_i32_v2__b_i32_v4__arg4_7(<2 x i32> 
 ; CHECK-SAME: [[#A+1]]{{\]}}, {{[asv]\[}}[[#B:]]:
 ; CHECK-SAME: [[#B+3]]{{\]}}{{(, [^ ,]+)*}} cbsz:7{{$}}
 ; OBJ-LABEL: <smfmac_i32_32x32x32_i8__a_i32_v2__b_i32_v4__arg4_7>:
-; OBJ: v_smfmac_i32_32x32x32_i8 {{([^:]|[0-9]:)*}} cbsz:7{{ *(//.*)?$}}
+; OBJ: v_smfmac_i32_32x32x32_i8 {{([^ ]+, )*[^ ]+}} cbsz:7{{ *(//.*)?$}}
   %r.smfmac_i32_32x32x32_i8__a_i32_v2__b_i32_v4__arg4_7 = call <16 x i32> @llvm.amdgcn.smfmac.i32.32x32x32.i8(<2 x i32> %a, <4 x i32> %b, <16 x i32> %c, i32 0, i32 7, i32 0)
   ret <16 x i32> %r.smfmac_i32_32x32x32_i8__a_i32_v2__b_i32_v4__arg4_7
 }
@@ -45,7 +45,7 @@ define <16 x i32> @smfmac_i32_32x32x32_i8__a_i32_v2__b_i32_v4__arg5_15(<2 x i32>
 ; CHECK-SAME: [[#A+1]]{{\]}}, {{[asv]\[}}[[#B:]]:
 ; CHECK-SAME: [[#B+3]]{{\]}}{{(, [^ ,]+)*}} abid:15{{$}}
 ; OBJ-LABEL: <smfmac_i32_32x32x32_i8__a_i32_v2__b_i32_v4__arg5_15>:
-; OBJ: v_smfmac_i32_32x32x32_i8 {{([^:]|[0-9]:)*}} abid:15{{ *(//.*)?$}}
+; OBJ: v_smfmac_i32_32x32x32_i8 {{([^ ]+, )*[^ ]+}} abid:15{{ *(//.*)?$}}
   %r.smfmac_i32_32x32x32_i8__a_i32_v2__b_i32_v4__arg5_15 = call <16 x i32> @llvm.amdgcn.smfmac.i32.32x32x32.i8(<2 x i32> %a, <4 x i32> %b, <16 x i32> %c, i32 0, i32 0, i32 15)
   ret <16 x i32> %r.smfmac_i32_32x32x32_i8__a_i32_v2__b_i32_v4__arg5_15
 }

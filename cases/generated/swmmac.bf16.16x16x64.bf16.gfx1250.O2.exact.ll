@@ -9,6 +9,10 @@
 ; RUN: llc -O2 -mtriple=amdgcn -mcpu=gfx1250 -global-isel=1 -global-isel-abort=1 -o %t.gisel.s < %s
 ; RUN: FileCheck --input-file=%t.gisel.s %s
 ; RUN: llvm-mc -triple=amdgcn -mcpu=gfx1250 -filetype=obj -o /dev/null %t.gisel.s
+; RUN: llc -O2 -mtriple=amdgcn -mcpu=gfx1250 -global-isel=0 -filetype=obj -o %t.sdag.o < %s
+; RUN: llvm-objdump -d %t.sdag.o | FileCheck --check-prefix=OBJ %s
+; RUN: llc -O2 -mtriple=amdgcn -mcpu=gfx1250 -global-isel=1 -global-isel-abort=1 -filetype=obj -o %t.gisel.o < %s
+; RUN: llvm-objdump -d %t.gisel.o | FileCheck --check-prefix=OBJ %s
 
 define <8 x bfloat> @swmmac_bf16_16x16x64_bf16__a_bfloat_v16__b_bfloat_v32(<16 x bfloat> %a, <32 x bfloat> %b, <8 x bfloat> %c) {
 ; CHECK-LABEL: {{^}}swmmac_bf16_16x16x64_bf16__a_bfloat_v16__b_bfloat_v32:
@@ -16,6 +20,8 @@ define <8 x bfloat> @swmmac_bf16_16x16x64_bf16__a_bfloat_v16__b_bfloat_v32(<16 x
 ; CHECK-SAME: [[#D+3]]{{\]}}, {{[asv]\[}}[[#A:]]:
 ; CHECK-SAME: [[#A+7]]{{\]}}, {{[asv]\[}}[[#B:]]:
 ; CHECK-SAME: [[#B+15]]{{\]}}{{(, [^ ,]+)*}}{{$}}
+; OBJ-LABEL: <swmmac_bf16_16x16x64_bf16__a_bfloat_v16__b_bfloat_v32>:
+; OBJ: v_swmmac_bf16_16x16x64_bf16 {{([^ ]+, )*[^ ]+}}{{ *(//.*)?$}}
   %r.swmmac_bf16_16x16x64_bf16__a_bfloat_v16__b_bfloat_v32 = call <8 x bfloat> @llvm.amdgcn.swmmac.bf16.16x16x64.bf16.v8bf16.v16bf16.v32bf16.i32(i1 0, <16 x bfloat> %a, i1 0, <32 x bfloat> %b, <8 x bfloat> %c, i32 0, i1 0, i1 0)
   ret <8 x bfloat> %r.swmmac_bf16_16x16x64_bf16__a_bfloat_v16__b_bfloat_v32
 }

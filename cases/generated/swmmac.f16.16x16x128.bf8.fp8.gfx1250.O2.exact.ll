@@ -9,6 +9,10 @@
 ; RUN: llc -O2 -mtriple=amdgcn -mcpu=gfx1250 -global-isel=1 -global-isel-abort=1 -o %t.gisel.s < %s
 ; RUN: FileCheck --input-file=%t.gisel.s %s
 ; RUN: llvm-mc -triple=amdgcn -mcpu=gfx1250 -filetype=obj -o /dev/null %t.gisel.s
+; RUN: llc -O2 -mtriple=amdgcn -mcpu=gfx1250 -global-isel=0 -filetype=obj -o %t.sdag.o < %s
+; RUN: llvm-objdump -d %t.sdag.o | FileCheck --check-prefix=OBJ %s
+; RUN: llc -O2 -mtriple=amdgcn -mcpu=gfx1250 -global-isel=1 -global-isel-abort=1 -filetype=obj -o %t.gisel.o < %s
+; RUN: llvm-objdump -d %t.gisel.o | FileCheck --check-prefix=OBJ %s
 
 define <8 x half> @swmmac_f16_16x16x128_bf8_fp8__a_i32_v8__b_i32_v16(<8 x i32> %a, <16 x i32> %b, <8 x half> %c) {
 ; CHECK-LABEL: {{^}}swmmac_f16_16x16x128_bf8_fp8__a_i32_v8__b_i32_v16:
@@ -16,6 +20,8 @@ define <8 x half> @swmmac_f16_16x16x128_bf8_fp8__a_i32_v8__b_i32_v16(<8 x i32> %
 ; CHECK-SAME: [[#D+3]]{{\]}}, {{[asv]\[}}[[#A:]]:
 ; CHECK-SAME: [[#A+7]]{{\]}}, {{[asv]\[}}[[#B:]]:
 ; CHECK-SAME: [[#B+15]]{{\]}}{{(, [^ ,]+)*}}{{$}}
+; OBJ-LABEL: <swmmac_f16_16x16x128_bf8_fp8__a_i32_v8__b_i32_v16>:
+; OBJ: v_swmmac_f16_16x16x128_bf8_fp8 {{([^ ]+, )*[^ ]+}}{{ *(//.*)?$}}
   %r.swmmac_f16_16x16x128_bf8_fp8__a_i32_v8__b_i32_v16 = call <8 x half> @llvm.amdgcn.swmmac.f16.16x16x128.bf8.fp8.v8f16.v8i32.v16i32.i64(<8 x i32> %a, <16 x i32> %b, <8 x half> %c, i64 0, i1 0, i1 0)
   ret <8 x half> %r.swmmac_f16_16x16x128_bf8_fp8__a_i32_v8__b_i32_v16
 }

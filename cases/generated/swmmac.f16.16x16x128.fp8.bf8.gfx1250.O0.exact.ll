@@ -21,7 +21,7 @@ define <8 x half> @swmmac_f16_16x16x128_fp8_bf8__a_i32_v8__b_i32_v16(<8 x i32> %
 ; CHECK-SAME: [[#A+7]]{{\]}}, {{[asv]\[}}[[#B:]]:
 ; CHECK-SAME: [[#B+15]]{{\]}}{{(, [^ ,]+)*}}{{$}}
 ; OBJ-LABEL: <swmmac_f16_16x16x128_fp8_bf8__a_i32_v8__b_i32_v16>:
-; OBJ: v_swmmac_f16_16x16x128_fp8_bf8 {{([^:]|[0-9]:)*}}{{ *(//.*)?$}}
+; OBJ: v_swmmac_f16_16x16x128_fp8_bf8 {{([^ ]+, )*[^ ]+}}{{ *(//.*)?$}}
   %r.swmmac_f16_16x16x128_fp8_bf8__a_i32_v8__b_i32_v16 = call <8 x half> @llvm.amdgcn.swmmac.f16.16x16x128.fp8.bf8.v8f16.v8i32.v16i32.i64(<8 x i32> %a, <16 x i32> %b, <8 x half> %c, i64 0, i1 0, i1 0)
   ret <8 x half> %r.swmmac_f16_16x16x128_fp8_bf8__a_i32_v8__b_i32_v16
 }
@@ -33,7 +33,7 @@ define <8 x half> @swmmac_f16_16x16x128_fp8_bf8__a_i32_v8__b_i32_v16__arg4_true(
 ; CHECK-SAME: [[#A+7]]{{\]}}, {{[asv]\[}}[[#B:]]:
 ; CHECK-SAME: [[#B+15]]{{\]}}{{(, [^ ,]+)*}} matrix_a_reuse{{$}}
 ; OBJ-LABEL: <swmmac_f16_16x16x128_fp8_bf8__a_i32_v8__b_i32_v16__arg4_true>:
-; OBJ: v_swmmac_f16_16x16x128_fp8_bf8 {{([^:]|[0-9]:)*}} matrix_a_reuse{{ *(//.*)?$}}
+; OBJ: v_swmmac_f16_16x16x128_fp8_bf8 {{([^ ]+, )*[^ ]+}} matrix_a_reuse{{ *(//.*)?$}}
   %r.swmmac_f16_16x16x128_fp8_bf8__a_i32_v8__b_i32_v16__arg4_true = call <8 x half> @llvm.amdgcn.swmmac.f16.16x16x128.fp8.bf8.v8f16.v8i32.v16i32.i64(<8 x i32> %a, <16 x i32> %b, <8 x half> %c, i64 0, i1 true, i1 0)
   ret <8 x half> %r.swmmac_f16_16x16x128_fp8_bf8__a_i32_v8__b_i32_v16__arg4_true
 }
@@ -45,7 +45,7 @@ define <8 x half> @swmmac_f16_16x16x128_fp8_bf8__a_i32_v8__b_i32_v16__arg5_true(
 ; CHECK-SAME: [[#A+7]]{{\]}}, {{[asv]\[}}[[#B:]]:
 ; CHECK-SAME: [[#B+15]]{{\]}}{{(, [^ ,]+)*}} matrix_b_reuse{{$}}
 ; OBJ-LABEL: <swmmac_f16_16x16x128_fp8_bf8__a_i32_v8__b_i32_v16__arg5_true>:
-; OBJ: v_swmmac_f16_16x16x128_fp8_bf8 {{([^:]|[0-9]:)*}} matrix_b_reuse{{ *(//.*)?$}}
+; OBJ: v_swmmac_f16_16x16x128_fp8_bf8 {{([^ ]+, )*[^ ]+}} matrix_b_reuse{{ *(//.*)?$}}
   %r.swmmac_f16_16x16x128_fp8_bf8__a_i32_v8__b_i32_v16__arg5_true = call <8 x half> @llvm.amdgcn.swmmac.f16.16x16x128.fp8.bf8.v8f16.v8i32.v16i32.i64(<8 x i32> %a, <16 x i32> %b, <8 x half> %c, i64 0, i1 0, i1 true)
   ret <8 x half> %r.swmmac_f16_16x16x128_fp8_bf8__a_i32_v8__b_i32_v16__arg5_true
 }

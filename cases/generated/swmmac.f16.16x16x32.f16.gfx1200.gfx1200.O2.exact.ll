@@ -9,6 +9,10 @@
 ; RUN: llc -O2 -mtriple=amdgcn -mcpu=gfx1200 -global-isel=1 -global-isel-abort=1 -o %t.gisel.s < %s
 ; RUN: FileCheck --input-file=%t.gisel.s %s
 ; RUN: llvm-mc -triple=amdgcn -mcpu=gfx1200 -filetype=obj -o /dev/null %t.gisel.s
+; RUN: llc -O2 -mtriple=amdgcn -mcpu=gfx1200 -global-isel=0 -filetype=obj -o %t.sdag.o < %s
+; RUN: llvm-objdump -d %t.sdag.o | FileCheck --check-prefix=OBJ %s
+; RUN: llc -O2 -mtriple=amdgcn -mcpu=gfx1200 -global-isel=1 -global-isel-abort=1 -filetype=obj -o %t.gisel.o < %s
+; RUN: llvm-objdump -d %t.gisel.o | FileCheck --check-prefix=OBJ %s
 
 define <8 x half> @swmmac_f16_16x16x32_f16_gfx1200__a_half_v8__b_half_v16(<8 x half> %a, <16 x half> %b, <8 x half> %c) {
 ; CHECK-LABEL: {{^}}swmmac_f16_16x16x32_f16_gfx1200__a_half_v8__b_half_v16:
@@ -16,6 +20,8 @@ define <8 x half> @swmmac_f16_16x16x32_f16_gfx1200__a_half_v8__b_half_v16(<8 x h
 ; CHECK-SAME: [[#D+3]]{{\]}}, {{[asv]\[}}[[#A:]]:
 ; CHECK-SAME: [[#A+3]]{{\]}}, {{[asv]\[}}[[#B:]]:
 ; CHECK-SAME: [[#B+7]]{{\]}}{{(, [^ ,]+)*}}{{$}}
+; OBJ-LABEL: <swmmac_f16_16x16x32_f16_gfx1200__a_half_v8__b_half_v16>:
+; OBJ: v_swmmac_f16_16x16x32_f16 {{([^ ]+, )*[^ ]+}}{{ *(//.*)?$}}
   %r.swmmac_f16_16x16x32_f16_gfx1200__a_half_v8__b_half_v16 = call <8 x half> @llvm.amdgcn.swmmac.f16.16x16x32.f16.v8f16.v8f16.v16f16.i16(<8 x half> %a, <16 x half> %b, <8 x half> %c, i16 0)
   ret <8 x half> %r.swmmac_f16_16x16x32_f16_gfx1200__a_half_v8__b_half_v16
 }

@@ -9,6 +9,10 @@
 ; RUN: llc -O0 -mtriple=amdgcn -mcpu=gfx1200 -global-isel=1 -global-isel-abort=1 -o %t.gisel.s < %s
 ; RUN: FileCheck --input-file=%t.gisel.s %s
 ; RUN: llvm-mc -triple=amdgcn -mcpu=gfx1200 -filetype=obj -o /dev/null %t.gisel.s
+; RUN: llc -O0 -mtriple=amdgcn -mcpu=gfx1200 -global-isel=0 -filetype=obj -o %t.sdag.o < %s
+; RUN: llvm-objdump -d %t.sdag.o | FileCheck --check-prefix=OBJ %s
+; RUN: llc -O0 -mtriple=amdgcn -mcpu=gfx1200 -global-isel=1 -global-isel-abort=1 -filetype=obj -o %t.gisel.o < %s
+; RUN: llvm-objdump -d %t.gisel.o | FileCheck --check-prefix=OBJ %s
 
 define <8 x float> @swmmac_f32_16x16x32_bf8_fp8_gfx1200__a_i32_v2__b_i32_v4(<2 x i32> %a, <4 x i32> %b, <8 x float> %c) {
 ; CHECK-LABEL: {{^}}swmmac_f32_16x16x32_bf8_fp8_gfx1200__a_i32_v2__b_i32_v4:
@@ -16,6 +20,8 @@ define <8 x float> @swmmac_f32_16x16x32_bf8_fp8_gfx1200__a_i32_v2__b_i32_v4(<2 x
 ; CHECK-SAME: [[#D+7]]{{\]}}, {{[asv]\[}}[[#A:]]:
 ; CHECK-SAME: [[#A+1]]{{\]}}, {{[asv]\[}}[[#B:]]:
 ; CHECK-SAME: [[#B+3]]{{\]}}{{(, [^ ,]+)*}}{{$}}
+; OBJ-LABEL: <swmmac_f32_16x16x32_bf8_fp8_gfx1200__a_i32_v2__b_i32_v4>:
+; OBJ: v_swmmac_f32_16x16x32_bf8_fp8 {{([^ ]+, )*[^ ]+}}{{ *(//.*)?$}}
   %r.swmmac_f32_16x16x32_bf8_fp8_gfx1200__a_i32_v2__b_i32_v4 = call <8 x float> @llvm.amdgcn.swmmac.f32.16x16x32.bf8.fp8.v8f32.v2i32.v4i32.i16(<2 x i32> %a, <4 x i32> %b, <8 x float> %c, i16 0)
   ret <8 x float> %r.swmmac_f32_16x16x32_bf8_fp8_gfx1200__a_i32_v2__b_i32_v4
 }

@@ -9,12 +9,18 @@
 ; RUN: llc -O2 -mtriple=amdgcn -mcpu=gfx1200 -mattr=+wavefrontsize64 -global-isel=1 -global-isel-abort=1 -o %t.gisel.s < %s
 ; RUN: FileCheck --input-file=%t.gisel.s %s
 ; RUN: llvm-mc -triple=amdgcn -mcpu=gfx1200 -mattr=+wavefrontsize64 -filetype=obj -o /dev/null %t.gisel.s
+; RUN: llc -O2 -mtriple=amdgcn -mcpu=gfx1200 -mattr=+wavefrontsize64 -global-isel=0 -filetype=obj -o %t.sdag.o < %s
+; RUN: llvm-objdump -d %t.sdag.o | FileCheck --check-prefix=OBJ %s
+; RUN: llc -O2 -mtriple=amdgcn -mcpu=gfx1200 -mattr=+wavefrontsize64 -global-isel=1 -global-isel-abort=1 -filetype=obj -o %t.gisel.o < %s
+; RUN: llvm-objdump -d %t.gisel.o | FileCheck --check-prefix=OBJ %s
 
 define <4 x float> @swmmac_f32_16x16x32_bf8_fp8_gfx1200w64__a_i32_v1__b_i32_v2(i32 %a, <2 x i32> %b, <4 x float> %c) {
 ; CHECK-LABEL: {{^}}swmmac_f32_16x16x32_bf8_fp8_gfx1200w64__a_i32_v1__b_i32_v2:
 ; CHECK: v_swmmac_f32_16x16x32_bf8_fp8 {{[asv]\[}}[[#D:]]:
 ; CHECK-SAME: [[#D+3]]{{\]}}, {{[asv][0-9]+}}, {{[asv]\[}}[[#B:]]:
 ; CHECK-SAME: [[#B+1]]{{\]}}{{(, [^ ,]+)*}}{{$}}
+; OBJ-LABEL: <swmmac_f32_16x16x32_bf8_fp8_gfx1200w64__a_i32_v1__b_i32_v2>:
+; OBJ: v_swmmac_f32_16x16x32_bf8_fp8 {{([^ ]+, )*[^ ]+}}{{ *(//.*)?$}}
   %r.swmmac_f32_16x16x32_bf8_fp8_gfx1200w64__a_i32_v1__b_i32_v2 = call <4 x float> @llvm.amdgcn.swmmac.f32.16x16x32.bf8.fp8.v4f32.i32.v2i32.i8(i32 %a, <2 x i32> %b, <4 x float> %c, i8 0)
   ret <4 x float> %r.swmmac_f32_16x16x32_bf8_fp8_gfx1200w64__a_i32_v1__b_i32_v2
 }

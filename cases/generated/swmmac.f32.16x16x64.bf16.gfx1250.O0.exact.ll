@@ -21,7 +21,7 @@ define <8 x float> @swmmac_f32_16x16x64_bf16__a_bfloat_v16__b_bfloat_v32(<16 x b
 ; CHECK-SAME: [[#A+7]]{{\]}}, {{[asv]\[}}[[#B:]]:
 ; CHECK-SAME: [[#B+15]]{{\]}}{{(, [^ ,]+)*}}{{$}}
 ; OBJ-LABEL: <swmmac_f32_16x16x64_bf16__a_bfloat_v16__b_bfloat_v32>:
-; OBJ: v_swmmac_f32_16x16x64_bf16 {{([^:]|[0-9]:)*}}{{ *(//.*)?$}}
+; OBJ: v_swmmac_f32_16x16x64_bf16 {{([^ ]+, )*[^ ]+}}{{ *(//.*)?$}}
   %r.swmmac_f32_16x16x64_bf16__a_bfloat_v16__b_bfloat_v32 = call <8 x float> @llvm.amdgcn.swmmac.f32.16x16x64.bf16.v8f32.v16bf16.v32bf16.i32(i1 0, <16 x bfloat> %a, i1 0, <32 x bfloat> %b, <8 x float> %c, i32 0, i1 0, i1 0)
   ret <8 x float> %r.swmmac_f32_16x16x64_bf16__a_bfloat_v16__b_bfloat_v32
 }
@@ -33,7 +33,7 @@ define <8 x float> @swmmac_f32_16x16x64_bf16__a_bfloat_v16__b_bfloat_v32__arg0_t
 ; CHECK-SAME: [[#A+7]]{{\]}}, {{[asv]\[}}[[#B:]]:
 ; CHECK-SAME: [[#B+15]]{{\]}}{{(, [^ ,]+)*}} neg_lo:[1,0,0] neg_hi:[1,0,0]{{$}}
 ; OBJ-LABEL: <swmmac_f32_16x16x64_bf16__a_bfloat_v16__b_bfloat_v32__arg0_true>:
-; OBJ: v_swmmac_f32_16x16x64_bf16 {{([^:]|[0-9]:)*}} neg_lo:[1,0,0] neg_hi:[1,0,0]{{ *(//.*)?$}}
+; OBJ: v_swmmac_f32_16x16x64_bf16 {{([^ ]+, )*[^ ]+}} neg_lo:[1,0,0] neg_hi:[1,0,0]{{ *(//.*)?$}}
   %r.swmmac_f32_16x16x64_bf16__a_bfloat_v16__b_bfloat_v32__arg0_true = call <8 x float> @llvm.amdgcn.swmmac.f32.16x16x64.bf16.v8f32.v16bf16.v32bf16.i32(i1 true, <16 x bfloat> %a, i1 0, <32 x bfloat> %b, <8 x float> %c, i32 0, i1 0, i1 0)
   ret <8 x float> %r.swmmac_f32_16x16x64_bf16__a_bfloat_v16__b_bfloat_v32__arg0_true
 }
@@ -45,7 +45,7 @@ define <8 x float> @swmmac_f32_16x16x64_bf16__a_bfloat_v16__b_bfloat_v32__arg2_t
 ; CHECK-SAME: [[#A+7]]{{\]}}, {{[asv]\[}}[[#B:]]:
 ; CHECK-SAME: [[#B+15]]{{\]}}{{(, [^ ,]+)*}} neg_lo:[0,1,0] neg_hi:[0,1,0]{{$}}
 ; OBJ-LABEL: <swmmac_f32_16x16x64_bf16__a_bfloat_v16__b_bfloat_v32__arg2_true>:
-; OBJ: v_swmmac_f32_16x16x64_bf16 {{([^:]|[0-9]:)*}} neg_lo:[0,1,0] neg_hi:[0,1,0]{{ *(//.*)?$}}
+; OBJ: v_swmmac_f32_16x16x64_bf16 {{([^ ]+, )*[^ ]+}} neg_lo:[0,1,0] neg_hi:[0,1,0]{{ *(//.*)?$}}
   %r.swmmac_f32_16x16x64_bf16__a_bfloat_v16__b_bfloat_v32__arg2_true = call <8 x float> @llvm.amdgcn.swmmac.f32.16x16x64.bf16.v8f32.v16bf16.v32bf16.i32(i1 0, <16 x bfloat> %a, i1 true, <32 x bfloat> %b, <8 x float> %c, i32 0, i1 0, i1 0)
   ret <8 x float> %r.swmmac_f32_16x16x64_bf16__a_bfloat_v16__b_bfloat_v32__arg2_true
 }
@@ -57,7 +57,7 @@ define <8 x float> @swmmac_f32_16x16x64_bf16__a_bfloat_v16__b_bfloat_v32__arg6_t
 ; CHECK-SAME: [[#A+7]]{{\]}}, {{[asv]\[}}[[#B:]]:
 ; CHECK-SAME: [[#B+15]]{{\]}}{{(, [^ ,]+)*}} matrix_a_reuse{{$}}
 ; OBJ-LABEL: <swmmac_f32_16x16x64_bf16__a_bfloat_v16__b_bfloat_v32__arg6_true>:
-; OBJ: v_swmmac_f32_16x16x64_bf16 {{([^:]|[0-9]:)*}} matrix_a_reuse{{ *(//.*)?$}}
+; OBJ: v_swmmac_f32_16x16x64_bf16 {{([^ ]+, )*[^ ]+}} matrix_a_reuse{{ *(//.*)?$}}
   %r.swmmac_f32_16x16x64_bf16__a_bfloat_v16__b_bfloat_v32__arg6_true = call <8 x float> @llvm.amdgcn.swmmac.f32.16x16x64.bf16.v8f32.v16bf16.v32bf16.i32(i1 0, <16 x bfloat> %a, i1 0, <32 x bfloat> %b, <8 x float> %c, i32 0, i1 true, i1 0)
   ret <8 x float> %r.swmmac_f32_16x16x64_bf16__a_bfloat_v16__b_bfloat_v32__arg6_true
 }
@@ -69,7 +69,7 @@ define <8 x float> @swmmac_f32_16x16x64_bf16__a_bfloat_v16__b_bfloat_v32__arg7_t
 ; CHECK-SAME: [[#A+7]]{{\]}}, {{[asv]\[}}[[#B:]]:
 ; CHECK-SAME: [[#B+15]]{{\]}}{{(, [^ ,]+)*}} matrix_b_reuse{{$}}
 ; OBJ-LABEL: <swmmac_f32_16x16x64_bf16__a_bfloat_v16__b_bfloat_v32__arg7_true>:
-; OBJ: v_swmmac_f32_16x16x64_bf16 {{([^:]|[0-9]:)*}} matrix_b_reuse{{ *(//.*)?$}}
+; OBJ: v_swmmac_f32_16x16x64_bf16 {{([^ ]+, )*[^ ]+}} matrix_b_reuse{{ *(//.*)?$}}
   %r.swmmac_f32_16x16x64_bf16__a_bfloat_v16__b_bfloat_v32__arg7_true = call <8 x float> @llvm.amdgcn.swmmac.f32.16x16x64.bf16.v8f32.v16bf16.v32bf16.i32(i1 0, <16 x bfloat> %a, i1 0, <32 x bfloat> %b, <8 x float> %c, i32 0, i1 0, i1 true)
   ret <8 x float> %r.swmmac_f32_16x16x64_bf16__a_bfloat_v16__b_bfloat_v32__arg7_true
 }

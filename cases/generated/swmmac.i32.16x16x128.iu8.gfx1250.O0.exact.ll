@@ -21,7 +21,7 @@ define <8 x i32> @swmmac_i32_16x16x128_iu8__a_i32_v8__b_i32_v16(<8 x i32> %a, <1
 ; CHECK-SAME: [[#A+7]]{{\]}}, {{[asv]\[}}[[#B:]]:
 ; CHECK-SAME: [[#B+15]]{{\]}}{{(, [^ ,]+)*}}{{$}}
 ; OBJ-LABEL: <swmmac_i32_16x16x128_iu8__a_i32_v8__b_i32_v16>:
-; OBJ: v_swmmac_i32_16x16x128_iu8 {{([^:]|[0-9]:)*}}{{ *(//.*)?$}}
+; OBJ: v_swmmac_i32_16x16x128_iu8 {{([^ ]+, )*[^ ]+}}{{ *(//.*)?$}}
   %r.swmmac_i32_16x16x128_iu8__a_i32_v8__b_i32_v16 = call <8 x i32> @llvm.amdgcn.swmmac.i32.16x16x128.iu8.v8i32.v8i32.v16i32.i64(i1 0, <8 x i32> %a, i1 0, <16 x i32> %b, <8 x i32> %c, i64 0, i1 0, i1 0, i1 0)
   ret <8 x i32> %r.swmmac_i32_16x16x128_iu8__a_i32_v8__b_i32_v16
 }
@@ -33,7 +33,7 @@ define <8 x i32> @swmmac_i32_16x16x128_iu8__a_i32_v8__b_i32_v16__arg0_true(<8 x 
 ; CHECK-SAME: [[#A+7]]{{\]}}, {{[asv]\[}}[[#B:]]:
 ; CHECK-SAME: [[#B+15]]{{\]}}{{(, [^ ,]+)*}} neg_lo:[1,0,0]{{$}}
 ; OBJ-LABEL: <swmmac_i32_16x16x128_iu8__a_i32_v8__b_i32_v16__arg0_true>:
-; OBJ: v_swmmac_i32_16x16x128_iu8 {{([^:]|[0-9]:)*}} neg_lo:[1,0,0]{{ *(//.*)?$}}
+; OBJ: v_swmmac_i32_16x16x128_iu8 {{([^ ]+, )*[^ ]+}} neg_lo:[1,0,0]{{ *(//.*)?$}}
   %r.swmmac_i32_16x16x128_iu8__a_i32_v8__b_i32_v16__arg0_true = call <8 x i32> @llvm.amdgcn.swmmac.i32.16x16x128.iu8.v8i32.v8i32.v16i32.i64(i1 true, <8 x i32> %a, i1 0, <16 x i32> %b, <8 x i32> %c, i64 0, i1 0, i1 0, i1 0)
   ret <8 x i32> %r.swmmac_i32_16x16x128_iu8__a_i32_v8__b_i32_v16__arg0_true
 }
@@ -45,7 +45,7 @@ define <8 x i32> @swmmac_i32_16x16x128_iu8__a_i32_v8__b_i32_v16__arg2_true(<8 x 
 ; CHECK-SAME: [[#A+7]]{{\]}}, {{[asv]\[}}[[#B:]]:
 ; CHECK-SAME: [[#B+15]]{{\]}}{{(, [^ ,]+)*}} neg_lo:[0,1,0]{{$}}
 ; OBJ-LABEL: <swmmac_i32_16x16x128_iu8__a_i32_v8__b_i32_v16__arg2_true>:
-; OBJ: v_swmmac_i32_16x16x128_iu8 {{([^:]|[0-9]:)*}} neg_lo:[0,1,0]{{ *(//.*)?$}}
+; OBJ: v_swmmac_i32_16x16x128_iu8 {{([^ ]+, )*[^ ]+}} neg_lo:[0,1,0]{{ *(//.*)?$}}
   %r.swmmac_i32_16x16x128_iu8__a_i32_v8__b_i32_v16__arg2_true = call <8 x i32> @llvm.amdgcn.swmmac.i32.16x16x128.iu8.v8i32.v8i32.v16i32.i64(i1 0, <8 x i32> %a, i1 true, <16 x i32> %b, <8 x i32> %c, i64 0, i1 0, i1 0, i1 0)
   ret <8 x i32> %r.swmmac_i32_16x16x128_iu8__a_i32_v8__b_i32_v16__arg2_true
 }
@@ -57,7 +57,7 @@ define <8 x i32> @swmmac_i32_16x16x128_iu8__a_i32_v8__b_i32_v16__arg6_true(<8 x 
 ; CHECK-SAME: [[#A+7]]{{\]}}, {{[asv]\[}}[[#B:]]:
 ; CHECK-SAME: [[#B+15]]{{\]}}{{(, [^ ,]+)*}} matrix_a_reuse{{$}}
 ; OBJ-LABEL: <swmmac_i32_16x16x128_iu8__a_i32_v8__b_i32_v16__arg6_true>:
-; OBJ: v_swmmac_i32_16x16x128_iu8 {{([^:]|[0-9]:)*}} matrix_a_reuse{{ *(//.*)?$}}
+; OBJ: v_swmmac_i32_16x16x128_iu8 {{([^ ]+, )*[^ ]+}} matrix_a_reuse{{ *(//.*)?$}}
   %r.swmmac_i32_16x16x128_iu8__a_i32_v8__b_i32_v16__arg6_true = call <8 x i32> @llvm.amdgcn.swmmac.i32.16x16x128.iu8.v8i32.v8i32.v16i32.i64(i1 0, <8 x i32> %a, i1 0, <16 x i32> %b, <8 x i32> %c, i64 0, i1 true, i1 0, i1 0)
   ret <8 x i32> %r.swmmac_i32_16x16x128_iu8__a_i32_v8__b_i32_v16__arg6_true
 }
@@ -69,7 +69,7 @@ define <8 x i32> @swmmac_i32_16x16x128_iu8__a_i32_v8__b_i32_v16__arg7_true(<8 x 
 ; CHECK-SAME: [[#A+7]]{{\]}}, {{[asv]\[}}[[#B:]]:
 ; CHECK-SAME: [[#B+15]]{{\]}}{{(, [^ ,]+)*}} matrix_b_reuse{{$}}
 ; OBJ-LABEL: <swmmac_i32_16x16x128_iu8__a_i32_v8__b_i32_v16__arg7_true>:
-; OBJ: v_swmmac_i32_16x16x128_iu8 {{([^:]|[0-9]:)*}} matrix_b_reuse{{ *(//.*)?$}}
+; OBJ: v_swmmac_i32_16x16x128_iu8 {{([^ ]+, )*[^ ]+}} matrix_b_reuse{{ *(//.*)?$}}
   %r.swmmac_i32_16x16x128_iu8__a_i32_v8__b_i32_v16__arg7_true = call <8 x i32> @llvm.amdgcn.swmmac.i32.16x16x128.iu8.v8i32.v8i32.v16i32.i64(i1 0, <8 x i32> %a, i1 0, <16 x i32> %b, <8 x i32> %c, i64 0, i1 0, i1 true, i1 0)
   ret <8 x i32> %r.swmmac_i32_16x16x128_iu8__a_i32_v8__b_i32_v16__arg7_true
 }
@@ -81,7 +81,7 @@ define <8 x i32> @swmmac_i32_16x16x128_iu8__a_i32_v8__b_i32_v16__arg8_true(<8 x 
 ; CHECK-SAME: [[#A+7]]{{\]}}, {{[asv]\[}}[[#B:]]:
 ; CHECK-SAME: [[#B+15]]{{\]}}{{(, [^ ,]+)*}} clamp{{$}}
 ; OBJ-LABEL: <swmmac_i32_16x16x128_iu8__a_i32_v8__b_i32_v16__arg8_true>:
-; OBJ: v_swmmac_i32_16x16x128_iu8 {{([^:]|[0-9]:)*}} clamp{{ *(//.*)?$}}
+; OBJ: v_swmmac_i32_16x16x128_iu8 {{([^ ]+, )*[^ ]+}} clamp{{ *(//.*)?$}}
   %r.swmmac_i32_16x16x128_iu8__a_i32_v8__b_i32_v16__arg8_true = call <8 x i32> @llvm.amdgcn.swmmac.i32.16x16x128.iu8.v8i32.v8i32.v16i32.i64(i1 0, <8 x i32> %a, i1 0, <16 x i32> %b, <8 x i32> %c, i64 0, i1 0, i1 0, i1 true)
   ret <8 x i32> %r.swmmac_i32_16x16x128_iu8__a_i32_v8__b_i32_v16__arg8_true
 }

@@ -9,12 +9,18 @@
 ; RUN: llc -O2 -mtriple=amdgcn -mcpu=gfx1200 -global-isel=1 -global-isel-abort=1 -o %t.gisel.s < %s
 ; RUN: FileCheck --input-file=%t.gisel.s %s
 ; RUN: llvm-mc -triple=amdgcn -mcpu=gfx1200 -filetype=obj -o /dev/null %t.gisel.s
+; RUN: llc -O2 -mtriple=amdgcn -mcpu=gfx1200 -global-isel=0 -filetype=obj -o %t.sdag.o < %s
+; RUN: llvm-objdump -d %t.sdag.o | FileCheck --check-prefix=OBJ %s
+; RUN: llc -O2 -mtriple=amdgcn -mcpu=gfx1200 -global-isel=1 -global-isel-abort=1 -filetype=obj -o %t.gisel.o < %s
+; RUN: llvm-objdump -d %t.gisel.o | FileCheck --check-prefix=OBJ %s
 
 define <8 x i32> @swmmac_i32_16x16x32_iu4_gfx1200__a_i32_v1__b_i32_v2(i32 %a, <2 x i32> %b, <8 x i32> %c) {
 ; CHECK-LABEL: {{^}}swmmac_i32_16x16x32_iu4_gfx1200__a_i32_v1__b_i32_v2:
 ; CHECK: v_swmmac_i32_16x16x32_iu4 {{[asv]\[}}[[#D:]]:
 ; CHECK-SAME: [[#D+7]]{{\]}}, {{[asv][0-9]+}}, {{[asv]\[}}[[#B:]]:
 ; CHECK-SAME: [[#B+1]]{{\]}}{{(, [^ ,]+)*}}{{$}}
+; OBJ-LABEL: <swmmac_i32_16x16x32_iu4_gfx1200__a_i32_v1__b_i32_v2>:
+; OBJ: v_swmmac_i32_16x16x32_iu4 {{([^ ]+, )*[^ ]+}}{{ *(//.*)?$}}
   %r.swmmac_i32_16x16x32_iu4_gfx1200__a_i32_v1__b_i32_v2 = call <8 x i32> @llvm.amdgcn.swmmac.i32.16x16x32.iu4.v8i32.i32.v2i32.i16(i1 0, i32 %a, i1 0, <2 x i32> %b, <8 x i32> %c, i16 0, i1 0)
   ret <8 x i32> %r.swmmac_i32_16x16x32_iu4_gfx1200__a_i32_v1__b_i32_v2
 }

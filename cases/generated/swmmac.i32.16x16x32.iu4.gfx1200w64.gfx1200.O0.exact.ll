@@ -19,7 +19,7 @@ define <4 x i32> @swmmac_i32_16x16x32_iu4_gfx1200w64__a_i32_v1__b_i32_v1(i32 %a,
 ; CHECK: v_swmmac_i32_16x16x32_iu4 {{[asv]\[}}[[#D:]]:
 ; CHECK-SAME: [[#D+3]]{{\]}}, {{[asv][0-9]+}}, {{[asv][0-9]+}}{{(, [^ ,]+)*}}{{$}}
 ; OBJ-LABEL: <swmmac_i32_16x16x32_iu4_gfx1200w64__a_i32_v1__b_i32_v1>:
-; OBJ: v_swmmac_i32_16x16x32_iu4 {{([^:]|[0-9]:)*}}{{ *(//.*)?$}}
+; OBJ: v_swmmac_i32_16x16x32_iu4 {{([^ ]+, )*[^ ]+}}{{ *(//.*)?$}}
   %r.swmmac_i32_16x16x32_iu4_gfx1200w64__a_i32_v1__b_i32_v1 = call <4 x i32> @llvm.amdgcn.swmmac.i32.16x16x32.iu4.v4i32.i32.i32.i16(i1 0, i32 %a, i1 0, i32 %b, <4 x i32> %c, i16 0, i1 0)
   ret <4 x i32> %r.swmmac_i32_16x16x32_iu4_gfx1200w64__a_i32_v1__b_i32_v1
 }
@@ -29,7 +29,7 @@ define <4 x i32> @swmmac_i32_16x16x32_iu4_gfx1200w64__a_i32_v1__b_i32_v1__arg0_t
 ; CHECK: v_swmmac_i32_16x16x32_iu4 {{[asv]\[}}[[#D:]]:
 ; CHECK-SAME: [[#D+3]]{{\]}}, {{[asv][0-9]+}}, {{[asv][0-9]+}}{{(, [^ ,]+)*}} neg_lo:[1,0,0]{{$}}
 ; OBJ-LABEL: <swmmac_i32_16x16x32_iu4_gfx1200w64__a_i32_v1__b_i32_v1__arg0_true>:
-; OBJ: v_swmmac_i32_16x16x32_iu4 {{([^:]|[0-9]:)*}} neg_lo:[1,0,0]{{ *(//.*)?$}}
+; OBJ: v_swmmac_i32_16x16x32_iu4 {{([^ ]+, )*[^ ]+}} neg_lo:[1,0,0]{{ *(//.*)?$}}
   %r.swmmac_i32_16x16x32_iu4_gfx1200w64__a_i32_v1__b_i32_v1__arg0_true = call <4 x i32> @llvm.amdgcn.swmmac.i32.16x16x32.iu4.v4i32.i32.i32.i16(i1 true, i32 %a, i1 0, i32 %b, <4 x i32> %c, i16 0, i1 0)
   ret <4 x i32> %r.swmmac_i32_16x16x32_iu4_gfx1200w64__a_i32_v1__b_i32_v1__arg0_true
 }
@@ -39,7 +39,7 @@ define <4 x i32> @swmmac_i32_16x16x32_iu4_gfx1200w64__a_i32_v1__b_i32_v1__arg2_t
 ; CHECK: v_swmmac_i32_16x16x32_iu4 {{[asv]\[}}[[#D:]]:
 ; CHECK-SAME: [[#D+3]]{{\]}}, {{[asv][0-9]+}}, {{[asv][0-9]+}}{{(, [^ ,]+)*}} neg_lo:[0,1,0]{{$}}
 ; OBJ-LABEL: <swmmac_i32_16x16x32_iu4_gfx1200w64__a_i32_v1__b_i32_v1__arg2_true>:
-; OBJ: v_swmmac_i32_16x16x32_iu4 {{([^:]|[0-9]:)*}} neg_lo:[0,1,0]{{ *(//.*)?$}}
+; OBJ: v_swmmac_i32_16x16x32_iu4 {{([^ ]+, )*[^ ]+}} neg_lo:[0,1,0]{{ *(//.*)?$}}
   %r.swmmac_i32_16x16x32_iu4_gfx1200w64__a_i32_v1__b_i32_v1__arg2_true = call <4 x i32> @llvm.amdgcn.swmmac.i32.16x16x32.iu4.v4i32.i32.i32.i16(i1 0, i32 %a, i1 true, i32 %b, <4 x i32> %c, i16 0, i1 0)
   ret <4 x i32> %r.swmmac_i32_16x16x32_iu4_gfx1200w64__a_i32_v1__b_i32_v1__arg2_true
 }
@@ -49,7 +49,7 @@ define <4 x i32> @swmmac_i32_16x16x32_iu4_gfx1200w64__a_i32_v1__b_i32_v1__arg6_t
 ; CHECK: v_swmmac_i32_16x16x32_iu4 {{[asv]\[}}[[#D:]]:
 ; CHECK-SAME: [[#D+3]]{{\]}}, {{[asv][0-9]+}}, {{[asv][0-9]+}}{{(, [^ ,]+)*}} clamp{{$}}
 ; OBJ-LABEL: <swmmac_i32_16x16x32_iu4_gfx1200w64__a_i32_v1__b_i32_v1__arg6_true>:
-; OBJ: v_swmmac_i32_16x16x32_iu4 {{([^:]|[0-9]:)*}} clamp{{ *(//.*)?$}}
+; OBJ: v_swmmac_i32_16x16x32_iu4 {{([^ ]+, )*[^ ]+}} clamp{{ *(//.*)?$}}
   %r.swmmac_i32_16x16x32_iu4_gfx1200w64__a_i32_v1__b_i32_v1__arg6_true = call <4 x i32> @llvm.amdgcn.swmmac.i32.16x16x32.iu4.v4i32.i32.i32.i16(i1 0, i32 %a, i1 0, i32 %b, <4 x i32> %c, i16 0, i1 true)
   ret <4 x i32> %r.swmmac_i32_16x16x32_iu4_gfx1200w64__a_i32_v1__b_i32_v1__arg6_true
 }

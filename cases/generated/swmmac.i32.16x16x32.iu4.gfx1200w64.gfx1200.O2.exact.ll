@@ -9,11 +9,17 @@
 ; RUN: llc -O2 -mtriple=amdgcn -mcpu=gfx1200 -mattr=+wavefrontsize64 -global-isel=1 -global-isel-abort=1 -o %t.gisel.s < %s
 ; RUN: FileCheck --input-file=%t.gisel.s %s
 ; RUN: llvm-mc -triple=amdgcn -mcpu=gfx1200 -mattr=+wavefrontsize64 -filetype=obj -o /dev/null %t.gisel.s
+; RUN: llc -O2 -mtriple=amdgcn -mcpu=gfx1200 -mattr=+wavefrontsize64 -global-isel=0 -filetype=obj -o %t.sdag.o < %s
+; RUN: llvm-objdump -d %t.sdag.o | FileCheck --check-prefix=OBJ %s
+; RUN: llc -O2 -mtriple=amdgcn -mcpu=gfx1200 -mattr=+wavefrontsize64 -global-isel=1 -global-isel-abort=1 -filetype=obj -o %t.gisel.o < %s
+; RUN: llvm-objdump -d %t.gisel.o | FileCheck --check-prefix=OBJ %s
 
 define <4 x i32> @swmmac_i32_16x16x32_iu4_gfx1200w64__a_i32_v1__b_i32_v1(i32 %a, i32 %b, <4 x i32> %c) {
 ; CHECK-LABEL: {{^}}swmmac_i32_16x16x32_iu4_gfx1200w64__a_i32_v1__b_i32_v1:
 ; CHECK: v_swmmac_i32_16x16x32_iu4 {{[asv]\[}}[[#D:]]:
 ; CHECK-SAME: [[#D+3]]{{\]}}, {{[asv][0-9]+}}, {{[asv][0-9]+}}{{(, [^ ,]+)*}}{{$}}
+; OBJ-LABEL: <swmmac_i32_16x16x32_iu4_gfx1200w64__a_i32_v1__b_i32_v1>:
+; OBJ: v_swmmac_i32_16x16x32_iu4 {{([^ ]+, )*[^ ]+}}{{ *(//.*)?$}}
   %r.swmmac_i32_16x16x32_iu4_gfx1200w64__a_i32_v1__b_i32_v1 = call <4 x i32> @llvm.amdgcn.swmmac.i32.16x16x32.iu4.v4i32.i32.i32.i16(i1 0, i32 %a, i1 0, i32 %b, <4 x i32> %c, i16 0, i1 0)
   ret <4 x i32> %r.swmmac_i32_16x16x32_iu4_gfx1200w64__a_i32_v1__b_i32_v1
 }

@@ -20,7 +20,7 @@ define <4 x i32> @swmmac_i32_16x16x32_iu8_gfx1200w64__a_i32_v1__b_i32_v2(i32 %a,
 ; CHECK-SAME: [[#D+3]]{{\]}}, {{[asv][0-9]+}}, {{[asv]\[}}[[#B:]]:
 ; CHECK-SAME: [[#B+1]]{{\]}}{{(, [^ ,]+)*}}{{$}}
 ; OBJ-LABEL: <swmmac_i32_16x16x32_iu8_gfx1200w64__a_i32_v1__b_i32_v2>:
-; OBJ: v_swmmac_i32_16x16x32_iu8 {{([^:]|[0-9]:)*}}{{ *(//.*)?$}}
+; OBJ: v_swmmac_i32_16x16x32_iu8 {{([^ ]+, )*[^ ]+}}{{ *(//.*)?$}}
   %r.swmmac_i32_16x16x32_iu8_gfx1200w64__a_i32_v1__b_i32_v2 = call <4 x i32> @llvm.amdgcn.swmmac.i32.16x16x32.iu8.v4i32.i32.v2i32.i8(i1 0, i32 %a, i1 0, <2 x i32> %b, <4 x i32> %c, i8 0, i1 0)
   ret <4 x i32> %r.swmmac_i32_16x16x32_iu8_gfx1200w64__a_i32_v1__b_i32_v2
 }
@@ -31,7 +31,7 @@ define <4 x i32> @swmmac_i32_16x16x32_iu8_gfx1200w64__a_i32_v1__b_i32_v2__arg0_t
 ; CHECK-SAME: [[#D+3]]{{\]}}, {{[asv][0-9]+}}, {{[asv]\[}}[[#B:]]:
 ; CHECK-SAME: [[#B+1]]{{\]}}{{(, [^ ,]+)*}} neg_lo:[1,0,0]{{$}}
 ; OBJ-LABEL: <swmmac_i32_16x16x32_iu8_gfx1200w64__a_i32_v1__b_i32_v2__arg0_true>:
-; OBJ: v_swmmac_i32_16x16x32_iu8 {{([^:]|[0-9]:)*}} neg_lo:[1,0,0]{{ *(//.*)?$}}
+; OBJ: v_swmmac_i32_16x16x32_iu8 {{([^ ]+, )*[^ ]+}} neg_lo:[1,0,0]{{ *(//.*)?$}}
   %r.swmmac_i32_16x16x32_iu8_gfx1200w64__a_i32_v1__b_i32_v2__arg0_true = call <4 x i32> @llvm.amdgcn.swmmac.i32.16x16x32.iu8.v4i32.i32.v2i32.i8(i1 true, i32 %a, i1 0, <2 x i32> %b, <4 x i32> %c, i8 0, i1 0)
   ret <4 x i32> %r.swmmac_i32_16x16x32_iu8_gfx1200w64__a_i32_v1__b_i32_v2__arg0_true
 }
@@ -42,7 +42,7 @@ define <4 x i32> @swmmac_i32_16x16x32_iu8_gfx1200w64__a_i32_v1__b_i32_v2__arg2_t
 ; CHECK-SAME: [[#D+3]]{{\]}}, {{[asv][0-9]+}}, {{[asv]\[}}[[#B:]]:
 ; CHECK-SAME: [[#B+1]]{{\]}}{{(, [^ ,]+)*}} neg_lo:[0,1,0]{{$}}
 ; OBJ-LABEL: <swmmac_i32_16x16x32_iu8_gfx1200w64__a_i32_v1__b_i32_v2__arg2_true>:
-; OBJ: v_swmmac_i32_16x16x32_iu8 {{([^:]|[0-9]:)*}} neg_lo:[0,1,0]{{ *(//.*)?$}}
+; OBJ: v_swmmac_i32_16x16x32_iu8 {{([^ ]+, )*[^ ]+}} neg_lo:[0,1,0]{{ *(//.*)?$}}
   %r.swmmac_i32_16x16x32_iu8_gfx1200w64__a_i32_v1__b_i32_v2__arg2_true = call <4 x i32> @llvm.amdgcn.swmmac.i32.16x16x32.iu8.v4i32.i32.v2i32.i8(i1 0, i32 %a, i1 true, <2 x i32> %b, <4 x i32> %c, i8 0, i1 0)
   ret <4 x i32> %r.swmmac_i32_16x16x32_iu8_gfx1200w64__a_i32_v1__b_i32_v2__arg2_true
 }
@@ -53,7 +53,7 @@ define <4 x i32> @swmmac_i32_16x16x32_iu8_gfx1200w64__a_i32_v1__b_i32_v2__arg6_t
 ; CHECK-SAME: [[#D+3]]{{\]}}, {{[asv][0-9]+}}, {{[asv]\[}}[[#B:]]:
 ; CHECK-SAME: [[#B+1]]{{\]}}{{(, [^ ,]+)*}} clamp{{$}}
 ; OBJ-LABEL: <swmmac_i32_16x16x32_iu8_gfx1200w64__a_i32_v1__b_i32_v2__arg6_true>:
-; OBJ: v_swmmac_i32_16x16x32_iu8 {{([^:]|[0-9]:)*}} clamp{{ *(//.*)?$}}
+; OBJ: v_swmmac_i32_16x16x32_iu8 {{([^ ]+, )*[^ ]+}} clamp{{ *(//.*)?$}}
   %r.swmmac_i32_16x16x32_iu8_gfx1200w64__a_i32_v1__b_i32_v2__arg6_true = call <4 x i32> @llvm.amdgcn.swmmac.i32.16x16x32.iu8.v4i32.i32.v2i32.i8(i1 0, i32 %a, i1 0, <2 x i32> %b, <4 x i32> %c, i8 0, i1 true)
   ret <4 x i32> %r.swmmac_i32_16x16x32_iu8_gfx1200w64__a_i32_v1__b_i32_v2__arg6_true
 }

@@ -21,7 +21,7 @@ define <8 x i32> @swmmac_i32_16x16x64_iu4_gfx1200__a_i32_v2__b_i32_v4(<2 x i32> 
 ; CHECK-SAME: [[#A+1]]{{\]}}, {{[asv]\[}}[[#B:]]:
 ; CHECK-SAME: [[#B+3]]{{\]}}{{(, [^ ,]+)*}}{{$}}
 ; OBJ-LABEL: <swmmac_i32_16x16x64_iu4_gfx1200__a_i32_v2__b_i32_v4>:
-; OBJ: v_swmmac_i32_16x16x64_iu4 {{([^:]|[0-9]:)*}}{{ *(//.*)?$}}
+; OBJ: v_swmmac_i32_16x16x64_iu4 {{([^ ]+, )*[^ ]+}}{{ *(//.*)?$}}
   %r.swmmac_i32_16x16x64_iu4_gfx1200__a_i32_v2__b_i32_v4 = call <8 x i32> @llvm.amdgcn.swmmac.i32.16x16x64.iu4.v8i32.v2i32.v4i32.i32(i1 0, <2 x i32> %a, i1 0, <4 x i32> %b, <8 x i32> %c, i32 0, i1 0)
   ret <8 x i32> %r.swmmac_i32_16x16x64_iu4_gfx1200__a_i32_v2__b_i32_v4
 }
@@ -33,7 +33,7 @@ define <8 x i32> @swmmac_i32_16x16x64_iu4_gfx1200__a_i32_v2__b_i32_v4__arg0_true
 ; CHECK-SAME: [[#A+1]]{{\]}}, {{[asv]\[}}[[#B:]]:
 ; CHECK-SAME: [[#B+3]]{{\]}}{{(, [^ ,]+)*}} neg_lo:[1,0,0]{{$}}
 ; OBJ-LABEL: <swmmac_i32_16x16x64_iu4_gfx1200__a_i32_v2__b_i32_v4__arg0_true>:
-; OBJ: v_swmmac_i32_16x16x64_iu4 {{([^:]|[0-9]:)*}} neg_lo:[1,0,0]{{ *(//.*)?$}}
+; OBJ: v_swmmac_i32_16x16x64_iu4 {{([^ ]+, )*[^ ]+}} neg_lo:[1,0,0]{{ *(//.*)?$}}
   %r.swmmac_i32_16x16x64_iu4_gfx1200__a_i32_v2__b_i32_v4__arg0_true = call <8 x i32> @llvm.amdgcn.swmmac.i32.16x16x64.iu4.v8i32.v2i32.v4i32.i32(i1 true, <2 x i32> %a, i1 0, <4 x i32> %b, <8 x i32> %c, i32 0, i1 0)
   ret <8 x i32> %r.swmmac_i32_16x16x64_iu4_gfx1200__a_i32_v2__b_i32_v4__arg0_true
 }
@@ -45,7 +45,7 @@ define <8 x i32> @swmmac_i32_16x16x64_iu4_gfx1200__a_i32_v2__b_i32_v4__arg2_true
 ; CHECK-SAME: [[#A+1]]{{\]}}, {{[asv]\[}}[[#B:]]:
 ; CHECK-SAME: [[#B+3]]{{\]}}{{(, [^ ,]+)*}} neg_lo:[0,1,0]{{$}}
 ; OBJ-LABEL: <swmmac_i32_16x16x64_iu4_gfx1200__a_i32_v2__b_i32_v4__arg2_true>:
-; OBJ: v_swmmac_i32_16x16x64_iu4 {{([^:]|[0-9]:)*}} neg_lo:[0,1,0]{{ *(//.*)?$}}
+; OBJ: v_swmmac_i32_16x16x64_iu4 {{([^ ]+, )*[^ ]+}} neg_lo:[0,1,0]{{ *(//.*)?$}}
   %r.swmmac_i32_16x16x64_iu4_gfx1200__a_i32_v2__b_i32_v4__arg2_true = call <8 x i32> @llvm.amdgcn.swmmac.i32.16x16x64.iu4.v8i32.v2i32.v4i32.i32(i1 0, <2 x i32> %a, i1 true, <4 x i32> %b, <8 x i32> %c, i32 0, i1 0)
   ret <8 x i32> %r.swmmac_i32_16x16x64_iu4_gfx1200__a_i32_v2__b_i32_v4__arg2_true
 }
@@ -57,7 +57,7 @@ define <8 x i32> @swmmac_i32_16x16x64_iu4_gfx1200__a_i32_v2__b_i32_v4__arg6_true
 ; CHECK-SAME: [[#A+1]]{{\]}}, {{[asv]\[}}[[#B:]]:
 ; CHECK-SAME: [[#B+3]]{{\]}}{{(, [^ ,]+)*}} clamp{{$}}
 ; OBJ-LABEL: <swmmac_i32_16x16x64_iu4_gfx1200__a_i32_v2__b_i32_v4__arg6_true>:
-; OBJ: v_swmmac_i32_16x16x64_iu4 {{([^:]|[0-9]:)*}} clamp{{ *(//.*)?$}}
+; OBJ: v_swmmac_i32_16x16x64_iu4 {{([^ ]+, )*[^ ]+}} clamp{{ *(//.*)?$}}
   %r.swmmac_i32_16x16x64_iu4_gfx1200__a_i32_v2__b_i32_v4__arg6_true = call <8 x i32> @llvm.amdgcn.swmmac.i32.16x16x64.iu4.v8i32.v2i32.v4i32.i32(i1 0, <2 x i32> %a, i1 0, <4 x i32> %b, <8 x i32> %c, i32 0, i1 true)
   ret <8 x i32> %r.swmmac_i32_16x16x64_iu4_gfx1200__a_i32_v2__b_i32_v4__arg6_true
 }

@@ -22,7 +22,7 @@ define <16 x i16> @wmma_bf16_16x16x16_bf16_gfx1100__a_i16_v16__b_i16_v16(<16 x i
 ; CHECK-SAME: [[#B+7]]{{\]}}, {{[asv]\[}}[[#C:]]:
 ; CHECK-SAME: [[#C+7]]{{\]}}{{(, [^ ,]+)*}}{{$}}
 ; OBJ-LABEL: <wmma_bf16_16x16x16_bf16_gfx1100__a_i16_v16__b_i16_v16>:
-; OBJ: v_wmma_bf16_16x16x16_bf16 {{([^:]|[0-9]:)*}}{{ *(//.*)?$}}
+; OBJ: v_wmma_bf16_16x16x16_bf16 {{([^ ]+, )*[^ ]+}}{{ *(//.*)?$}}
   %r.wmma_bf16_16x16x16_bf16_gfx1100__a_i16_v16__b_i16_v16 = call <16 x i16> @llvm.amdgcn.wmma.bf16.16x16x16.bf16.v16i16.v16i16(<16 x i16> %a, <16 x i16> %b, <16 x i16> %c, i1 0)
   ret <16 x i16> %r.wmma_bf16_16x16x16_bf16_gfx1100__a_i16_v16__b_i16_v16
 }
@@ -35,7 +35,7 @@ define <16 x i16> @wmma_bf16_16x16x16_bf16_gfx1100__a_i16_v16__b_i16_v16__arg3_t
 ; CHECK-SAME: [[#B+7]]{{\]}}, {{[asv]\[}}[[#C:]]:
 ; CHECK-SAME: [[#C+7]]{{\]}}{{(, [^ ,]+)*}} op_sel:[0,0,1]{{$}}
 ; OBJ-LABEL: <wmma_bf16_16x16x16_bf16_gfx1100__a_i16_v16__b_i16_v16__arg3_true>:
-; OBJ: v_wmma_bf16_16x16x16_bf16 {{([^:]|[0-9]:)*}} op_sel:[0,0,1]{{ *(//.*)?$}}
+; OBJ: v_wmma_bf16_16x16x16_bf16 {{([^ ]+, )*[^ ]+}} op_sel:[0,0,1]{{ *(//.*)?$}}
   %r.wmma_bf16_16x16x16_bf16_gfx1100__a_i16_v16__b_i16_v16__arg3_true = call <16 x i16> @llvm.amdgcn.wmma.bf16.16x16x16.bf16.v16i16.v16i16(<16 x i16> %a, <16 x i16> %b, <16 x i16> %c, i1 true)
   ret <16 x i16> %r.wmma_bf16_16x16x16_bf16_gfx1100__a_i16_v16__b_i16_v16__arg3_true
 }

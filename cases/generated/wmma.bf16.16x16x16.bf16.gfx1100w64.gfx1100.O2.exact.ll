@@ -9,6 +9,10 @@
 ; RUN: llc -O2 -mtriple=amdgcn -mcpu=gfx1100 -mattr=+wavefrontsize64 -global-isel=1 -global-isel-abort=1 -o %t.gisel.s < %s
 ; RUN: FileCheck --input-file=%t.gisel.s %s
 ; RUN: llvm-mc -triple=amdgcn -mcpu=gfx1100 -mattr=+wavefrontsize64 -filetype=obj -o /dev/null %t.gisel.s
+; RUN: llc -O2 -mtriple=amdgcn -mcpu=gfx1100 -mattr=+wavefrontsize64 -global-isel=0 -filetype=obj -o %t.sdag.o < %s
+; RUN: llvm-objdump -d %t.sdag.o | FileCheck --check-prefix=OBJ %s
+; RUN: llc -O2 -mtriple=amdgcn -mcpu=gfx1100 -mattr=+wavefrontsize64 -global-isel=1 -global-isel-abort=1 -filetype=obj -o %t.gisel.o < %s
+; RUN: llvm-objdump -d %t.gisel.o | FileCheck --check-prefix=OBJ %s
 
 define <8 x i16> @wmma_bf16_16x16x16_bf16_gfx1100w64__a_i16_v16__b_i16_v16(<16 x i16> %a, <16 x i16> %b, <8 x i16> %c) {
 ; CHECK-LABEL: {{^}}wmma_bf16_16x16x16_bf16_gfx1100w64__a_i16_v16__b_i16_v16:
@@ -17,6 +21,8 @@ define <8 x i16> @wmma_bf16_16x16x16_bf16_gfx1100w64__a_i16_v16__b_i16_v16(<16 x
 ; CHECK-SAME: [[#A+7]]{{\]}}, {{[asv]\[}}[[#B:]]:
 ; CHECK-SAME: [[#B+7]]{{\]}}, {{[asv]\[}}[[#C:]]:
 ; CHECK-SAME: [[#C+3]]{{\]}}{{(, [^ ,]+)*}}{{$}}
+; OBJ-LABEL: <wmma_bf16_16x16x16_bf16_gfx1100w64__a_i16_v16__b_i16_v16>:
+; OBJ: v_wmma_bf16_16x16x16_bf16 {{([^ ]+, )*[^ ]+}}{{ *(//.*)?$}}
   %r.wmma_bf16_16x16x16_bf16_gfx1100w64__a_i16_v16__b_i16_v16 = call <8 x i16> @llvm.amdgcn.wmma.bf16.16x16x16.bf16.v8i16.v16i16(<16 x i16> %a, <16 x i16> %b, <8 x i16> %c, i1 0)
   ret <8 x i16> %r.wmma_bf16_16x16x16_bf16_gfx1100w64__a_i16_v16__b_i16_v16
 }

@@ -22,7 +22,7 @@ define <8 x i16> @wmma_bf16_16x16x16_bf16_tied_gfx1100w64__a_i16_v16__b_i16_v16(
 ; CHECK-SAME: [[#B+7]]{{\]}}, {{[asv]\[}}[[#C:]]:
 ; CHECK-SAME: [[#C+3]]{{\]}}{{(, [^ ,]+)*}}{{$}}
 ; OBJ-LABEL: <wmma_bf16_16x16x16_bf16_tied_gfx1100w64__a_i16_v16__b_i16_v16>:
-; OBJ: v_wmma_bf16_16x16x16_bf16 {{([^:]|[0-9]:)*}}{{ *(//.*)?$}}
+; OBJ: v_wmma_bf16_16x16x16_bf16 {{([^ ]+, )*[^ ]+}}{{ *(//.*)?$}}
   %r.wmma_bf16_16x16x16_bf16_tied_gfx1100w64__a_i16_v16__b_i16_v16 = call <8 x i16> @llvm.amdgcn.wmma.bf16.16x16x16.bf16.tied.v8i16.v16i16(<16 x i16> %a, <16 x i16> %b, <8 x i16> %c, i1 0)
   ret <8 x i16> %r.wmma_bf16_16x16x16_bf16_tied_gfx1100w64__a_i16_v16__b_i16_v16
 }
@@ -35,7 +35,7 @@ define <8 x i16> @wmma_bf16_16x16x16_bf16_tied_gfx1100w64__a_i16_v16__b_i16_v16_
 ; CHECK-SAME: [[#B+7]]{{\]}}, {{[asv]\[}}[[#C:]]:
 ; CHECK-SAME: [[#C+3]]{{\]}}{{(, [^ ,]+)*}} op_sel:[0,0,1]{{$}}
 ; OBJ-LABEL: <wmma_bf16_16x16x16_bf16_tied_gfx1100w64__a_i16_v16__b_i16_v16__arg3_true>:
-; OBJ: v_wmma_bf16_16x16x16_bf16 {{([^:]|[0-9]:)*}} op_sel:[0,0,1]{{ *(//.*)?$}}
+; OBJ: v_wmma_bf16_16x16x16_bf16 {{([^ ]+, )*[^ ]+}} op_sel:[0,0,1]{{ *(//.*)?$}}
   %r.wmma_bf16_16x16x16_bf16_tied_gfx1100w64__a_i16_v16__b_i16_v16__arg3_true = call <8 x i16> @llvm.amdgcn.wmma.bf16.16x16x16.bf16.tied.v8i16.v16i16(<16 x i16> %a, <16 x i16> %b, <8 x i16> %c, i1 true)
   ret <8 x i16> %r.wmma_bf16_16x16x16_bf16_tied_gfx1100w64__a_i16_v16__b_i16_v16__arg3_true
 }

@@ -9,6 +9,10 @@
 ; RUN: llc -O2 -mtriple=amdgcn -mcpu=gfx1250 -global-isel=1 -global-isel-abort=1 -o %t.gisel.s < %s
 ; RUN: FileCheck --input-file=%t.gisel.s %s
 ; RUN: llvm-mc -triple=amdgcn -mcpu=gfx1250 -filetype=obj -o /dev/null %t.gisel.s
+; RUN: llc -O2 -mtriple=amdgcn -mcpu=gfx1250 -global-isel=0 -filetype=obj -o %t.sdag.o < %s
+; RUN: llvm-objdump -d %t.sdag.o | FileCheck --check-prefix=OBJ %s
+; RUN: llc -O2 -mtriple=amdgcn -mcpu=gfx1250 -global-isel=1 -global-isel-abort=1 -filetype=obj -o %t.gisel.o < %s
+; RUN: llvm-objdump -d %t.gisel.o | FileCheck --check-prefix=OBJ %s
 
 define <8 x half> @wmma_f16_16x16x128_bf8_bf8__a_i32_v16__b_i32_v16(<16 x i32> %a, <16 x i32> %b, <8 x half> %c) {
 ; CHECK-LABEL: {{^}}wmma_f16_16x16x128_bf8_bf8__a_i32_v16__b_i32_v16:
@@ -17,6 +21,8 @@ define <8 x half> @wmma_f16_16x16x128_bf8_bf8__a_i32_v16__b_i32_v16(<16 x i32> %
 ; CHECK-SAME: [[#A+15]]{{\]}}, {{[asv]\[}}[[#B:]]:
 ; CHECK-SAME: [[#B+15]]{{\]}}, {{[asv]\[}}[[#C:]]:
 ; CHECK-SAME: [[#C+3]]{{\]}}{{(, [^ ,]+)*}}{{$}}
+; OBJ-LABEL: <wmma_f16_16x16x128_bf8_bf8__a_i32_v16__b_i32_v16>:
+; OBJ: v_wmma_f16_16x16x128_bf8_bf8 {{([^ ]+, )*[^ ]+}}{{ *(//.*)?$}}
   %r.wmma_f16_16x16x128_bf8_bf8__a_i32_v16__b_i32_v16 = call <8 x half> @llvm.amdgcn.wmma.f16.16x16x128.bf8.bf8.v8f16.v16i32(<16 x i32> %a, <16 x i32> %b, i16 0, <8 x half> %c, i1 0, i1 0)
   ret <8 x half> %r.wmma_f16_16x16x128_bf8_bf8__a_i32_v16__b_i32_v16
 }

@@ -22,7 +22,7 @@ define <8 x half> @wmma_f16_16x16x128_fp8_bf8__a_i32_v16__b_i32_v16(<16 x i32> %
 ; CHECK-SAME: [[#B+15]]{{\]}}, {{[asv]\[}}[[#C:]]:
 ; CHECK-SAME: [[#C+3]]{{\]}}{{(, [^ ,]+)*}}{{$}}
 ; OBJ-LABEL: <wmma_f16_16x16x128_fp8_bf8__a_i32_v16__b_i32_v16>:
-; OBJ: v_wmma_f16_16x16x128_fp8_bf8 {{([^:]|[0-9]:)*}}{{ *(//.*)?$}}
+; OBJ: v_wmma_f16_16x16x128_fp8_bf8 {{([^ ]+, )*[^ ]+}}{{ *(//.*)?$}}
   %r.wmma_f16_16x16x128_fp8_bf8__a_i32_v16__b_i32_v16 = call <8 x half> @llvm.amdgcn.wmma.f16.16x16x128.fp8.bf8.v8f16.v16i32(<16 x i32> %a, <16 x i32> %b, i16 0, <8 x half> %c, i1 0, i1 0)
   ret <8 x half> %r.wmma_f16_16x16x128_fp8_bf8__a_i32_v16__b_i32_v16
 }
@@ -35,7 +35,7 @@ define <8 x half> @wmma_f16_16x16x128_fp8_bf8__a_i32_v16__b_i32_v16__arg2_3(<16 
 ; CHECK-SAME: [[#B+15]]{{\]}}, {{[asv]\[}}[[#C:]]:
 ; CHECK-SAME: [[#C+3]]{{\]}}{{(, [^ ,]+)*}} neg_lo:[0,0,1] neg_hi:[0,0,1]{{$}}
 ; OBJ-LABEL: <wmma_f16_16x16x128_fp8_bf8__a_i32_v16__b_i32_v16__arg2_3>:
-; OBJ: v_wmma_f16_16x16x128_fp8_bf8 {{([^:]|[0-9]:)*}} neg_lo:[0,0,1] neg_hi:[0,0,1]{{ *(//.*)?$}}
+; OBJ: v_wmma_f16_16x16x128_fp8_bf8 {{([^ ]+, )*[^ ]+}} neg_lo:[0,0,1] neg_hi:[0,0,1]{{ *(//.*)?$}}
   %r.wmma_f16_16x16x128_fp8_bf8__a_i32_v16__b_i32_v16__arg2_3 = call <8 x half> @llvm.amdgcn.wmma.f16.16x16x128.fp8.bf8.v8f16.v16i32(<16 x i32> %a, <16 x i32> %b, i16 3, <8 x half> %c, i1 0, i1 0)
   ret <8 x half> %r.wmma_f16_16x16x128_fp8_bf8__a_i32_v16__b_i32_v16__arg2_3
 }
@@ -48,7 +48,7 @@ define <8 x half> @wmma_f16_16x16x128_fp8_bf8__a_i32_v16__b_i32_v16__arg4_true(<
 ; CHECK-SAME: [[#B+15]]{{\]}}, {{[asv]\[}}[[#C:]]:
 ; CHECK-SAME: [[#C+3]]{{\]}}{{(, [^ ,]+)*}} matrix_a_reuse{{$}}
 ; OBJ-LABEL: <wmma_f16_16x16x128_fp8_bf8__a_i32_v16__b_i32_v16__arg4_true>:
-; OBJ: v_wmma_f16_16x16x128_fp8_bf8 {{([^:]|[0-9]:)*}} matrix_a_reuse{{ *(//.*)?$}}
+; OBJ: v_wmma_f16_16x16x128_fp8_bf8 {{([^ ]+, )*[^ ]+}} matrix_a_reuse{{ *(//.*)?$}}
   %r.wmma_f16_16x16x128_fp8_bf8__a_i32_v16__b_i32_v16__arg4_true = call <8 x half> @llvm.amdgcn.wmma.f16.16x16x128.fp8.bf8.v8f16.v16i32(<16 x i32> %a, <16 x i32> %b, i16 0, <8 x half> %c, i1 true, i1 0)
   ret <8 x half> %r.wmma_f16_16x16x128_fp8_bf8__a_i32_v16__b_i32_v16__arg4_true
 }
@@ -61,7 +61,7 @@ define <8 x half> @wmma_f16_16x16x128_fp8_bf8__a_i32_v16__b_i32_v16__arg5_true(<
 ; CHECK-SAME: [[#B+15]]{{\]}}, {{[asv]\[}}[[#C:]]:
 ; CHECK-SAME: [[#C+3]]{{\]}}{{(, [^ ,]+)*}} matrix_b_reuse{{$}}
 ; OBJ-LABEL: <wmma_f16_16x16x128_fp8_bf8__a_i32_v16__b_i32_v16__arg5_true>:
-; OBJ: v_wmma_f16_16x16x128_fp8_bf8 {{([^:]|[0-9]:)*}} matrix_b_reuse{{ *(//.*)?$}}
+; OBJ: v_wmma_f16_16x16x128_fp8_bf8 {{([^ ]+, )*[^ ]+}} matrix_b_reuse{{ *(//.*)?$}}
   %r.wmma_f16_16x16x128_fp8_bf8__a_i32_v16__b_i32_v16__arg5_true = call <8 x half> @llvm.amdgcn.wmma.f16.16x16x128.fp8.bf8.v8f16.v16i32(<16 x i32> %a, <16 x i32> %b, i16 0, <8 x half> %c, i1 0, i1 true)
   ret <8 x half> %r.wmma_f16_16x16x128_fp8_bf8__a_i32_v16__b_i32_v16__arg5_true
 }

@@ -22,7 +22,7 @@ define <16 x half> @wmma_f16_16x16x16_f16_gfx1100__a_half_v16__b_half_v16(<16 x 
 ; CHECK-SAME: [[#B+7]]{{\]}}, {{[asv]\[}}[[#C:]]:
 ; CHECK-SAME: [[#C+7]]{{\]}}{{(, [^ ,]+)*}}{{$}}
 ; OBJ-LABEL: <wmma_f16_16x16x16_f16_gfx1100__a_half_v16__b_half_v16>:
-; OBJ: v_wmma_f16_16x16x16_f16 {{([^:]|[0-9]:)*}}{{ *(//.*)?$}}
+; OBJ: v_wmma_f16_16x16x16_f16 {{([^ ]+, )*[^ ]+}}{{ *(//.*)?$}}
   %r.wmma_f16_16x16x16_f16_gfx1100__a_half_v16__b_half_v16 = call <16 x half> @llvm.amdgcn.wmma.f16.16x16x16.f16.v16f16.v16f16(<16 x half> %a, <16 x half> %b, <16 x half> %c, i1 0)
   ret <16 x half> %r.wmma_f16_16x16x16_f16_gfx1100__a_half_v16__b_half_v16
 }
@@ -35,7 +35,7 @@ define <16 x half> @wmma_f16_16x16x16_f16_gfx1100__a_half_v16__b_half_v16__arg3_
 ; CHECK-SAME: [[#B+7]]{{\]}}, {{[asv]\[}}[[#C:]]:
 ; CHECK-SAME: [[#C+7]]{{\]}}{{(, [^ ,]+)*}} op_sel:[0,0,1]{{$}}
 ; OBJ-LABEL: <wmma_f16_16x16x16_f16_gfx1100__a_half_v16__b_half_v16__arg3_true>:
-; OBJ: v_wmma_f16_16x16x16_f16 {{([^:]|[0-9]:)*}} op_sel:[0,0,1]{{ *(//.*)?$}}
+; OBJ: v_wmma_f16_16x16x16_f16 {{([^ ]+, )*[^ ]+}} op_sel:[0,0,1]{{ *(//.*)?$}}
   %r.wmma_f16_16x16x16_f16_gfx1100__a_half_v16__b_half_v16__arg3_true = call <16 x half> @llvm.amdgcn.wmma.f16.16x16x16.f16.v16f16.v16f16(<16 x half> %a, <16 x half> %b, <16 x half> %c, i1 true)
   ret <16 x half> %r.wmma_f16_16x16x16_f16_gfx1100__a_half_v16__b_half_v16__arg3_true
 }

@@ -9,6 +9,10 @@
 ; RUN: llc -O2 -mtriple=amdgcn -mcpu=gfx1100 -global-isel=1 -global-isel-abort=1 -o %t.gisel.s < %s
 ; RUN: FileCheck --input-file=%t.gisel.s %s
 ; RUN: llvm-mc -triple=amdgcn -mcpu=gfx1100 -filetype=obj -o /dev/null %t.gisel.s
+; RUN: llc -O2 -mtriple=amdgcn -mcpu=gfx1100 -global-isel=0 -filetype=obj -o %t.sdag.o < %s
+; RUN: llvm-objdump -d %t.sdag.o | FileCheck --check-prefix=OBJ %s
+; RUN: llc -O2 -mtriple=amdgcn -mcpu=gfx1100 -global-isel=1 -global-isel-abort=1 -filetype=obj -o %t.gisel.o < %s
+; RUN: llvm-objdump -d %t.gisel.o | FileCheck --check-prefix=OBJ %s
 
 define <16 x half> @wmma_f16_16x16x16_f16_gfx1100__a_half_v16__b_half_v16(<16 x half> %a, <16 x half> %b, <16 x half> %c) {
 ; CHECK-LABEL: {{^}}wmma_f16_16x16x16_f16_gfx1100__a_half_v16__b_half_v16:
@@ -17,6 +21,8 @@ define <16 x half> @wmma_f16_16x16x16_f16_gfx1100__a_half_v16__b_half_v16(<16 x 
 ; CHECK-SAME: [[#A+7]]{{\]}}, {{[asv]\[}}[[#B:]]:
 ; CHECK-SAME: [[#B+7]]{{\]}}, {{[asv]\[}}[[#C:]]:
 ; CHECK-SAME: [[#C+7]]{{\]}}{{(, [^ ,]+)*}}{{$}}
+; OBJ-LABEL: <wmma_f16_16x16x16_f16_gfx1100__a_half_v16__b_half_v16>:
+; OBJ: v_wmma_f16_16x16x16_f16 {{([^ ]+, )*[^ ]+}}{{ *(//.*)?$}}
   %r.wmma_f16_16x16x16_f16_gfx1100__a_half_v16__b_half_v16 = call <16 x half> @llvm.amdgcn.wmma.f16.16x16x16.f16.v16f16.v16f16(<16 x half> %a, <16 x half> %b, <16 x half> %c, i1 0)
   ret <16 x half> %r.wmma_f16_16x16x16_f16_gfx1100__a_half_v16__b_half_v16
 }

@@ -9,6 +9,10 @@
 ; RUN: llc -O0 -mtriple=amdgcn -mcpu=gfx1200 -global-isel=1 -global-isel-abort=1 -o %t.gisel.s < %s
 ; RUN: FileCheck --input-file=%t.gisel.s %s
 ; RUN: llvm-mc -triple=amdgcn -mcpu=gfx1200 -filetype=obj -o /dev/null %t.gisel.s
+; RUN: llc -O0 -mtriple=amdgcn -mcpu=gfx1200 -global-isel=0 -filetype=obj -o %t.sdag.o < %s
+; RUN: llvm-objdump -d %t.sdag.o | FileCheck --check-prefix=OBJ %s
+; RUN: llc -O0 -mtriple=amdgcn -mcpu=gfx1200 -global-isel=1 -global-isel-abort=1 -filetype=obj -o %t.gisel.o < %s
+; RUN: llvm-objdump -d %t.gisel.o | FileCheck --check-prefix=OBJ %s
 
 define <8 x half> @wmma_f16_16x16x16_f16_gfx1200__a_half_v8__b_half_v8(<8 x half> %a, <8 x half> %b, <8 x half> %c) {
 ; CHECK-LABEL: {{^}}wmma_f16_16x16x16_f16_gfx1200__a_half_v8__b_half_v8:
@@ -17,6 +21,8 @@ define <8 x half> @wmma_f16_16x16x16_f16_gfx1200__a_half_v8__b_half_v8(<8 x half
 ; CHECK-SAME: [[#A+3]]{{\]}}, {{[asv]\[}}[[#B:]]:
 ; CHECK-SAME: [[#B+3]]{{\]}}, {{[asv]\[}}[[#C:]]:
 ; CHECK-SAME: [[#C+3]]{{\]}}{{(, [^ ,]+)*}}{{$}}
+; OBJ-LABEL: <wmma_f16_16x16x16_f16_gfx1200__a_half_v8__b_half_v8>:
+; OBJ: v_wmma_f16_16x16x16_f16 {{([^ ]+, )*[^ ]+}}{{ *(//.*)?$}}
   %r.wmma_f16_16x16x16_f16_gfx1200__a_half_v8__b_half_v8 = call <8 x half> @llvm.amdgcn.wmma.f16.16x16x16.f16.v8f16.v8f16(<8 x half> %a, <8 x half> %b, <8 x half> %c, i1 0)
   ret <8 x half> %r.wmma_f16_16x16x16_f16_gfx1200__a_half_v8__b_half_v8
 }

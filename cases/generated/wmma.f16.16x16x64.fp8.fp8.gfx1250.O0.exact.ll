@@ -22,7 +22,7 @@ define <8 x half> @wmma_f16_16x16x64_fp8_fp8__a_i32_v8__b_i32_v8(<8 x i32> %a, <
 ; CHECK-SAME: [[#B+7]]{{\]}}, {{[asv]\[}}[[#C:]]:
 ; CHECK-SAME: [[#C+3]]{{\]}}{{(, [^ ,]+)*}}{{$}}
 ; OBJ-LABEL: <wmma_f16_16x16x64_fp8_fp8__a_i32_v8__b_i32_v8>:
-; OBJ: v_wmma_f16_16x16x64_fp8_fp8 {{([^:]|[0-9]:)*}}{{ *(//.*)?$}}
+; OBJ: v_wmma_f16_16x16x64_fp8_fp8 {{([^ ]+, )*[^ ]+}}{{ *(//.*)?$}}
   %r.wmma_f16_16x16x64_fp8_fp8__a_i32_v8__b_i32_v8 = call <8 x half> @llvm.amdgcn.wmma.f16.16x16x64.fp8.fp8.v8f16.v8i32(<8 x i32> %a, <8 x i32> %b, i16 0, <8 x half> %c, i1 0, i1 0)
   ret <8 x half> %r.wmma_f16_16x16x64_fp8_fp8__a_i32_v8__b_i32_v8
 }
@@ -35,7 +35,7 @@ define <8 x half> @wmma_f16_16x16x64_fp8_fp8__a_i32_v8__b_i32_v8__arg2_3(<8 x i3
 ; CHECK-SAME: [[#B+7]]{{\]}}, {{[asv]\[}}[[#C:]]:
 ; CHECK-SAME: [[#C+3]]{{\]}}{{(, [^ ,]+)*}} neg_lo:[0,0,1] neg_hi:[0,0,1]{{$}}
 ; OBJ-LABEL: <wmma_f16_16x16x64_fp8_fp8__a_i32_v8__b_i32_v8__arg2_3>:
-; OBJ: v_wmma_f16_16x16x64_fp8_fp8 {{([^:]|[0-9]:)*}} neg_lo:[0,0,1] neg_hi:[0,0,1]{{ *(//.*)?$}}
+; OBJ: v_wmma_f16_16x16x64_fp8_fp8 {{([^ ]+, )*[^ ]+}} neg_lo:[0,0,1] neg_hi:[0,0,1]{{ *(//.*)?$}}
   %r.wmma_f16_16x16x64_fp8_fp8__a_i32_v8__b_i32_v8__arg2_3 = call <8 x half> @llvm.amdgcn.wmma.f16.16x16x64.fp8.fp8.v8f16.v8i32(<8 x i32> %a, <8 x i32> %b, i16 3, <8 x half> %c, i1 0, i1 0)
   ret <8 x half> %r.wmma_f16_16x16x64_fp8_fp8__a_i32_v8__b_i32_v8__arg2_3
 }
@@ -48,7 +48,7 @@ define <8 x half> @wmma_f16_16x16x64_fp8_fp8__a_i32_v8__b_i32_v8__arg4_true(<8 x
 ; CHECK-SAME: [[#B+7]]{{\]}}, {{[asv]\[}}[[#C:]]:
 ; CHECK-SAME: [[#C+3]]{{\]}}{{(, [^ ,]+)*}} matrix_a_reuse{{$}}
 ; OBJ-LABEL: <wmma_f16_16x16x64_fp8_fp8__a_i32_v8__b_i32_v8__arg4_true>:
-; OBJ: v_wmma_f16_16x16x64_fp8_fp8 {{([^:]|[0-9]:)*}} matrix_a_reuse{{ *(//.*)?$}}
+; OBJ: v_wmma_f16_16x16x64_fp8_fp8 {{([^ ]+, )*[^ ]+}} matrix_a_reuse{{ *(//.*)?$}}
   %r.wmma_f16_16x16x64_fp8_fp8__a_i32_v8__b_i32_v8__arg4_true = call <8 x half> @llvm.amdgcn.wmma.f16.16x16x64.fp8.fp8.v8f16.v8i32(<8 x i32> %a, <8 x i32> %b, i16 0, <8 x half> %c, i1 true, i1 0)
   ret <8 x half> %r.wmma_f16_16x16x64_fp8_fp8__a_i32_v8__b_i32_v8__arg4_true
 }
@@ -61,7 +61,7 @@ define <8 x half> @wmma_f16_16x16x64_fp8_fp8__a_i32_v8__b_i32_v8__arg5_true(<8 x
 ; CHECK-SAME: [[#B+7]]{{\]}}, {{[asv]\[}}[[#C:]]:
 ; CHECK-SAME: [[#C+3]]{{\]}}{{(, [^ ,]+)*}} matrix_b_reuse{{$}}
 ; OBJ-LABEL: <wmma_f16_16x16x64_fp8_fp8__a_i32_v8__b_i32_v8__arg5_true>:
-; OBJ: v_wmma_f16_16x16x64_fp8_fp8 {{([^:]|[0-9]:)*}} matrix_b_reuse{{ *(//.*)?$}}
+; OBJ: v_wmma_f16_16x16x64_fp8_fp8 {{([^ ]+, )*[^ ]+}} matrix_b_reuse{{ *(//.*)?$}}
   %r.wmma_f16_16x16x64_fp8_fp8__a_i32_v8__b_i32_v8__arg5_true = call <8 x half> @llvm.amdgcn.wmma.f16.16x16x64.fp8.fp8.v8f16.v8i32(<8 x i32> %a, <8 x i32> %b, i16 0, <8 x half> %c, i1 0, i1 true)
   ret <8 x half> %r.wmma_f16_16x16x64_fp8_fp8__a_i32_v8__b_i32_v8__arg5_true
 }

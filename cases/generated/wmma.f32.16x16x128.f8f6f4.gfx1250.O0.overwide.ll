@@ -17,9 +17,9 @@
 
 define amdgpu_ps void @wmma_f32_16x16x128_f8f6f4__a_fp8_v16__b_fp6_v16(<16 x i32> %a, <16 x i32> %b, <8 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}wmma_f32_16x16x128_f8f6f4__a_fp8_v16__b_fp6_v16:
-; CHECK: {{v_wmma_f32_16x16x128_f8f6f4|v_wmma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}} matrix_b_fmt:MATRIX_FMT_FP6{{$}}
+; CHECK: {{v_wmma_f32_16x16x128_f8f6f4|v_wmma_scale_f32_16x16x128_f8f6f4}} {{([^ ]+, )*[^ ]+}} matrix_b_fmt:MATRIX_FMT_FP6{{$}}
 ; OBJ-LABEL: <wmma_f32_16x16x128_f8f6f4__a_fp8_v16__b_fp6_v16>:
-; OBJ: {{v_wmma_f32_16x16x128_f8f6f4|v_wmma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}} matrix_b_fmt:MATRIX_FMT_FP6{{ *(//.*)?$}}
+; OBJ: {{v_wmma_f32_16x16x128_f8f6f4|v_wmma_scale_f32_16x16x128_f8f6f4}} {{([^ ]+, )*[^ ]+}} matrix_b_fmt:MATRIX_FMT_FP6{{ *(//.*)?$}}
   %r.wmma_f32_16x16x128_f8f6f4__a_fp8_v16__b_fp6_v16 = call <8 x float> @llvm.amdgcn.wmma.f32.16x16x128.f8f6f4.v8f32.v16i32.v16i32(i32 0, <16 x i32> %a, i32 2, <16 x i32> %b, i16 0, <8 x float> %c)
   store <8 x float> %r.wmma_f32_16x16x128_f8f6f4__a_fp8_v16__b_fp6_v16, ptr addrspace(1) %out
   ret void
@@ -27,9 +27,9 @@ define amdgpu_ps void @wmma_f32_16x16x128_f8f6f4__a_fp8_v16__b_fp6_v16(<16 x i32
 
 define amdgpu_ps void @wmma_f32_16x16x128_f8f6f4__a_fp8_v16__b_bf6_v16(<16 x i32> %a, <16 x i32> %b, <8 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}wmma_f32_16x16x128_f8f6f4__a_fp8_v16__b_bf6_v16:
-; CHECK: {{v_wmma_f32_16x16x128_f8f6f4|v_wmma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}} matrix_b_fmt:MATRIX_FMT_BF6{{$}}
+; CHECK: {{v_wmma_f32_16x16x128_f8f6f4|v_wmma_scale_f32_16x16x128_f8f6f4}} {{([^ ]+, )*[^ ]+}} matrix_b_fmt:MATRIX_FMT_BF6{{$}}
 ; OBJ-LABEL: <wmma_f32_16x16x128_f8f6f4__a_fp8_v16__b_bf6_v16>:
-; OBJ: {{v_wmma_f32_16x16x128_f8f6f4|v_wmma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}} matrix_b_fmt:MATRIX_FMT_BF6{{ *(//.*)?$}}
+; OBJ: {{v_wmma_f32_16x16x128_f8f6f4|v_wmma_scale_f32_16x16x128_f8f6f4}} {{([^ ]+, )*[^ ]+}} matrix_b_fmt:MATRIX_FMT_BF6{{ *(//.*)?$}}
   %r.wmma_f32_16x16x128_f8f6f4__a_fp8_v16__b_bf6_v16 = call <8 x float> @llvm.amdgcn.wmma.f32.16x16x128.f8f6f4.v8f32.v16i32.v16i32(i32 0, <16 x i32> %a, i32 3, <16 x i32> %b, i16 0, <8 x float> %c)
   store <8 x float> %r.wmma_f32_16x16x128_f8f6f4__a_fp8_v16__b_bf6_v16, ptr addrspace(1) %out
   ret void
@@ -37,9 +37,9 @@ define amdgpu_ps void @wmma_f32_16x16x128_f8f6f4__a_fp8_v16__b_bf6_v16(<16 x i32
 
 define amdgpu_ps void @wmma_f32_16x16x128_f8f6f4__a_fp8_v16__b_fp4_v12(<16 x i32> %a, <12 x i32> %b, <8 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}wmma_f32_16x16x128_f8f6f4__a_fp8_v16__b_fp4_v12:
-; CHECK: {{v_wmma_f32_16x16x128_f8f6f4|v_wmma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}} matrix_b_fmt:MATRIX_FMT_FP4{{$}}
+; CHECK: {{v_wmma_f32_16x16x128_f8f6f4|v_wmma_scale_f32_16x16x128_f8f6f4}} {{([^ ]+, )*[^ ]+}} matrix_b_fmt:MATRIX_FMT_FP4{{$}}
 ; OBJ-LABEL: <wmma_f32_16x16x128_f8f6f4__a_fp8_v16__b_fp4_v12>:
-; OBJ: {{v_wmma_f32_16x16x128_f8f6f4|v_wmma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}} matrix_b_fmt:MATRIX_FMT_FP4{{ *(//.*)?$}}
+; OBJ: {{v_wmma_f32_16x16x128_f8f6f4|v_wmma_scale_f32_16x16x128_f8f6f4}} {{([^ ]+, )*[^ ]+}} matrix_b_fmt:MATRIX_FMT_FP4{{ *(//.*)?$}}
   %r.wmma_f32_16x16x128_f8f6f4__a_fp8_v16__b_fp4_v12 = call <8 x float> @llvm.amdgcn.wmma.f32.16x16x128.f8f6f4.v8f32.v16i32.v12i32(i32 0, <16 x i32> %a, i32 4, <12 x i32> %b, i16 0, <8 x float> %c)
   store <8 x float> %r.wmma_f32_16x16x128_f8f6f4__a_fp8_v16__b_fp4_v12, ptr addrspace(1) %out
   ret void
@@ -47,9 +47,9 @@ define amdgpu_ps void @wmma_f32_16x16x128_f8f6f4__a_fp8_v16__b_fp4_v12(<16 x i32
 
 define amdgpu_ps void @wmma_f32_16x16x128_f8f6f4__a_fp8_v16__b_fp4_v16(<16 x i32> %a, <16 x i32> %b, <8 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}wmma_f32_16x16x128_f8f6f4__a_fp8_v16__b_fp4_v16:
-; CHECK: {{v_wmma_f32_16x16x128_f8f6f4|v_wmma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}} matrix_b_fmt:MATRIX_FMT_FP4{{$}}
+; CHECK: {{v_wmma_f32_16x16x128_f8f6f4|v_wmma_scale_f32_16x16x128_f8f6f4}} {{([^ ]+, )*[^ ]+}} matrix_b_fmt:MATRIX_FMT_FP4{{$}}
 ; OBJ-LABEL: <wmma_f32_16x16x128_f8f6f4__a_fp8_v16__b_fp4_v16>:
-; OBJ: {{v_wmma_f32_16x16x128_f8f6f4|v_wmma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}} matrix_b_fmt:MATRIX_FMT_FP4{{ *(//.*)?$}}
+; OBJ: {{v_wmma_f32_16x16x128_f8f6f4|v_wmma_scale_f32_16x16x128_f8f6f4}} {{([^ ]+, )*[^ ]+}} matrix_b_fmt:MATRIX_FMT_FP4{{ *(//.*)?$}}
   %r.wmma_f32_16x16x128_f8f6f4__a_fp8_v16__b_fp4_v16 = call <8 x float> @llvm.amdgcn.wmma.f32.16x16x128.f8f6f4.v8f32.v16i32.v16i32(i32 0, <16 x i32> %a, i32 4, <16 x i32> %b, i16 0, <8 x float> %c)
   store <8 x float> %r.wmma_f32_16x16x128_f8f6f4__a_fp8_v16__b_fp4_v16, ptr addrspace(1) %out
   ret void
@@ -57,9 +57,9 @@ define amdgpu_ps void @wmma_f32_16x16x128_f8f6f4__a_fp8_v16__b_fp4_v16(<16 x i32
 
 define amdgpu_ps void @wmma_f32_16x16x128_f8f6f4__a_bf8_v16__b_fp6_v16(<16 x i32> %a, <16 x i32> %b, <8 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}wmma_f32_16x16x128_f8f6f4__a_bf8_v16__b_fp6_v16:
-; CHECK: {{v_wmma_f32_16x16x128_f8f6f4|v_wmma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_BF8 matrix_b_fmt:MATRIX_FMT_FP6{{$}}
+; CHECK: {{v_wmma_f32_16x16x128_f8f6f4|v_wmma_scale_f32_16x16x128_f8f6f4}} {{([^ ]+, )*[^ ]+}} matrix_a_fmt:MATRIX_FMT_BF8 matrix_b_fmt:MATRIX_FMT_FP6{{$}}
 ; OBJ-LABEL: <wmma_f32_16x16x128_f8f6f4__a_bf8_v16__b_fp6_v16>:
-; OBJ: {{v_wmma_f32_16x16x128_f8f6f4|v_wmma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_BF8 matrix_b_fmt:MATRIX_FMT_FP6{{ *(//.*)?$}}
+; OBJ: {{v_wmma_f32_16x16x128_f8f6f4|v_wmma_scale_f32_16x16x128_f8f6f4}} {{([^ ]+, )*[^ ]+}} matrix_a_fmt:MATRIX_FMT_BF8 matrix_b_fmt:MATRIX_FMT_FP6{{ *(//.*)?$}}
   %r.wmma_f32_16x16x128_f8f6f4__a_bf8_v16__b_fp6_v16 = call <8 x float> @llvm.amdgcn.wmma.f32.16x16x128.f8f6f4.v8f32.v16i32.v16i32(i32 1, <16 x i32> %a, i32 2, <16 x i32> %b, i16 0, <8 x float> %c)
   store <8 x float> %r.wmma_f32_16x16x128_f8f6f4__a_bf8_v16__b_fp6_v16, ptr addrspace(1) %out
   ret void
@@ -67,9 +67,9 @@ define amdgpu_ps void @wmma_f32_16x16x128_f8f6f4__a_bf8_v16__b_fp6_v16(<16 x i32
 
 define amdgpu_ps void @wmma_f32_16x16x128_f8f6f4__a_bf8_v16__b_bf6_v16(<16 x i32> %a, <16 x i32> %b, <8 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}wmma_f32_16x16x128_f8f6f4__a_bf8_v16__b_bf6_v16:
-; CHECK: {{v_wmma_f32_16x16x128_f8f6f4|v_wmma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_BF8 matrix_b_fmt:MATRIX_FMT_BF6{{$}}
+; CHECK: {{v_wmma_f32_16x16x128_f8f6f4|v_wmma_scale_f32_16x16x128_f8f6f4}} {{([^ ]+, )*[^ ]+}} matrix_a_fmt:MATRIX_FMT_BF8 matrix_b_fmt:MATRIX_FMT_BF6{{$}}
 ; OBJ-LABEL: <wmma_f32_16x16x128_f8f6f4__a_bf8_v16__b_bf6_v16>:
-; OBJ: {{v_wmma_f32_16x16x128_f8f6f4|v_wmma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_BF8 matrix_b_fmt:MATRIX_FMT_BF6{{ *(//.*)?$}}
+; OBJ: {{v_wmma_f32_16x16x128_f8f6f4|v_wmma_scale_f32_16x16x128_f8f6f4}} {{([^ ]+, )*[^ ]+}} matrix_a_fmt:MATRIX_FMT_BF8 matrix_b_fmt:MATRIX_FMT_BF6{{ *(//.*)?$}}
   %r.wmma_f32_16x16x128_f8f6f4__a_bf8_v16__b_bf6_v16 = call <8 x float> @llvm.amdgcn.wmma.f32.16x16x128.f8f6f4.v8f32.v16i32.v16i32(i32 1, <16 x i32> %a, i32 3, <16 x i32> %b, i16 0, <8 x float> %c)
   store <8 x float> %r.wmma_f32_16x16x128_f8f6f4__a_bf8_v16__b_bf6_v16, ptr addrspace(1) %out
   ret void
@@ -77,9 +77,9 @@ define amdgpu_ps void @wmma_f32_16x16x128_f8f6f4__a_bf8_v16__b_bf6_v16(<16 x i32
 
 define amdgpu_ps void @wmma_f32_16x16x128_f8f6f4__a_bf8_v16__b_fp4_v12(<16 x i32> %a, <12 x i32> %b, <8 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}wmma_f32_16x16x128_f8f6f4__a_bf8_v16__b_fp4_v12:
-; CHECK: {{v_wmma_f32_16x16x128_f8f6f4|v_wmma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_BF8 matrix_b_fmt:MATRIX_FMT_FP4{{$}}
+; CHECK: {{v_wmma_f32_16x16x128_f8f6f4|v_wmma_scale_f32_16x16x128_f8f6f4}} {{([^ ]+, )*[^ ]+}} matrix_a_fmt:MATRIX_FMT_BF8 matrix_b_fmt:MATRIX_FMT_FP4{{$}}
 ; OBJ-LABEL: <wmma_f32_16x16x128_f8f6f4__a_bf8_v16__b_fp4_v12>:
-; OBJ: {{v_wmma_f32_16x16x128_f8f6f4|v_wmma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_BF8 matrix_b_fmt:MATRIX_FMT_FP4{{ *(//.*)?$}}
+; OBJ: {{v_wmma_f32_16x16x128_f8f6f4|v_wmma_scale_f32_16x16x128_f8f6f4}} {{([^ ]+, )*[^ ]+}} matrix_a_fmt:MATRIX_FMT_BF8 matrix_b_fmt:MATRIX_FMT_FP4{{ *(//.*)?$}}
   %r.wmma_f32_16x16x128_f8f6f4__a_bf8_v16__b_fp4_v12 = call <8 x float> @llvm.amdgcn.wmma.f32.16x16x128.f8f6f4.v8f32.v16i32.v12i32(i32 1, <16 x i32> %a, i32 4, <12 x i32> %b, i16 0, <8 x float> %c)
   store <8 x float> %r.wmma_f32_16x16x128_f8f6f4__a_bf8_v16__b_fp4_v12, ptr addrspace(1) %out
   ret void
@@ -87,9 +87,9 @@ define amdgpu_ps void @wmma_f32_16x16x128_f8f6f4__a_bf8_v16__b_fp4_v12(<16 x i32
 
 define amdgpu_ps void @wmma_f32_16x16x128_f8f6f4__a_bf8_v16__b_fp4_v16(<16 x i32> %a, <16 x i32> %b, <8 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}wmma_f32_16x16x128_f8f6f4__a_bf8_v16__b_fp4_v16:
-; CHECK: {{v_wmma_f32_16x16x128_f8f6f4|v_wmma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_BF8 matrix_b_fmt:MATRIX_FMT_FP4{{$}}
+; CHECK: {{v_wmma_f32_16x16x128_f8f6f4|v_wmma_scale_f32_16x16x128_f8f6f4}} {{([^ ]+, )*[^ ]+}} matrix_a_fmt:MATRIX_FMT_BF8 matrix_b_fmt:MATRIX_FMT_FP4{{$}}
 ; OBJ-LABEL: <wmma_f32_16x16x128_f8f6f4__a_bf8_v16__b_fp4_v16>:
-; OBJ: {{v_wmma_f32_16x16x128_f8f6f4|v_wmma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_BF8 matrix_b_fmt:MATRIX_FMT_FP4{{ *(//.*)?$}}
+; OBJ: {{v_wmma_f32_16x16x128_f8f6f4|v_wmma_scale_f32_16x16x128_f8f6f4}} {{([^ ]+, )*[^ ]+}} matrix_a_fmt:MATRIX_FMT_BF8 matrix_b_fmt:MATRIX_FMT_FP4{{ *(//.*)?$}}
   %r.wmma_f32_16x16x128_f8f6f4__a_bf8_v16__b_fp4_v16 = call <8 x float> @llvm.amdgcn.wmma.f32.16x16x128.f8f6f4.v8f32.v16i32.v16i32(i32 1, <16 x i32> %a, i32 4, <16 x i32> %b, i16 0, <8 x float> %c)
   store <8 x float> %r.wmma_f32_16x16x128_f8f6f4__a_bf8_v16__b_fp4_v16, ptr addrspace(1) %out
   ret void
@@ -97,9 +97,9 @@ define amdgpu_ps void @wmma_f32_16x16x128_f8f6f4__a_bf8_v16__b_fp4_v16(<16 x i32
 
 define amdgpu_ps void @wmma_f32_16x16x128_f8f6f4__a_fp6_v16__b_fp8_v16(<16 x i32> %a, <16 x i32> %b, <8 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}wmma_f32_16x16x128_f8f6f4__a_fp6_v16__b_fp8_v16:
-; CHECK: {{v_wmma_f32_16x16x128_f8f6f4|v_wmma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_FP6{{$}}
+; CHECK: {{v_wmma_f32_16x16x128_f8f6f4|v_wmma_scale_f32_16x16x128_f8f6f4}} {{([^ ]+, )*[^ ]+}} matrix_a_fmt:MATRIX_FMT_FP6{{$}}
 ; OBJ-LABEL: <wmma_f32_16x16x128_f8f6f4__a_fp6_v16__b_fp8_v16>:
-; OBJ: {{v_wmma_f32_16x16x128_f8f6f4|v_wmma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_FP6{{ *(//.*)?$}}
+; OBJ: {{v_wmma_f32_16x16x128_f8f6f4|v_wmma_scale_f32_16x16x128_f8f6f4}} {{([^ ]+, )*[^ ]+}} matrix_a_fmt:MATRIX_FMT_FP6{{ *(//.*)?$}}
   %r.wmma_f32_16x16x128_f8f6f4__a_fp6_v16__b_fp8_v16 = call <8 x float> @llvm.amdgcn.wmma.f32.16x16x128.f8f6f4.v8f32.v16i32.v16i32(i32 2, <16 x i32> %a, i32 0, <16 x i32> %b, i16 0, <8 x float> %c)
   store <8 x float> %r.wmma_f32_16x16x128_f8f6f4__a_fp6_v16__b_fp8_v16, ptr addrspace(1) %out
   ret void
@@ -107,9 +107,9 @@ define amdgpu_ps void @wmma_f32_16x16x128_f8f6f4__a_fp6_v16__b_fp8_v16(<16 x i32
 
 define amdgpu_ps void @wmma_f32_16x16x128_f8f6f4__a_fp6_v16__b_bf8_v16(<16 x i32> %a, <16 x i32> %b, <8 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}wmma_f32_16x16x128_f8f6f4__a_fp6_v16__b_bf8_v16:
-; CHECK: {{v_wmma_f32_16x16x128_f8f6f4|v_wmma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_FP6 matrix_b_fmt:MATRIX_FMT_BF8{{$}}
+; CHECK: {{v_wmma_f32_16x16x128_f8f6f4|v_wmma_scale_f32_16x16x128_f8f6f4}} {{([^ ]+, )*[^ ]+}} matrix_a_fmt:MATRIX_FMT_FP6 matrix_b_fmt:MATRIX_FMT_BF8{{$}}
 ; OBJ-LABEL: <wmma_f32_16x16x128_f8f6f4__a_fp6_v16__b_bf8_v16>:
-; OBJ: {{v_wmma_f32_16x16x128_f8f6f4|v_wmma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_FP6 matrix_b_fmt:MATRIX_FMT_BF8{{ *(//.*)?$}}
+; OBJ: {{v_wmma_f32_16x16x128_f8f6f4|v_wmma_scale_f32_16x16x128_f8f6f4}} {{([^ ]+, )*[^ ]+}} matrix_a_fmt:MATRIX_FMT_FP6 matrix_b_fmt:MATRIX_FMT_BF8{{ *(//.*)?$}}
   %r.wmma_f32_16x16x128_f8f6f4__a_fp6_v16__b_bf8_v16 = call <8 x float> @llvm.amdgcn.wmma.f32.16x16x128.f8f6f4.v8f32.v16i32.v16i32(i32 2, <16 x i32> %a, i32 1, <16 x i32> %b, i16 0, <8 x float> %c)
   store <8 x float> %r.wmma_f32_16x16x128_f8f6f4__a_fp6_v16__b_bf8_v16, ptr addrspace(1) %out
   ret void
@@ -117,9 +117,9 @@ define amdgpu_ps void @wmma_f32_16x16x128_f8f6f4__a_fp6_v16__b_bf8_v16(<16 x i32
 
 define amdgpu_ps void @wmma_f32_16x16x128_f8f6f4__a_fp6_v12__b_fp6_v16(<12 x i32> %a, <16 x i32> %b, <8 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}wmma_f32_16x16x128_f8f6f4__a_fp6_v12__b_fp6_v16:
-; CHECK: {{v_wmma_f32_16x16x128_f8f6f4|v_wmma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_FP6 matrix_b_fmt:MATRIX_FMT_FP6{{$}}
+; CHECK: {{v_wmma_f32_16x16x128_f8f6f4|v_wmma_scale_f32_16x16x128_f8f6f4}} {{([^ ]+, )*[^ ]+}} matrix_a_fmt:MATRIX_FMT_FP6 matrix_b_fmt:MATRIX_FMT_FP6{{$}}
 ; OBJ-LABEL: <wmma_f32_16x16x128_f8f6f4__a_fp6_v12__b_fp6_v16>:
-; OBJ: {{v_wmma_f32_16x16x128_f8f6f4|v_wmma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_FP6 matrix_b_fmt:MATRIX_FMT_FP6{{ *(//.*)?$}}
+; OBJ: {{v_wmma_f32_16x16x128_f8f6f4|v_wmma_scale_f32_16x16x128_f8f6f4}} {{([^ ]+, )*[^ ]+}} matrix_a_fmt:MATRIX_FMT_FP6 matrix_b_fmt:MATRIX_FMT_FP6{{ *(//.*)?$}}
   %r.wmma_f32_16x16x128_f8f6f4__a_fp6_v12__b_fp6_v16 = call <8 x float> @llvm.amdgcn.wmma.f32.16x16x128.f8f6f4.v8f32.v12i32.v16i32(i32 2, <12 x i32> %a, i32 2, <16 x i32> %b, i16 0, <8 x float> %c)
   store <8 x float> %r.wmma_f32_16x16x128_f8f6f4__a_fp6_v12__b_fp6_v16, ptr addrspace(1) %out
   ret void
@@ -127,9 +127,9 @@ define amdgpu_ps void @wmma_f32_16x16x128_f8f6f4__a_fp6_v12__b_fp6_v16(<12 x i32
 
 define amdgpu_ps void @wmma_f32_16x16x128_f8f6f4__a_fp6_v16__b_fp6_v12(<16 x i32> %a, <12 x i32> %b, <8 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}wmma_f32_16x16x128_f8f6f4__a_fp6_v16__b_fp6_v12:
-; CHECK: {{v_wmma_f32_16x16x128_f8f6f4|v_wmma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_FP6 matrix_b_fmt:MATRIX_FMT_FP6{{$}}
+; CHECK: {{v_wmma_f32_16x16x128_f8f6f4|v_wmma_scale_f32_16x16x128_f8f6f4}} {{([^ ]+, )*[^ ]+}} matrix_a_fmt:MATRIX_FMT_FP6 matrix_b_fmt:MATRIX_FMT_FP6{{$}}
 ; OBJ-LABEL: <wmma_f32_16x16x128_f8f6f4__a_fp6_v16__b_fp6_v12>:
-; OBJ: {{v_wmma_f32_16x16x128_f8f6f4|v_wmma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_FP6 matrix_b_fmt:MATRIX_FMT_FP6{{ *(//.*)?$}}
+; OBJ: {{v_wmma_f32_16x16x128_f8f6f4|v_wmma_scale_f32_16x16x128_f8f6f4}} {{([^ ]+, )*[^ ]+}} matrix_a_fmt:MATRIX_FMT_FP6 matrix_b_fmt:MATRIX_FMT_FP6{{ *(//.*)?$}}
   %r.wmma_f32_16x16x128_f8f6f4__a_fp6_v16__b_fp6_v12 = call <8 x float> @llvm.amdgcn.wmma.f32.16x16x128.f8f6f4.v8f32.v16i32.v12i32(i32 2, <16 x i32> %a, i32 2, <12 x i32> %b, i16 0, <8 x float> %c)
   store <8 x float> %r.wmma_f32_16x16x128_f8f6f4__a_fp6_v16__b_fp6_v12, ptr addrspace(1) %out
   ret void
@@ -137,9 +137,9 @@ define amdgpu_ps void @wmma_f32_16x16x128_f8f6f4__a_fp6_v16__b_fp6_v12(<16 x i32
 
 define amdgpu_ps void @wmma_f32_16x16x128_f8f6f4__a_fp6_v16__b_fp6_v16(<16 x i32> %a, <16 x i32> %b, <8 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}wmma_f32_16x16x128_f8f6f4__a_fp6_v16__b_fp6_v16:
-; CHECK: {{v_wmma_f32_16x16x128_f8f6f4|v_wmma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_FP6 matrix_b_fmt:MATRIX_FMT_FP6{{$}}
+; CHECK: {{v_wmma_f32_16x16x128_f8f6f4|v_wmma_scale_f32_16x16x128_f8f6f4}} {{([^ ]+, )*[^ ]+}} matrix_a_fmt:MATRIX_FMT_FP6 matrix_b_fmt:MATRIX_FMT_FP6{{$}}
 ; OBJ-LABEL: <wmma_f32_16x16x128_f8f6f4__a_fp6_v16__b_fp6_v16>:
-; OBJ: {{v_wmma_f32_16x16x128_f8f6f4|v_wmma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_FP6 matrix_b_fmt:MATRIX_FMT_FP6{{ *(//.*)?$}}
+; OBJ: {{v_wmma_f32_16x16x128_f8f6f4|v_wmma_scale_f32_16x16x128_f8f6f4}} {{([^ ]+, )*[^ ]+}} matrix_a_fmt:MATRIX_FMT_FP6 matrix_b_fmt:MATRIX_FMT_FP6{{ *(//.*)?$}}
   %r.wmma_f32_16x16x128_f8f6f4__a_fp6_v16__b_fp6_v16 = call <8 x float> @llvm.amdgcn.wmma.f32.16x16x128.f8f6f4.v8f32.v16i32.v16i32(i32 2, <16 x i32> %a, i32 2, <16 x i32> %b, i16 0, <8 x float> %c)
   store <8 x float> %r.wmma_f32_16x16x128_f8f6f4__a_fp6_v16__b_fp6_v16, ptr addrspace(1) %out
   ret void
@@ -147,9 +147,9 @@ define amdgpu_ps void @wmma_f32_16x16x128_f8f6f4__a_fp6_v16__b_fp6_v16(<16 x i32
 
 define amdgpu_ps void @wmma_f32_16x16x128_f8f6f4__a_fp6_v12__b_bf6_v16(<12 x i32> %a, <16 x i32> %b, <8 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}wmma_f32_16x16x128_f8f6f4__a_fp6_v12__b_bf6_v16:
-; CHECK: {{v_wmma_f32_16x16x128_f8f6f4|v_wmma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_FP6 matrix_b_fmt:MATRIX_FMT_BF6{{$}}
+; CHECK: {{v_wmma_f32_16x16x128_f8f6f4|v_wmma_scale_f32_16x16x128_f8f6f4}} {{([^ ]+, )*[^ ]+}} matrix_a_fmt:MATRIX_FMT_FP6 matrix_b_fmt:MATRIX_FMT_BF6{{$}}
 ; OBJ-LABEL: <wmma_f32_16x16x128_f8f6f4__a_fp6_v12__b_bf6_v16>:
-; OBJ: {{v_wmma_f32_16x16x128_f8f6f4|v_wmma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_FP6 matrix_b_fmt:MATRIX_FMT_BF6{{ *(//.*)?$}}
+; OBJ: {{v_wmma_f32_16x16x128_f8f6f4|v_wmma_scale_f32_16x16x128_f8f6f4}} {{([^ ]+, )*[^ ]+}} matrix_a_fmt:MATRIX_FMT_FP6 matrix_b_fmt:MATRIX_FMT_BF6{{ *(//.*)?$}}
   %r.wmma_f32_16x16x128_f8f6f4__a_fp6_v12__b_bf6_v16 = call <8 x float> @llvm.amdgcn.wmma.f32.16x16x128.f8f6f4.v8f32.v12i32.v16i32(i32 2, <12 x i32> %a, i32 3, <16 x i32> %b, i16 0, <8 x float> %c)
   store <8 x float> %r.wmma_f32_16x16x128_f8f6f4__a_fp6_v12__b_bf6_v16, ptr addrspace(1) %out
   ret void
@@ -157,9 +157,9 @@ define amdgpu_ps void @wmma_f32_16x16x128_f8f6f4__a_fp6_v12__b_bf6_v16(<12 x i32
 
 define amdgpu_ps void @wmma_f32_16x16x128_f8f6f4__a_fp6_v16__b_bf6_v12(<16 x i32> %a, <12 x i32> %b, <8 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}wmma_f32_16x16x128_f8f6f4__a_fp6_v16__b_bf6_v12:
-; CHECK: {{v_wmma_f32_16x16x128_f8f6f4|v_wmma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_FP6 matrix_b_fmt:MATRIX_FMT_BF6{{$}}
+; CHECK: {{v_wmma_f32_16x16x128_f8f6f4|v_wmma_scale_f32_16x16x128_f8f6f4}} {{([^ ]+, )*[^ ]+}} matrix_a_fmt:MATRIX_FMT_FP6 matrix_b_fmt:MATRIX_FMT_BF6{{$}}
 ; OBJ-LABEL: <wmma_f32_16x16x128_f8f6f4__a_fp6_v16__b_bf6_v12>:
-; OBJ: {{v_wmma_f32_16x16x128_f8f6f4|v_wmma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_FP6 matrix_b_fmt:MATRIX_FMT_BF6{{ *(//.*)?$}}
+; OBJ: {{v_wmma_f32_16x16x128_f8f6f4|v_wmma_scale_f32_16x16x128_f8f6f4}} {{([^ ]+, )*[^ ]+}} matrix_a_fmt:MATRIX_FMT_FP6 matrix_b_fmt:MATRIX_FMT_BF6{{ *(//.*)?$}}
   %r.wmma_f32_16x16x128_f8f6f4__a_fp6_v16__b_bf6_v12 = call <8 x float> @llvm.amdgcn.wmma.f32.16x16x128.f8f6f4.v8f32.v16i32.v12i32(i32 2, <16 x i32> %a, i32 3, <12 x i32> %b, i16 0, <8 x float> %c)
   store <8 x float> %r.wmma_f32_16x16x128_f8f6f4__a_fp6_v16__b_bf6_v12, ptr addrspace(1) %out
   ret void
@@ -167,9 +167,9 @@ define amdgpu_ps void @wmma_f32_16x16x128_f8f6f4__a_fp6_v16__b_bf6_v12(<16 x i32
 
 define amdgpu_ps void @wmma_f32_16x16x128_f8f6f4__a_fp6_v16__b_bf6_v16(<16 x i32> %a, <16 x i32> %b, <8 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}wmma_f32_16x16x128_f8f6f4__a_fp6_v16__b_bf6_v16:
-; CHECK: {{v_wmma_f32_16x16x128_f8f6f4|v_wmma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_FP6 matrix_b_fmt:MATRIX_FMT_BF6{{$}}
+; CHECK: {{v_wmma_f32_16x16x128_f8f6f4|v_wmma_scale_f32_16x16x128_f8f6f4}} {{([^ ]+, )*[^ ]+}} matrix_a_fmt:MATRIX_FMT_FP6 matrix_b_fmt:MATRIX_FMT_BF6{{$}}
 ; OBJ-LABEL: <wmma_f32_16x16x128_f8f6f4__a_fp6_v16__b_bf6_v16>:
-; OBJ: {{v_wmma_f32_16x16x128_f8f6f4|v_wmma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_FP6 matrix_b_fmt:MATRIX_FMT_BF6{{ *(//.*)?$}}
+; OBJ: {{v_wmma_f32_16x16x128_f8f6f4|v_wmma_scale_f32_16x16x128_f8f6f4}} {{([^ ]+, )*[^ ]+}} matrix_a_fmt:MATRIX_FMT_FP6 matrix_b_fmt:MATRIX_FMT_BF6{{ *(//.*)?$}}
   %r.wmma_f32_16x16x128_f8f6f4__a_fp6_v16__b_bf6_v16 = call <8 x float> @llvm.amdgcn.wmma.f32.16x16x128.f8f6f4.v8f32.v16i32.v16i32(i32 2, <16 x i32> %a, i32 3, <16 x i32> %b, i16 0, <8 x float> %c)
   store <8 x float> %r.wmma_f32_16x16x128_f8f6f4__a_fp6_v16__b_bf6_v16, ptr addrspace(1) %out
   ret void
@@ -177,9 +177,9 @@ define amdgpu_ps void @wmma_f32_16x16x128_f8f6f4__a_fp6_v16__b_bf6_v16(<16 x i32
 
 define amdgpu_ps void @wmma_f32_16x16x128_f8f6f4__a_fp6_v12__b_fp4_v12(<12 x i32> %a, <12 x i32> %b, <8 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}wmma_f32_16x16x128_f8f6f4__a_fp6_v12__b_fp4_v12:
-; CHECK: {{v_wmma_f32_16x16x128_f8f6f4|v_wmma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_FP6 matrix_b_fmt:MATRIX_FMT_FP4{{$}}
+; CHECK: {{v_wmma_f32_16x16x128_f8f6f4|v_wmma_scale_f32_16x16x128_f8f6f4}} {{([^ ]+, )*[^ ]+}} matrix_a_fmt:MATRIX_FMT_FP6 matrix_b_fmt:MATRIX_FMT_FP4{{$}}
 ; OBJ-LABEL: <wmma_f32_16x16x128_f8f6f4__a_fp6_v12__b_fp4_v12>:
-; OBJ: {{v_wmma_f32_16x16x128_f8f6f4|v_wmma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_FP6 matrix_b_fmt:MATRIX_FMT_FP4{{ *(//.*)?$}}
+; OBJ: {{v_wmma_f32_16x16x128_f8f6f4|v_wmma_scale_f32_16x16x128_f8f6f4}} {{([^ ]+, )*[^ ]+}} matrix_a_fmt:MATRIX_FMT_FP6 matrix_b_fmt:MATRIX_FMT_FP4{{ *(//.*)?$}}
   %r.wmma_f32_16x16x128_f8f6f4__a_fp6_v12__b_fp4_v12 = call <8 x float> @llvm.amdgcn.wmma.f32.16x16x128.f8f6f4.v8f32.v12i32.v12i32(i32 2, <12 x i32> %a, i32 4, <12 x i32> %b, i16 0, <8 x float> %c)
   store <8 x float> %r.wmma_f32_16x16x128_f8f6f4__a_fp6_v12__b_fp4_v12, ptr addrspace(1) %out
   ret void
@@ -187,9 +187,9 @@ define amdgpu_ps void @wmma_f32_16x16x128_f8f6f4__a_fp6_v12__b_fp4_v12(<12 x i32
 
 define amdgpu_ps void @wmma_f32_16x16x128_f8f6f4__a_fp6_v12__b_fp4_v16(<12 x i32> %a, <16 x i32> %b, <8 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}wmma_f32_16x16x128_f8f6f4__a_fp6_v12__b_fp4_v16:
-; CHECK: {{v_wmma_f32_16x16x128_f8f6f4|v_wmma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_FP6 matrix_b_fmt:MATRIX_FMT_FP4{{$}}
+; CHECK: {{v_wmma_f32_16x16x128_f8f6f4|v_wmma_scale_f32_16x16x128_f8f6f4}} {{([^ ]+, )*[^ ]+}} matrix_a_fmt:MATRIX_FMT_FP6 matrix_b_fmt:MATRIX_FMT_FP4{{$}}
 ; OBJ-LABEL: <wmma_f32_16x16x128_f8f6f4__a_fp6_v12__b_fp4_v16>:
-; OBJ: {{v_wmma_f32_16x16x128_f8f6f4|v_wmma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_FP6 matrix_b_fmt:MATRIX_FMT_FP4{{ *(//.*)?$}}
+; OBJ: {{v_wmma_f32_16x16x128_f8f6f4|v_wmma_scale_f32_16x16x128_f8f6f4}} {{([^ ]+, )*[^ ]+}} matrix_a_fmt:MATRIX_FMT_FP6 matrix_b_fmt:MATRIX_FMT_FP4{{ *(//.*)?$}}
   %r.wmma_f32_16x16x128_f8f6f4__a_fp6_v12__b_fp4_v16 = call <8 x float> @llvm.amdgcn.wmma.f32.16x16x128.f8f6f4.v8f32.v12i32.v16i32(i32 2, <12 x i32> %a, i32 4, <16 x i32> %b, i16 0, <8 x float> %c)
   store <8 x float> %r.wmma_f32_16x16x128_f8f6f4__a_fp6_v12__b_fp4_v16, ptr addrspace(1) %out
   ret void
@@ -197,9 +197,9 @@ define amdgpu_ps void @wmma_f32_16x16x128_f8f6f4__a_fp6_v12__b_fp4_v16(<12 x i32
 
 define amdgpu_ps void @wmma_f32_16x16x128_f8f6f4__a_fp6_v16__b_fp4_v8(<16 x i32> %a, <8 x i32> %b, <8 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}wmma_f32_16x16x128_f8f6f4__a_fp6_v16__b_fp4_v8:
-; CHECK: {{v_wmma_f32_16x16x128_f8f6f4|v_wmma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_FP6 matrix_b_fmt:MATRIX_FMT_FP4{{$}}
+; CHECK: {{v_wmma_f32_16x16x128_f8f6f4|v_wmma_scale_f32_16x16x128_f8f6f4}} {{([^ ]+, )*[^ ]+}} matrix_a_fmt:MATRIX_FMT_FP6 matrix_b_fmt:MATRIX_FMT_FP4{{$}}
 ; OBJ-LABEL: <wmma_f32_16x16x128_f8f6f4__a_fp6_v16__b_fp4_v8>:
-; OBJ: {{v_wmma_f32_16x16x128_f8f6f4|v_wmma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_FP6 matrix_b_fmt:MATRIX_FMT_FP4{{ *(//.*)?$}}
+; OBJ: {{v_wmma_f32_16x16x128_f8f6f4|v_wmma_scale_f32_16x16x128_f8f6f4}} {{([^ ]+, )*[^ ]+}} matrix_a_fmt:MATRIX_FMT_FP6 matrix_b_fmt:MATRIX_FMT_FP4{{ *(//.*)?$}}
   %r.wmma_f32_16x16x128_f8f6f4__a_fp6_v16__b_fp4_v8 = call <8 x float> @llvm.amdgcn.wmma.f32.16x16x128.f8f6f4.v8f32.v16i32.v8i32(i32 2, <16 x i32> %a, i32 4, <8 x i32> %b, i16 0, <8 x float> %c)
   store <8 x float> %r.wmma_f32_16x16x128_f8f6f4__a_fp6_v16__b_fp4_v8, ptr addrspace(1) %out
   ret void
@@ -207,9 +207,9 @@ define amdgpu_ps void @wmma_f32_16x16x128_f8f6f4__a_fp6_v16__b_fp4_v8(<16 x i32>
 
 define amdgpu_ps void @wmma_f32_16x16x128_f8f6f4__a_fp6_v16__b_fp4_v12(<16 x i32> %a, <12 x i32> %b, <8 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}wmma_f32_16x16x128_f8f6f4__a_fp6_v16__b_fp4_v12:
-; CHECK: {{v_wmma_f32_16x16x128_f8f6f4|v_wmma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_FP6 matrix_b_fmt:MATRIX_FMT_FP4{{$}}
+; CHECK: {{v_wmma_f32_16x16x128_f8f6f4|v_wmma_scale_f32_16x16x128_f8f6f4}} {{([^ ]+, )*[^ ]+}} matrix_a_fmt:MATRIX_FMT_FP6 matrix_b_fmt:MATRIX_FMT_FP4{{$}}
 ; OBJ-LABEL: <wmma_f32_16x16x128_f8f6f4__a_fp6_v16__b_fp4_v12>:
-; OBJ: {{v_wmma_f32_16x16x128_f8f6f4|v_wmma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_FP6 matrix_b_fmt:MATRIX_FMT_FP4{{ *(//.*)?$}}
+; OBJ: {{v_wmma_f32_16x16x128_f8f6f4|v_wmma_scale_f32_16x16x128_f8f6f4}} {{([^ ]+, )*[^ ]+}} matrix_a_fmt:MATRIX_FMT_FP6 matrix_b_fmt:MATRIX_FMT_FP4{{ *(//.*)?$}}
   %r.wmma_f32_16x16x128_f8f6f4__a_fp6_v16__b_fp4_v12 = call <8 x float> @llvm.amdgcn.wmma.f32.16x16x128.f8f6f4.v8f32.v16i32.v12i32(i32 2, <16 x i32> %a, i32 4, <12 x i32> %b, i16 0, <8 x float> %c)
   store <8 x float> %r.wmma_f32_16x16x128_f8f6f4__a_fp6_v16__b_fp4_v12, ptr addrspace(1) %out
   ret void
@@ -217,9 +217,9 @@ define amdgpu_ps void @wmma_f32_16x16x128_f8f6f4__a_fp6_v16__b_fp4_v12(<16 x i32
 
 define amdgpu_ps void @wmma_f32_16x16x128_f8f6f4__a_fp6_v16__b_fp4_v16(<16 x i32> %a, <16 x i32> %b, <8 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}wmma_f32_16x16x128_f8f6f4__a_fp6_v16__b_fp4_v16:
-; CHECK: {{v_wmma_f32_16x16x128_f8f6f4|v_wmma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_FP6 matrix_b_fmt:MATRIX_FMT_FP4{{$}}
+; CHECK: {{v_wmma_f32_16x16x128_f8f6f4|v_wmma_scale_f32_16x16x128_f8f6f4}} {{([^ ]+, )*[^ ]+}} matrix_a_fmt:MATRIX_FMT_FP6 matrix_b_fmt:MATRIX_FMT_FP4{{$}}
 ; OBJ-LABEL: <wmma_f32_16x16x128_f8f6f4__a_fp6_v16__b_fp4_v16>:
-; OBJ: {{v_wmma_f32_16x16x128_f8f6f4|v_wmma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_FP6 matrix_b_fmt:MATRIX_FMT_FP4{{ *(//.*)?$}}
+; OBJ: {{v_wmma_f32_16x16x128_f8f6f4|v_wmma_scale_f32_16x16x128_f8f6f4}} {{([^ ]+, )*[^ ]+}} matrix_a_fmt:MATRIX_FMT_FP6 matrix_b_fmt:MATRIX_FMT_FP4{{ *(//.*)?$}}
   %r.wmma_f32_16x16x128_f8f6f4__a_fp6_v16__b_fp4_v16 = call <8 x float> @llvm.amdgcn.wmma.f32.16x16x128.f8f6f4.v8f32.v16i32.v16i32(i32 2, <16 x i32> %a, i32 4, <16 x i32> %b, i16 0, <8 x float> %c)
   store <8 x float> %r.wmma_f32_16x16x128_f8f6f4__a_fp6_v16__b_fp4_v16, ptr addrspace(1) %out
   ret void
@@ -227,9 +227,9 @@ define amdgpu_ps void @wmma_f32_16x16x128_f8f6f4__a_fp6_v16__b_fp4_v16(<16 x i32
 
 define amdgpu_ps void @wmma_f32_16x16x128_f8f6f4__a_bf6_v16__b_fp8_v16(<16 x i32> %a, <16 x i32> %b, <8 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}wmma_f32_16x16x128_f8f6f4__a_bf6_v16__b_fp8_v16:
-; CHECK: {{v_wmma_f32_16x16x128_f8f6f4|v_wmma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_BF6{{$}}
+; CHECK: {{v_wmma_f32_16x16x128_f8f6f4|v_wmma_scale_f32_16x16x128_f8f6f4}} {{([^ ]+, )*[^ ]+}} matrix_a_fmt:MATRIX_FMT_BF6{{$}}
 ; OBJ-LABEL: <wmma_f32_16x16x128_f8f6f4__a_bf6_v16__b_fp8_v16>:
-; OBJ: {{v_wmma_f32_16x16x128_f8f6f4|v_wmma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_BF6{{ *(//.*)?$}}
+; OBJ: {{v_wmma_f32_16x16x128_f8f6f4|v_wmma_scale_f32_16x16x128_f8f6f4}} {{([^ ]+, )*[^ ]+}} matrix_a_fmt:MATRIX_FMT_BF6{{ *(//.*)?$}}
   %r.wmma_f32_16x16x128_f8f6f4__a_bf6_v16__b_fp8_v16 = call <8 x float> @llvm.amdgcn.wmma.f32.16x16x128.f8f6f4.v8f32.v16i32.v16i32(i32 3, <16 x i32> %a, i32 0, <16 x i32> %b, i16 0, <8 x float> %c)
   store <8 x float> %r.wmma_f32_16x16x128_f8f6f4__a_bf6_v16__b_fp8_v16, ptr addrspace(1) %out
   ret void
@@ -237,9 +237,9 @@ define amdgpu_ps void @wmma_f32_16x16x128_f8f6f4__a_bf6_v16__b_fp8_v16(<16 x i32
 
 define amdgpu_ps void @wmma_f32_16x16x128_f8f6f4__a_bf6_v16__b_bf8_v16(<16 x i32> %a, <16 x i32> %b, <8 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}wmma_f32_16x16x128_f8f6f4__a_bf6_v16__b_bf8_v16:
-; CHECK: {{v_wmma_f32_16x16x128_f8f6f4|v_wmma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_BF6 matrix_b_fmt:MATRIX_FMT_BF8{{$}}
+; CHECK: {{v_wmma_f32_16x16x128_f8f6f4|v_wmma_scale_f32_16x16x128_f8f6f4}} {{([^ ]+, )*[^ ]+}} matrix_a_fmt:MATRIX_FMT_BF6 matrix_b_fmt:MATRIX_FMT_BF8{{$}}
 ; OBJ-LABEL: <wmma_f32_16x16x128_f8f6f4__a_bf6_v16__b_bf8_v16>:
-; OBJ: {{v_wmma_f32_16x16x128_f8f6f4|v_wmma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_BF6 matrix_b_fmt:MATRIX_FMT_BF8{{ *(//.*)?$}}
+; OBJ: {{v_wmma_f32_16x16x128_f8f6f4|v_wmma_scale_f32_16x16x128_f8f6f4}} {{([^ ]+, )*[^ ]+}} matrix_a_fmt:MATRIX_FMT_BF6 matrix_b_fmt:MATRIX_FMT_BF8{{ *(//.*)?$}}
   %r.wmma_f32_16x16x128_f8f6f4__a_bf6_v16__b_bf8_v16 = call <8 x float> @llvm.amdgcn.wmma.f32.16x16x128.f8f6f4.v8f32.v16i32.v16i32(i32 3, <16 x i32> %a, i32 1, <16 x i32> %b, i16 0, <8 x float> %c)
   store <8 x float> %r.wmma_f32_16x16x128_f8f6f4__a_bf6_v16__b_bf8_v16, ptr addrspace(1) %out
   ret void
@@ -247,9 +247,9 @@ define amdgpu_ps void @wmma_f32_16x16x128_f8f6f4__a_bf6_v16__b_bf8_v16(<16 x i32
 
 define amdgpu_ps void @wmma_f32_16x16x128_f8f6f4__a_bf6_v12__b_fp6_v16(<12 x i32> %a, <16 x i32> %b, <8 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}wmma_f32_16x16x128_f8f6f4__a_bf6_v12__b_fp6_v16:
-; CHECK: {{v_wmma_f32_16x16x128_f8f6f4|v_wmma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_BF6 matrix_b_fmt:MATRIX_FMT_FP6{{$}}
+; CHECK: {{v_wmma_f32_16x16x128_f8f6f4|v_wmma_scale_f32_16x16x128_f8f6f4}} {{([^ ]+, )*[^ ]+}} matrix_a_fmt:MATRIX_FMT_BF6 matrix_b_fmt:MATRIX_FMT_FP6{{$}}
 ; OBJ-LABEL: <wmma_f32_16x16x128_f8f6f4__a_bf6_v12__b_fp6_v16>:
-; OBJ: {{v_wmma_f32_16x16x128_f8f6f4|v_wmma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_BF6 matrix_b_fmt:MATRIX_FMT_FP6{{ *(//.*)?$}}
+; OBJ: {{v_wmma_f32_16x16x128_f8f6f4|v_wmma_scale_f32_16x16x128_f8f6f4}} {{([^ ]+, )*[^ ]+}} matrix_a_fmt:MATRIX_FMT_BF6 matrix_b_fmt:MATRIX_FMT_FP6{{ *(//.*)?$}}
   %r.wmma_f32_16x16x128_f8f6f4__a_bf6_v12__b_fp6_v16 = call <8 x float> @llvm.amdgcn.wmma.f32.16x16x128.f8f6f4.v8f32.v12i32.v16i32(i32 3, <12 x i32> %a, i32 2, <16 x i32> %b, i16 0, <8 x float> %c)
   store <8 x float> %r.wmma_f32_16x16x128_f8f6f4__a_bf6_v12__b_fp6_v16, ptr addrspace(1) %out
   ret void
@@ -257,9 +257,9 @@ define amdgpu_ps void @wmma_f32_16x16x128_f8f6f4__a_bf6_v12__b_fp6_v16(<12 x i32
 
 define amdgpu_ps void @wmma_f32_16x16x128_f8f6f4__a_bf6_v16__b_fp6_v12(<16 x i32> %a, <12 x i32> %b, <8 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}wmma_f32_16x16x128_f8f6f4__a_bf6_v16__b_fp6_v12:
-; CHECK: {{v_wmma_f32_16x16x128_f8f6f4|v_wmma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_BF6 matrix_b_fmt:MATRIX_FMT_FP6{{$}}
+; CHECK: {{v_wmma_f32_16x16x128_f8f6f4|v_wmma_scale_f32_16x16x128_f8f6f4}} {{([^ ]+, )*[^ ]+}} matrix_a_fmt:MATRIX_FMT_BF6 matrix_b_fmt:MATRIX_FMT_FP6{{$}}
 ; OBJ-LABEL: <wmma_f32_16x16x128_f8f6f4__a_bf6_v16__b_fp6_v12>:
-; OBJ: {{v_wmma_f32_16x16x128_f8f6f4|v_wmma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_BF6 matrix_b_fmt:MATRIX_FMT_FP6{{ *(//.*)?$}}
+; OBJ: {{v_wmma_f32_16x16x128_f8f6f4|v_wmma_scale_f32_16x16x128_f8f6f4}} {{([^ ]+, )*[^ ]+}} matrix_a_fmt:MATRIX_FMT_BF6 matrix_b_fmt:MATRIX_FMT_FP6{{ *(//.*)?$}}
   %r.wmma_f32_16x16x128_f8f6f4__a_bf6_v16__b_fp6_v12 = call <8 x float> @llvm.amdgcn.wmma.f32.16x16x128.f8f6f4.v8f32.v16i32.v12i32(i32 3, <16 x i32> %a, i32 2, <12 x i32> %b, i16 0, <8 x float> %c)
   store <8 x float> %r.wmma_f32_16x16x128_f8f6f4__a_bf6_v16__b_fp6_v12, ptr addrspace(1) %out
   ret void
@@ -267,9 +267,9 @@ define amdgpu_ps void @wmma_f32_16x16x128_f8f6f4__a_bf6_v16__b_fp6_v12(<16 x i32
 
 define amdgpu_ps void @wmma_f32_16x16x128_f8f6f4__a_bf6_v16__b_fp6_v16(<16 x i32> %a, <16 x i32> %b, <8 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}wmma_f32_16x16x128_f8f6f4__a_bf6_v16__b_fp6_v16:
-; CHECK: {{v_wmma_f32_16x16x128_f8f6f4|v_wmma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_BF6 matrix_b_fmt:MATRIX_FMT_FP6{{$}}
+; CHECK: {{v_wmma_f32_16x16x128_f8f6f4|v_wmma_scale_f32_16x16x128_f8f6f4}} {{([^ ]+, )*[^ ]+}} matrix_a_fmt:MATRIX_FMT_BF6 matrix_b_fmt:MATRIX_FMT_FP6{{$}}
 ; OBJ-LABEL: <wmma_f32_16x16x128_f8f6f4__a_bf6_v16__b_fp6_v16>:
-; OBJ: {{v_wmma_f32_16x16x128_f8f6f4|v_wmma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_BF6 matrix_b_fmt:MATRIX_FMT_FP6{{ *(//.*)?$}}
+; OBJ: {{v_wmma_f32_16x16x128_f8f6f4|v_wmma_scale_f32_16x16x128_f8f6f4}} {{([^ ]+, )*[^ ]+}} matrix_a_fmt:MATRIX_FMT_BF6 matrix_b_fmt:MATRIX_FMT_FP6{{ *(//.*)?$}}
   %r.wmma_f32_16x16x128_f8f6f4__a_bf6_v16__b_fp6_v16 = call <8 x float> @llvm.amdgcn.wmma.f32.16x16x128.f8f6f4.v8f32.v16i32.v16i32(i32 3, <16 x i32> %a, i32 2, <16 x i32> %b, i16 0, <8 x float> %c)
   store <8 x float> %r.wmma_f32_16x16x128_f8f6f4__a_bf6_v16__b_fp6_v16, ptr addrspace(1) %out
   ret void
@@ -277,9 +277,9 @@ define amdgpu_ps void @wmma_f32_16x16x128_f8f6f4__a_bf6_v16__b_fp6_v16(<16 x i32
 
 define amdgpu_ps void @wmma_f32_16x16x128_f8f6f4__a_bf6_v12__b_bf6_v16(<12 x i32> %a, <16 x i32> %b, <8 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}wmma_f32_16x16x128_f8f6f4__a_bf6_v12__b_bf6_v16:
-; CHECK: {{v_wmma_f32_16x16x128_f8f6f4|v_wmma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_BF6 matrix_b_fmt:MATRIX_FMT_BF6{{$}}
+; CHECK: {{v_wmma_f32_16x16x128_f8f6f4|v_wmma_scale_f32_16x16x128_f8f6f4}} {{([^ ]+, )*[^ ]+}} matrix_a_fmt:MATRIX_FMT_BF6 matrix_b_fmt:MATRIX_FMT_BF6{{$}}
 ; OBJ-LABEL: <wmma_f32_16x16x128_f8f6f4__a_bf6_v12__b_bf6_v16>:
-; OBJ: {{v_wmma_f32_16x16x128_f8f6f4|v_wmma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_BF6 matrix_b_fmt:MATRIX_FMT_BF6{{ *(//.*)?$}}
+; OBJ: {{v_wmma_f32_16x16x128_f8f6f4|v_wmma_scale_f32_16x16x128_f8f6f4}} {{([^ ]+, )*[^ ]+}} matrix_a_fmt:MATRIX_FMT_BF6 matrix_b_fmt:MATRIX_FMT_BF6{{ *(//.*)?$}}
   %r.wmma_f32_16x16x128_f8f6f4__a_bf6_v12__b_bf6_v16 = call <8 x float> @llvm.amdgcn.wmma.f32.16x16x128.f8f6f4.v8f32.v12i32.v16i32(i32 3, <12 x i32> %a, i32 3, <16 x i32> %b, i16 0, <8 x float> %c)
   store <8 x float> %r.wmma_f32_16x16x128_f8f6f4__a_bf6_v12__b_bf6_v16, ptr addrspace(1) %out
   ret void
@@ -287,9 +287,9 @@ define amdgpu_ps void @wmma_f32_16x16x128_f8f6f4__a_bf6_v12__b_bf6_v16(<12 x i32
 
 define amdgpu_ps void @wmma_f32_16x16x128_f8f6f4__a_bf6_v16__b_bf6_v12(<16 x i32> %a, <12 x i32> %b, <8 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}wmma_f32_16x16x128_f8f6f4__a_bf6_v16__b_bf6_v12:
-; CHECK: {{v_wmma_f32_16x16x128_f8f6f4|v_wmma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_BF6 matrix_b_fmt:MATRIX_FMT_BF6{{$}}
+; CHECK: {{v_wmma_f32_16x16x128_f8f6f4|v_wmma_scale_f32_16x16x128_f8f6f4}} {{([^ ]+, )*[^ ]+}} matrix_a_fmt:MATRIX_FMT_BF6 matrix_b_fmt:MATRIX_FMT_BF6{{$}}
 ; OBJ-LABEL: <wmma_f32_16x16x128_f8f6f4__a_bf6_v16__b_bf6_v12>:
-; OBJ: {{v_wmma_f32_16x16x128_f8f6f4|v_wmma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_BF6 matrix_b_fmt:MATRIX_FMT_BF6{{ *(//.*)?$}}
+; OBJ: {{v_wmma_f32_16x16x128_f8f6f4|v_wmma_scale_f32_16x16x128_f8f6f4}} {{([^ ]+, )*[^ ]+}} matrix_a_fmt:MATRIX_FMT_BF6 matrix_b_fmt:MATRIX_FMT_BF6{{ *(//.*)?$}}
   %r.wmma_f32_16x16x128_f8f6f4__a_bf6_v16__b_bf6_v12 = call <8 x float> @llvm.amdgcn.wmma.f32.16x16x128.f8f6f4.v8f32.v16i32.v12i32(i32 3, <16 x i32> %a, i32 3, <12 x i32> %b, i16 0, <8 x float> %c)
   store <8 x float> %r.wmma_f32_16x16x128_f8f6f4__a_bf6_v16__b_bf6_v12, ptr addrspace(1) %out
   ret void
@@ -297,9 +297,9 @@ define amdgpu_ps void @wmma_f32_16x16x128_f8f6f4__a_bf6_v16__b_bf6_v12(<16 x i32
 
 define amdgpu_ps void @wmma_f32_16x16x128_f8f6f4__a_bf6_v16__b_bf6_v16(<16 x i32> %a, <16 x i32> %b, <8 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}wmma_f32_16x16x128_f8f6f4__a_bf6_v16__b_bf6_v16:
-; CHECK: {{v_wmma_f32_16x16x128_f8f6f4|v_wmma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_BF6 matrix_b_fmt:MATRIX_FMT_BF6{{$}}
+; CHECK: {{v_wmma_f32_16x16x128_f8f6f4|v_wmma_scale_f32_16x16x128_f8f6f4}} {{([^ ]+, )*[^ ]+}} matrix_a_fmt:MATRIX_FMT_BF6 matrix_b_fmt:MATRIX_FMT_BF6{{$}}
 ; OBJ-LABEL: <wmma_f32_16x16x128_f8f6f4__a_bf6_v16__b_bf6_v16>:
-; OBJ: {{v_wmma_f32_16x16x128_f8f6f4|v_wmma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_BF6 matrix_b_fmt:MATRIX_FMT_BF6{{ *(//.*)?$}}
+; OBJ: {{v_wmma_f32_16x16x128_f8f6f4|v_wmma_scale_f32_16x16x128_f8f6f4}} {{([^ ]+, )*[^ ]+}} matrix_a_fmt:MATRIX_FMT_BF6 matrix_b_fmt:MATRIX_FMT_BF6{{ *(//.*)?$}}
   %r.wmma_f32_16x16x128_f8f6f4__a_bf6_v16__b_bf6_v16 = call <8 x float> @llvm.amdgcn.wmma.f32.16x16x128.f8f6f4.v8f32.v16i32.v16i32(i32 3, <16 x i32> %a, i32 3, <16 x i32> %b, i16 0, <8 x float> %c)
   store <8 x float> %r.wmma_f32_16x16x128_f8f6f4__a_bf6_v16__b_bf6_v16, ptr addrspace(1) %out
   ret void
@@ -307,9 +307,9 @@ define amdgpu_ps void @wmma_f32_16x16x128_f8f6f4__a_bf6_v16__b_bf6_v16(<16 x i32
 
 define amdgpu_ps void @wmma_f32_16x16x128_f8f6f4__a_bf6_v12__b_fp4_v12(<12 x i32> %a, <12 x i32> %b, <8 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}wmma_f32_16x16x128_f8f6f4__a_bf6_v12__b_fp4_v12:
-; CHECK: {{v_wmma_f32_16x16x128_f8f6f4|v_wmma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_BF6 matrix_b_fmt:MATRIX_FMT_FP4{{$}}
+; CHECK: {{v_wmma_f32_16x16x128_f8f6f4|v_wmma_scale_f32_16x16x128_f8f6f4}} {{([^ ]+, )*[^ ]+}} matrix_a_fmt:MATRIX_FMT_BF6 matrix_b_fmt:MATRIX_FMT_FP4{{$}}
 ; OBJ-LABEL: <wmma_f32_16x16x128_f8f6f4__a_bf6_v12__b_fp4_v12>:
-; OBJ: {{v_wmma_f32_16x16x128_f8f6f4|v_wmma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_BF6 matrix_b_fmt:MATRIX_FMT_FP4{{ *(//.*)?$}}
+; OBJ: {{v_wmma_f32_16x16x128_f8f6f4|v_wmma_scale_f32_16x16x128_f8f6f4}} {{([^ ]+, )*[^ ]+}} matrix_a_fmt:MATRIX_FMT_BF6 matrix_b_fmt:MATRIX_FMT_FP4{{ *(//.*)?$}}
   %r.wmma_f32_16x16x128_f8f6f4__a_bf6_v12__b_fp4_v12 = call <8 x float> @llvm.amdgcn.wmma.f32.16x16x128.f8f6f4.v8f32.v12i32.v12i32(i32 3, <12 x i32> %a, i32 4, <12 x i32> %b, i16 0, <8 x float> %c)
   store <8 x float> %r.wmma_f32_16x16x128_f8f6f4__a_bf6_v12__b_fp4_v12, ptr addrspace(1) %out
   ret void
@@ -317,9 +317,9 @@ define amdgpu_ps void @wmma_f32_16x16x128_f8f6f4__a_bf6_v12__b_fp4_v12(<12 x i32
 
 define amdgpu_ps void @wmma_f32_16x16x128_f8f6f4__a_bf6_v12__b_fp4_v16(<12 x i32> %a, <16 x i32> %b, <8 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}wmma_f32_16x16x128_f8f6f4__a_bf6_v12__b_fp4_v16:
-; CHECK: {{v_wmma_f32_16x16x128_f8f6f4|v_wmma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_BF6 matrix_b_fmt:MATRIX_FMT_FP4{{$}}
+; CHECK: {{v_wmma_f32_16x16x128_f8f6f4|v_wmma_scale_f32_16x16x128_f8f6f4}} {{([^ ]+, )*[^ ]+}} matrix_a_fmt:MATRIX_FMT_BF6 matrix_b_fmt:MATRIX_FMT_FP4{{$}}
 ; OBJ-LABEL: <wmma_f32_16x16x128_f8f6f4__a_bf6_v12__b_fp4_v16>:
-; OBJ: {{v_wmma_f32_16x16x128_f8f6f4|v_wmma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_BF6 matrix_b_fmt:MATRIX_FMT_FP4{{ *(//.*)?$}}
+; OBJ: {{v_wmma_f32_16x16x128_f8f6f4|v_wmma_scale_f32_16x16x128_f8f6f4}} {{([^ ]+, )*[^ ]+}} matrix_a_fmt:MATRIX_FMT_BF6 matrix_b_fmt:MATRIX_FMT_FP4{{ *(//.*)?$}}
   %r.wmma_f32_16x16x128_f8f6f4__a_bf6_v12__b_fp4_v16 = call <8 x float> @llvm.amdgcn.wmma.f32.16x16x128.f8f6f4.v8f32.v12i32.v16i32(i32 3, <12 x i32> %a, i32 4, <16 x i32> %b, i16 0, <8 x float> %c)
   store <8 x float> %r.wmma_f32_16x16x128_f8f6f4__a_bf6_v12__b_fp4_v16, ptr addrspace(1) %out
   ret void
@@ -327,9 +327,9 @@ define amdgpu_ps void @wmma_f32_16x16x128_f8f6f4__a_bf6_v12__b_fp4_v16(<12 x i32
 
 define amdgpu_ps void @wmma_f32_16x16x128_f8f6f4__a_bf6_v16__b_fp4_v8(<16 x i32> %a, <8 x i32> %b, <8 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}wmma_f32_16x16x128_f8f6f4__a_bf6_v16__b_fp4_v8:
-; CHECK: {{v_wmma_f32_16x16x128_f8f6f4|v_wmma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_BF6 matrix_b_fmt:MATRIX_FMT_FP4{{$}}
+; CHECK: {{v_wmma_f32_16x16x128_f8f6f4|v_wmma_scale_f32_16x16x128_f8f6f4}} {{([^ ]+, )*[^ ]+}} matrix_a_fmt:MATRIX_FMT_BF6 matrix_b_fmt:MATRIX_FMT_FP4{{$}}
 ; OBJ-LABEL: <wmma_f32_16x16x128_f8f6f4__a_bf6_v16__b_fp4_v8>:
-; OBJ: {{v_wmma_f32_16x16x128_f8f6f4|v_wmma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_BF6 matrix_b_fmt:MATRIX_FMT_FP4{{ *(//.*)?$}}
+; OBJ: {{v_wmma_f32_16x16x128_f8f6f4|v_wmma_scale_f32_16x16x128_f8f6f4}} {{([^ ]+, )*[^ ]+}} matrix_a_fmt:MATRIX_FMT_BF6 matrix_b_fmt:MATRIX_FMT_FP4{{ *(//.*)?$}}
   %r.wmma_f32_16x16x128_f8f6f4__a_bf6_v16__b_fp4_v8 = call <8 x float> @llvm.amdgcn.wmma.f32.16x16x128.f8f6f4.v8f32.v16i32.v8i32(i32 3, <16 x i32> %a, i32 4, <8 x i32> %b, i16 0, <8 x float> %c)
   store <8 x float> %r.wmma_f32_16x16x128_f8f6f4__a_bf6_v16__b_fp4_v8, ptr addrspace(1) %out
   ret void
@@ -337,9 +337,9 @@ define amdgpu_ps void @wmma_f32_16x16x128_f8f6f4__a_bf6_v16__b_fp4_v8(<16 x i32>
 
 define amdgpu_ps void @wmma_f32_16x16x128_f8f6f4__a_bf6_v16__b_fp4_v12(<16 x i32> %a, <12 x i32> %b, <8 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}wmma_f32_16x16x128_f8f6f4__a_bf6_v16__b_fp4_v12:
-; CHECK: {{v_wmma_f32_16x16x128_f8f6f4|v_wmma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_BF6 matrix_b_fmt:MATRIX_FMT_FP4{{$}}
+; CHECK: {{v_wmma_f32_16x16x128_f8f6f4|v_wmma_scale_f32_16x16x128_f8f6f4}} {{([^ ]+, )*[^ ]+}} matrix_a_fmt:MATRIX_FMT_BF6 matrix_b_fmt:MATRIX_FMT_FP4{{$}}
 ; OBJ-LABEL: <wmma_f32_16x16x128_f8f6f4__a_bf6_v16__b_fp4_v12>:
-; OBJ: {{v_wmma_f32_16x16x128_f8f6f4|v_wmma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_BF6 matrix_b_fmt:MATRIX_FMT_FP4{{ *(//.*)?$}}
+; OBJ: {{v_wmma_f32_16x16x128_f8f6f4|v_wmma_scale_f32_16x16x128_f8f6f4}} {{([^ ]+, )*[^ ]+}} matrix_a_fmt:MATRIX_FMT_BF6 matrix_b_fmt:MATRIX_FMT_FP4{{ *(//.*)?$}}
   %r.wmma_f32_16x16x128_f8f6f4__a_bf6_v16__b_fp4_v12 = call <8 x float> @llvm.amdgcn.wmma.f32.16x16x128.f8f6f4.v8f32.v16i32.v12i32(i32 3, <16 x i32> %a, i32 4, <12 x i32> %b, i16 0, <8 x float> %c)
   store <8 x float> %r.wmma_f32_16x16x128_f8f6f4__a_bf6_v16__b_fp4_v12, ptr addrspace(1) %out
   ret void
@@ -347,9 +347,9 @@ define amdgpu_ps void @wmma_f32_16x16x128_f8f6f4__a_bf6_v16__b_fp4_v12(<16 x i32
 
 define amdgpu_ps void @wmma_f32_16x16x128_f8f6f4__a_bf6_v16__b_fp4_v16(<16 x i32> %a, <16 x i32> %b, <8 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}wmma_f32_16x16x128_f8f6f4__a_bf6_v16__b_fp4_v16:
-; CHECK: {{v_wmma_f32_16x16x128_f8f6f4|v_wmma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_BF6 matrix_b_fmt:MATRIX_FMT_FP4{{$}}
+; CHECK: {{v_wmma_f32_16x16x128_f8f6f4|v_wmma_scale_f32_16x16x128_f8f6f4}} {{([^ ]+, )*[^ ]+}} matrix_a_fmt:MATRIX_FMT_BF6 matrix_b_fmt:MATRIX_FMT_FP4{{$}}
 ; OBJ-LABEL: <wmma_f32_16x16x128_f8f6f4__a_bf6_v16__b_fp4_v16>:
-; OBJ: {{v_wmma_f32_16x16x128_f8f6f4|v_wmma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_BF6 matrix_b_fmt:MATRIX_FMT_FP4{{ *(//.*)?$}}
+; OBJ: {{v_wmma_f32_16x16x128_f8f6f4|v_wmma_scale_f32_16x16x128_f8f6f4}} {{([^ ]+, )*[^ ]+}} matrix_a_fmt:MATRIX_FMT_BF6 matrix_b_fmt:MATRIX_FMT_FP4{{ *(//.*)?$}}
   %r.wmma_f32_16x16x128_f8f6f4__a_bf6_v16__b_fp4_v16 = call <8 x float> @llvm.amdgcn.wmma.f32.16x16x128.f8f6f4.v8f32.v16i32.v16i32(i32 3, <16 x i32> %a, i32 4, <16 x i32> %b, i16 0, <8 x float> %c)
   store <8 x float> %r.wmma_f32_16x16x128_f8f6f4__a_bf6_v16__b_fp4_v16, ptr addrspace(1) %out
   ret void
@@ -357,9 +357,9 @@ define amdgpu_ps void @wmma_f32_16x16x128_f8f6f4__a_bf6_v16__b_fp4_v16(<16 x i32
 
 define amdgpu_ps void @wmma_f32_16x16x128_f8f6f4__a_fp4_v12__b_fp8_v16(<12 x i32> %a, <16 x i32> %b, <8 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}wmma_f32_16x16x128_f8f6f4__a_fp4_v12__b_fp8_v16:
-; CHECK: {{v_wmma_f32_16x16x128_f8f6f4|v_wmma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_FP4{{$}}
+; CHECK: {{v_wmma_f32_16x16x128_f8f6f4|v_wmma_scale_f32_16x16x128_f8f6f4}} {{([^ ]+, )*[^ ]+}} matrix_a_fmt:MATRIX_FMT_FP4{{$}}
 ; OBJ-LABEL: <wmma_f32_16x16x128_f8f6f4__a_fp4_v12__b_fp8_v16>:
-; OBJ: {{v_wmma_f32_16x16x128_f8f6f4|v_wmma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_FP4{{ *(//.*)?$}}
+; OBJ: {{v_wmma_f32_16x16x128_f8f6f4|v_wmma_scale_f32_16x16x128_f8f6f4}} {{([^ ]+, )*[^ ]+}} matrix_a_fmt:MATRIX_FMT_FP4{{ *(//.*)?$}}
   %r.wmma_f32_16x16x128_f8f6f4__a_fp4_v12__b_fp8_v16 = call <8 x float> @llvm.amdgcn.wmma.f32.16x16x128.f8f6f4.v8f32.v12i32.v16i32(i32 4, <12 x i32> %a, i32 0, <16 x i32> %b, i16 0, <8 x float> %c)
   store <8 x float> %r.wmma_f32_16x16x128_f8f6f4__a_fp4_v12__b_fp8_v16, ptr addrspace(1) %out
   ret void
@@ -367,9 +367,9 @@ define amdgpu_ps void @wmma_f32_16x16x128_f8f6f4__a_fp4_v12__b_fp8_v16(<12 x i32
 
 define amdgpu_ps void @wmma_f32_16x16x128_f8f6f4__a_fp4_v16__b_fp8_v16(<16 x i32> %a, <16 x i32> %b, <8 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}wmma_f32_16x16x128_f8f6f4__a_fp4_v16__b_fp8_v16:
-; CHECK: {{v_wmma_f32_16x16x128_f8f6f4|v_wmma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_FP4{{$}}
+; CHECK: {{v_wmma_f32_16x16x128_f8f6f4|v_wmma_scale_f32_16x16x128_f8f6f4}} {{([^ ]+, )*[^ ]+}} matrix_a_fmt:MATRIX_FMT_FP4{{$}}
 ; OBJ-LABEL: <wmma_f32_16x16x128_f8f6f4__a_fp4_v16__b_fp8_v16>:
-; OBJ: {{v_wmma_f32_16x16x128_f8f6f4|v_wmma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_FP4{{ *(//.*)?$}}
+; OBJ: {{v_wmma_f32_16x16x128_f8f6f4|v_wmma_scale_f32_16x16x128_f8f6f4}} {{([^ ]+, )*[^ ]+}} matrix_a_fmt:MATRIX_FMT_FP4{{ *(//.*)?$}}
   %r.wmma_f32_16x16x128_f8f6f4__a_fp4_v16__b_fp8_v16 = call <8 x float> @llvm.amdgcn.wmma.f32.16x16x128.f8f6f4.v8f32.v16i32.v16i32(i32 4, <16 x i32> %a, i32 0, <16 x i32> %b, i16 0, <8 x float> %c)
   store <8 x float> %r.wmma_f32_16x16x128_f8f6f4__a_fp4_v16__b_fp8_v16, ptr addrspace(1) %out
   ret void
@@ -377,9 +377,9 @@ define amdgpu_ps void @wmma_f32_16x16x128_f8f6f4__a_fp4_v16__b_fp8_v16(<16 x i32
 
 define amdgpu_ps void @wmma_f32_16x16x128_f8f6f4__a_fp4_v12__b_bf8_v16(<12 x i32> %a, <16 x i32> %b, <8 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}wmma_f32_16x16x128_f8f6f4__a_fp4_v12__b_bf8_v16:
-; CHECK: {{v_wmma_f32_16x16x128_f8f6f4|v_wmma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_FP4 matrix_b_fmt:MATRIX_FMT_BF8{{$}}
+; CHECK: {{v_wmma_f32_16x16x128_f8f6f4|v_wmma_scale_f32_16x16x128_f8f6f4}} {{([^ ]+, )*[^ ]+}} matrix_a_fmt:MATRIX_FMT_FP4 matrix_b_fmt:MATRIX_FMT_BF8{{$}}
 ; OBJ-LABEL: <wmma_f32_16x16x128_f8f6f4__a_fp4_v12__b_bf8_v16>:
-; OBJ: {{v_wmma_f32_16x16x128_f8f6f4|v_wmma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_FP4 matrix_b_fmt:MATRIX_FMT_BF8{{ *(//.*)?$}}
+; OBJ: {{v_wmma_f32_16x16x128_f8f6f4|v_wmma_scale_f32_16x16x128_f8f6f4}} {{([^ ]+, )*[^ ]+}} matrix_a_fmt:MATRIX_FMT_FP4 matrix_b_fmt:MATRIX_FMT_BF8{{ *(//.*)?$}}
   %r.wmma_f32_16x16x128_f8f6f4__a_fp4_v12__b_bf8_v16 = call <8 x float> @llvm.amdgcn.wmma.f32.16x16x128.f8f6f4.v8f32.v12i32.v16i32(i32 4, <12 x i32> %a, i32 1, <16 x i32> %b, i16 0, <8 x float> %c)
   store <8 x float> %r.wmma_f32_16x16x128_f8f6f4__a_fp4_v12__b_bf8_v16, ptr addrspace(1) %out
   ret void
@@ -387,9 +387,9 @@ define amdgpu_ps void @wmma_f32_16x16x128_f8f6f4__a_fp4_v12__b_bf8_v16(<12 x i32
 
 define amdgpu_ps void @wmma_f32_16x16x128_f8f6f4__a_fp4_v16__b_bf8_v16(<16 x i32> %a, <16 x i32> %b, <8 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}wmma_f32_16x16x128_f8f6f4__a_fp4_v16__b_bf8_v16:
-; CHECK: {{v_wmma_f32_16x16x128_f8f6f4|v_wmma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_FP4 matrix_b_fmt:MATRIX_FMT_BF8{{$}}
+; CHECK: {{v_wmma_f32_16x16x128_f8f6f4|v_wmma_scale_f32_16x16x128_f8f6f4}} {{([^ ]+, )*[^ ]+}} matrix_a_fmt:MATRIX_FMT_FP4 matrix_b_fmt:MATRIX_FMT_BF8{{$}}
 ; OBJ-LABEL: <wmma_f32_16x16x128_f8f6f4__a_fp4_v16__b_bf8_v16>:
-; OBJ: {{v_wmma_f32_16x16x128_f8f6f4|v_wmma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_FP4 matrix_b_fmt:MATRIX_FMT_BF8{{ *(//.*)?$}}
+; OBJ: {{v_wmma_f32_16x16x128_f8f6f4|v_wmma_scale_f32_16x16x128_f8f6f4}} {{([^ ]+, )*[^ ]+}} matrix_a_fmt:MATRIX_FMT_FP4 matrix_b_fmt:MATRIX_FMT_BF8{{ *(//.*)?$}}
   %r.wmma_f32_16x16x128_f8f6f4__a_fp4_v16__b_bf8_v16 = call <8 x float> @llvm.amdgcn.wmma.f32.16x16x128.f8f6f4.v8f32.v16i32.v16i32(i32 4, <16 x i32> %a, i32 1, <16 x i32> %b, i16 0, <8 x float> %c)
   store <8 x float> %r.wmma_f32_16x16x128_f8f6f4__a_fp4_v16__b_bf8_v16, ptr addrspace(1) %out
   ret void
@@ -397,9 +397,9 @@ define amdgpu_ps void @wmma_f32_16x16x128_f8f6f4__a_fp4_v16__b_bf8_v16(<16 x i32
 
 define amdgpu_ps void @wmma_f32_16x16x128_f8f6f4__a_fp4_v8__b_fp6_v16(<8 x i32> %a, <16 x i32> %b, <8 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}wmma_f32_16x16x128_f8f6f4__a_fp4_v8__b_fp6_v16:
-; CHECK: {{v_wmma_f32_16x16x128_f8f6f4|v_wmma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_FP4 matrix_b_fmt:MATRIX_FMT_FP6{{$}}
+; CHECK: {{v_wmma_f32_16x16x128_f8f6f4|v_wmma_scale_f32_16x16x128_f8f6f4}} {{([^ ]+, )*[^ ]+}} matrix_a_fmt:MATRIX_FMT_FP4 matrix_b_fmt:MATRIX_FMT_FP6{{$}}
 ; OBJ-LABEL: <wmma_f32_16x16x128_f8f6f4__a_fp4_v8__b_fp6_v16>:
-; OBJ: {{v_wmma_f32_16x16x128_f8f6f4|v_wmma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_FP4 matrix_b_fmt:MATRIX_FMT_FP6{{ *(//.*)?$}}
+; OBJ: {{v_wmma_f32_16x16x128_f8f6f4|v_wmma_scale_f32_16x16x128_f8f6f4}} {{([^ ]+, )*[^ ]+}} matrix_a_fmt:MATRIX_FMT_FP4 matrix_b_fmt:MATRIX_FMT_FP6{{ *(//.*)?$}}
   %r.wmma_f32_16x16x128_f8f6f4__a_fp4_v8__b_fp6_v16 = call <8 x float> @llvm.amdgcn.wmma.f32.16x16x128.f8f6f4.v8f32.v8i32.v16i32(i32 4, <8 x i32> %a, i32 2, <16 x i32> %b, i16 0, <8 x float> %c)
   store <8 x float> %r.wmma_f32_16x16x128_f8f6f4__a_fp4_v8__b_fp6_v16, ptr addrspace(1) %out
   ret void
@@ -407,9 +407,9 @@ define amdgpu_ps void @wmma_f32_16x16x128_f8f6f4__a_fp4_v8__b_fp6_v16(<8 x i32> 
 
 define amdgpu_ps void @wmma_f32_16x16x128_f8f6f4__a_fp4_v12__b_fp6_v12(<12 x i32> %a, <12 x i32> %b, <8 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}wmma_f32_16x16x128_f8f6f4__a_fp4_v12__b_fp6_v12:
-; CHECK: {{v_wmma_f32_16x16x128_f8f6f4|v_wmma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_FP4 matrix_b_fmt:MATRIX_FMT_FP6{{$}}
+; CHECK: {{v_wmma_f32_16x16x128_f8f6f4|v_wmma_scale_f32_16x16x128_f8f6f4}} {{([^ ]+, )*[^ ]+}} matrix_a_fmt:MATRIX_FMT_FP4 matrix_b_fmt:MATRIX_FMT_FP6{{$}}
 ; OBJ-LABEL: <wmma_f32_16x16x128_f8f6f4__a_fp4_v12__b_fp6_v12>:
-; OBJ: {{v_wmma_f32_16x16x128_f8f6f4|v_wmma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_FP4 matrix_b_fmt:MATRIX_FMT_FP6{{ *(//.*)?$}}
+; OBJ: {{v_wmma_f32_16x16x128_f8f6f4|v_wmma_scale_f32_16x16x128_f8f6f4}} {{([^ ]+, )*[^ ]+}} matrix_a_fmt:MATRIX_FMT_FP4 matrix_b_fmt:MATRIX_FMT_FP6{{ *(//.*)?$}}
   %r.wmma_f32_16x16x128_f8f6f4__a_fp4_v12__b_fp6_v12 = call <8 x float> @llvm.amdgcn.wmma.f32.16x16x128.f8f6f4.v8f32.v12i32.v12i32(i32 4, <12 x i32> %a, i32 2, <12 x i32> %b, i16 0, <8 x float> %c)
   store <8 x float> %r.wmma_f32_16x16x128_f8f6f4__a_fp4_v12__b_fp6_v12, ptr addrspace(1) %out
   ret void
@@ -417,9 +417,9 @@ define amdgpu_ps void @wmma_f32_16x16x128_f8f6f4__a_fp4_v12__b_fp6_v12(<12 x i32
 
 define amdgpu_ps void @wmma_f32_16x16x128_f8f6f4__a_fp4_v12__b_fp6_v16(<12 x i32> %a, <16 x i32> %b, <8 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}wmma_f32_16x16x128_f8f6f4__a_fp4_v12__b_fp6_v16:
-; CHECK: {{v_wmma_f32_16x16x128_f8f6f4|v_wmma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_FP4 matrix_b_fmt:MATRIX_FMT_FP6{{$}}
+; CHECK: {{v_wmma_f32_16x16x128_f8f6f4|v_wmma_scale_f32_16x16x128_f8f6f4}} {{([^ ]+, )*[^ ]+}} matrix_a_fmt:MATRIX_FMT_FP4 matrix_b_fmt:MATRIX_FMT_FP6{{$}}
 ; OBJ-LABEL: <wmma_f32_16x16x128_f8f6f4__a_fp4_v12__b_fp6_v16>:
-; OBJ: {{v_wmma_f32_16x16x128_f8f6f4|v_wmma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_FP4 matrix_b_fmt:MATRIX_FMT_FP6{{ *(//.*)?$}}
+; OBJ: {{v_wmma_f32_16x16x128_f8f6f4|v_wmma_scale_f32_16x16x128_f8f6f4}} {{([^ ]+, )*[^ ]+}} matrix_a_fmt:MATRIX_FMT_FP4 matrix_b_fmt:MATRIX_FMT_FP6{{ *(//.*)?$}}
   %r.wmma_f32_16x16x128_f8f6f4__a_fp4_v12__b_fp6_v16 = call <8 x float> @llvm.amdgcn.wmma.f32.16x16x128.f8f6f4.v8f32.v12i32.v16i32(i32 4, <12 x i32> %a, i32 2, <16 x i32> %b, i16 0, <8 x float> %c)
   store <8 x float> %r.wmma_f32_16x16x128_f8f6f4__a_fp4_v12__b_fp6_v16, ptr addrspace(1) %out
   ret void
@@ -427,9 +427,9 @@ define amdgpu_ps void @wmma_f32_16x16x128_f8f6f4__a_fp4_v12__b_fp6_v16(<12 x i32
 
 define amdgpu_ps void @wmma_f32_16x16x128_f8f6f4__a_fp4_v16__b_fp6_v12(<16 x i32> %a, <12 x i32> %b, <8 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}wmma_f32_16x16x128_f8f6f4__a_fp4_v16__b_fp6_v12:
-; CHECK: {{v_wmma_f32_16x16x128_f8f6f4|v_wmma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_FP4 matrix_b_fmt:MATRIX_FMT_FP6{{$}}
+; CHECK: {{v_wmma_f32_16x16x128_f8f6f4|v_wmma_scale_f32_16x16x128_f8f6f4}} {{([^ ]+, )*[^ ]+}} matrix_a_fmt:MATRIX_FMT_FP4 matrix_b_fmt:MATRIX_FMT_FP6{{$}}
 ; OBJ-LABEL: <wmma_f32_16x16x128_f8f6f4__a_fp4_v16__b_fp6_v12>:
-; OBJ: {{v_wmma_f32_16x16x128_f8f6f4|v_wmma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_FP4 matrix_b_fmt:MATRIX_FMT_FP6{{ *(//.*)?$}}
+; OBJ: {{v_wmma_f32_16x16x128_f8f6f4|v_wmma_scale_f32_16x16x128_f8f6f4}} {{([^ ]+, )*[^ ]+}} matrix_a_fmt:MATRIX_FMT_FP4 matrix_b_fmt:MATRIX_FMT_FP6{{ *(//.*)?$}}
   %r.wmma_f32_16x16x128_f8f6f4__a_fp4_v16__b_fp6_v12 = call <8 x float> @llvm.amdgcn.wmma.f32.16x16x128.f8f6f4.v8f32.v16i32.v12i32(i32 4, <16 x i32> %a, i32 2, <12 x i32> %b, i16 0, <8 x float> %c)
   store <8 x float> %r.wmma_f32_16x16x128_f8f6f4__a_fp4_v16__b_fp6_v12, ptr addrspace(1) %out
   ret void
@@ -437,9 +437,9 @@ define amdgpu_ps void @wmma_f32_16x16x128_f8f6f4__a_fp4_v16__b_fp6_v12(<16 x i32
 
 define amdgpu_ps void @wmma_f32_16x16x128_f8f6f4__a_fp4_v16__b_fp6_v16(<16 x i32> %a, <16 x i32> %b, <8 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}wmma_f32_16x16x128_f8f6f4__a_fp4_v16__b_fp6_v16:
-; CHECK: {{v_wmma_f32_16x16x128_f8f6f4|v_wmma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_FP4 matrix_b_fmt:MATRIX_FMT_FP6{{$}}
+; CHECK: {{v_wmma_f32_16x16x128_f8f6f4|v_wmma_scale_f32_16x16x128_f8f6f4}} {{([^ ]+, )*[^ ]+}} matrix_a_fmt:MATRIX_FMT_FP4 matrix_b_fmt:MATRIX_FMT_FP6{{$}}
 ; OBJ-LABEL: <wmma_f32_16x16x128_f8f6f4__a_fp4_v16__b_fp6_v16>:
-; OBJ: {{v_wmma_f32_16x16x128_f8f6f4|v_wmma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_FP4 matrix_b_fmt:MATRIX_FMT_FP6{{ *(//.*)?$}}
+; OBJ: {{v_wmma_f32_16x16x128_f8f6f4|v_wmma_scale_f32_16x16x128_f8f6f4}} {{([^ ]+, )*[^ ]+}} matrix_a_fmt:MATRIX_FMT_FP4 matrix_b_fmt:MATRIX_FMT_FP6{{ *(//.*)?$}}
   %r.wmma_f32_16x16x128_f8f6f4__a_fp4_v16__b_fp6_v16 = call <8 x float> @llvm.amdgcn.wmma.f32.16x16x128.f8f6f4.v8f32.v16i32.v16i32(i32 4, <16 x i32> %a, i32 2, <16 x i32> %b, i16 0, <8 x float> %c)
   store <8 x float> %r.wmma_f32_16x16x128_f8f6f4__a_fp4_v16__b_fp6_v16, ptr addrspace(1) %out
   ret void
@@ -447,9 +447,9 @@ define amdgpu_ps void @wmma_f32_16x16x128_f8f6f4__a_fp4_v16__b_fp6_v16(<16 x i32
 
 define amdgpu_ps void @wmma_f32_16x16x128_f8f6f4__a_fp4_v8__b_bf6_v16(<8 x i32> %a, <16 x i32> %b, <8 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}wmma_f32_16x16x128_f8f6f4__a_fp4_v8__b_bf6_v16:
-; CHECK: {{v_wmma_f32_16x16x128_f8f6f4|v_wmma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_FP4 matrix_b_fmt:MATRIX_FMT_BF6{{$}}
+; CHECK: {{v_wmma_f32_16x16x128_f8f6f4|v_wmma_scale_f32_16x16x128_f8f6f4}} {{([^ ]+, )*[^ ]+}} matrix_a_fmt:MATRIX_FMT_FP4 matrix_b_fmt:MATRIX_FMT_BF6{{$}}
 ; OBJ-LABEL: <wmma_f32_16x16x128_f8f6f4__a_fp4_v8__b_bf6_v16>:
-; OBJ: {{v_wmma_f32_16x16x128_f8f6f4|v_wmma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_FP4 matrix_b_fmt:MATRIX_FMT_BF6{{ *(//.*)?$}}
+; OBJ: {{v_wmma_f32_16x16x128_f8f6f4|v_wmma_scale_f32_16x16x128_f8f6f4}} {{([^ ]+, )*[^ ]+}} matrix_a_fmt:MATRIX_FMT_FP4 matrix_b_fmt:MATRIX_FMT_BF6{{ *(//.*)?$}}
   %r.wmma_f32_16x16x128_f8f6f4__a_fp4_v8__b_bf6_v16 = call <8 x float> @llvm.amdgcn.wmma.f32.16x16x128.f8f6f4.v8f32.v8i32.v16i32(i32 4, <8 x i32> %a, i32 3, <16 x i32> %b, i16 0, <8 x float> %c)
   store <8 x float> %r.wmma_f32_16x16x128_f8f6f4__a_fp4_v8__b_bf6_v16, ptr addrspace(1) %out
   ret void
@@ -457,9 +457,9 @@ define amdgpu_ps void @wmma_f32_16x16x128_f8f6f4__a_fp4_v8__b_bf6_v16(<8 x i32> 
 
 define amdgpu_ps void @wmma_f32_16x16x128_f8f6f4__a_fp4_v12__b_bf6_v12(<12 x i32> %a, <12 x i32> %b, <8 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}wmma_f32_16x16x128_f8f6f4__a_fp4_v12__b_bf6_v12:
-; CHECK: {{v_wmma_f32_16x16x128_f8f6f4|v_wmma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_FP4 matrix_b_fmt:MATRIX_FMT_BF6{{$}}
+; CHECK: {{v_wmma_f32_16x16x128_f8f6f4|v_wmma_scale_f32_16x16x128_f8f6f4}} {{([^ ]+, )*[^ ]+}} matrix_a_fmt:MATRIX_FMT_FP4 matrix_b_fmt:MATRIX_FMT_BF6{{$}}
 ; OBJ-LABEL: <wmma_f32_16x16x128_f8f6f4__a_fp4_v12__b_bf6_v12>:
-; OBJ: {{v_wmma_f32_16x16x128_f8f6f4|v_wmma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_FP4 matrix_b_fmt:MATRIX_FMT_BF6{{ *(//.*)?$}}
+; OBJ: {{v_wmma_f32_16x16x128_f8f6f4|v_wmma_scale_f32_16x16x128_f8f6f4}} {{([^ ]+, )*[^ ]+}} matrix_a_fmt:MATRIX_FMT_FP4 matrix_b_fmt:MATRIX_FMT_BF6{{ *(//.*)?$}}
   %r.wmma_f32_16x16x128_f8f6f4__a_fp4_v12__b_bf6_v12 = call <8 x float> @llvm.amdgcn.wmma.f32.16x16x128.f8f6f4.v8f32.v12i32.v12i32(i32 4, <12 x i32> %a, i32 3, <12 x i32> %b, i16 0, <8 x float> %c)
   store <8 x float> %r.wmma_f32_16x16x128_f8f6f4__a_fp4_v12__b_bf6_v12, ptr addrspace(1) %out
   ret void
@@ -467,9 +467,9 @@ define amdgpu_ps void @wmma_f32_16x16x128_f8f6f4__a_fp4_v12__b_bf6_v12(<12 x i32
 
 define amdgpu_ps void @wmma_f32_16x16x128_f8f6f4__a_fp4_v12__b_bf6_v16(<12 x i32> %a, <16 x i32> %b, <8 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}wmma_f32_16x16x128_f8f6f4__a_fp4_v12__b_bf6_v16:
-; CHECK: {{v_wmma_f32_16x16x128_f8f6f4|v_wmma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_FP4 matrix_b_fmt:MATRIX_FMT_BF6{{$}}
+; CHECK: {{v_wmma_f32_16x16x128_f8f6f4|v_wmma_scale_f32_16x16x128_f8f6f4}} {{([^ ]+, )*[^ ]+}} matrix_a_fmt:MATRIX_FMT_FP4 matrix_b_fmt:MATRIX_FMT_BF6{{$}}
 ; OBJ-LABEL: <wmma_f32_16x16x128_f8f6f4__a_fp4_v12__b_bf6_v16>:
-; OBJ: {{v_wmma_f32_16x16x128_f8f6f4|v_wmma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_FP4 matrix_b_fmt:MATRIX_FMT_BF6{{ *(//.*)?$}}
+; OBJ: {{v_wmma_f32_16x16x128_f8f6f4|v_wmma_scale_f32_16x16x128_f8f6f4}} {{([^ ]+, )*[^ ]+}} matrix_a_fmt:MATRIX_FMT_FP4 matrix_b_fmt:MATRIX_FMT_BF6{{ *(//.*)?$}}
   %r.wmma_f32_16x16x128_f8f6f4__a_fp4_v12__b_bf6_v16 = call <8 x float> @llvm.amdgcn.wmma.f32.16x16x128.f8f6f4.v8f32.v12i32.v16i32(i32 4, <12 x i32> %a, i32 3, <16 x i32> %b, i16 0, <8 x float> %c)
   store <8 x float> %r.wmma_f32_16x16x128_f8f6f4__a_fp4_v12__b_bf6_v16, ptr addrspace(1) %out
   ret void
@@ -477,9 +477,9 @@ define amdgpu_ps void @wmma_f32_16x16x128_f8f6f4__a_fp4_v12__b_bf6_v16(<12 x i32
 
 define amdgpu_ps void @wmma_f32_16x16x128_f8f6f4__a_fp4_v16__b_bf6_v12(<16 x i32> %a, <12 x i32> %b, <8 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}wmma_f32_16x16x128_f8f6f4__a_fp4_v16__b_bf6_v12:
-; CHECK: {{v_wmma_f32_16x16x128_f8f6f4|v_wmma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_FP4 matrix_b_fmt:MATRIX_FMT_BF6{{$}}
+; CHECK: {{v_wmma_f32_16x16x128_f8f6f4|v_wmma_scale_f32_16x16x128_f8f6f4}} {{([^ ]+, )*[^ ]+}} matrix_a_fmt:MATRIX_FMT_FP4 matrix_b_fmt:MATRIX_FMT_BF6{{$}}
 ; OBJ-LABEL: <wmma_f32_16x16x128_f8f6f4__a_fp4_v16__b_bf6_v12>:
-; OBJ: {{v_wmma_f32_16x16x128_f8f6f4|v_wmma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_FP4 matrix_b_fmt:MATRIX_FMT_BF6{{ *(//.*)?$}}
+; OBJ: {{v_wmma_f32_16x16x128_f8f6f4|v_wmma_scale_f32_16x16x128_f8f6f4}} {{([^ ]+, )*[^ ]+}} matrix_a_fmt:MATRIX_FMT_FP4 matrix_b_fmt:MATRIX_FMT_BF6{{ *(//.*)?$}}
   %r.wmma_f32_16x16x128_f8f6f4__a_fp4_v16__b_bf6_v12 = call <8 x float> @llvm.amdgcn.wmma.f32.16x16x128.f8f6f4.v8f32.v16i32.v12i32(i32 4, <16 x i32> %a, i32 3, <12 x i32> %b, i16 0, <8 x float> %c)
   store <8 x float> %r.wmma_f32_16x16x128_f8f6f4__a_fp4_v16__b_bf6_v12, ptr addrspace(1) %out
   ret void
@@ -487,9 +487,9 @@ define amdgpu_ps void @wmma_f32_16x16x128_f8f6f4__a_fp4_v16__b_bf6_v12(<16 x i32
 
 define amdgpu_ps void @wmma_f32_16x16x128_f8f6f4__a_fp4_v16__b_bf6_v16(<16 x i32> %a, <16 x i32> %b, <8 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}wmma_f32_16x16x128_f8f6f4__a_fp4_v16__b_bf6_v16:
-; CHECK: {{v_wmma_f32_16x16x128_f8f6f4|v_wmma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_FP4 matrix_b_fmt:MATRIX_FMT_BF6{{$}}
+; CHECK: {{v_wmma_f32_16x16x128_f8f6f4|v_wmma_scale_f32_16x16x128_f8f6f4}} {{([^ ]+, )*[^ ]+}} matrix_a_fmt:MATRIX_FMT_FP4 matrix_b_fmt:MATRIX_FMT_BF6{{$}}
 ; OBJ-LABEL: <wmma_f32_16x16x128_f8f6f4__a_fp4_v16__b_bf6_v16>:
-; OBJ: {{v_wmma_f32_16x16x128_f8f6f4|v_wmma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_FP4 matrix_b_fmt:MATRIX_FMT_BF6{{ *(//.*)?$}}
+; OBJ: {{v_wmma_f32_16x16x128_f8f6f4|v_wmma_scale_f32_16x16x128_f8f6f4}} {{([^ ]+, )*[^ ]+}} matrix_a_fmt:MATRIX_FMT_FP4 matrix_b_fmt:MATRIX_FMT_BF6{{ *(//.*)?$}}
   %r.wmma_f32_16x16x128_f8f6f4__a_fp4_v16__b_bf6_v16 = call <8 x float> @llvm.amdgcn.wmma.f32.16x16x128.f8f6f4.v8f32.v16i32.v16i32(i32 4, <16 x i32> %a, i32 3, <16 x i32> %b, i16 0, <8 x float> %c)
   store <8 x float> %r.wmma_f32_16x16x128_f8f6f4__a_fp4_v16__b_bf6_v16, ptr addrspace(1) %out
   ret void
@@ -497,9 +497,9 @@ define amdgpu_ps void @wmma_f32_16x16x128_f8f6f4__a_fp4_v16__b_bf6_v16(<16 x i32
 
 define amdgpu_ps void @wmma_f32_16x16x128_f8f6f4__a_fp4_v8__b_fp4_v12(<8 x i32> %a, <12 x i32> %b, <8 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}wmma_f32_16x16x128_f8f6f4__a_fp4_v8__b_fp4_v12:
-; CHECK: {{v_wmma_f32_16x16x128_f8f6f4|v_wmma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_FP4 matrix_b_fmt:MATRIX_FMT_FP4{{$}}
+; CHECK: {{v_wmma_f32_16x16x128_f8f6f4|v_wmma_scale_f32_16x16x128_f8f6f4}} {{([^ ]+, )*[^ ]+}} matrix_a_fmt:MATRIX_FMT_FP4 matrix_b_fmt:MATRIX_FMT_FP4{{$}}
 ; OBJ-LABEL: <wmma_f32_16x16x128_f8f6f4__a_fp4_v8__b_fp4_v12>:
-; OBJ: {{v_wmma_f32_16x16x128_f8f6f4|v_wmma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_FP4 matrix_b_fmt:MATRIX_FMT_FP4{{ *(//.*)?$}}
+; OBJ: {{v_wmma_f32_16x16x128_f8f6f4|v_wmma_scale_f32_16x16x128_f8f6f4}} {{([^ ]+, )*[^ ]+}} matrix_a_fmt:MATRIX_FMT_FP4 matrix_b_fmt:MATRIX_FMT_FP4{{ *(//.*)?$}}
   %r.wmma_f32_16x16x128_f8f6f4__a_fp4_v8__b_fp4_v12 = call <8 x float> @llvm.amdgcn.wmma.f32.16x16x128.f8f6f4.v8f32.v8i32.v12i32(i32 4, <8 x i32> %a, i32 4, <12 x i32> %b, i16 0, <8 x float> %c)
   store <8 x float> %r.wmma_f32_16x16x128_f8f6f4__a_fp4_v8__b_fp4_v12, ptr addrspace(1) %out
   ret void
@@ -507,9 +507,9 @@ define amdgpu_ps void @wmma_f32_16x16x128_f8f6f4__a_fp4_v8__b_fp4_v12(<8 x i32> 
 
 define amdgpu_ps void @wmma_f32_16x16x128_f8f6f4__a_fp4_v8__b_fp4_v16(<8 x i32> %a, <16 x i32> %b, <8 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}wmma_f32_16x16x128_f8f6f4__a_fp4_v8__b_fp4_v16:
-; CHECK: {{v_wmma_f32_16x16x128_f8f6f4|v_wmma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_FP4 matrix_b_fmt:MATRIX_FMT_FP4{{$}}
+; CHECK: {{v_wmma_f32_16x16x128_f8f6f4|v_wmma_scale_f32_16x16x128_f8f6f4}} {{([^ ]+, )*[^ ]+}} matrix_a_fmt:MATRIX_FMT_FP4 matrix_b_fmt:MATRIX_FMT_FP4{{$}}
 ; OBJ-LABEL: <wmma_f32_16x16x128_f8f6f4__a_fp4_v8__b_fp4_v16>:
-; OBJ: {{v_wmma_f32_16x16x128_f8f6f4|v_wmma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_FP4 matrix_b_fmt:MATRIX_FMT_FP4{{ *(//.*)?$}}
+; OBJ: {{v_wmma_f32_16x16x128_f8f6f4|v_wmma_scale_f32_16x16x128_f8f6f4}} {{([^ ]+, )*[^ ]+}} matrix_a_fmt:MATRIX_FMT_FP4 matrix_b_fmt:MATRIX_FMT_FP4{{ *(//.*)?$}}
   %r.wmma_f32_16x16x128_f8f6f4__a_fp4_v8__b_fp4_v16 = call <8 x float> @llvm.amdgcn.wmma.f32.16x16x128.f8f6f4.v8f32.v8i32.v16i32(i32 4, <8 x i32> %a, i32 4, <16 x i32> %b, i16 0, <8 x float> %c)
   store <8 x float> %r.wmma_f32_16x16x128_f8f6f4__a_fp4_v8__b_fp4_v16, ptr addrspace(1) %out
   ret void
@@ -517,9 +517,9 @@ define amdgpu_ps void @wmma_f32_16x16x128_f8f6f4__a_fp4_v8__b_fp4_v16(<8 x i32> 
 
 define amdgpu_ps void @wmma_f32_16x16x128_f8f6f4__a_fp4_v12__b_fp4_v8(<12 x i32> %a, <8 x i32> %b, <8 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}wmma_f32_16x16x128_f8f6f4__a_fp4_v12__b_fp4_v8:
-; CHECK: {{v_wmma_f32_16x16x128_f8f6f4|v_wmma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_FP4 matrix_b_fmt:MATRIX_FMT_FP4{{$}}
+; CHECK: {{v_wmma_f32_16x16x128_f8f6f4|v_wmma_scale_f32_16x16x128_f8f6f4}} {{([^ ]+, )*[^ ]+}} matrix_a_fmt:MATRIX_FMT_FP4 matrix_b_fmt:MATRIX_FMT_FP4{{$}}
 ; OBJ-LABEL: <wmma_f32_16x16x128_f8f6f4__a_fp4_v12__b_fp4_v8>:
-; OBJ: {{v_wmma_f32_16x16x128_f8f6f4|v_wmma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_FP4 matrix_b_fmt:MATRIX_FMT_FP4{{ *(//.*)?$}}
+; OBJ: {{v_wmma_f32_16x16x128_f8f6f4|v_wmma_scale_f32_16x16x128_f8f6f4}} {{([^ ]+, )*[^ ]+}} matrix_a_fmt:MATRIX_FMT_FP4 matrix_b_fmt:MATRIX_FMT_FP4{{ *(//.*)?$}}
   %r.wmma_f32_16x16x128_f8f6f4__a_fp4_v12__b_fp4_v8 = call <8 x float> @llvm.amdgcn.wmma.f32.16x16x128.f8f6f4.v8f32.v12i32.v8i32(i32 4, <12 x i32> %a, i32 4, <8 x i32> %b, i16 0, <8 x float> %c)
   store <8 x float> %r.wmma_f32_16x16x128_f8f6f4__a_fp4_v12__b_fp4_v8, ptr addrspace(1) %out
   ret void
@@ -527,9 +527,9 @@ define amdgpu_ps void @wmma_f32_16x16x128_f8f6f4__a_fp4_v12__b_fp4_v8(<12 x i32>
 
 define amdgpu_ps void @wmma_f32_16x16x128_f8f6f4__a_fp4_v12__b_fp4_v12(<12 x i32> %a, <12 x i32> %b, <8 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}wmma_f32_16x16x128_f8f6f4__a_fp4_v12__b_fp4_v12:
-; CHECK: {{v_wmma_f32_16x16x128_f8f6f4|v_wmma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_FP4 matrix_b_fmt:MATRIX_FMT_FP4{{$}}
+; CHECK: {{v_wmma_f32_16x16x128_f8f6f4|v_wmma_scale_f32_16x16x128_f8f6f4}} {{([^ ]+, )*[^ ]+}} matrix_a_fmt:MATRIX_FMT_FP4 matrix_b_fmt:MATRIX_FMT_FP4{{$}}
 ; OBJ-LABEL: <wmma_f32_16x16x128_f8f6f4__a_fp4_v12__b_fp4_v12>:
-; OBJ: {{v_wmma_f32_16x16x128_f8f6f4|v_wmma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_FP4 matrix_b_fmt:MATRIX_FMT_FP4{{ *(//.*)?$}}
+; OBJ: {{v_wmma_f32_16x16x128_f8f6f4|v_wmma_scale_f32_16x16x128_f8f6f4}} {{([^ ]+, )*[^ ]+}} matrix_a_fmt:MATRIX_FMT_FP4 matrix_b_fmt:MATRIX_FMT_FP4{{ *(//.*)?$}}
   %r.wmma_f32_16x16x128_f8f6f4__a_fp4_v12__b_fp4_v12 = call <8 x float> @llvm.amdgcn.wmma.f32.16x16x128.f8f6f4.v8f32.v12i32.v12i32(i32 4, <12 x i32> %a, i32 4, <12 x i32> %b, i16 0, <8 x float> %c)
   store <8 x float> %r.wmma_f32_16x16x128_f8f6f4__a_fp4_v12__b_fp4_v12, ptr addrspace(1) %out
   ret void
@@ -537,9 +537,9 @@ define amdgpu_ps void @wmma_f32_16x16x128_f8f6f4__a_fp4_v12__b_fp4_v12(<12 x i32
 
 define amdgpu_ps void @wmma_f32_16x16x128_f8f6f4__a_fp4_v12__b_fp4_v16(<12 x i32> %a, <16 x i32> %b, <8 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}wmma_f32_16x16x128_f8f6f4__a_fp4_v12__b_fp4_v16:
-; CHECK: {{v_wmma_f32_16x16x128_f8f6f4|v_wmma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_FP4 matrix_b_fmt:MATRIX_FMT_FP4{{$}}
+; CHECK: {{v_wmma_f32_16x16x128_f8f6f4|v_wmma_scale_f32_16x16x128_f8f6f4}} {{([^ ]+, )*[^ ]+}} matrix_a_fmt:MATRIX_FMT_FP4 matrix_b_fmt:MATRIX_FMT_FP4{{$}}
 ; OBJ-LABEL: <wmma_f32_16x16x128_f8f6f4__a_fp4_v12__b_fp4_v16>:
-; OBJ: {{v_wmma_f32_16x16x128_f8f6f4|v_wmma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_FP4 matrix_b_fmt:MATRIX_FMT_FP4{{ *(//.*)?$}}
+; OBJ: {{v_wmma_f32_16x16x128_f8f6f4|v_wmma_scale_f32_16x16x128_f8f6f4}} {{([^ ]+, )*[^ ]+}} matrix_a_fmt:MATRIX_FMT_FP4 matrix_b_fmt:MATRIX_FMT_FP4{{ *(//.*)?$}}
   %r.wmma_f32_16x16x128_f8f6f4__a_fp4_v12__b_fp4_v16 = call <8 x float> @llvm.amdgcn.wmma.f32.16x16x128.f8f6f4.v8f32.v12i32.v16i32(i32 4, <12 x i32> %a, i32 4, <16 x i32> %b, i16 0, <8 x float> %c)
   store <8 x float> %r.wmma_f32_16x16x128_f8f6f4__a_fp4_v12__b_fp4_v16, ptr addrspace(1) %out
   ret void
@@ -547,9 +547,9 @@ define amdgpu_ps void @wmma_f32_16x16x128_f8f6f4__a_fp4_v12__b_fp4_v16(<12 x i32
 
 define amdgpu_ps void @wmma_f32_16x16x128_f8f6f4__a_fp4_v16__b_fp4_v8(<16 x i32> %a, <8 x i32> %b, <8 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}wmma_f32_16x16x128_f8f6f4__a_fp4_v16__b_fp4_v8:
-; CHECK: {{v_wmma_f32_16x16x128_f8f6f4|v_wmma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_FP4 matrix_b_fmt:MATRIX_FMT_FP4{{$}}
+; CHECK: {{v_wmma_f32_16x16x128_f8f6f4|v_wmma_scale_f32_16x16x128_f8f6f4}} {{([^ ]+, )*[^ ]+}} matrix_a_fmt:MATRIX_FMT_FP4 matrix_b_fmt:MATRIX_FMT_FP4{{$}}
 ; OBJ-LABEL: <wmma_f32_16x16x128_f8f6f4__a_fp4_v16__b_fp4_v8>:
-; OBJ: {{v_wmma_f32_16x16x128_f8f6f4|v_wmma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_FP4 matrix_b_fmt:MATRIX_FMT_FP4{{ *(//.*)?$}}
+; OBJ: {{v_wmma_f32_16x16x128_f8f6f4|v_wmma_scale_f32_16x16x128_f8f6f4}} {{([^ ]+, )*[^ ]+}} matrix_a_fmt:MATRIX_FMT_FP4 matrix_b_fmt:MATRIX_FMT_FP4{{ *(//.*)?$}}
   %r.wmma_f32_16x16x128_f8f6f4__a_fp4_v16__b_fp4_v8 = call <8 x float> @llvm.amdgcn.wmma.f32.16x16x128.f8f6f4.v8f32.v16i32.v8i32(i32 4, <16 x i32> %a, i32 4, <8 x i32> %b, i16 0, <8 x float> %c)
   store <8 x float> %r.wmma_f32_16x16x128_f8f6f4__a_fp4_v16__b_fp4_v8, ptr addrspace(1) %out
   ret void
@@ -557,9 +557,9 @@ define amdgpu_ps void @wmma_f32_16x16x128_f8f6f4__a_fp4_v16__b_fp4_v8(<16 x i32>
 
 define amdgpu_ps void @wmma_f32_16x16x128_f8f6f4__a_fp4_v16__b_fp4_v12(<16 x i32> %a, <12 x i32> %b, <8 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}wmma_f32_16x16x128_f8f6f4__a_fp4_v16__b_fp4_v12:
-; CHECK: {{v_wmma_f32_16x16x128_f8f6f4|v_wmma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_FP4 matrix_b_fmt:MATRIX_FMT_FP4{{$}}
+; CHECK: {{v_wmma_f32_16x16x128_f8f6f4|v_wmma_scale_f32_16x16x128_f8f6f4}} {{([^ ]+, )*[^ ]+}} matrix_a_fmt:MATRIX_FMT_FP4 matrix_b_fmt:MATRIX_FMT_FP4{{$}}
 ; OBJ-LABEL: <wmma_f32_16x16x128_f8f6f4__a_fp4_v16__b_fp4_v12>:
-; OBJ: {{v_wmma_f32_16x16x128_f8f6f4|v_wmma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_FP4 matrix_b_fmt:MATRIX_FMT_FP4{{ *(//.*)?$}}
+; OBJ: {{v_wmma_f32_16x16x128_f8f6f4|v_wmma_scale_f32_16x16x128_f8f6f4}} {{([^ ]+, )*[^ ]+}} matrix_a_fmt:MATRIX_FMT_FP4 matrix_b_fmt:MATRIX_FMT_FP4{{ *(//.*)?$}}
   %r.wmma_f32_16x16x128_f8f6f4__a_fp4_v16__b_fp4_v12 = call <8 x float> @llvm.amdgcn.wmma.f32.16x16x128.f8f6f4.v8f32.v16i32.v12i32(i32 4, <16 x i32> %a, i32 4, <12 x i32> %b, i16 0, <8 x float> %c)
   store <8 x float> %r.wmma_f32_16x16x128_f8f6f4__a_fp4_v16__b_fp4_v12, ptr addrspace(1) %out
   ret void
@@ -567,9 +567,9 @@ define amdgpu_ps void @wmma_f32_16x16x128_f8f6f4__a_fp4_v16__b_fp4_v12(<16 x i32
 
 define amdgpu_ps void @wmma_f32_16x16x128_f8f6f4__a_fp4_v16__b_fp4_v16(<16 x i32> %a, <16 x i32> %b, <8 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}wmma_f32_16x16x128_f8f6f4__a_fp4_v16__b_fp4_v16:
-; CHECK: {{v_wmma_f32_16x16x128_f8f6f4|v_wmma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_FP4 matrix_b_fmt:MATRIX_FMT_FP4{{$}}
+; CHECK: {{v_wmma_f32_16x16x128_f8f6f4|v_wmma_scale_f32_16x16x128_f8f6f4}} {{([^ ]+, )*[^ ]+}} matrix_a_fmt:MATRIX_FMT_FP4 matrix_b_fmt:MATRIX_FMT_FP4{{$}}
 ; OBJ-LABEL: <wmma_f32_16x16x128_f8f6f4__a_fp4_v16__b_fp4_v16>:
-; OBJ: {{v_wmma_f32_16x16x128_f8f6f4|v_wmma_scale_f32_16x16x128_f8f6f4}} {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_FP4 matrix_b_fmt:MATRIX_FMT_FP4{{ *(//.*)?$}}
+; OBJ: {{v_wmma_f32_16x16x128_f8f6f4|v_wmma_scale_f32_16x16x128_f8f6f4}} {{([^ ]+, )*[^ ]+}} matrix_a_fmt:MATRIX_FMT_FP4 matrix_b_fmt:MATRIX_FMT_FP4{{ *(//.*)?$}}
   %r.wmma_f32_16x16x128_f8f6f4__a_fp4_v16__b_fp4_v16 = call <8 x float> @llvm.amdgcn.wmma.f32.16x16x128.f8f6f4.v8f32.v16i32.v16i32(i32 4, <16 x i32> %a, i32 4, <16 x i32> %b, i16 0, <8 x float> %c)
   store <8 x float> %r.wmma_f32_16x16x128_f8f6f4__a_fp4_v16__b_fp4_v16, ptr addrspace(1) %out
   ret void

@@ -9,6 +9,10 @@
 ; RUN: llc -O2 -mtriple=amdgcn -mcpu=gfx1200 -mattr=+wavefrontsize64 -global-isel=1 -global-isel-abort=1 -o %t.gisel.s < %s
 ; RUN: FileCheck --input-file=%t.gisel.s %s
 ; RUN: llvm-mc -triple=amdgcn -mcpu=gfx1200 -mattr=+wavefrontsize64 -filetype=obj -o /dev/null %t.gisel.s
+; RUN: llc -O2 -mtriple=amdgcn -mcpu=gfx1200 -mattr=+wavefrontsize64 -global-isel=0 -filetype=obj -o %t.sdag.o < %s
+; RUN: llvm-objdump -d %t.sdag.o | FileCheck --check-prefix=OBJ %s
+; RUN: llc -O2 -mtriple=amdgcn -mcpu=gfx1200 -mattr=+wavefrontsize64 -global-isel=1 -global-isel-abort=1 -filetype=obj -o %t.gisel.o < %s
+; RUN: llvm-objdump -d %t.gisel.o | FileCheck --check-prefix=OBJ %s
 
 define <4 x float> @wmma_f32_16x16x16_bf16_gfx1200w64__a_i16_v4__b_i16_v4(<4 x i16> %a, <4 x i16> %b, <4 x float> %c) {
 ; CHECK-LABEL: {{^}}wmma_f32_16x16x16_bf16_gfx1200w64__a_i16_v4__b_i16_v4:
@@ -17,6 +21,8 @@ define <4 x float> @wmma_f32_16x16x16_bf16_gfx1200w64__a_i16_v4__b_i16_v4(<4 x i
 ; CHECK-SAME: [[#A+1]]{{\]}}, {{[asv]\[}}[[#B:]]:
 ; CHECK-SAME: [[#B+1]]{{\]}}, {{[asv]\[}}[[#C:]]:
 ; CHECK-SAME: [[#C+3]]{{\]}}{{(, [^ ,]+)*}}{{$}}
+; OBJ-LABEL: <wmma_f32_16x16x16_bf16_gfx1200w64__a_i16_v4__b_i16_v4>:
+; OBJ: v_wmma_f32_16x16x16_bf16 {{([^ ]+, )*[^ ]+}}{{ *(//.*)?$}}
   %r.wmma_f32_16x16x16_bf16_gfx1200w64__a_i16_v4__b_i16_v4 = call <4 x float> @llvm.amdgcn.wmma.f32.16x16x16.bf16.v4f32.v4i16(<4 x i16> %a, <4 x i16> %b, <4 x float> %c)
   ret <4 x float> %r.wmma_f32_16x16x16_bf16_gfx1200w64__a_i16_v4__b_i16_v4
 }

@@ -9,6 +9,10 @@
 ; RUN: llc -O2 -mtriple=amdgcn -mcpu=gfx1200 -global-isel=1 -global-isel-abort=1 -o %t.gisel.s < %s
 ; RUN: FileCheck --input-file=%t.gisel.s %s
 ; RUN: llvm-mc -triple=amdgcn -mcpu=gfx1200 -filetype=obj -o /dev/null %t.gisel.s
+; RUN: llc -O2 -mtriple=amdgcn -mcpu=gfx1200 -global-isel=0 -filetype=obj -o %t.sdag.o < %s
+; RUN: llvm-objdump -d %t.sdag.o | FileCheck --check-prefix=OBJ %s
+; RUN: llc -O2 -mtriple=amdgcn -mcpu=gfx1200 -global-isel=1 -global-isel-abort=1 -filetype=obj -o %t.gisel.o < %s
+; RUN: llvm-objdump -d %t.gisel.o | FileCheck --check-prefix=OBJ %s
 
 define <8 x float> @wmma_f32_16x16x16_bf8_fp8_gfx1200__a_i32_v2__b_i32_v2(<2 x i32> %a, <2 x i32> %b, <8 x float> %c) {
 ; CHECK-LABEL: {{^}}wmma_f32_16x16x16_bf8_fp8_gfx1200__a_i32_v2__b_i32_v2:
@@ -17,6 +21,8 @@ define <8 x float> @wmma_f32_16x16x16_bf8_fp8_gfx1200__a_i32_v2__b_i32_v2(<2 x i
 ; CHECK-SAME: [[#A+1]]{{\]}}, {{[asv]\[}}[[#B:]]:
 ; CHECK-SAME: [[#B+1]]{{\]}}, {{[asv]\[}}[[#C:]]:
 ; CHECK-SAME: [[#C+7]]{{\]}}{{(, [^ ,]+)*}}{{$}}
+; OBJ-LABEL: <wmma_f32_16x16x16_bf8_fp8_gfx1200__a_i32_v2__b_i32_v2>:
+; OBJ: v_wmma_f32_16x16x16_bf8_fp8 {{([^ ]+, )*[^ ]+}}{{ *(//.*)?$}}
   %r.wmma_f32_16x16x16_bf8_fp8_gfx1200__a_i32_v2__b_i32_v2 = call <8 x float> @llvm.amdgcn.wmma.f32.16x16x16.bf8.fp8.v8f32.v2i32(<2 x i32> %a, <2 x i32> %b, <8 x float> %c)
   ret <8 x float> %r.wmma_f32_16x16x16_bf8_fp8_gfx1200__a_i32_v2__b_i32_v2
 }

@@ -9,12 +9,18 @@
 ; RUN: llc -O0 -mtriple=amdgcn -mcpu=gfx1200 -mattr=+wavefrontsize64 -global-isel=1 -global-isel-abort=1 -o %t.gisel.s < %s
 ; RUN: FileCheck --input-file=%t.gisel.s %s
 ; RUN: llvm-mc -triple=amdgcn -mcpu=gfx1200 -mattr=+wavefrontsize64 -filetype=obj -o /dev/null %t.gisel.s
+; RUN: llc -O0 -mtriple=amdgcn -mcpu=gfx1200 -mattr=+wavefrontsize64 -global-isel=0 -filetype=obj -o %t.sdag.o < %s
+; RUN: llvm-objdump -d %t.sdag.o | FileCheck --check-prefix=OBJ %s
+; RUN: llc -O0 -mtriple=amdgcn -mcpu=gfx1200 -mattr=+wavefrontsize64 -global-isel=1 -global-isel-abort=1 -filetype=obj -o %t.gisel.o < %s
+; RUN: llvm-objdump -d %t.gisel.o | FileCheck --check-prefix=OBJ %s
 
 define <4 x float> @wmma_f32_16x16x16_fp8_bf8_gfx1200w64__a_i32_v1__b_i32_v1(i32 %a, i32 %b, <4 x float> %c) {
 ; CHECK-LABEL: {{^}}wmma_f32_16x16x16_fp8_bf8_gfx1200w64__a_i32_v1__b_i32_v1:
 ; CHECK: v_wmma_f32_16x16x16_fp8_bf8 {{[asv]\[}}[[#D:]]:
 ; CHECK-SAME: [[#D+3]]{{\]}}, {{[asv][0-9]+}}, {{[asv][0-9]+}}, {{[asv]\[}}[[#C:]]:
 ; CHECK-SAME: [[#C+3]]{{\]}}{{(, [^ ,]+)*}}{{$}}
+; OBJ-LABEL: <wmma_f32_16x16x16_fp8_bf8_gfx1200w64__a_i32_v1__b_i32_v1>:
+; OBJ: v_wmma_f32_16x16x16_fp8_bf8 {{([^ ]+, )*[^ ]+}}{{ *(//.*)?$}}
   %r.wmma_f32_16x16x16_fp8_bf8_gfx1200w64__a_i32_v1__b_i32_v1 = call <4 x float> @llvm.amdgcn.wmma.f32.16x16x16.fp8.bf8.v4f32.i32(i32 %a, i32 %b, <4 x float> %c)
   ret <4 x float> %r.wmma_f32_16x16x16_fp8_bf8_gfx1200w64__a_i32_v1__b_i32_v1
 }

@@ -22,7 +22,7 @@ define <8 x float> @wmma_f32_16x16x32_f16__a_half_v16__b_half_v16(<16 x half> %a
 ; CHECK-SAME: [[#B+7]]{{\]}}, {{[asv]\[}}[[#C:]]:
 ; CHECK-SAME: [[#C+7]]{{\]}}{{(, [^ ,]+)*}}{{$}}
 ; OBJ-LABEL: <wmma_f32_16x16x32_f16__a_half_v16__b_half_v16>:
-; OBJ: v_wmma_f32_16x16x32_f16 {{([^:]|[0-9]:)*}}{{ *(//.*)?$}}
+; OBJ: v_wmma_f32_16x16x32_f16 {{([^ ]+, )*[^ ]+}}{{ *(//.*)?$}}
   %r.wmma_f32_16x16x32_f16__a_half_v16__b_half_v16 = call <8 x float> @llvm.amdgcn.wmma.f32.16x16x32.f16.v8f32.v16f16(i1 0, <16 x half> %a, i1 0, <16 x half> %b, i16 0, <8 x float> %c, i1 0, i1 0)
   ret <8 x float> %r.wmma_f32_16x16x32_f16__a_half_v16__b_half_v16
 }
@@ -35,7 +35,7 @@ define <8 x float> @wmma_f32_16x16x32_f16__a_half_v16__b_half_v16__arg0_true(<16
 ; CHECK-SAME: [[#B+7]]{{\]}}, {{[asv]\[}}[[#C:]]:
 ; CHECK-SAME: [[#C+7]]{{\]}}{{(, [^ ,]+)*}} neg_lo:[1,0,0] neg_hi:[1,0,0]{{$}}
 ; OBJ-LABEL: <wmma_f32_16x16x32_f16__a_half_v16__b_half_v16__arg0_true>:
-; OBJ: v_wmma_f32_16x16x32_f16 {{([^:]|[0-9]:)*}} neg_lo:[1,0,0] neg_hi:[1,0,0]{{ *(//.*)?$}}
+; OBJ: v_wmma_f32_16x16x32_f16 {{([^ ]+, )*[^ ]+}} neg_lo:[1,0,0] neg_hi:[1,0,0]{{ *(//.*)?$}}
   %r.wmma_f32_16x16x32_f16__a_half_v16__b_half_v16__arg0_true = call <8 x float> @llvm.amdgcn.wmma.f32.16x16x32.f16.v8f32.v16f16(i1 true, <16 x half> %a, i1 0, <16 x half> %b, i16 0, <8 x float> %c, i1 0, i1 0)
   ret <8 x float> %r.wmma_f32_16x16x32_f16__a_half_v16__b_half_v16__arg0_true
 }
@@ -48,7 +48,7 @@ define <8 x float> @wmma_f32_16x16x32_f16__a_half_v16__b_half_v16__arg2_true(<16
 ; CHECK-SAME: [[#B+7]]{{\]}}, {{[asv]\[}}[[#C:]]:
 ; CHECK-SAME: [[#C+7]]{{\]}}{{(, [^ ,]+)*}} neg_lo:[0,1,0] neg_hi:[0,1,0]{{$}}
 ; OBJ-LABEL: <wmma_f32_16x16x32_f16__a_half_v16__b_half_v16__arg2_true>:
-; OBJ: v_wmma_f32_16x16x32_f16 {{([^:]|[0-9]:)*}} neg_lo:[0,1,0] neg_hi:[0,1,0]{{ *(//.*)?$}}
+; OBJ: v_wmma_f32_16x16x32_f16 {{([^ ]+, )*[^ ]+}} neg_lo:[0,1,0] neg_hi:[0,1,0]{{ *(//.*)?$}}
   %r.wmma_f32_16x16x32_f16__a_half_v16__b_half_v16__arg2_true = call <8 x float> @llvm.amdgcn.wmma.f32.16x16x32.f16.v8f32.v16f16(i1 0, <16 x half> %a, i1 true, <16 x half> %b, i16 0, <8 x float> %c, i1 0, i1 0)
   ret <8 x float> %r.wmma_f32_16x16x32_f16__a_half_v16__b_half_v16__arg2_true
 }
@@ -61,7 +61,7 @@ define <8 x float> @wmma_f32_16x16x32_f16__a_half_v16__b_half_v16__arg4_3(<16 x 
 ; CHECK-SAME: [[#B+7]]{{\]}}, {{[asv]\[}}[[#C:]]:
 ; CHECK-SAME: [[#C+7]]{{\]}}{{(, [^ ,]+)*}} neg_lo:[0,0,1] neg_hi:[0,0,1]{{$}}
 ; OBJ-LABEL: <wmma_f32_16x16x32_f16__a_half_v16__b_half_v16__arg4_3>:
-; OBJ: v_wmma_f32_16x16x32_f16 {{([^:]|[0-9]:)*}} neg_lo:[0,0,1] neg_hi:[0,0,1]{{ *(//.*)?$}}
+; OBJ: v_wmma_f32_16x16x32_f16 {{([^ ]+, )*[^ ]+}} neg_lo:[0,0,1] neg_hi:[0,0,1]{{ *(//.*)?$}}
   %r.wmma_f32_16x16x32_f16__a_half_v16__b_half_v16__arg4_3 = call <8 x float> @llvm.amdgcn.wmma.f32.16x16x32.f16.v8f32.v16f16(i1 0, <16 x half> %a, i1 0, <16 x half> %b, i16 3, <8 x float> %c, i1 0, i1 0)
   ret <8 x float> %r.wmma_f32_16x16x32_f16__a_half_v16__b_half_v16__arg4_3
 }
@@ -74,7 +74,7 @@ define <8 x float> @wmma_f32_16x16x32_f16__a_half_v16__b_half_v16__arg6_true(<16
 ; CHECK-SAME: [[#B+7]]{{\]}}, {{[asv]\[}}[[#C:]]:
 ; CHECK-SAME: [[#C+7]]{{\]}}{{(, [^ ,]+)*}} matrix_a_reuse{{$}}
 ; OBJ-LABEL: <wmma_f32_16x16x32_f16__a_half_v16__b_half_v16__arg6_true>:
-; OBJ: v_wmma_f32_16x16x32_f16 {{([^:]|[0-9]:)*}} matrix_a_reuse{{ *(//.*)?$}}
+; OBJ: v_wmma_f32_16x16x32_f16 {{([^ ]+, )*[^ ]+}} matrix_a_reuse{{ *(//.*)?$}}
   %r.wmma_f32_16x16x32_f16__a_half_v16__b_half_v16__arg6_true = call <8 x float> @llvm.amdgcn.wmma.f32.16x16x32.f16.v8f32.v16f16(i1 0, <16 x half> %a, i1 0, <16 x half> %b, i16 0, <8 x float> %c, i1 true, i1 0)
   ret <8 x float> %r.wmma_f32_16x16x32_f16__a_half_v16__b_half_v16__arg6_true
 }
@@ -87,7 +87,7 @@ define <8 x float> @wmma_f32_16x16x32_f16__a_half_v16__b_half_v16__arg7_true(<16
 ; CHECK-SAME: [[#B+7]]{{\]}}, {{[asv]\[}}[[#C:]]:
 ; CHECK-SAME: [[#C+7]]{{\]}}{{(, [^ ,]+)*}} matrix_b_reuse{{$}}
 ; OBJ-LABEL: <wmma_f32_16x16x32_f16__a_half_v16__b_half_v16__arg7_true>:
-; OBJ: v_wmma_f32_16x16x32_f16 {{([^:]|[0-9]:)*}} matrix_b_reuse{{ *(//.*)?$}}
+; OBJ: v_wmma_f32_16x16x32_f16 {{([^ ]+, )*[^ ]+}} matrix_b_reuse{{ *(//.*)?$}}
   %r.wmma_f32_16x16x32_f16__a_half_v16__b_half_v16__arg7_true = call <8 x float> @llvm.amdgcn.wmma.f32.16x16x32.f16.v8f32.v16f16(i1 0, <16 x half> %a, i1 0, <16 x half> %b, i16 0, <8 x float> %c, i1 0, i1 true)
   ret <8 x float> %r.wmma_f32_16x16x32_f16__a_half_v16__b_half_v16__arg7_true
 }

@@ -22,7 +22,7 @@ define <8 x float> @wmma_f32_16x16x64_bf8_bf8__a_i32_v8__b_i32_v8(<8 x i32> %a, 
 ; CHECK-SAME: [[#B+7]]{{\]}}, {{[asv]\[}}[[#C:]]:
 ; CHECK-SAME: [[#C+7]]{{\]}}{{(, [^ ,]+)*}}{{$}}
 ; OBJ-LABEL: <wmma_f32_16x16x64_bf8_bf8__a_i32_v8__b_i32_v8>:
-; OBJ: v_wmma_f32_16x16x64_bf8_bf8 {{([^:]|[0-9]:)*}}{{ *(//.*)?$}}
+; OBJ: v_wmma_f32_16x16x64_bf8_bf8 {{([^ ]+, )*[^ ]+}}{{ *(//.*)?$}}
   %r.wmma_f32_16x16x64_bf8_bf8__a_i32_v8__b_i32_v8 = call <8 x float> @llvm.amdgcn.wmma.f32.16x16x64.bf8.bf8.v8f32.v8i32(<8 x i32> %a, <8 x i32> %b, i16 0, <8 x float> %c, i1 0, i1 0)
   ret <8 x float> %r.wmma_f32_16x16x64_bf8_bf8__a_i32_v8__b_i32_v8
 }
@@ -35,7 +35,7 @@ define <8 x float> @wmma_f32_16x16x64_bf8_bf8__a_i32_v8__b_i32_v8__arg2_3(<8 x i
 ; CHECK-SAME: [[#B+7]]{{\]}}, {{[asv]\[}}[[#C:]]:
 ; CHECK-SAME: [[#C+7]]{{\]}}{{(, [^ ,]+)*}} neg_lo:[0,0,1] neg_hi:[0,0,1]{{$}}
 ; OBJ-LABEL: <wmma_f32_16x16x64_bf8_bf8__a_i32_v8__b_i32_v8__arg2_3>:
-; OBJ: v_wmma_f32_16x16x64_bf8_bf8 {{([^:]|[0-9]:)*}} neg_lo:[0,0,1] neg_hi:[0,0,1]{{ *(//.*)?$}}
+; OBJ: v_wmma_f32_16x16x64_bf8_bf8 {{([^ ]+, )*[^ ]+}} neg_lo:[0,0,1] neg_hi:[0,0,1]{{ *(//.*)?$}}
   %r.wmma_f32_16x16x64_bf8_bf8__a_i32_v8__b_i32_v8__arg2_3 = call <8 x float> @llvm.amdgcn.wmma.f32.16x16x64.bf8.bf8.v8f32.v8i32(<8 x i32> %a, <8 x i32> %b, i16 3, <8 x float> %c, i1 0, i1 0)
   ret <8 x float> %r.wmma_f32_16x16x64_bf8_bf8__a_i32_v8__b_i32_v8__arg2_3
 }
@@ -48,7 +48,7 @@ define <8 x float> @wmma_f32_16x16x64_bf8_bf8__a_i32_v8__b_i32_v8__arg4_true(<8 
 ; CHECK-SAME: [[#B+7]]{{\]}}, {{[asv]\[}}[[#C:]]:
 ; CHECK-SAME: [[#C+7]]{{\]}}{{(, [^ ,]+)*}} matrix_a_reuse{{$}}
 ; OBJ-LABEL: <wmma_f32_16x16x64_bf8_bf8__a_i32_v8__b_i32_v8__arg4_true>:
-; OBJ: v_wmma_f32_16x16x64_bf8_bf8 {{([^:]|[0-9]:)*}} matrix_a_reuse{{ *(//.*)?$}}
+; OBJ: v_wmma_f32_16x16x64_bf8_bf8 {{([^ ]+, )*[^ ]+}} matrix_a_reuse{{ *(//.*)?$}}
   %r.wmma_f32_16x16x64_bf8_bf8__a_i32_v8__b_i32_v8__arg4_true = call <8 x float> @llvm.amdgcn.wmma.f32.16x16x64.bf8.bf8.v8f32.v8i32(<8 x i32> %a, <8 x i32> %b, i16 0, <8 x float> %c, i1 true, i1 0)
   ret <8 x float> %r.wmma_f32_16x16x64_bf8_bf8__a_i32_v8__b_i32_v8__arg4_true
 }
@@ -61,7 +61,7 @@ define <8 x float> @wmma_f32_16x16x64_bf8_bf8__a_i32_v8__b_i32_v8__arg5_true(<8 
 ; CHECK-SAME: [[#B+7]]{{\]}}, {{[asv]\[}}[[#C:]]:
 ; CHECK-SAME: [[#C+7]]{{\]}}{{(, [^ ,]+)*}} matrix_b_reuse{{$}}
 ; OBJ-LABEL: <wmma_f32_16x16x64_bf8_bf8__a_i32_v8__b_i32_v8__arg5_true>:
-; OBJ: v_wmma_f32_16x16x64_bf8_bf8 {{([^:]|[0-9]:)*}} matrix_b_reuse{{ *(//.*)?$}}
+; OBJ: v_wmma_f32_16x16x64_bf8_bf8 {{([^ ]+, )*[^ ]+}} matrix_b_reuse{{ *(//.*)?$}}
   %r.wmma_f32_16x16x64_bf8_bf8__a_i32_v8__b_i32_v8__arg5_true = call <8 x float> @llvm.amdgcn.wmma.f32.16x16x64.bf8.bf8.v8f32.v8i32(<8 x i32> %a, <8 x i32> %b, i16 0, <8 x float> %c, i1 0, i1 true)
   ret <8 x float> %r.wmma_f32_16x16x64_bf8_bf8__a_i32_v8__b_i32_v8__arg5_true
 }

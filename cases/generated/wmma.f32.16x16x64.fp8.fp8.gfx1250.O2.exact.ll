@@ -9,6 +9,10 @@
 ; RUN: llc -O2 -mtriple=amdgcn -mcpu=gfx1250 -global-isel=1 -global-isel-abort=1 -o %t.gisel.s < %s
 ; RUN: FileCheck --input-file=%t.gisel.s %s
 ; RUN: llvm-mc -triple=amdgcn -mcpu=gfx1250 -filetype=obj -o /dev/null %t.gisel.s
+; RUN: llc -O2 -mtriple=amdgcn -mcpu=gfx1250 -global-isel=0 -filetype=obj -o %t.sdag.o < %s
+; RUN: llvm-objdump -d %t.sdag.o | FileCheck --check-prefix=OBJ %s
+; RUN: llc -O2 -mtriple=amdgcn -mcpu=gfx1250 -global-isel=1 -global-isel-abort=1 -filetype=obj -o %t.gisel.o < %s
+; RUN: llvm-objdump -d %t.gisel.o | FileCheck --check-prefix=OBJ %s
 
 define <8 x float> @wmma_f32_16x16x64_fp8_fp8__a_i32_v8__b_i32_v8(<8 x i32> %a, <8 x i32> %b, <8 x float> %c) {
 ; CHECK-LABEL: {{^}}wmma_f32_16x16x64_fp8_fp8__a_i32_v8__b_i32_v8:
@@ -17,6 +21,8 @@ define <8 x float> @wmma_f32_16x16x64_fp8_fp8__a_i32_v8__b_i32_v8(<8 x i32> %a, 
 ; CHECK-SAME: [[#A+7]]{{\]}}, {{[asv]\[}}[[#B:]]:
 ; CHECK-SAME: [[#B+7]]{{\]}}, {{[asv]\[}}[[#C:]]:
 ; CHECK-SAME: [[#C+7]]{{\]}}{{(, [^ ,]+)*}}{{$}}
+; OBJ-LABEL: <wmma_f32_16x16x64_fp8_fp8__a_i32_v8__b_i32_v8>:
+; OBJ: v_wmma_f32_16x16x64_fp8_fp8 {{([^ ]+, )*[^ ]+}}{{ *(//.*)?$}}
   %r.wmma_f32_16x16x64_fp8_fp8__a_i32_v8__b_i32_v8 = call <8 x float> @llvm.amdgcn.wmma.f32.16x16x64.fp8.fp8.v8f32.v8i32(<8 x i32> %a, <8 x i32> %b, i16 0, <8 x float> %c, i1 0, i1 0)
   ret <8 x float> %r.wmma_f32_16x16x64_fp8_fp8__a_i32_v8__b_i32_v8
 }

@@ -22,7 +22,7 @@ define <8 x i32> @wmma_i32_16x16x16_iu8_gfx1200__a_i32_v2__b_i32_v2(<2 x i32> %a
 ; CHECK-SAME: [[#B+1]]{{\]}}, {{[asv]\[}}[[#C:]]:
 ; CHECK-SAME: [[#C+7]]{{\]}}{{(, [^ ,]+)*}}{{$}}
 ; OBJ-LABEL: <wmma_i32_16x16x16_iu8_gfx1200__a_i32_v2__b_i32_v2>:
-; OBJ: v_wmma_i32_16x16x16_iu8 {{([^:]|[0-9]:)*}}{{ *(//.*)?$}}
+; OBJ: v_wmma_i32_16x16x16_iu8 {{([^ ]+, )*[^ ]+}}{{ *(//.*)?$}}
   %r.wmma_i32_16x16x16_iu8_gfx1200__a_i32_v2__b_i32_v2 = call <8 x i32> @llvm.amdgcn.wmma.i32.16x16x16.iu8.v8i32.v2i32(i1 0, <2 x i32> %a, i1 0, <2 x i32> %b, <8 x i32> %c, i1 0)
   ret <8 x i32> %r.wmma_i32_16x16x16_iu8_gfx1200__a_i32_v2__b_i32_v2
 }
@@ -35,7 +35,7 @@ define <8 x i32> @wmma_i32_16x16x16_iu8_gfx1200__a_i32_v2__b_i32_v2__arg0_true(<
 ; CHECK-SAME: [[#B+1]]{{\]}}, {{[asv]\[}}[[#C:]]:
 ; CHECK-SAME: [[#C+7]]{{\]}}{{(, [^ ,]+)*}} neg_lo:[1,0,0]{{$}}
 ; OBJ-LABEL: <wmma_i32_16x16x16_iu8_gfx1200__a_i32_v2__b_i32_v2__arg0_true>:
-; OBJ: v_wmma_i32_16x16x16_iu8 {{([^:]|[0-9]:)*}} neg_lo:[1,0,0]{{ *(//.*)?$}}
+; OBJ: v_wmma_i32_16x16x16_iu8 {{([^ ]+, )*[^ ]+}} neg_lo:[1,0,0]{{ *(//.*)?$}}
   %r.wmma_i32_16x16x16_iu8_gfx1200__a_i32_v2__b_i32_v2__arg0_true = call <8 x i32> @llvm.amdgcn.wmma.i32.16x16x16.iu8.v8i32.v2i32(i1 true, <2 x i32> %a, i1 0, <2 x i32> %b, <8 x i32> %c, i1 0)
   ret <8 x i32> %r.wmma_i32_16x16x16_iu8_gfx1200__a_i32_v2__b_i32_v2__arg0_true
 }
@@ -48,7 +48,7 @@ define <8 x i32> @wmma_i32_16x16x16_iu8_gfx1200__a_i32_v2__b_i32_v2__arg2_true(<
 ; CHECK-SAME: [[#B+1]]{{\]}}, {{[asv]\[}}[[#C:]]:
 ; CHECK-SAME: [[#C+7]]{{\]}}{{(, [^ ,]+)*}} neg_lo:[0,1,0]{{$}}
 ; OBJ-LABEL: <wmma_i32_16x16x16_iu8_gfx1200__a_i32_v2__b_i32_v2__arg2_true>:
-; OBJ: v_wmma_i32_16x16x16_iu8 {{([^:]|[0-9]:)*}} neg_lo:[0,1,0]{{ *(//.*)?$}}
+; OBJ: v_wmma_i32_16x16x16_iu8 {{([^ ]+, )*[^ ]+}} neg_lo:[0,1,0]{{ *(//.*)?$}}
   %r.wmma_i32_16x16x16_iu8_gfx1200__a_i32_v2__b_i32_v2__arg2_true = call <8 x i32> @llvm.amdgcn.wmma.i32.16x16x16.iu8.v8i32.v2i32(i1 0, <2 x i32> %a, i1 true, <2 x i32> %b, <8 x i32> %c, i1 0)
   ret <8 x i32> %r.wmma_i32_16x16x16_iu8_gfx1200__a_i32_v2__b_i32_v2__arg2_true
 }
@@ -61,7 +61,7 @@ define <8 x i32> @wmma_i32_16x16x16_iu8_gfx1200__a_i32_v2__b_i32_v2__arg5_true(<
 ; CHECK-SAME: [[#B+1]]{{\]}}, {{[asv]\[}}[[#C:]]:
 ; CHECK-SAME: [[#C+7]]{{\]}}{{(, [^ ,]+)*}} clamp{{$}}
 ; OBJ-LABEL: <wmma_i32_16x16x16_iu8_gfx1200__a_i32_v2__b_i32_v2__arg5_true>:
-; OBJ: v_wmma_i32_16x16x16_iu8 {{([^:]|[0-9]:)*}} clamp{{ *(//.*)?$}}
+; OBJ: v_wmma_i32_16x16x16_iu8 {{([^ ]+, )*[^ ]+}} clamp{{ *(//.*)?$}}
   %r.wmma_i32_16x16x16_iu8_gfx1200__a_i32_v2__b_i32_v2__arg5_true = call <8 x i32> @llvm.amdgcn.wmma.i32.16x16x16.iu8.v8i32.v2i32(i1 0, <2 x i32> %a, i1 0, <2 x i32> %b, <8 x i32> %c, i1 true)
   ret <8 x i32> %r.wmma_i32_16x16x16_iu8_gfx1200__a_i32_v2__b_i32_v2__arg5_true
 }

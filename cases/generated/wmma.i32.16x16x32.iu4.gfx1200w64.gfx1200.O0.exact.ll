@@ -20,7 +20,7 @@ define <4 x i32> @wmma_i32_16x16x32_iu4_gfx1200w64__a_i32_v1__b_i32_v1(i32 %a, i
 ; CHECK-SAME: [[#D+3]]{{\]}}, {{[asv][0-9]+}}, {{[asv][0-9]+}}, {{[asv]\[}}[[#C:]]:
 ; CHECK-SAME: [[#C+3]]{{\]}}{{(, [^ ,]+)*}}{{$}}
 ; OBJ-LABEL: <wmma_i32_16x16x32_iu4_gfx1200w64__a_i32_v1__b_i32_v1>:
-; OBJ: v_wmma_i32_16x16x32_iu4 {{([^:]|[0-9]:)*}}{{ *(//.*)?$}}
+; OBJ: v_wmma_i32_16x16x32_iu4 {{([^ ]+, )*[^ ]+}}{{ *(//.*)?$}}
   %r.wmma_i32_16x16x32_iu4_gfx1200w64__a_i32_v1__b_i32_v1 = call <4 x i32> @llvm.amdgcn.wmma.i32.16x16x32.iu4.v4i32.i32(i1 0, i32 %a, i1 0, i32 %b, <4 x i32> %c, i1 0)
   ret <4 x i32> %r.wmma_i32_16x16x32_iu4_gfx1200w64__a_i32_v1__b_i32_v1
 }
@@ -31,7 +31,7 @@ define <4 x i32> @wmma_i32_16x16x32_iu4_gfx1200w64__a_i32_v1__b_i32_v1__arg0_tru
 ; CHECK-SAME: [[#D+3]]{{\]}}, {{[asv][0-9]+}}, {{[asv][0-9]+}}, {{[asv]\[}}[[#C:]]:
 ; CHECK-SAME: [[#C+3]]{{\]}}{{(, [^ ,]+)*}} neg_lo:[1,0,0]{{$}}
 ; OBJ-LABEL: <wmma_i32_16x16x32_iu4_gfx1200w64__a_i32_v1__b_i32_v1__arg0_true>:
-; OBJ: v_wmma_i32_16x16x32_iu4 {{([^:]|[0-9]:)*}} neg_lo:[1,0,0]{{ *(//.*)?$}}
+; OBJ: v_wmma_i32_16x16x32_iu4 {{([^ ]+, )*[^ ]+}} neg_lo:[1,0,0]{{ *(//.*)?$}}
   %r.wmma_i32_16x16x32_iu4_gfx1200w64__a_i32_v1__b_i32_v1__arg0_true = call <4 x i32> @llvm.amdgcn.wmma.i32.16x16x32.iu4.v4i32.i32(i1 true, i32 %a, i1 0, i32 %b, <4 x i32> %c, i1 0)
   ret <4 x i32> %r.wmma_i32_16x16x32_iu4_gfx1200w64__a_i32_v1__b_i32_v1__arg0_true
 }
@@ -42,7 +42,7 @@ define <4 x i32> @wmma_i32_16x16x32_iu4_gfx1200w64__a_i32_v1__b_i32_v1__arg2_tru
 ; CHECK-SAME: [[#D+3]]{{\]}}, {{[asv][0-9]+}}, {{[asv][0-9]+}}, {{[asv]\[}}[[#C:]]:
 ; CHECK-SAME: [[#C+3]]{{\]}}{{(, [^ ,]+)*}} neg_lo:[0,1,0]{{$}}
 ; OBJ-LABEL: <wmma_i32_16x16x32_iu4_gfx1200w64__a_i32_v1__b_i32_v1__arg2_true>:
-; OBJ: v_wmma_i32_16x16x32_iu4 {{([^:]|[0-9]:)*}} neg_lo:[0,1,0]{{ *(//.*)?$}}
+; OBJ: v_wmma_i32_16x16x32_iu4 {{([^ ]+, )*[^ ]+}} neg_lo:[0,1,0]{{ *(//.*)?$}}
   %r.wmma_i32_16x16x32_iu4_gfx1200w64__a_i32_v1__b_i32_v1__arg2_true = call <4 x i32> @llvm.amdgcn.wmma.i32.16x16x32.iu4.v4i32.i32(i1 0, i32 %a, i1 true, i32 %b, <4 x i32> %c, i1 0)
   ret <4 x i32> %r.wmma_i32_16x16x32_iu4_gfx1200w64__a_i32_v1__b_i32_v1__arg2_true
 }
@@ -53,7 +53,7 @@ define <4 x i32> @wmma_i32_16x16x32_iu4_gfx1200w64__a_i32_v1__b_i32_v1__arg5_tru
 ; CHECK-SAME: [[#D+3]]{{\]}}, {{[asv][0-9]+}}, {{[asv][0-9]+}}, {{[asv]\[}}[[#C:]]:
 ; CHECK-SAME: [[#C+3]]{{\]}}{{(, [^ ,]+)*}} clamp{{$}}
 ; OBJ-LABEL: <wmma_i32_16x16x32_iu4_gfx1200w64__a_i32_v1__b_i32_v1__arg5_true>:
-; OBJ: v_wmma_i32_16x16x32_iu4 {{([^:]|[0-9]:)*}} clamp{{ *(//.*)?$}}
+; OBJ: v_wmma_i32_16x16x32_iu4 {{([^ ]+, )*[^ ]+}} clamp{{ *(//.*)?$}}
   %r.wmma_i32_16x16x32_iu4_gfx1200w64__a_i32_v1__b_i32_v1__arg5_true = call <4 x i32> @llvm.amdgcn.wmma.i32.16x16x32.iu4.v4i32.i32(i1 0, i32 %a, i1 0, i32 %b, <4 x i32> %c, i1 true)
   ret <4 x i32> %r.wmma_i32_16x16x32_iu4_gfx1200w64__a_i32_v1__b_i32_v1__arg5_true
 }

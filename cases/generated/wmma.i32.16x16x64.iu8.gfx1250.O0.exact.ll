@@ -22,7 +22,7 @@ define <8 x i32> @wmma_i32_16x16x64_iu8__a_i32_v8__b_i32_v8(<8 x i32> %a, <8 x i
 ; CHECK-SAME: [[#B+7]]{{\]}}, {{[asv]\[}}[[#C:]]:
 ; CHECK-SAME: [[#C+7]]{{\]}}{{(, [^ ,]+)*}}{{$}}
 ; OBJ-LABEL: <wmma_i32_16x16x64_iu8__a_i32_v8__b_i32_v8>:
-; OBJ: v_wmma_i32_16x16x64_iu8 {{([^:]|[0-9]:)*}}{{ *(//.*)?$}}
+; OBJ: v_wmma_i32_16x16x64_iu8 {{([^ ]+, )*[^ ]+}}{{ *(//.*)?$}}
   %r.wmma_i32_16x16x64_iu8__a_i32_v8__b_i32_v8 = call <8 x i32> @llvm.amdgcn.wmma.i32.16x16x64.iu8.v8i32.v8i32(i1 0, <8 x i32> %a, i1 0, <8 x i32> %b, <8 x i32> %c, i1 0, i1 0, i1 0)
   ret <8 x i32> %r.wmma_i32_16x16x64_iu8__a_i32_v8__b_i32_v8
 }
@@ -35,7 +35,7 @@ define <8 x i32> @wmma_i32_16x16x64_iu8__a_i32_v8__b_i32_v8__arg0_true(<8 x i32>
 ; CHECK-SAME: [[#B+7]]{{\]}}, {{[asv]\[}}[[#C:]]:
 ; CHECK-SAME: [[#C+7]]{{\]}}{{(, [^ ,]+)*}} neg_lo:[1,0,0]{{$}}
 ; OBJ-LABEL: <wmma_i32_16x16x64_iu8__a_i32_v8__b_i32_v8__arg0_true>:
-; OBJ: v_wmma_i32_16x16x64_iu8 {{([^:]|[0-9]:)*}} neg_lo:[1,0,0]{{ *(//.*)?$}}
+; OBJ: v_wmma_i32_16x16x64_iu8 {{([^ ]+, )*[^ ]+}} neg_lo:[1,0,0]{{ *(//.*)?$}}
   %r.wmma_i32_16x16x64_iu8__a_i32_v8__b_i32_v8__arg0_true = call <8 x i32> @llvm.amdgcn.wmma.i32.16x16x64.iu8.v8i32.v8i32(i1 true, <8 x i32> %a, i1 0, <8 x i32> %b, <8 x i32> %c, i1 0, i1 0, i1 0)
   ret <8 x i32> %r.wmma_i32_16x16x64_iu8__a_i32_v8__b_i32_v8__arg0_true
 }
@@ -48,7 +48,7 @@ define <8 x i32> @wmma_i32_16x16x64_iu8__a_i32_v8__b_i32_v8__arg2_true(<8 x i32>
 ; CHECK-SAME: [[#B+7]]{{\]}}, {{[asv]\[}}[[#C:]]:
 ; CHECK-SAME: [[#C+7]]{{\]}}{{(, [^ ,]+)*}} neg_lo:[0,1,0]{{$}}
 ; OBJ-LABEL: <wmma_i32_16x16x64_iu8__a_i32_v8__b_i32_v8__arg2_true>:
-; OBJ: v_wmma_i32_16x16x64_iu8 {{([^:]|[0-9]:)*}} neg_lo:[0,1,0]{{ *(//.*)?$}}
+; OBJ: v_wmma_i32_16x16x64_iu8 {{([^ ]+, )*[^ ]+}} neg_lo:[0,1,0]{{ *(//.*)?$}}
   %r.wmma_i32_16x16x64_iu8__a_i32_v8__b_i32_v8__arg2_true = call <8 x i32> @llvm.amdgcn.wmma.i32.16x16x64.iu8.v8i32.v8i32(i1 0, <8 x i32> %a, i1 true, <8 x i32> %b, <8 x i32> %c, i1 0, i1 0, i1 0)
   ret <8 x i32> %r.wmma_i32_16x16x64_iu8__a_i32_v8__b_i32_v8__arg2_true
 }
@@ -61,7 +61,7 @@ define <8 x i32> @wmma_i32_16x16x64_iu8__a_i32_v8__b_i32_v8__arg5_true(<8 x i32>
 ; CHECK-SAME: [[#B+7]]{{\]}}, {{[asv]\[}}[[#C:]]:
 ; CHECK-SAME: [[#C+7]]{{\]}}{{(, [^ ,]+)*}} matrix_a_reuse{{$}}
 ; OBJ-LABEL: <wmma_i32_16x16x64_iu8__a_i32_v8__b_i32_v8__arg5_true>:
-; OBJ: v_wmma_i32_16x16x64_iu8 {{([^:]|[0-9]:)*}} matrix_a_reuse{{ *(//.*)?$}}
+; OBJ: v_wmma_i32_16x16x64_iu8 {{([^ ]+, )*[^ ]+}} matrix_a_reuse{{ *(//.*)?$}}
   %r.wmma_i32_16x16x64_iu8__a_i32_v8__b_i32_v8__arg5_true = call <8 x i32> @llvm.amdgcn.wmma.i32.16x16x64.iu8.v8i32.v8i32(i1 0, <8 x i32> %a, i1 0, <8 x i32> %b, <8 x i32> %c, i1 true, i1 0, i1 0)
   ret <8 x i32> %r.wmma_i32_16x16x64_iu8__a_i32_v8__b_i32_v8__arg5_true
 }
@@ -74,7 +74,7 @@ define <8 x i32> @wmma_i32_16x16x64_iu8__a_i32_v8__b_i32_v8__arg6_true(<8 x i32>
 ; CHECK-SAME: [[#B+7]]{{\]}}, {{[asv]\[}}[[#C:]]:
 ; CHECK-SAME: [[#C+7]]{{\]}}{{(, [^ ,]+)*}} matrix_b_reuse{{$}}
 ; OBJ-LABEL: <wmma_i32_16x16x64_iu8__a_i32_v8__b_i32_v8__arg6_true>:
-; OBJ: v_wmma_i32_16x16x64_iu8 {{([^:]|[0-9]:)*}} matrix_b_reuse{{ *(//.*)?$}}
+; OBJ: v_wmma_i32_16x16x64_iu8 {{([^ ]+, )*[^ ]+}} matrix_b_reuse{{ *(//.*)?$}}
   %r.wmma_i32_16x16x64_iu8__a_i32_v8__b_i32_v8__arg6_true = call <8 x i32> @llvm.amdgcn.wmma.i32.16x16x64.iu8.v8i32.v8i32(i1 0, <8 x i32> %a, i1 0, <8 x i32> %b, <8 x i32> %c, i1 0, i1 true, i1 0)
   ret <8 x i32> %r.wmma_i32_16x16x64_iu8__a_i32_v8__b_i32_v8__arg6_true
 }
@@ -87,7 +87,7 @@ define <8 x i32> @wmma_i32_16x16x64_iu8__a_i32_v8__b_i32_v8__arg7_true(<8 x i32>
 ; CHECK-SAME: [[#B+7]]{{\]}}, {{[asv]\[}}[[#C:]]:
 ; CHECK-SAME: [[#C+7]]{{\]}}{{(, [^ ,]+)*}} clamp{{$}}
 ; OBJ-LABEL: <wmma_i32_16x16x64_iu8__a_i32_v8__b_i32_v8__arg7_true>:
-; OBJ: v_wmma_i32_16x16x64_iu8 {{([^:]|[0-9]:)*}} clamp{{ *(//.*)?$}}
+; OBJ: v_wmma_i32_16x16x64_iu8 {{([^ ]+, )*[^ ]+}} clamp{{ *(//.*)?$}}
   %r.wmma_i32_16x16x64_iu8__a_i32_v8__b_i32_v8__arg7_true = call <8 x i32> @llvm.amdgcn.wmma.i32.16x16x64.iu8.v8i32.v8i32(i1 0, <8 x i32> %a, i1 0, <8 x i32> %b, <8 x i32> %c, i1 0, i1 0, i1 true)
   ret <8 x i32> %r.wmma_i32_16x16x64_iu8__a_i32_v8__b_i32_v8__arg7_true
 }

@@ -11,9 +11,9 @@
 
 define amdgpu_ps void @wmma_scale_f32_16x16x128_f8f6f4__a_fp8_v16__b_fp6_v16__narrow_vector_extract(<16 x i32> %a, <16 x i32> %b, <8 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}wmma_scale_f32_16x16x128_f8f6f4__a_fp8_v16__b_fp6_v16__narrow_vector_extract:
-; CHECK: v_wmma_scale_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_b_fmt:MATRIX_FMT_FP6{{$}}
+; CHECK: v_wmma_scale_f32_16x16x128_f8f6f4 {{([^ ]+, )*[^ ]+}} matrix_b_fmt:MATRIX_FMT_FP6{{$}}
 ; OBJ-LABEL: <wmma_scale_f32_16x16x128_f8f6f4__a_fp8_v16__b_fp6_v16__narrow_vector_extract>:
-; OBJ: v_wmma_scale_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_b_fmt:MATRIX_FMT_FP6{{ *(//.*)?$}}
+; OBJ: v_wmma_scale_f32_16x16x128_f8f6f4 {{([^ ]+, )*[^ ]+}} matrix_b_fmt:MATRIX_FMT_FP6{{ *(//.*)?$}}
   %b.narrow = call <12 x i32> @llvm.vector.extract.v12i32.v16i32(<16 x i32> %b, i64 0)
   %r.wmma_scale_f32_16x16x128_f8f6f4__a_fp8_v16__b_fp6_v16__narrow_vector_extract = call <8 x float> @llvm.amdgcn.wmma.scale.f32.16x16x128.f8f6f4.v8f32.v16i32.v12i32(i32 0, <16 x i32> %a, i32 2, <12 x i32> %b.narrow, i16 0, <8 x float> %c, i32 0, i32 0, i32 0, i32 0, i32 0, i32 0, i1 false, i1 false)
   store <8 x float> %r.wmma_scale_f32_16x16x128_f8f6f4__a_fp8_v16__b_fp6_v16__narrow_vector_extract, ptr addrspace(1) %out
@@ -22,9 +22,9 @@ define amdgpu_ps void @wmma_scale_f32_16x16x128_f8f6f4__a_fp8_v16__b_fp6_v16__na
 
 define amdgpu_ps void @wmma_scale_f32_16x16x128_f8f6f4__a_fp8_v16__b_bf6_v16__narrow_vector_extract(<16 x i32> %a, <16 x i32> %b, <8 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}wmma_scale_f32_16x16x128_f8f6f4__a_fp8_v16__b_bf6_v16__narrow_vector_extract:
-; CHECK: v_wmma_scale_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_b_fmt:MATRIX_FMT_BF6{{$}}
+; CHECK: v_wmma_scale_f32_16x16x128_f8f6f4 {{([^ ]+, )*[^ ]+}} matrix_b_fmt:MATRIX_FMT_BF6{{$}}
 ; OBJ-LABEL: <wmma_scale_f32_16x16x128_f8f6f4__a_fp8_v16__b_bf6_v16__narrow_vector_extract>:
-; OBJ: v_wmma_scale_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_b_fmt:MATRIX_FMT_BF6{{ *(//.*)?$}}
+; OBJ: v_wmma_scale_f32_16x16x128_f8f6f4 {{([^ ]+, )*[^ ]+}} matrix_b_fmt:MATRIX_FMT_BF6{{ *(//.*)?$}}
   %b.narrow = call <12 x i32> @llvm.vector.extract.v12i32.v16i32(<16 x i32> %b, i64 0)
   %r.wmma_scale_f32_16x16x128_f8f6f4__a_fp8_v16__b_bf6_v16__narrow_vector_extract = call <8 x float> @llvm.amdgcn.wmma.scale.f32.16x16x128.f8f6f4.v8f32.v16i32.v12i32(i32 0, <16 x i32> %a, i32 3, <12 x i32> %b.narrow, i16 0, <8 x float> %c, i32 0, i32 0, i32 0, i32 0, i32 0, i32 0, i1 false, i1 false)
   store <8 x float> %r.wmma_scale_f32_16x16x128_f8f6f4__a_fp8_v16__b_bf6_v16__narrow_vector_extract, ptr addrspace(1) %out
@@ -33,9 +33,9 @@ define amdgpu_ps void @wmma_scale_f32_16x16x128_f8f6f4__a_fp8_v16__b_bf6_v16__na
 
 define amdgpu_ps void @wmma_scale_f32_16x16x128_f8f6f4__a_fp8_v16__b_fp4_v16__narrow_vector_extract(<16 x i32> %a, <16 x i32> %b, <8 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}wmma_scale_f32_16x16x128_f8f6f4__a_fp8_v16__b_fp4_v16__narrow_vector_extract:
-; CHECK: v_wmma_scale_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_b_fmt:MATRIX_FMT_FP4{{$}}
+; CHECK: v_wmma_scale_f32_16x16x128_f8f6f4 {{([^ ]+, )*[^ ]+}} matrix_b_fmt:MATRIX_FMT_FP4{{$}}
 ; OBJ-LABEL: <wmma_scale_f32_16x16x128_f8f6f4__a_fp8_v16__b_fp4_v16__narrow_vector_extract>:
-; OBJ: v_wmma_scale_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_b_fmt:MATRIX_FMT_FP4{{ *(//.*)?$}}
+; OBJ: v_wmma_scale_f32_16x16x128_f8f6f4 {{([^ ]+, )*[^ ]+}} matrix_b_fmt:MATRIX_FMT_FP4{{ *(//.*)?$}}
   %b.narrow = call <8 x i32> @llvm.vector.extract.v8i32.v16i32(<16 x i32> %b, i64 0)
   %r.wmma_scale_f32_16x16x128_f8f6f4__a_fp8_v16__b_fp4_v16__narrow_vector_extract = call <8 x float> @llvm.amdgcn.wmma.scale.f32.16x16x128.f8f6f4.v8f32.v16i32.v8i32(i32 0, <16 x i32> %a, i32 4, <8 x i32> %b.narrow, i16 0, <8 x float> %c, i32 0, i32 0, i32 0, i32 0, i32 0, i32 0, i1 false, i1 false)
   store <8 x float> %r.wmma_scale_f32_16x16x128_f8f6f4__a_fp8_v16__b_fp4_v16__narrow_vector_extract, ptr addrspace(1) %out
@@ -44,9 +44,9 @@ define amdgpu_ps void @wmma_scale_f32_16x16x128_f8f6f4__a_fp8_v16__b_fp4_v16__na
 
 define amdgpu_ps void @wmma_scale_f32_16x16x128_f8f6f4__a_bf8_v16__b_fp6_v16__narrow_vector_extract(<16 x i32> %a, <16 x i32> %b, <8 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}wmma_scale_f32_16x16x128_f8f6f4__a_bf8_v16__b_fp6_v16__narrow_vector_extract:
-; CHECK: v_wmma_scale_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_BF8 matrix_b_fmt:MATRIX_FMT_FP6{{$}}
+; CHECK: v_wmma_scale_f32_16x16x128_f8f6f4 {{([^ ]+, )*[^ ]+}} matrix_a_fmt:MATRIX_FMT_BF8 matrix_b_fmt:MATRIX_FMT_FP6{{$}}
 ; OBJ-LABEL: <wmma_scale_f32_16x16x128_f8f6f4__a_bf8_v16__b_fp6_v16__narrow_vector_extract>:
-; OBJ: v_wmma_scale_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_BF8 matrix_b_fmt:MATRIX_FMT_FP6{{ *(//.*)?$}}
+; OBJ: v_wmma_scale_f32_16x16x128_f8f6f4 {{([^ ]+, )*[^ ]+}} matrix_a_fmt:MATRIX_FMT_BF8 matrix_b_fmt:MATRIX_FMT_FP6{{ *(//.*)?$}}
   %b.narrow = call <12 x i32> @llvm.vector.extract.v12i32.v16i32(<16 x i32> %b, i64 0)
   %r.wmma_scale_f32_16x16x128_f8f6f4__a_bf8_v16__b_fp6_v16__narrow_vector_extract = call <8 x float> @llvm.amdgcn.wmma.scale.f32.16x16x128.f8f6f4.v8f32.v16i32.v12i32(i32 1, <16 x i32> %a, i32 2, <12 x i32> %b.narrow, i16 0, <8 x float> %c, i32 0, i32 0, i32 0, i32 0, i32 0, i32 0, i1 false, i1 false)
   store <8 x float> %r.wmma_scale_f32_16x16x128_f8f6f4__a_bf8_v16__b_fp6_v16__narrow_vector_extract, ptr addrspace(1) %out
@@ -55,9 +55,9 @@ define amdgpu_ps void @wmma_scale_f32_16x16x128_f8f6f4__a_bf8_v16__b_fp6_v16__na
 
 define amdgpu_ps void @wmma_scale_f32_16x16x128_f8f6f4__a_bf8_v16__b_bf6_v16__narrow_vector_extract(<16 x i32> %a, <16 x i32> %b, <8 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}wmma_scale_f32_16x16x128_f8f6f4__a_bf8_v16__b_bf6_v16__narrow_vector_extract:
-; CHECK: v_wmma_scale_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_BF8 matrix_b_fmt:MATRIX_FMT_BF6{{$}}
+; CHECK: v_wmma_scale_f32_16x16x128_f8f6f4 {{([^ ]+, )*[^ ]+}} matrix_a_fmt:MATRIX_FMT_BF8 matrix_b_fmt:MATRIX_FMT_BF6{{$}}
 ; OBJ-LABEL: <wmma_scale_f32_16x16x128_f8f6f4__a_bf8_v16__b_bf6_v16__narrow_vector_extract>:
-; OBJ: v_wmma_scale_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_BF8 matrix_b_fmt:MATRIX_FMT_BF6{{ *(//.*)?$}}
+; OBJ: v_wmma_scale_f32_16x16x128_f8f6f4 {{([^ ]+, )*[^ ]+}} matrix_a_fmt:MATRIX_FMT_BF8 matrix_b_fmt:MATRIX_FMT_BF6{{ *(//.*)?$}}
   %b.narrow = call <12 x i32> @llvm.vector.extract.v12i32.v16i32(<16 x i32> %b, i64 0)
   %r.wmma_scale_f32_16x16x128_f8f6f4__a_bf8_v16__b_bf6_v16__narrow_vector_extract = call <8 x float> @llvm.amdgcn.wmma.scale.f32.16x16x128.f8f6f4.v8f32.v16i32.v12i32(i32 1, <16 x i32> %a, i32 3, <12 x i32> %b.narrow, i16 0, <8 x float> %c, i32 0, i32 0, i32 0, i32 0, i32 0, i32 0, i1 false, i1 false)
   store <8 x float> %r.wmma_scale_f32_16x16x128_f8f6f4__a_bf8_v16__b_bf6_v16__narrow_vector_extract, ptr addrspace(1) %out
@@ -66,9 +66,9 @@ define amdgpu_ps void @wmma_scale_f32_16x16x128_f8f6f4__a_bf8_v16__b_bf6_v16__na
 
 define amdgpu_ps void @wmma_scale_f32_16x16x128_f8f6f4__a_bf8_v16__b_fp4_v16__narrow_vector_extract(<16 x i32> %a, <16 x i32> %b, <8 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}wmma_scale_f32_16x16x128_f8f6f4__a_bf8_v16__b_fp4_v16__narrow_vector_extract:
-; CHECK: v_wmma_scale_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_BF8 matrix_b_fmt:MATRIX_FMT_FP4{{$}}
+; CHECK: v_wmma_scale_f32_16x16x128_f8f6f4 {{([^ ]+, )*[^ ]+}} matrix_a_fmt:MATRIX_FMT_BF8 matrix_b_fmt:MATRIX_FMT_FP4{{$}}
 ; OBJ-LABEL: <wmma_scale_f32_16x16x128_f8f6f4__a_bf8_v16__b_fp4_v16__narrow_vector_extract>:
-; OBJ: v_wmma_scale_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_BF8 matrix_b_fmt:MATRIX_FMT_FP4{{ *(//.*)?$}}
+; OBJ: v_wmma_scale_f32_16x16x128_f8f6f4 {{([^ ]+, )*[^ ]+}} matrix_a_fmt:MATRIX_FMT_BF8 matrix_b_fmt:MATRIX_FMT_FP4{{ *(//.*)?$}}
   %b.narrow = call <8 x i32> @llvm.vector.extract.v8i32.v16i32(<16 x i32> %b, i64 0)
   %r.wmma_scale_f32_16x16x128_f8f6f4__a_bf8_v16__b_fp4_v16__narrow_vector_extract = call <8 x float> @llvm.amdgcn.wmma.scale.f32.16x16x128.f8f6f4.v8f32.v16i32.v8i32(i32 1, <16 x i32> %a, i32 4, <8 x i32> %b.narrow, i16 0, <8 x float> %c, i32 0, i32 0, i32 0, i32 0, i32 0, i32 0, i1 false, i1 false)
   store <8 x float> %r.wmma_scale_f32_16x16x128_f8f6f4__a_bf8_v16__b_fp4_v16__narrow_vector_extract, ptr addrspace(1) %out
@@ -77,9 +77,9 @@ define amdgpu_ps void @wmma_scale_f32_16x16x128_f8f6f4__a_bf8_v16__b_fp4_v16__na
 
 define amdgpu_ps void @wmma_scale_f32_16x16x128_f8f6f4__a_fp6_v16__b_fp8_v16__narrow_vector_extract(<16 x i32> %a, <16 x i32> %b, <8 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}wmma_scale_f32_16x16x128_f8f6f4__a_fp6_v16__b_fp8_v16__narrow_vector_extract:
-; CHECK: v_wmma_scale_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_FP6{{$}}
+; CHECK: v_wmma_scale_f32_16x16x128_f8f6f4 {{([^ ]+, )*[^ ]+}} matrix_a_fmt:MATRIX_FMT_FP6{{$}}
 ; OBJ-LABEL: <wmma_scale_f32_16x16x128_f8f6f4__a_fp6_v16__b_fp8_v16__narrow_vector_extract>:
-; OBJ: v_wmma_scale_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_FP6{{ *(//.*)?$}}
+; OBJ: v_wmma_scale_f32_16x16x128_f8f6f4 {{([^ ]+, )*[^ ]+}} matrix_a_fmt:MATRIX_FMT_FP6{{ *(//.*)?$}}
   %a.narrow = call <12 x i32> @llvm.vector.extract.v12i32.v16i32(<16 x i32> %a, i64 0)
   %r.wmma_scale_f32_16x16x128_f8f6f4__a_fp6_v16__b_fp8_v16__narrow_vector_extract = call <8 x float> @llvm.amdgcn.wmma.scale.f32.16x16x128.f8f6f4.v8f32.v12i32.v16i32(i32 2, <12 x i32> %a.narrow, i32 0, <16 x i32> %b, i16 0, <8 x float> %c, i32 0, i32 0, i32 0, i32 0, i32 0, i32 0, i1 false, i1 false)
   store <8 x float> %r.wmma_scale_f32_16x16x128_f8f6f4__a_fp6_v16__b_fp8_v16__narrow_vector_extract, ptr addrspace(1) %out
@@ -88,9 +88,9 @@ define amdgpu_ps void @wmma_scale_f32_16x16x128_f8f6f4__a_fp6_v16__b_fp8_v16__na
 
 define amdgpu_ps void @wmma_scale_f32_16x16x128_f8f6f4__a_fp6_v16__b_bf8_v16__narrow_vector_extract(<16 x i32> %a, <16 x i32> %b, <8 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}wmma_scale_f32_16x16x128_f8f6f4__a_fp6_v16__b_bf8_v16__narrow_vector_extract:
-; CHECK: v_wmma_scale_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_FP6 matrix_b_fmt:MATRIX_FMT_BF8{{$}}
+; CHECK: v_wmma_scale_f32_16x16x128_f8f6f4 {{([^ ]+, )*[^ ]+}} matrix_a_fmt:MATRIX_FMT_FP6 matrix_b_fmt:MATRIX_FMT_BF8{{$}}
 ; OBJ-LABEL: <wmma_scale_f32_16x16x128_f8f6f4__a_fp6_v16__b_bf8_v16__narrow_vector_extract>:
-; OBJ: v_wmma_scale_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_FP6 matrix_b_fmt:MATRIX_FMT_BF8{{ *(//.*)?$}}
+; OBJ: v_wmma_scale_f32_16x16x128_f8f6f4 {{([^ ]+, )*[^ ]+}} matrix_a_fmt:MATRIX_FMT_FP6 matrix_b_fmt:MATRIX_FMT_BF8{{ *(//.*)?$}}
   %a.narrow = call <12 x i32> @llvm.vector.extract.v12i32.v16i32(<16 x i32> %a, i64 0)
   %r.wmma_scale_f32_16x16x128_f8f6f4__a_fp6_v16__b_bf8_v16__narrow_vector_extract = call <8 x float> @llvm.amdgcn.wmma.scale.f32.16x16x128.f8f6f4.v8f32.v12i32.v16i32(i32 2, <12 x i32> %a.narrow, i32 1, <16 x i32> %b, i16 0, <8 x float> %c, i32 0, i32 0, i32 0, i32 0, i32 0, i32 0, i1 false, i1 false)
   store <8 x float> %r.wmma_scale_f32_16x16x128_f8f6f4__a_fp6_v16__b_bf8_v16__narrow_vector_extract, ptr addrspace(1) %out
@@ -99,9 +99,9 @@ define amdgpu_ps void @wmma_scale_f32_16x16x128_f8f6f4__a_fp6_v16__b_bf8_v16__na
 
 define amdgpu_ps void @wmma_scale_f32_16x16x128_f8f6f4__a_fp6_v16__b_fp6_v16__narrow_vector_extract(<16 x i32> %a, <16 x i32> %b, <8 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}wmma_scale_f32_16x16x128_f8f6f4__a_fp6_v16__b_fp6_v16__narrow_vector_extract:
-; CHECK: v_wmma_scale_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_FP6 matrix_b_fmt:MATRIX_FMT_FP6{{$}}
+; CHECK: v_wmma_scale_f32_16x16x128_f8f6f4 {{([^ ]+, )*[^ ]+}} matrix_a_fmt:MATRIX_FMT_FP6 matrix_b_fmt:MATRIX_FMT_FP6{{$}}
 ; OBJ-LABEL: <wmma_scale_f32_16x16x128_f8f6f4__a_fp6_v16__b_fp6_v16__narrow_vector_extract>:
-; OBJ: v_wmma_scale_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_FP6 matrix_b_fmt:MATRIX_FMT_FP6{{ *(//.*)?$}}
+; OBJ: v_wmma_scale_f32_16x16x128_f8f6f4 {{([^ ]+, )*[^ ]+}} matrix_a_fmt:MATRIX_FMT_FP6 matrix_b_fmt:MATRIX_FMT_FP6{{ *(//.*)?$}}
   %a.narrow = call <12 x i32> @llvm.vector.extract.v12i32.v16i32(<16 x i32> %a, i64 0)
   %b.narrow = call <12 x i32> @llvm.vector.extract.v12i32.v16i32(<16 x i32> %b, i64 0)
   %r.wmma_scale_f32_16x16x128_f8f6f4__a_fp6_v16__b_fp6_v16__narrow_vector_extract = call <8 x float> @llvm.amdgcn.wmma.scale.f32.16x16x128.f8f6f4.v8f32.v12i32.v12i32(i32 2, <12 x i32> %a.narrow, i32 2, <12 x i32> %b.narrow, i16 0, <8 x float> %c, i32 0, i32 0, i32 0, i32 0, i32 0, i32 0, i1 false, i1 false)
@@ -111,9 +111,9 @@ define amdgpu_ps void @wmma_scale_f32_16x16x128_f8f6f4__a_fp6_v16__b_fp6_v16__na
 
 define amdgpu_ps void @wmma_scale_f32_16x16x128_f8f6f4__a_fp6_v16__b_bf6_v16__narrow_vector_extract(<16 x i32> %a, <16 x i32> %b, <8 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}wmma_scale_f32_16x16x128_f8f6f4__a_fp6_v16__b_bf6_v16__narrow_vector_extract:
-; CHECK: v_wmma_scale_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_FP6 matrix_b_fmt:MATRIX_FMT_BF6{{$}}
+; CHECK: v_wmma_scale_f32_16x16x128_f8f6f4 {{([^ ]+, )*[^ ]+}} matrix_a_fmt:MATRIX_FMT_FP6 matrix_b_fmt:MATRIX_FMT_BF6{{$}}
 ; OBJ-LABEL: <wmma_scale_f32_16x16x128_f8f6f4__a_fp6_v16__b_bf6_v16__narrow_vector_extract>:
-; OBJ: v_wmma_scale_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_FP6 matrix_b_fmt:MATRIX_FMT_BF6{{ *(//.*)?$}}
+; OBJ: v_wmma_scale_f32_16x16x128_f8f6f4 {{([^ ]+, )*[^ ]+}} matrix_a_fmt:MATRIX_FMT_FP6 matrix_b_fmt:MATRIX_FMT_BF6{{ *(//.*)?$}}
   %a.narrow = call <12 x i32> @llvm.vector.extract.v12i32.v16i32(<16 x i32> %a, i64 0)
   %b.narrow = call <12 x i32> @llvm.vector.extract.v12i32.v16i32(<16 x i32> %b, i64 0)
   %r.wmma_scale_f32_16x16x128_f8f6f4__a_fp6_v16__b_bf6_v16__narrow_vector_extract = call <8 x float> @llvm.amdgcn.wmma.scale.f32.16x16x128.f8f6f4.v8f32.v12i32.v12i32(i32 2, <12 x i32> %a.narrow, i32 3, <12 x i32> %b.narrow, i16 0, <8 x float> %c, i32 0, i32 0, i32 0, i32 0, i32 0, i32 0, i1 false, i1 false)
@@ -123,9 +123,9 @@ define amdgpu_ps void @wmma_scale_f32_16x16x128_f8f6f4__a_fp6_v16__b_bf6_v16__na
 
 define amdgpu_ps void @wmma_scale_f32_16x16x128_f8f6f4__a_fp6_v16__b_fp4_v16__narrow_vector_extract(<16 x i32> %a, <16 x i32> %b, <8 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}wmma_scale_f32_16x16x128_f8f6f4__a_fp6_v16__b_fp4_v16__narrow_vector_extract:
-; CHECK: v_wmma_scale_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_FP6 matrix_b_fmt:MATRIX_FMT_FP4{{$}}
+; CHECK: v_wmma_scale_f32_16x16x128_f8f6f4 {{([^ ]+, )*[^ ]+}} matrix_a_fmt:MATRIX_FMT_FP6 matrix_b_fmt:MATRIX_FMT_FP4{{$}}
 ; OBJ-LABEL: <wmma_scale_f32_16x16x128_f8f6f4__a_fp6_v16__b_fp4_v16__narrow_vector_extract>:
-; OBJ: v_wmma_scale_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_FP6 matrix_b_fmt:MATRIX_FMT_FP4{{ *(//.*)?$}}
+; OBJ: v_wmma_scale_f32_16x16x128_f8f6f4 {{([^ ]+, )*[^ ]+}} matrix_a_fmt:MATRIX_FMT_FP6 matrix_b_fmt:MATRIX_FMT_FP4{{ *(//.*)?$}}
   %a.narrow = call <12 x i32> @llvm.vector.extract.v12i32.v16i32(<16 x i32> %a, i64 0)
   %b.narrow = call <8 x i32> @llvm.vector.extract.v8i32.v16i32(<16 x i32> %b, i64 0)
   %r.wmma_scale_f32_16x16x128_f8f6f4__a_fp6_v16__b_fp4_v16__narrow_vector_extract = call <8 x float> @llvm.amdgcn.wmma.scale.f32.16x16x128.f8f6f4.v8f32.v12i32.v8i32(i32 2, <12 x i32> %a.narrow, i32 4, <8 x i32> %b.narrow, i16 0, <8 x float> %c, i32 0, i32 0, i32 0, i32 0, i32 0, i32 0, i1 false, i1 false)
@@ -135,9 +135,9 @@ define amdgpu_ps void @wmma_scale_f32_16x16x128_f8f6f4__a_fp6_v16__b_fp4_v16__na
 
 define amdgpu_ps void @wmma_scale_f32_16x16x128_f8f6f4__a_bf6_v16__b_fp8_v16__narrow_vector_extract(<16 x i32> %a, <16 x i32> %b, <8 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}wmma_scale_f32_16x16x128_f8f6f4__a_bf6_v16__b_fp8_v16__narrow_vector_extract:
-; CHECK: v_wmma_scale_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_BF6{{$}}
+; CHECK: v_wmma_scale_f32_16x16x128_f8f6f4 {{([^ ]+, )*[^ ]+}} matrix_a_fmt:MATRIX_FMT_BF6{{$}}
 ; OBJ-LABEL: <wmma_scale_f32_16x16x128_f8f6f4__a_bf6_v16__b_fp8_v16__narrow_vector_extract>:
-; OBJ: v_wmma_scale_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_BF6{{ *(//.*)?$}}
+; OBJ: v_wmma_scale_f32_16x16x128_f8f6f4 {{([^ ]+, )*[^ ]+}} matrix_a_fmt:MATRIX_FMT_BF6{{ *(//.*)?$}}
   %a.narrow = call <12 x i32> @llvm.vector.extract.v12i32.v16i32(<16 x i32> %a, i64 0)
   %r.wmma_scale_f32_16x16x128_f8f6f4__a_bf6_v16__b_fp8_v16__narrow_vector_extract = call <8 x float> @llvm.amdgcn.wmma.scale.f32.16x16x128.f8f6f4.v8f32.v12i32.v16i32(i32 3, <12 x i32> %a.narrow, i32 0, <16 x i32> %b, i16 0, <8 x float> %c, i32 0, i32 0, i32 0, i32 0, i32 0, i32 0, i1 false, i1 false)
   store <8 x float> %r.wmma_scale_f32_16x16x128_f8f6f4__a_bf6_v16__b_fp8_v16__narrow_vector_extract, ptr addrspace(1) %out
@@ -146,9 +146,9 @@ define amdgpu_ps void @wmma_scale_f32_16x16x128_f8f6f4__a_bf6_v16__b_fp8_v16__na
 
 define amdgpu_ps void @wmma_scale_f32_16x16x128_f8f6f4__a_bf6_v16__b_bf8_v16__narrow_vector_extract(<16 x i32> %a, <16 x i32> %b, <8 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}wmma_scale_f32_16x16x128_f8f6f4__a_bf6_v16__b_bf8_v16__narrow_vector_extract:
-; CHECK: v_wmma_scale_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_BF6 matrix_b_fmt:MATRIX_FMT_BF8{{$}}
+; CHECK: v_wmma_scale_f32_16x16x128_f8f6f4 {{([^ ]+, )*[^ ]+}} matrix_a_fmt:MATRIX_FMT_BF6 matrix_b_fmt:MATRIX_FMT_BF8{{$}}
 ; OBJ-LABEL: <wmma_scale_f32_16x16x128_f8f6f4__a_bf6_v16__b_bf8_v16__narrow_vector_extract>:
-; OBJ: v_wmma_scale_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_BF6 matrix_b_fmt:MATRIX_FMT_BF8{{ *(//.*)?$}}
+; OBJ: v_wmma_scale_f32_16x16x128_f8f6f4 {{([^ ]+, )*[^ ]+}} matrix_a_fmt:MATRIX_FMT_BF6 matrix_b_fmt:MATRIX_FMT_BF8{{ *(//.*)?$}}
   %a.narrow = call <12 x i32> @llvm.vector.extract.v12i32.v16i32(<16 x i32> %a, i64 0)
   %r.wmma_scale_f32_16x16x128_f8f6f4__a_bf6_v16__b_bf8_v16__narrow_vector_extract = call <8 x float> @llvm.amdgcn.wmma.scale.f32.16x16x128.f8f6f4.v8f32.v12i32.v16i32(i32 3, <12 x i32> %a.narrow, i32 1, <16 x i32> %b, i16 0, <8 x float> %c, i32 0, i32 0, i32 0, i32 0, i32 0, i32 0, i1 false, i1 false)
   store <8 x float> %r.wmma_scale_f32_16x16x128_f8f6f4__a_bf6_v16__b_bf8_v16__narrow_vector_extract, ptr addrspace(1) %out
@@ -157,9 +157,9 @@ define amdgpu_ps void @wmma_scale_f32_16x16x128_f8f6f4__a_bf6_v16__b_bf8_v16__na
 
 define amdgpu_ps void @wmma_scale_f32_16x16x128_f8f6f4__a_bf6_v16__b_fp6_v16__narrow_vector_extract(<16 x i32> %a, <16 x i32> %b, <8 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}wmma_scale_f32_16x16x128_f8f6f4__a_bf6_v16__b_fp6_v16__narrow_vector_extract:
-; CHECK: v_wmma_scale_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_BF6 matrix_b_fmt:MATRIX_FMT_FP6{{$}}
+; CHECK: v_wmma_scale_f32_16x16x128_f8f6f4 {{([^ ]+, )*[^ ]+}} matrix_a_fmt:MATRIX_FMT_BF6 matrix_b_fmt:MATRIX_FMT_FP6{{$}}
 ; OBJ-LABEL: <wmma_scale_f32_16x16x128_f8f6f4__a_bf6_v16__b_fp6_v16__narrow_vector_extract>:
-; OBJ: v_wmma_scale_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_BF6 matrix_b_fmt:MATRIX_FMT_FP6{{ *(//.*)?$}}
+; OBJ: v_wmma_scale_f32_16x16x128_f8f6f4 {{([^ ]+, )*[^ ]+}} matrix_a_fmt:MATRIX_FMT_BF6 matrix_b_fmt:MATRIX_FMT_FP6{{ *(//.*)?$}}
   %a.narrow = call <12 x i32> @llvm.vector.extract.v12i32.v16i32(<16 x i32> %a, i64 0)
   %b.narrow = call <12 x i32> @llvm.vector.extract.v12i32.v16i32(<16 x i32> %b, i64 0)
   %r.wmma_scale_f32_16x16x128_f8f6f4__a_bf6_v16__b_fp6_v16__narrow_vector_extract = call <8 x float> @llvm.amdgcn.wmma.scale.f32.16x16x128.f8f6f4.v8f32.v12i32.v12i32(i32 3, <12 x i32> %a.narrow, i32 2, <12 x i32> %b.narrow, i16 0, <8 x float> %c, i32 0, i32 0, i32 0, i32 0, i32 0, i32 0, i1 false, i1 false)
@@ -169,9 +169,9 @@ define amdgpu_ps void @wmma_scale_f32_16x16x128_f8f6f4__a_bf6_v16__b_fp6_v16__na
 
 define amdgpu_ps void @wmma_scale_f32_16x16x128_f8f6f4__a_bf6_v16__b_bf6_v16__narrow_vector_extract(<16 x i32> %a, <16 x i32> %b, <8 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}wmma_scale_f32_16x16x128_f8f6f4__a_bf6_v16__b_bf6_v16__narrow_vector_extract:
-; CHECK: v_wmma_scale_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_BF6 matrix_b_fmt:MATRIX_FMT_BF6{{$}}
+; CHECK: v_wmma_scale_f32_16x16x128_f8f6f4 {{([^ ]+, )*[^ ]+}} matrix_a_fmt:MATRIX_FMT_BF6 matrix_b_fmt:MATRIX_FMT_BF6{{$}}
 ; OBJ-LABEL: <wmma_scale_f32_16x16x128_f8f6f4__a_bf6_v16__b_bf6_v16__narrow_vector_extract>:
-; OBJ: v_wmma_scale_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_BF6 matrix_b_fmt:MATRIX_FMT_BF6{{ *(//.*)?$}}
+; OBJ: v_wmma_scale_f32_16x16x128_f8f6f4 {{([^ ]+, )*[^ ]+}} matrix_a_fmt:MATRIX_FMT_BF6 matrix_b_fmt:MATRIX_FMT_BF6{{ *(//.*)?$}}
   %a.narrow = call <12 x i32> @llvm.vector.extract.v12i32.v16i32(<16 x i32> %a, i64 0)
   %b.narrow = call <12 x i32> @llvm.vector.extract.v12i32.v16i32(<16 x i32> %b, i64 0)
   %r.wmma_scale_f32_16x16x128_f8f6f4__a_bf6_v16__b_bf6_v16__narrow_vector_extract = call <8 x float> @llvm.amdgcn.wmma.scale.f32.16x16x128.f8f6f4.v8f32.v12i32.v12i32(i32 3, <12 x i32> %a.narrow, i32 3, <12 x i32> %b.narrow, i16 0, <8 x float> %c, i32 0, i32 0, i32 0, i32 0, i32 0, i32 0, i1 false, i1 false)
@@ -181,9 +181,9 @@ define amdgpu_ps void @wmma_scale_f32_16x16x128_f8f6f4__a_bf6_v16__b_bf6_v16__na
 
 define amdgpu_ps void @wmma_scale_f32_16x16x128_f8f6f4__a_bf6_v16__b_fp4_v16__narrow_vector_extract(<16 x i32> %a, <16 x i32> %b, <8 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}wmma_scale_f32_16x16x128_f8f6f4__a_bf6_v16__b_fp4_v16__narrow_vector_extract:
-; CHECK: v_wmma_scale_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_BF6 matrix_b_fmt:MATRIX_FMT_FP4{{$}}
+; CHECK: v_wmma_scale_f32_16x16x128_f8f6f4 {{([^ ]+, )*[^ ]+}} matrix_a_fmt:MATRIX_FMT_BF6 matrix_b_fmt:MATRIX_FMT_FP4{{$}}
 ; OBJ-LABEL: <wmma_scale_f32_16x16x128_f8f6f4__a_bf6_v16__b_fp4_v16__narrow_vector_extract>:
-; OBJ: v_wmma_scale_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_BF6 matrix_b_fmt:MATRIX_FMT_FP4{{ *(//.*)?$}}
+; OBJ: v_wmma_scale_f32_16x16x128_f8f6f4 {{([^ ]+, )*[^ ]+}} matrix_a_fmt:MATRIX_FMT_BF6 matrix_b_fmt:MATRIX_FMT_FP4{{ *(//.*)?$}}
   %a.narrow = call <12 x i32> @llvm.vector.extract.v12i32.v16i32(<16 x i32> %a, i64 0)
   %b.narrow = call <8 x i32> @llvm.vector.extract.v8i32.v16i32(<16 x i32> %b, i64 0)
   %r.wmma_scale_f32_16x16x128_f8f6f4__a_bf6_v16__b_fp4_v16__narrow_vector_extract = call <8 x float> @llvm.amdgcn.wmma.scale.f32.16x16x128.f8f6f4.v8f32.v12i32.v8i32(i32 3, <12 x i32> %a.narrow, i32 4, <8 x i32> %b.narrow, i16 0, <8 x float> %c, i32 0, i32 0, i32 0, i32 0, i32 0, i32 0, i1 false, i1 false)
@@ -193,9 +193,9 @@ define amdgpu_ps void @wmma_scale_f32_16x16x128_f8f6f4__a_bf6_v16__b_fp4_v16__na
 
 define amdgpu_ps void @wmma_scale_f32_16x16x128_f8f6f4__a_fp4_v16__b_fp8_v16__narrow_vector_extract(<16 x i32> %a, <16 x i32> %b, <8 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}wmma_scale_f32_16x16x128_f8f6f4__a_fp4_v16__b_fp8_v16__narrow_vector_extract:
-; CHECK: v_wmma_scale_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_FP4{{$}}
+; CHECK: v_wmma_scale_f32_16x16x128_f8f6f4 {{([^ ]+, )*[^ ]+}} matrix_a_fmt:MATRIX_FMT_FP4{{$}}
 ; OBJ-LABEL: <wmma_scale_f32_16x16x128_f8f6f4__a_fp4_v16__b_fp8_v16__narrow_vector_extract>:
-; OBJ: v_wmma_scale_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_FP4{{ *(//.*)?$}}
+; OBJ: v_wmma_scale_f32_16x16x128_f8f6f4 {{([^ ]+, )*[^ ]+}} matrix_a_fmt:MATRIX_FMT_FP4{{ *(//.*)?$}}
   %a.narrow = call <8 x i32> @llvm.vector.extract.v8i32.v16i32(<16 x i32> %a, i64 0)
   %r.wmma_scale_f32_16x16x128_f8f6f4__a_fp4_v16__b_fp8_v16__narrow_vector_extract = call <8 x float> @llvm.amdgcn.wmma.scale.f32.16x16x128.f8f6f4.v8f32.v8i32.v16i32(i32 4, <8 x i32> %a.narrow, i32 0, <16 x i32> %b, i16 0, <8 x float> %c, i32 0, i32 0, i32 0, i32 0, i32 0, i32 0, i1 false, i1 false)
   store <8 x float> %r.wmma_scale_f32_16x16x128_f8f6f4__a_fp4_v16__b_fp8_v16__narrow_vector_extract, ptr addrspace(1) %out
@@ -204,9 +204,9 @@ define amdgpu_ps void @wmma_scale_f32_16x16x128_f8f6f4__a_fp4_v16__b_fp8_v16__na
 
 define amdgpu_ps void @wmma_scale_f32_16x16x128_f8f6f4__a_fp4_v16__b_bf8_v16__narrow_vector_extract(<16 x i32> %a, <16 x i32> %b, <8 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}wmma_scale_f32_16x16x128_f8f6f4__a_fp4_v16__b_bf8_v16__narrow_vector_extract:
-; CHECK: v_wmma_scale_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_FP4 matrix_b_fmt:MATRIX_FMT_BF8{{$}}
+; CHECK: v_wmma_scale_f32_16x16x128_f8f6f4 {{([^ ]+, )*[^ ]+}} matrix_a_fmt:MATRIX_FMT_FP4 matrix_b_fmt:MATRIX_FMT_BF8{{$}}
 ; OBJ-LABEL: <wmma_scale_f32_16x16x128_f8f6f4__a_fp4_v16__b_bf8_v16__narrow_vector_extract>:
-; OBJ: v_wmma_scale_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_FP4 matrix_b_fmt:MATRIX_FMT_BF8{{ *(//.*)?$}}
+; OBJ: v_wmma_scale_f32_16x16x128_f8f6f4 {{([^ ]+, )*[^ ]+}} matrix_a_fmt:MATRIX_FMT_FP4 matrix_b_fmt:MATRIX_FMT_BF8{{ *(//.*)?$}}
   %a.narrow = call <8 x i32> @llvm.vector.extract.v8i32.v16i32(<16 x i32> %a, i64 0)
   %r.wmma_scale_f32_16x16x128_f8f6f4__a_fp4_v16__b_bf8_v16__narrow_vector_extract = call <8 x float> @llvm.amdgcn.wmma.scale.f32.16x16x128.f8f6f4.v8f32.v8i32.v16i32(i32 4, <8 x i32> %a.narrow, i32 1, <16 x i32> %b, i16 0, <8 x float> %c, i32 0, i32 0, i32 0, i32 0, i32 0, i32 0, i1 false, i1 false)
   store <8 x float> %r.wmma_scale_f32_16x16x128_f8f6f4__a_fp4_v16__b_bf8_v16__narrow_vector_extract, ptr addrspace(1) %out
@@ -215,9 +215,9 @@ define amdgpu_ps void @wmma_scale_f32_16x16x128_f8f6f4__a_fp4_v16__b_bf8_v16__na
 
 define amdgpu_ps void @wmma_scale_f32_16x16x128_f8f6f4__a_fp4_v16__b_fp6_v16__narrow_vector_extract(<16 x i32> %a, <16 x i32> %b, <8 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}wmma_scale_f32_16x16x128_f8f6f4__a_fp4_v16__b_fp6_v16__narrow_vector_extract:
-; CHECK: v_wmma_scale_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_FP4 matrix_b_fmt:MATRIX_FMT_FP6{{$}}
+; CHECK: v_wmma_scale_f32_16x16x128_f8f6f4 {{([^ ]+, )*[^ ]+}} matrix_a_fmt:MATRIX_FMT_FP4 matrix_b_fmt:MATRIX_FMT_FP6{{$}}
 ; OBJ-LABEL: <wmma_scale_f32_16x16x128_f8f6f4__a_fp4_v16__b_fp6_v16__narrow_vector_extract>:
-; OBJ: v_wmma_scale_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_FP4 matrix_b_fmt:MATRIX_FMT_FP6{{ *(//.*)?$}}
+; OBJ: v_wmma_scale_f32_16x16x128_f8f6f4 {{([^ ]+, )*[^ ]+}} matrix_a_fmt:MATRIX_FMT_FP4 matrix_b_fmt:MATRIX_FMT_FP6{{ *(//.*)?$}}
   %a.narrow = call <8 x i32> @llvm.vector.extract.v8i32.v16i32(<16 x i32> %a, i64 0)
   %b.narrow = call <12 x i32> @llvm.vector.extract.v12i32.v16i32(<16 x i32> %b, i64 0)
   %r.wmma_scale_f32_16x16x128_f8f6f4__a_fp4_v16__b_fp6_v16__narrow_vector_extract = call <8 x float> @llvm.amdgcn.wmma.scale.f32.16x16x128.f8f6f4.v8f32.v8i32.v12i32(i32 4, <8 x i32> %a.narrow, i32 2, <12 x i32> %b.narrow, i16 0, <8 x float> %c, i32 0, i32 0, i32 0, i32 0, i32 0, i32 0, i1 false, i1 false)
@@ -227,9 +227,9 @@ define amdgpu_ps void @wmma_scale_f32_16x16x128_f8f6f4__a_fp4_v16__b_fp6_v16__na
 
 define amdgpu_ps void @wmma_scale_f32_16x16x128_f8f6f4__a_fp4_v16__b_bf6_v16__narrow_vector_extract(<16 x i32> %a, <16 x i32> %b, <8 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}wmma_scale_f32_16x16x128_f8f6f4__a_fp4_v16__b_bf6_v16__narrow_vector_extract:
-; CHECK: v_wmma_scale_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_FP4 matrix_b_fmt:MATRIX_FMT_BF6{{$}}
+; CHECK: v_wmma_scale_f32_16x16x128_f8f6f4 {{([^ ]+, )*[^ ]+}} matrix_a_fmt:MATRIX_FMT_FP4 matrix_b_fmt:MATRIX_FMT_BF6{{$}}
 ; OBJ-LABEL: <wmma_scale_f32_16x16x128_f8f6f4__a_fp4_v16__b_bf6_v16__narrow_vector_extract>:
-; OBJ: v_wmma_scale_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_FP4 matrix_b_fmt:MATRIX_FMT_BF6{{ *(//.*)?$}}
+; OBJ: v_wmma_scale_f32_16x16x128_f8f6f4 {{([^ ]+, )*[^ ]+}} matrix_a_fmt:MATRIX_FMT_FP4 matrix_b_fmt:MATRIX_FMT_BF6{{ *(//.*)?$}}
   %a.narrow = call <8 x i32> @llvm.vector.extract.v8i32.v16i32(<16 x i32> %a, i64 0)
   %b.narrow = call <12 x i32> @llvm.vector.extract.v12i32.v16i32(<16 x i32> %b, i64 0)
   %r.wmma_scale_f32_16x16x128_f8f6f4__a_fp4_v16__b_bf6_v16__narrow_vector_extract = call <8 x float> @llvm.amdgcn.wmma.scale.f32.16x16x128.f8f6f4.v8f32.v8i32.v12i32(i32 4, <8 x i32> %a.narrow, i32 3, <12 x i32> %b.narrow, i16 0, <8 x float> %c, i32 0, i32 0, i32 0, i32 0, i32 0, i32 0, i1 false, i1 false)
@@ -239,9 +239,9 @@ define amdgpu_ps void @wmma_scale_f32_16x16x128_f8f6f4__a_fp4_v16__b_bf6_v16__na
 
 define amdgpu_ps void @wmma_scale_f32_16x16x128_f8f6f4__a_fp4_v16__b_fp4_v16__narrow_vector_extract(<16 x i32> %a, <16 x i32> %b, <8 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}wmma_scale_f32_16x16x128_f8f6f4__a_fp4_v16__b_fp4_v16__narrow_vector_extract:
-; CHECK: v_wmma_scale_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_FP4 matrix_b_fmt:MATRIX_FMT_FP4{{$}}
+; CHECK: v_wmma_scale_f32_16x16x128_f8f6f4 {{([^ ]+, )*[^ ]+}} matrix_a_fmt:MATRIX_FMT_FP4 matrix_b_fmt:MATRIX_FMT_FP4{{$}}
 ; OBJ-LABEL: <wmma_scale_f32_16x16x128_f8f6f4__a_fp4_v16__b_fp4_v16__narrow_vector_extract>:
-; OBJ: v_wmma_scale_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_FP4 matrix_b_fmt:MATRIX_FMT_FP4{{ *(//.*)?$}}
+; OBJ: v_wmma_scale_f32_16x16x128_f8f6f4 {{([^ ]+, )*[^ ]+}} matrix_a_fmt:MATRIX_FMT_FP4 matrix_b_fmt:MATRIX_FMT_FP4{{ *(//.*)?$}}
   %a.narrow = call <8 x i32> @llvm.vector.extract.v8i32.v16i32(<16 x i32> %a, i64 0)
   %b.narrow = call <8 x i32> @llvm.vector.extract.v8i32.v16i32(<16 x i32> %b, i64 0)
   %r.wmma_scale_f32_16x16x128_f8f6f4__a_fp4_v16__b_fp4_v16__narrow_vector_extract = call <8 x float> @llvm.amdgcn.wmma.scale.f32.16x16x128.f8f6f4.v8f32.v8i32.v8i32(i32 4, <8 x i32> %a.narrow, i32 4, <8 x i32> %b.narrow, i16 0, <8 x float> %c, i32 0, i32 0, i32 0, i32 0, i32 0, i32 0, i1 false, i1 false)

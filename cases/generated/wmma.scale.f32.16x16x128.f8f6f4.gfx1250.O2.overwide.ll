@@ -16,9 +16,9 @@
 
 define amdgpu_ps void @wmma_scale_f32_16x16x128_f8f6f4__a_fp8_v16__b_fp6_v16(<16 x i32> %a, <16 x i32> %b, <8 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}wmma_scale_f32_16x16x128_f8f6f4__a_fp8_v16__b_fp6_v16:
-; CHECK: v_wmma_scale_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_b_fmt:MATRIX_FMT_FP6{{$}}
+; CHECK: v_wmma_scale_f32_16x16x128_f8f6f4 {{([^ ]+, )*[^ ]+}} matrix_b_fmt:MATRIX_FMT_FP6{{$}}
 ; OBJ-LABEL: <wmma_scale_f32_16x16x128_f8f6f4__a_fp8_v16__b_fp6_v16>:
-; OBJ: v_wmma_scale_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_b_fmt:MATRIX_FMT_FP6{{ *(//.*)?$}}
+; OBJ: v_wmma_scale_f32_16x16x128_f8f6f4 {{([^ ]+, )*[^ ]+}} matrix_b_fmt:MATRIX_FMT_FP6{{ *(//.*)?$}}
   %r.wmma_scale_f32_16x16x128_f8f6f4__a_fp8_v16__b_fp6_v16 = call <8 x float> @llvm.amdgcn.wmma.scale.f32.16x16x128.f8f6f4.v8f32.v16i32.v16i32(i32 0, <16 x i32> %a, i32 2, <16 x i32> %b, i16 0, <8 x float> %c, i32 0, i32 0, i32 0, i32 0, i32 0, i32 0, i1 false, i1 false)
   store <8 x float> %r.wmma_scale_f32_16x16x128_f8f6f4__a_fp8_v16__b_fp6_v16, ptr addrspace(1) %out
   ret void
@@ -26,9 +26,9 @@ define amdgpu_ps void @wmma_scale_f32_16x16x128_f8f6f4__a_fp8_v16__b_fp6_v16(<16
 
 define amdgpu_ps void @wmma_scale_f32_16x16x128_f8f6f4__a_fp8_v16__b_bf6_v16(<16 x i32> %a, <16 x i32> %b, <8 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}wmma_scale_f32_16x16x128_f8f6f4__a_fp8_v16__b_bf6_v16:
-; CHECK: v_wmma_scale_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_b_fmt:MATRIX_FMT_BF6{{$}}
+; CHECK: v_wmma_scale_f32_16x16x128_f8f6f4 {{([^ ]+, )*[^ ]+}} matrix_b_fmt:MATRIX_FMT_BF6{{$}}
 ; OBJ-LABEL: <wmma_scale_f32_16x16x128_f8f6f4__a_fp8_v16__b_bf6_v16>:
-; OBJ: v_wmma_scale_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_b_fmt:MATRIX_FMT_BF6{{ *(//.*)?$}}
+; OBJ: v_wmma_scale_f32_16x16x128_f8f6f4 {{([^ ]+, )*[^ ]+}} matrix_b_fmt:MATRIX_FMT_BF6{{ *(//.*)?$}}
   %r.wmma_scale_f32_16x16x128_f8f6f4__a_fp8_v16__b_bf6_v16 = call <8 x float> @llvm.amdgcn.wmma.scale.f32.16x16x128.f8f6f4.v8f32.v16i32.v16i32(i32 0, <16 x i32> %a, i32 3, <16 x i32> %b, i16 0, <8 x float> %c, i32 0, i32 0, i32 0, i32 0, i32 0, i32 0, i1 false, i1 false)
   store <8 x float> %r.wmma_scale_f32_16x16x128_f8f6f4__a_fp8_v16__b_bf6_v16, ptr addrspace(1) %out
   ret void
@@ -36,9 +36,9 @@ define amdgpu_ps void @wmma_scale_f32_16x16x128_f8f6f4__a_fp8_v16__b_bf6_v16(<16
 
 define amdgpu_ps void @wmma_scale_f32_16x16x128_f8f6f4__a_fp8_v16__b_fp4_v12(<16 x i32> %a, <12 x i32> %b, <8 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}wmma_scale_f32_16x16x128_f8f6f4__a_fp8_v16__b_fp4_v12:
-; CHECK: v_wmma_scale_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_b_fmt:MATRIX_FMT_FP4{{$}}
+; CHECK: v_wmma_scale_f32_16x16x128_f8f6f4 {{([^ ]+, )*[^ ]+}} matrix_b_fmt:MATRIX_FMT_FP4{{$}}
 ; OBJ-LABEL: <wmma_scale_f32_16x16x128_f8f6f4__a_fp8_v16__b_fp4_v12>:
-; OBJ: v_wmma_scale_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_b_fmt:MATRIX_FMT_FP4{{ *(//.*)?$}}
+; OBJ: v_wmma_scale_f32_16x16x128_f8f6f4 {{([^ ]+, )*[^ ]+}} matrix_b_fmt:MATRIX_FMT_FP4{{ *(//.*)?$}}
   %r.wmma_scale_f32_16x16x128_f8f6f4__a_fp8_v16__b_fp4_v12 = call <8 x float> @llvm.amdgcn.wmma.scale.f32.16x16x128.f8f6f4.v8f32.v16i32.v12i32(i32 0, <16 x i32> %a, i32 4, <12 x i32> %b, i16 0, <8 x float> %c, i32 0, i32 0, i32 0, i32 0, i32 0, i32 0, i1 false, i1 false)
   store <8 x float> %r.wmma_scale_f32_16x16x128_f8f6f4__a_fp8_v16__b_fp4_v12, ptr addrspace(1) %out
   ret void
@@ -46,9 +46,9 @@ define amdgpu_ps void @wmma_scale_f32_16x16x128_f8f6f4__a_fp8_v16__b_fp4_v12(<16
 
 define amdgpu_ps void @wmma_scale_f32_16x16x128_f8f6f4__a_fp8_v16__b_fp4_v16(<16 x i32> %a, <16 x i32> %b, <8 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}wmma_scale_f32_16x16x128_f8f6f4__a_fp8_v16__b_fp4_v16:
-; CHECK: v_wmma_scale_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_b_fmt:MATRIX_FMT_FP4{{$}}
+; CHECK: v_wmma_scale_f32_16x16x128_f8f6f4 {{([^ ]+, )*[^ ]+}} matrix_b_fmt:MATRIX_FMT_FP4{{$}}
 ; OBJ-LABEL: <wmma_scale_f32_16x16x128_f8f6f4__a_fp8_v16__b_fp4_v16>:
-; OBJ: v_wmma_scale_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_b_fmt:MATRIX_FMT_FP4{{ *(//.*)?$}}
+; OBJ: v_wmma_scale_f32_16x16x128_f8f6f4 {{([^ ]+, )*[^ ]+}} matrix_b_fmt:MATRIX_FMT_FP4{{ *(//.*)?$}}
   %r.wmma_scale_f32_16x16x128_f8f6f4__a_fp8_v16__b_fp4_v16 = call <8 x float> @llvm.amdgcn.wmma.scale.f32.16x16x128.f8f6f4.v8f32.v16i32.v16i32(i32 0, <16 x i32> %a, i32 4, <16 x i32> %b, i16 0, <8 x float> %c, i32 0, i32 0, i32 0, i32 0, i32 0, i32 0, i1 false, i1 false)
   store <8 x float> %r.wmma_scale_f32_16x16x128_f8f6f4__a_fp8_v16__b_fp4_v16, ptr addrspace(1) %out
   ret void
@@ -56,9 +56,9 @@ define amdgpu_ps void @wmma_scale_f32_16x16x128_f8f6f4__a_fp8_v16__b_fp4_v16(<16
 
 define amdgpu_ps void @wmma_scale_f32_16x16x128_f8f6f4__a_bf8_v16__b_fp6_v16(<16 x i32> %a, <16 x i32> %b, <8 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}wmma_scale_f32_16x16x128_f8f6f4__a_bf8_v16__b_fp6_v16:
-; CHECK: v_wmma_scale_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_BF8 matrix_b_fmt:MATRIX_FMT_FP6{{$}}
+; CHECK: v_wmma_scale_f32_16x16x128_f8f6f4 {{([^ ]+, )*[^ ]+}} matrix_a_fmt:MATRIX_FMT_BF8 matrix_b_fmt:MATRIX_FMT_FP6{{$}}
 ; OBJ-LABEL: <wmma_scale_f32_16x16x128_f8f6f4__a_bf8_v16__b_fp6_v16>:
-; OBJ: v_wmma_scale_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_BF8 matrix_b_fmt:MATRIX_FMT_FP6{{ *(//.*)?$}}
+; OBJ: v_wmma_scale_f32_16x16x128_f8f6f4 {{([^ ]+, )*[^ ]+}} matrix_a_fmt:MATRIX_FMT_BF8 matrix_b_fmt:MATRIX_FMT_FP6{{ *(//.*)?$}}
   %r.wmma_scale_f32_16x16x128_f8f6f4__a_bf8_v16__b_fp6_v16 = call <8 x float> @llvm.amdgcn.wmma.scale.f32.16x16x128.f8f6f4.v8f32.v16i32.v16i32(i32 1, <16 x i32> %a, i32 2, <16 x i32> %b, i16 0, <8 x float> %c, i32 0, i32 0, i32 0, i32 0, i32 0, i32 0, i1 false, i1 false)
   store <8 x float> %r.wmma_scale_f32_16x16x128_f8f6f4__a_bf8_v16__b_fp6_v16, ptr addrspace(1) %out
   ret void
@@ -66,9 +66,9 @@ define amdgpu_ps void @wmma_scale_f32_16x16x128_f8f6f4__a_bf8_v16__b_fp6_v16(<16
 
 define amdgpu_ps void @wmma_scale_f32_16x16x128_f8f6f4__a_bf8_v16__b_bf6_v16(<16 x i32> %a, <16 x i32> %b, <8 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}wmma_scale_f32_16x16x128_f8f6f4__a_bf8_v16__b_bf6_v16:
-; CHECK: v_wmma_scale_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_BF8 matrix_b_fmt:MATRIX_FMT_BF6{{$}}
+; CHECK: v_wmma_scale_f32_16x16x128_f8f6f4 {{([^ ]+, )*[^ ]+}} matrix_a_fmt:MATRIX_FMT_BF8 matrix_b_fmt:MATRIX_FMT_BF6{{$}}
 ; OBJ-LABEL: <wmma_scale_f32_16x16x128_f8f6f4__a_bf8_v16__b_bf6_v16>:
-; OBJ: v_wmma_scale_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_BF8 matrix_b_fmt:MATRIX_FMT_BF6{{ *(//.*)?$}}
+; OBJ: v_wmma_scale_f32_16x16x128_f8f6f4 {{([^ ]+, )*[^ ]+}} matrix_a_fmt:MATRIX_FMT_BF8 matrix_b_fmt:MATRIX_FMT_BF6{{ *(//.*)?$}}
   %r.wmma_scale_f32_16x16x128_f8f6f4__a_bf8_v16__b_bf6_v16 = call <8 x float> @llvm.amdgcn.wmma.scale.f32.16x16x128.f8f6f4.v8f32.v16i32.v16i32(i32 1, <16 x i32> %a, i32 3, <16 x i32> %b, i16 0, <8 x float> %c, i32 0, i32 0, i32 0, i32 0, i32 0, i32 0, i1 false, i1 false)
   store <8 x float> %r.wmma_scale_f32_16x16x128_f8f6f4__a_bf8_v16__b_bf6_v16, ptr addrspace(1) %out
   ret void
@@ -76,9 +76,9 @@ define amdgpu_ps void @wmma_scale_f32_16x16x128_f8f6f4__a_bf8_v16__b_bf6_v16(<16
 
 define amdgpu_ps void @wmma_scale_f32_16x16x128_f8f6f4__a_bf8_v16__b_fp4_v12(<16 x i32> %a, <12 x i32> %b, <8 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}wmma_scale_f32_16x16x128_f8f6f4__a_bf8_v16__b_fp4_v12:
-; CHECK: v_wmma_scale_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_BF8 matrix_b_fmt:MATRIX_FMT_FP4{{$}}
+; CHECK: v_wmma_scale_f32_16x16x128_f8f6f4 {{([^ ]+, )*[^ ]+}} matrix_a_fmt:MATRIX_FMT_BF8 matrix_b_fmt:MATRIX_FMT_FP4{{$}}
 ; OBJ-LABEL: <wmma_scale_f32_16x16x128_f8f6f4__a_bf8_v16__b_fp4_v12>:
-; OBJ: v_wmma_scale_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_BF8 matrix_b_fmt:MATRIX_FMT_FP4{{ *(//.*)?$}}
+; OBJ: v_wmma_scale_f32_16x16x128_f8f6f4 {{([^ ]+, )*[^ ]+}} matrix_a_fmt:MATRIX_FMT_BF8 matrix_b_fmt:MATRIX_FMT_FP4{{ *(//.*)?$}}
   %r.wmma_scale_f32_16x16x128_f8f6f4__a_bf8_v16__b_fp4_v12 = call <8 x float> @llvm.amdgcn.wmma.scale.f32.16x16x128.f8f6f4.v8f32.v16i32.v12i32(i32 1, <16 x i32> %a, i32 4, <12 x i32> %b, i16 0, <8 x float> %c, i32 0, i32 0, i32 0, i32 0, i32 0, i32 0, i1 false, i1 false)
   store <8 x float> %r.wmma_scale_f32_16x16x128_f8f6f4__a_bf8_v16__b_fp4_v12, ptr addrspace(1) %out
   ret void
@@ -86,9 +86,9 @@ define amdgpu_ps void @wmma_scale_f32_16x16x128_f8f6f4__a_bf8_v16__b_fp4_v12(<16
 
 define amdgpu_ps void @wmma_scale_f32_16x16x128_f8f6f4__a_bf8_v16__b_fp4_v16(<16 x i32> %a, <16 x i32> %b, <8 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}wmma_scale_f32_16x16x128_f8f6f4__a_bf8_v16__b_fp4_v16:
-; CHECK: v_wmma_scale_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_BF8 matrix_b_fmt:MATRIX_FMT_FP4{{$}}
+; CHECK: v_wmma_scale_f32_16x16x128_f8f6f4 {{([^ ]+, )*[^ ]+}} matrix_a_fmt:MATRIX_FMT_BF8 matrix_b_fmt:MATRIX_FMT_FP4{{$}}
 ; OBJ-LABEL: <wmma_scale_f32_16x16x128_f8f6f4__a_bf8_v16__b_fp4_v16>:
-; OBJ: v_wmma_scale_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_BF8 matrix_b_fmt:MATRIX_FMT_FP4{{ *(//.*)?$}}
+; OBJ: v_wmma_scale_f32_16x16x128_f8f6f4 {{([^ ]+, )*[^ ]+}} matrix_a_fmt:MATRIX_FMT_BF8 matrix_b_fmt:MATRIX_FMT_FP4{{ *(//.*)?$}}
   %r.wmma_scale_f32_16x16x128_f8f6f4__a_bf8_v16__b_fp4_v16 = call <8 x float> @llvm.amdgcn.wmma.scale.f32.16x16x128.f8f6f4.v8f32.v16i32.v16i32(i32 1, <16 x i32> %a, i32 4, <16 x i32> %b, i16 0, <8 x float> %c, i32 0, i32 0, i32 0, i32 0, i32 0, i32 0, i1 false, i1 false)
   store <8 x float> %r.wmma_scale_f32_16x16x128_f8f6f4__a_bf8_v16__b_fp4_v16, ptr addrspace(1) %out
   ret void
@@ -96,9 +96,9 @@ define amdgpu_ps void @wmma_scale_f32_16x16x128_f8f6f4__a_bf8_v16__b_fp4_v16(<16
 
 define amdgpu_ps void @wmma_scale_f32_16x16x128_f8f6f4__a_fp6_v16__b_fp8_v16(<16 x i32> %a, <16 x i32> %b, <8 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}wmma_scale_f32_16x16x128_f8f6f4__a_fp6_v16__b_fp8_v16:
-; CHECK: v_wmma_scale_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_FP6{{$}}
+; CHECK: v_wmma_scale_f32_16x16x128_f8f6f4 {{([^ ]+, )*[^ ]+}} matrix_a_fmt:MATRIX_FMT_FP6{{$}}
 ; OBJ-LABEL: <wmma_scale_f32_16x16x128_f8f6f4__a_fp6_v16__b_fp8_v16>:
-; OBJ: v_wmma_scale_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_FP6{{ *(//.*)?$}}
+; OBJ: v_wmma_scale_f32_16x16x128_f8f6f4 {{([^ ]+, )*[^ ]+}} matrix_a_fmt:MATRIX_FMT_FP6{{ *(//.*)?$}}
   %r.wmma_scale_f32_16x16x128_f8f6f4__a_fp6_v16__b_fp8_v16 = call <8 x float> @llvm.amdgcn.wmma.scale.f32.16x16x128.f8f6f4.v8f32.v16i32.v16i32(i32 2, <16 x i32> %a, i32 0, <16 x i32> %b, i16 0, <8 x float> %c, i32 0, i32 0, i32 0, i32 0, i32 0, i32 0, i1 false, i1 false)
   store <8 x float> %r.wmma_scale_f32_16x16x128_f8f6f4__a_fp6_v16__b_fp8_v16, ptr addrspace(1) %out
   ret void
@@ -106,9 +106,9 @@ define amdgpu_ps void @wmma_scale_f32_16x16x128_f8f6f4__a_fp6_v16__b_fp8_v16(<16
 
 define amdgpu_ps void @wmma_scale_f32_16x16x128_f8f6f4__a_fp6_v16__b_bf8_v16(<16 x i32> %a, <16 x i32> %b, <8 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}wmma_scale_f32_16x16x128_f8f6f4__a_fp6_v16__b_bf8_v16:
-; CHECK: v_wmma_scale_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_FP6 matrix_b_fmt:MATRIX_FMT_BF8{{$}}
+; CHECK: v_wmma_scale_f32_16x16x128_f8f6f4 {{([^ ]+, )*[^ ]+}} matrix_a_fmt:MATRIX_FMT_FP6 matrix_b_fmt:MATRIX_FMT_BF8{{$}}
 ; OBJ-LABEL: <wmma_scale_f32_16x16x128_f8f6f4__a_fp6_v16__b_bf8_v16>:
-; OBJ: v_wmma_scale_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_FP6 matrix_b_fmt:MATRIX_FMT_BF8{{ *(//.*)?$}}
+; OBJ: v_wmma_scale_f32_16x16x128_f8f6f4 {{([^ ]+, )*[^ ]+}} matrix_a_fmt:MATRIX_FMT_FP6 matrix_b_fmt:MATRIX_FMT_BF8{{ *(//.*)?$}}
   %r.wmma_scale_f32_16x16x128_f8f6f4__a_fp6_v16__b_bf8_v16 = call <8 x float> @llvm.amdgcn.wmma.scale.f32.16x16x128.f8f6f4.v8f32.v16i32.v16i32(i32 2, <16 x i32> %a, i32 1, <16 x i32> %b, i16 0, <8 x float> %c, i32 0, i32 0, i32 0, i32 0, i32 0, i32 0, i1 false, i1 false)
   store <8 x float> %r.wmma_scale_f32_16x16x128_f8f6f4__a_fp6_v16__b_bf8_v16, ptr addrspace(1) %out
   ret void
@@ -116,9 +116,9 @@ define amdgpu_ps void @wmma_scale_f32_16x16x128_f8f6f4__a_fp6_v16__b_bf8_v16(<16
 
 define amdgpu_ps void @wmma_scale_f32_16x16x128_f8f6f4__a_fp6_v12__b_fp6_v16(<12 x i32> %a, <16 x i32> %b, <8 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}wmma_scale_f32_16x16x128_f8f6f4__a_fp6_v12__b_fp6_v16:
-; CHECK: v_wmma_scale_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_FP6 matrix_b_fmt:MATRIX_FMT_FP6{{$}}
+; CHECK: v_wmma_scale_f32_16x16x128_f8f6f4 {{([^ ]+, )*[^ ]+}} matrix_a_fmt:MATRIX_FMT_FP6 matrix_b_fmt:MATRIX_FMT_FP6{{$}}
 ; OBJ-LABEL: <wmma_scale_f32_16x16x128_f8f6f4__a_fp6_v12__b_fp6_v16>:
-; OBJ: v_wmma_scale_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_FP6 matrix_b_fmt:MATRIX_FMT_FP6{{ *(//.*)?$}}
+; OBJ: v_wmma_scale_f32_16x16x128_f8f6f4 {{([^ ]+, )*[^ ]+}} matrix_a_fmt:MATRIX_FMT_FP6 matrix_b_fmt:MATRIX_FMT_FP6{{ *(//.*)?$}}
   %r.wmma_scale_f32_16x16x128_f8f6f4__a_fp6_v12__b_fp6_v16 = call <8 x float> @llvm.amdgcn.wmma.scale.f32.16x16x128.f8f6f4.v8f32.v12i32.v16i32(i32 2, <12 x i32> %a, i32 2, <16 x i32> %b, i16 0, <8 x float> %c, i32 0, i32 0, i32 0, i32 0, i32 0, i32 0, i1 false, i1 false)
   store <8 x float> %r.wmma_scale_f32_16x16x128_f8f6f4__a_fp6_v12__b_fp6_v16, ptr addrspace(1) %out
   ret void
@@ -126,9 +126,9 @@ define amdgpu_ps void @wmma_scale_f32_16x16x128_f8f6f4__a_fp6_v12__b_fp6_v16(<12
 
 define amdgpu_ps void @wmma_scale_f32_16x16x128_f8f6f4__a_fp6_v16__b_fp6_v12(<16 x i32> %a, <12 x i32> %b, <8 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}wmma_scale_f32_16x16x128_f8f6f4__a_fp6_v16__b_fp6_v12:
-; CHECK: v_wmma_scale_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_FP6 matrix_b_fmt:MATRIX_FMT_FP6{{$}}
+; CHECK: v_wmma_scale_f32_16x16x128_f8f6f4 {{([^ ]+, )*[^ ]+}} matrix_a_fmt:MATRIX_FMT_FP6 matrix_b_fmt:MATRIX_FMT_FP6{{$}}
 ; OBJ-LABEL: <wmma_scale_f32_16x16x128_f8f6f4__a_fp6_v16__b_fp6_v12>:
-; OBJ: v_wmma_scale_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_FP6 matrix_b_fmt:MATRIX_FMT_FP6{{ *(//.*)?$}}
+; OBJ: v_wmma_scale_f32_16x16x128_f8f6f4 {{([^ ]+, )*[^ ]+}} matrix_a_fmt:MATRIX_FMT_FP6 matrix_b_fmt:MATRIX_FMT_FP6{{ *(//.*)?$}}
   %r.wmma_scale_f32_16x16x128_f8f6f4__a_fp6_v16__b_fp6_v12 = call <8 x float> @llvm.amdgcn.wmma.scale.f32.16x16x128.f8f6f4.v8f32.v16i32.v12i32(i32 2, <16 x i32> %a, i32 2, <12 x i32> %b, i16 0, <8 x float> %c, i32 0, i32 0, i32 0, i32 0, i32 0, i32 0, i1 false, i1 false)
   store <8 x float> %r.wmma_scale_f32_16x16x128_f8f6f4__a_fp6_v16__b_fp6_v12, ptr addrspace(1) %out
   ret void
@@ -136,9 +136,9 @@ define amdgpu_ps void @wmma_scale_f32_16x16x128_f8f6f4__a_fp6_v16__b_fp6_v12(<16
 
 define amdgpu_ps void @wmma_scale_f32_16x16x128_f8f6f4__a_fp6_v16__b_fp6_v16(<16 x i32> %a, <16 x i32> %b, <8 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}wmma_scale_f32_16x16x128_f8f6f4__a_fp6_v16__b_fp6_v16:
-; CHECK: v_wmma_scale_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_FP6 matrix_b_fmt:MATRIX_FMT_FP6{{$}}
+; CHECK: v_wmma_scale_f32_16x16x128_f8f6f4 {{([^ ]+, )*[^ ]+}} matrix_a_fmt:MATRIX_FMT_FP6 matrix_b_fmt:MATRIX_FMT_FP6{{$}}
 ; OBJ-LABEL: <wmma_scale_f32_16x16x128_f8f6f4__a_fp6_v16__b_fp6_v16>:
-; OBJ: v_wmma_scale_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_FP6 matrix_b_fmt:MATRIX_FMT_FP6{{ *(//.*)?$}}
+; OBJ: v_wmma_scale_f32_16x16x128_f8f6f4 {{([^ ]+, )*[^ ]+}} matrix_a_fmt:MATRIX_FMT_FP6 matrix_b_fmt:MATRIX_FMT_FP6{{ *(//.*)?$}}
   %r.wmma_scale_f32_16x16x128_f8f6f4__a_fp6_v16__b_fp6_v16 = call <8 x float> @llvm.amdgcn.wmma.scale.f32.16x16x128.f8f6f4.v8f32.v16i32.v16i32(i32 2, <16 x i32> %a, i32 2, <16 x i32> %b, i16 0, <8 x float> %c, i32 0, i32 0, i32 0, i32 0, i32 0, i32 0, i1 false, i1 false)
   store <8 x float> %r.wmma_scale_f32_16x16x128_f8f6f4__a_fp6_v16__b_fp6_v16, ptr addrspace(1) %out
   ret void
@@ -146,9 +146,9 @@ define amdgpu_ps void @wmma_scale_f32_16x16x128_f8f6f4__a_fp6_v16__b_fp6_v16(<16
 
 define amdgpu_ps void @wmma_scale_f32_16x16x128_f8f6f4__a_fp6_v12__b_bf6_v16(<12 x i32> %a, <16 x i32> %b, <8 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}wmma_scale_f32_16x16x128_f8f6f4__a_fp6_v12__b_bf6_v16:
-; CHECK: v_wmma_scale_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_FP6 matrix_b_fmt:MATRIX_FMT_BF6{{$}}
+; CHECK: v_wmma_scale_f32_16x16x128_f8f6f4 {{([^ ]+, )*[^ ]+}} matrix_a_fmt:MATRIX_FMT_FP6 matrix_b_fmt:MATRIX_FMT_BF6{{$}}
 ; OBJ-LABEL: <wmma_scale_f32_16x16x128_f8f6f4__a_fp6_v12__b_bf6_v16>:
-; OBJ: v_wmma_scale_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_FP6 matrix_b_fmt:MATRIX_FMT_BF6{{ *(//.*)?$}}
+; OBJ: v_wmma_scale_f32_16x16x128_f8f6f4 {{([^ ]+, )*[^ ]+}} matrix_a_fmt:MATRIX_FMT_FP6 matrix_b_fmt:MATRIX_FMT_BF6{{ *(//.*)?$}}
   %r.wmma_scale_f32_16x16x128_f8f6f4__a_fp6_v12__b_bf6_v16 = call <8 x float> @llvm.amdgcn.wmma.scale.f32.16x16x128.f8f6f4.v8f32.v12i32.v16i32(i32 2, <12 x i32> %a, i32 3, <16 x i32> %b, i16 0, <8 x float> %c, i32 0, i32 0, i32 0, i32 0, i32 0, i32 0, i1 false, i1 false)
   store <8 x float> %r.wmma_scale_f32_16x16x128_f8f6f4__a_fp6_v12__b_bf6_v16, ptr addrspace(1) %out
   ret void
@@ -156,9 +156,9 @@ define amdgpu_ps void @wmma_scale_f32_16x16x128_f8f6f4__a_fp6_v12__b_bf6_v16(<12
 
 define amdgpu_ps void @wmma_scale_f32_16x16x128_f8f6f4__a_fp6_v16__b_bf6_v12(<16 x i32> %a, <12 x i32> %b, <8 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}wmma_scale_f32_16x16x128_f8f6f4__a_fp6_v16__b_bf6_v12:
-; CHECK: v_wmma_scale_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_FP6 matrix_b_fmt:MATRIX_FMT_BF6{{$}}
+; CHECK: v_wmma_scale_f32_16x16x128_f8f6f4 {{([^ ]+, )*[^ ]+}} matrix_a_fmt:MATRIX_FMT_FP6 matrix_b_fmt:MATRIX_FMT_BF6{{$}}
 ; OBJ-LABEL: <wmma_scale_f32_16x16x128_f8f6f4__a_fp6_v16__b_bf6_v12>:
-; OBJ: v_wmma_scale_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_FP6 matrix_b_fmt:MATRIX_FMT_BF6{{ *(//.*)?$}}
+; OBJ: v_wmma_scale_f32_16x16x128_f8f6f4 {{([^ ]+, )*[^ ]+}} matrix_a_fmt:MATRIX_FMT_FP6 matrix_b_fmt:MATRIX_FMT_BF6{{ *(//.*)?$}}
   %r.wmma_scale_f32_16x16x128_f8f6f4__a_fp6_v16__b_bf6_v12 = call <8 x float> @llvm.amdgcn.wmma.scale.f32.16x16x128.f8f6f4.v8f32.v16i32.v12i32(i32 2, <16 x i32> %a, i32 3, <12 x i32> %b, i16 0, <8 x float> %c, i32 0, i32 0, i32 0, i32 0, i32 0, i32 0, i1 false, i1 false)
   store <8 x float> %r.wmma_scale_f32_16x16x128_f8f6f4__a_fp6_v16__b_bf6_v12, ptr addrspace(1) %out
   ret void
@@ -166,9 +166,9 @@ define amdgpu_ps void @wmma_scale_f32_16x16x128_f8f6f4__a_fp6_v16__b_bf6_v12(<16
 
 define amdgpu_ps void @wmma_scale_f32_16x16x128_f8f6f4__a_fp6_v16__b_bf6_v16(<16 x i32> %a, <16 x i32> %b, <8 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}wmma_scale_f32_16x16x128_f8f6f4__a_fp6_v16__b_bf6_v16:
-; CHECK: v_wmma_scale_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_FP6 matrix_b_fmt:MATRIX_FMT_BF6{{$}}
+; CHECK: v_wmma_scale_f32_16x16x128_f8f6f4 {{([^ ]+, )*[^ ]+}} matrix_a_fmt:MATRIX_FMT_FP6 matrix_b_fmt:MATRIX_FMT_BF6{{$}}
 ; OBJ-LABEL: <wmma_scale_f32_16x16x128_f8f6f4__a_fp6_v16__b_bf6_v16>:
-; OBJ: v_wmma_scale_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_FP6 matrix_b_fmt:MATRIX_FMT_BF6{{ *(//.*)?$}}
+; OBJ: v_wmma_scale_f32_16x16x128_f8f6f4 {{([^ ]+, )*[^ ]+}} matrix_a_fmt:MATRIX_FMT_FP6 matrix_b_fmt:MATRIX_FMT_BF6{{ *(//.*)?$}}
   %r.wmma_scale_f32_16x16x128_f8f6f4__a_fp6_v16__b_bf6_v16 = call <8 x float> @llvm.amdgcn.wmma.scale.f32.16x16x128.f8f6f4.v8f32.v16i32.v16i32(i32 2, <16 x i32> %a, i32 3, <16 x i32> %b, i16 0, <8 x float> %c, i32 0, i32 0, i32 0, i32 0, i32 0, i32 0, i1 false, i1 false)
   store <8 x float> %r.wmma_scale_f32_16x16x128_f8f6f4__a_fp6_v16__b_bf6_v16, ptr addrspace(1) %out
   ret void
@@ -176,9 +176,9 @@ define amdgpu_ps void @wmma_scale_f32_16x16x128_f8f6f4__a_fp6_v16__b_bf6_v16(<16
 
 define amdgpu_ps void @wmma_scale_f32_16x16x128_f8f6f4__a_fp6_v12__b_fp4_v12(<12 x i32> %a, <12 x i32> %b, <8 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}wmma_scale_f32_16x16x128_f8f6f4__a_fp6_v12__b_fp4_v12:
-; CHECK: v_wmma_scale_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_FP6 matrix_b_fmt:MATRIX_FMT_FP4{{$}}
+; CHECK: v_wmma_scale_f32_16x16x128_f8f6f4 {{([^ ]+, )*[^ ]+}} matrix_a_fmt:MATRIX_FMT_FP6 matrix_b_fmt:MATRIX_FMT_FP4{{$}}
 ; OBJ-LABEL: <wmma_scale_f32_16x16x128_f8f6f4__a_fp6_v12__b_fp4_v12>:
-; OBJ: v_wmma_scale_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_FP6 matrix_b_fmt:MATRIX_FMT_FP4{{ *(//.*)?$}}
+; OBJ: v_wmma_scale_f32_16x16x128_f8f6f4 {{([^ ]+, )*[^ ]+}} matrix_a_fmt:MATRIX_FMT_FP6 matrix_b_fmt:MATRIX_FMT_FP4{{ *(//.*)?$}}
   %r.wmma_scale_f32_16x16x128_f8f6f4__a_fp6_v12__b_fp4_v12 = call <8 x float> @llvm.amdgcn.wmma.scale.f32.16x16x128.f8f6f4.v8f32.v12i32.v12i32(i32 2, <12 x i32> %a, i32 4, <12 x i32> %b, i16 0, <8 x float> %c, i32 0, i32 0, i32 0, i32 0, i32 0, i32 0, i1 false, i1 false)
   store <8 x float> %r.wmma_scale_f32_16x16x128_f8f6f4__a_fp6_v12__b_fp4_v12, ptr addrspace(1) %out
   ret void
@@ -186,9 +186,9 @@ define amdgpu_ps void @wmma_scale_f32_16x16x128_f8f6f4__a_fp6_v12__b_fp4_v12(<12
 
 define amdgpu_ps void @wmma_scale_f32_16x16x128_f8f6f4__a_fp6_v12__b_fp4_v16(<12 x i32> %a, <16 x i32> %b, <8 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}wmma_scale_f32_16x16x128_f8f6f4__a_fp6_v12__b_fp4_v16:
-; CHECK: v_wmma_scale_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_FP6 matrix_b_fmt:MATRIX_FMT_FP4{{$}}
+; CHECK: v_wmma_scale_f32_16x16x128_f8f6f4 {{([^ ]+, )*[^ ]+}} matrix_a_fmt:MATRIX_FMT_FP6 matrix_b_fmt:MATRIX_FMT_FP4{{$}}
 ; OBJ-LABEL: <wmma_scale_f32_16x16x128_f8f6f4__a_fp6_v12__b_fp4_v16>:
-; OBJ: v_wmma_scale_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_FP6 matrix_b_fmt:MATRIX_FMT_FP4{{ *(//.*)?$}}
+; OBJ: v_wmma_scale_f32_16x16x128_f8f6f4 {{([^ ]+, )*[^ ]+}} matrix_a_fmt:MATRIX_FMT_FP6 matrix_b_fmt:MATRIX_FMT_FP4{{ *(//.*)?$}}
   %r.wmma_scale_f32_16x16x128_f8f6f4__a_fp6_v12__b_fp4_v16 = call <8 x float> @llvm.amdgcn.wmma.scale.f32.16x16x128.f8f6f4.v8f32.v12i32.v16i32(i32 2, <12 x i32> %a, i32 4, <16 x i32> %b, i16 0, <8 x float> %c, i32 0, i32 0, i32 0, i32 0, i32 0, i32 0, i1 false, i1 false)
   store <8 x float> %r.wmma_scale_f32_16x16x128_f8f6f4__a_fp6_v12__b_fp4_v16, ptr addrspace(1) %out
   ret void
@@ -196,9 +196,9 @@ define amdgpu_ps void @wmma_scale_f32_16x16x128_f8f6f4__a_fp6_v12__b_fp4_v16(<12
 
 define amdgpu_ps void @wmma_scale_f32_16x16x128_f8f6f4__a_fp6_v16__b_fp4_v8(<16 x i32> %a, <8 x i32> %b, <8 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}wmma_scale_f32_16x16x128_f8f6f4__a_fp6_v16__b_fp4_v8:
-; CHECK: v_wmma_scale_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_FP6 matrix_b_fmt:MATRIX_FMT_FP4{{$}}
+; CHECK: v_wmma_scale_f32_16x16x128_f8f6f4 {{([^ ]+, )*[^ ]+}} matrix_a_fmt:MATRIX_FMT_FP6 matrix_b_fmt:MATRIX_FMT_FP4{{$}}
 ; OBJ-LABEL: <wmma_scale_f32_16x16x128_f8f6f4__a_fp6_v16__b_fp4_v8>:
-; OBJ: v_wmma_scale_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_FP6 matrix_b_fmt:MATRIX_FMT_FP4{{ *(//.*)?$}}
+; OBJ: v_wmma_scale_f32_16x16x128_f8f6f4 {{([^ ]+, )*[^ ]+}} matrix_a_fmt:MATRIX_FMT_FP6 matrix_b_fmt:MATRIX_FMT_FP4{{ *(//.*)?$}}
   %r.wmma_scale_f32_16x16x128_f8f6f4__a_fp6_v16__b_fp4_v8 = call <8 x float> @llvm.amdgcn.wmma.scale.f32.16x16x128.f8f6f4.v8f32.v16i32.v8i32(i32 2, <16 x i32> %a, i32 4, <8 x i32> %b, i16 0, <8 x float> %c, i32 0, i32 0, i32 0, i32 0, i32 0, i32 0, i1 false, i1 false)
   store <8 x float> %r.wmma_scale_f32_16x16x128_f8f6f4__a_fp6_v16__b_fp4_v8, ptr addrspace(1) %out
   ret void
@@ -206,9 +206,9 @@ define amdgpu_ps void @wmma_scale_f32_16x16x128_f8f6f4__a_fp6_v16__b_fp4_v8(<16 
 
 define amdgpu_ps void @wmma_scale_f32_16x16x128_f8f6f4__a_fp6_v16__b_fp4_v12(<16 x i32> %a, <12 x i32> %b, <8 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}wmma_scale_f32_16x16x128_f8f6f4__a_fp6_v16__b_fp4_v12:
-; CHECK: v_wmma_scale_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_FP6 matrix_b_fmt:MATRIX_FMT_FP4{{$}}
+; CHECK: v_wmma_scale_f32_16x16x128_f8f6f4 {{([^ ]+, )*[^ ]+}} matrix_a_fmt:MATRIX_FMT_FP6 matrix_b_fmt:MATRIX_FMT_FP4{{$}}
 ; OBJ-LABEL: <wmma_scale_f32_16x16x128_f8f6f4__a_fp6_v16__b_fp4_v12>:
-; OBJ: v_wmma_scale_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_FP6 matrix_b_fmt:MATRIX_FMT_FP4{{ *(//.*)?$}}
+; OBJ: v_wmma_scale_f32_16x16x128_f8f6f4 {{([^ ]+, )*[^ ]+}} matrix_a_fmt:MATRIX_FMT_FP6 matrix_b_fmt:MATRIX_FMT_FP4{{ *(//.*)?$}}
   %r.wmma_scale_f32_16x16x128_f8f6f4__a_fp6_v16__b_fp4_v12 = call <8 x float> @llvm.amdgcn.wmma.scale.f32.16x16x128.f8f6f4.v8f32.v16i32.v12i32(i32 2, <16 x i32> %a, i32 4, <12 x i32> %b, i16 0, <8 x float> %c, i32 0, i32 0, i32 0, i32 0, i32 0, i32 0, i1 false, i1 false)
   store <8 x float> %r.wmma_scale_f32_16x16x128_f8f6f4__a_fp6_v16__b_fp4_v12, ptr addrspace(1) %out
   ret void
@@ -216,9 +216,9 @@ define amdgpu_ps void @wmma_scale_f32_16x16x128_f8f6f4__a_fp6_v16__b_fp4_v12(<16
 
 define amdgpu_ps void @wmma_scale_f32_16x16x128_f8f6f4__a_fp6_v16__b_fp4_v16(<16 x i32> %a, <16 x i32> %b, <8 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}wmma_scale_f32_16x16x128_f8f6f4__a_fp6_v16__b_fp4_v16:
-; CHECK: v_wmma_scale_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_FP6 matrix_b_fmt:MATRIX_FMT_FP4{{$}}
+; CHECK: v_wmma_scale_f32_16x16x128_f8f6f4 {{([^ ]+, )*[^ ]+}} matrix_a_fmt:MATRIX_FMT_FP6 matrix_b_fmt:MATRIX_FMT_FP4{{$}}
 ; OBJ-LABEL: <wmma_scale_f32_16x16x128_f8f6f4__a_fp6_v16__b_fp4_v16>:
-; OBJ: v_wmma_scale_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_FP6 matrix_b_fmt:MATRIX_FMT_FP4{{ *(//.*)?$}}
+; OBJ: v_wmma_scale_f32_16x16x128_f8f6f4 {{([^ ]+, )*[^ ]+}} matrix_a_fmt:MATRIX_FMT_FP6 matrix_b_fmt:MATRIX_FMT_FP4{{ *(//.*)?$}}
   %r.wmma_scale_f32_16x16x128_f8f6f4__a_fp6_v16__b_fp4_v16 = call <8 x float> @llvm.amdgcn.wmma.scale.f32.16x16x128.f8f6f4.v8f32.v16i32.v16i32(i32 2, <16 x i32> %a, i32 4, <16 x i32> %b, i16 0, <8 x float> %c, i32 0, i32 0, i32 0, i32 0, i32 0, i32 0, i1 false, i1 false)
   store <8 x float> %r.wmma_scale_f32_16x16x128_f8f6f4__a_fp6_v16__b_fp4_v16, ptr addrspace(1) %out
   ret void
@@ -226,9 +226,9 @@ define amdgpu_ps void @wmma_scale_f32_16x16x128_f8f6f4__a_fp6_v16__b_fp4_v16(<16
 
 define amdgpu_ps void @wmma_scale_f32_16x16x128_f8f6f4__a_bf6_v16__b_fp8_v16(<16 x i32> %a, <16 x i32> %b, <8 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}wmma_scale_f32_16x16x128_f8f6f4__a_bf6_v16__b_fp8_v16:
-; CHECK: v_wmma_scale_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_BF6{{$}}
+; CHECK: v_wmma_scale_f32_16x16x128_f8f6f4 {{([^ ]+, )*[^ ]+}} matrix_a_fmt:MATRIX_FMT_BF6{{$}}
 ; OBJ-LABEL: <wmma_scale_f32_16x16x128_f8f6f4__a_bf6_v16__b_fp8_v16>:
-; OBJ: v_wmma_scale_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_BF6{{ *(//.*)?$}}
+; OBJ: v_wmma_scale_f32_16x16x128_f8f6f4 {{([^ ]+, )*[^ ]+}} matrix_a_fmt:MATRIX_FMT_BF6{{ *(//.*)?$}}
   %r.wmma_scale_f32_16x16x128_f8f6f4__a_bf6_v16__b_fp8_v16 = call <8 x float> @llvm.amdgcn.wmma.scale.f32.16x16x128.f8f6f4.v8f32.v16i32.v16i32(i32 3, <16 x i32> %a, i32 0, <16 x i32> %b, i16 0, <8 x float> %c, i32 0, i32 0, i32 0, i32 0, i32 0, i32 0, i1 false, i1 false)
   store <8 x float> %r.wmma_scale_f32_16x16x128_f8f6f4__a_bf6_v16__b_fp8_v16, ptr addrspace(1) %out
   ret void
@@ -236,9 +236,9 @@ define amdgpu_ps void @wmma_scale_f32_16x16x128_f8f6f4__a_bf6_v16__b_fp8_v16(<16
 
 define amdgpu_ps void @wmma_scale_f32_16x16x128_f8f6f4__a_bf6_v16__b_bf8_v16(<16 x i32> %a, <16 x i32> %b, <8 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}wmma_scale_f32_16x16x128_f8f6f4__a_bf6_v16__b_bf8_v16:
-; CHECK: v_wmma_scale_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_BF6 matrix_b_fmt:MATRIX_FMT_BF8{{$}}
+; CHECK: v_wmma_scale_f32_16x16x128_f8f6f4 {{([^ ]+, )*[^ ]+}} matrix_a_fmt:MATRIX_FMT_BF6 matrix_b_fmt:MATRIX_FMT_BF8{{$}}
 ; OBJ-LABEL: <wmma_scale_f32_16x16x128_f8f6f4__a_bf6_v16__b_bf8_v16>:
-; OBJ: v_wmma_scale_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_BF6 matrix_b_fmt:MATRIX_FMT_BF8{{ *(//.*)?$}}
+; OBJ: v_wmma_scale_f32_16x16x128_f8f6f4 {{([^ ]+, )*[^ ]+}} matrix_a_fmt:MATRIX_FMT_BF6 matrix_b_fmt:MATRIX_FMT_BF8{{ *(//.*)?$}}
   %r.wmma_scale_f32_16x16x128_f8f6f4__a_bf6_v16__b_bf8_v16 = call <8 x float> @llvm.amdgcn.wmma.scale.f32.16x16x128.f8f6f4.v8f32.v16i32.v16i32(i32 3, <16 x i32> %a, i32 1, <16 x i32> %b, i16 0, <8 x float> %c, i32 0, i32 0, i32 0, i32 0, i32 0, i32 0, i1 false, i1 false)
   store <8 x float> %r.wmma_scale_f32_16x16x128_f8f6f4__a_bf6_v16__b_bf8_v16, ptr addrspace(1) %out
   ret void
@@ -246,9 +246,9 @@ define amdgpu_ps void @wmma_scale_f32_16x16x128_f8f6f4__a_bf6_v16__b_bf8_v16(<16
 
 define amdgpu_ps void @wmma_scale_f32_16x16x128_f8f6f4__a_bf6_v12__b_fp6_v16(<12 x i32> %a, <16 x i32> %b, <8 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}wmma_scale_f32_16x16x128_f8f6f4__a_bf6_v12__b_fp6_v16:
-; CHECK: v_wmma_scale_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_BF6 matrix_b_fmt:MATRIX_FMT_FP6{{$}}
+; CHECK: v_wmma_scale_f32_16x16x128_f8f6f4 {{([^ ]+, )*[^ ]+}} matrix_a_fmt:MATRIX_FMT_BF6 matrix_b_fmt:MATRIX_FMT_FP6{{$}}
 ; OBJ-LABEL: <wmma_scale_f32_16x16x128_f8f6f4__a_bf6_v12__b_fp6_v16>:
-; OBJ: v_wmma_scale_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_BF6 matrix_b_fmt:MATRIX_FMT_FP6{{ *(//.*)?$}}
+; OBJ: v_wmma_scale_f32_16x16x128_f8f6f4 {{([^ ]+, )*[^ ]+}} matrix_a_fmt:MATRIX_FMT_BF6 matrix_b_fmt:MATRIX_FMT_FP6{{ *(//.*)?$}}
   %r.wmma_scale_f32_16x16x128_f8f6f4__a_bf6_v12__b_fp6_v16 = call <8 x float> @llvm.amdgcn.wmma.scale.f32.16x16x128.f8f6f4.v8f32.v12i32.v16i32(i32 3, <12 x i32> %a, i32 2, <16 x i32> %b, i16 0, <8 x float> %c, i32 0, i32 0, i32 0, i32 0, i32 0, i32 0, i1 false, i1 false)
   store <8 x float> %r.wmma_scale_f32_16x16x128_f8f6f4__a_bf6_v12__b_fp6_v16, ptr addrspace(1) %out
   ret void
@@ -256,9 +256,9 @@ define amdgpu_ps void @wmma_scale_f32_16x16x128_f8f6f4__a_bf6_v12__b_fp6_v16(<12
 
 define amdgpu_ps void @wmma_scale_f32_16x16x128_f8f6f4__a_bf6_v16__b_fp6_v12(<16 x i32> %a, <12 x i32> %b, <8 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}wmma_scale_f32_16x16x128_f8f6f4__a_bf6_v16__b_fp6_v12:
-; CHECK: v_wmma_scale_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_BF6 matrix_b_fmt:MATRIX_FMT_FP6{{$}}
+; CHECK: v_wmma_scale_f32_16x16x128_f8f6f4 {{([^ ]+, )*[^ ]+}} matrix_a_fmt:MATRIX_FMT_BF6 matrix_b_fmt:MATRIX_FMT_FP6{{$}}
 ; OBJ-LABEL: <wmma_scale_f32_16x16x128_f8f6f4__a_bf6_v16__b_fp6_v12>:
-; OBJ: v_wmma_scale_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_BF6 matrix_b_fmt:MATRIX_FMT_FP6{{ *(//.*)?$}}
+; OBJ: v_wmma_scale_f32_16x16x128_f8f6f4 {{([^ ]+, )*[^ ]+}} matrix_a_fmt:MATRIX_FMT_BF6 matrix_b_fmt:MATRIX_FMT_FP6{{ *(//.*)?$}}
   %r.wmma_scale_f32_16x16x128_f8f6f4__a_bf6_v16__b_fp6_v12 = call <8 x float> @llvm.amdgcn.wmma.scale.f32.16x16x128.f8f6f4.v8f32.v16i32.v12i32(i32 3, <16 x i32> %a, i32 2, <12 x i32> %b, i16 0, <8 x float> %c, i32 0, i32 0, i32 0, i32 0, i32 0, i32 0, i1 false, i1 false)
   store <8 x float> %r.wmma_scale_f32_16x16x128_f8f6f4__a_bf6_v16__b_fp6_v12, ptr addrspace(1) %out
   ret void
@@ -266,9 +266,9 @@ define amdgpu_ps void @wmma_scale_f32_16x16x128_f8f6f4__a_bf6_v16__b_fp6_v12(<16
 
 define amdgpu_ps void @wmma_scale_f32_16x16x128_f8f6f4__a_bf6_v16__b_fp6_v16(<16 x i32> %a, <16 x i32> %b, <8 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}wmma_scale_f32_16x16x128_f8f6f4__a_bf6_v16__b_fp6_v16:
-; CHECK: v_wmma_scale_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_BF6 matrix_b_fmt:MATRIX_FMT_FP6{{$}}
+; CHECK: v_wmma_scale_f32_16x16x128_f8f6f4 {{([^ ]+, )*[^ ]+}} matrix_a_fmt:MATRIX_FMT_BF6 matrix_b_fmt:MATRIX_FMT_FP6{{$}}
 ; OBJ-LABEL: <wmma_scale_f32_16x16x128_f8f6f4__a_bf6_v16__b_fp6_v16>:
-; OBJ: v_wmma_scale_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_BF6 matrix_b_fmt:MATRIX_FMT_FP6{{ *(//.*)?$}}
+; OBJ: v_wmma_scale_f32_16x16x128_f8f6f4 {{([^ ]+, )*[^ ]+}} matrix_a_fmt:MATRIX_FMT_BF6 matrix_b_fmt:MATRIX_FMT_FP6{{ *(//.*)?$}}
   %r.wmma_scale_f32_16x16x128_f8f6f4__a_bf6_v16__b_fp6_v16 = call <8 x float> @llvm.amdgcn.wmma.scale.f32.16x16x128.f8f6f4.v8f32.v16i32.v16i32(i32 3, <16 x i32> %a, i32 2, <16 x i32> %b, i16 0, <8 x float> %c, i32 0, i32 0, i32 0, i32 0, i32 0, i32 0, i1 false, i1 false)
   store <8 x float> %r.wmma_scale_f32_16x16x128_f8f6f4__a_bf6_v16__b_fp6_v16, ptr addrspace(1) %out
   ret void
@@ -276,9 +276,9 @@ define amdgpu_ps void @wmma_scale_f32_16x16x128_f8f6f4__a_bf6_v16__b_fp6_v16(<16
 
 define amdgpu_ps void @wmma_scale_f32_16x16x128_f8f6f4__a_bf6_v12__b_bf6_v16(<12 x i32> %a, <16 x i32> %b, <8 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}wmma_scale_f32_16x16x128_f8f6f4__a_bf6_v12__b_bf6_v16:
-; CHECK: v_wmma_scale_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_BF6 matrix_b_fmt:MATRIX_FMT_BF6{{$}}
+; CHECK: v_wmma_scale_f32_16x16x128_f8f6f4 {{([^ ]+, )*[^ ]+}} matrix_a_fmt:MATRIX_FMT_BF6 matrix_b_fmt:MATRIX_FMT_BF6{{$}}
 ; OBJ-LABEL: <wmma_scale_f32_16x16x128_f8f6f4__a_bf6_v12__b_bf6_v16>:
-; OBJ: v_wmma_scale_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_BF6 matrix_b_fmt:MATRIX_FMT_BF6{{ *(//.*)?$}}
+; OBJ: v_wmma_scale_f32_16x16x128_f8f6f4 {{([^ ]+, )*[^ ]+}} matrix_a_fmt:MATRIX_FMT_BF6 matrix_b_fmt:MATRIX_FMT_BF6{{ *(//.*)?$}}
   %r.wmma_scale_f32_16x16x128_f8f6f4__a_bf6_v12__b_bf6_v16 = call <8 x float> @llvm.amdgcn.wmma.scale.f32.16x16x128.f8f6f4.v8f32.v12i32.v16i32(i32 3, <12 x i32> %a, i32 3, <16 x i32> %b, i16 0, <8 x float> %c, i32 0, i32 0, i32 0, i32 0, i32 0, i32 0, i1 false, i1 false)
   store <8 x float> %r.wmma_scale_f32_16x16x128_f8f6f4__a_bf6_v12__b_bf6_v16, ptr addrspace(1) %out
   ret void
@@ -286,9 +286,9 @@ define amdgpu_ps void @wmma_scale_f32_16x16x128_f8f6f4__a_bf6_v12__b_bf6_v16(<12
 
 define amdgpu_ps void @wmma_scale_f32_16x16x128_f8f6f4__a_bf6_v16__b_bf6_v12(<16 x i32> %a, <12 x i32> %b, <8 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}wmma_scale_f32_16x16x128_f8f6f4__a_bf6_v16__b_bf6_v12:
-; CHECK: v_wmma_scale_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_BF6 matrix_b_fmt:MATRIX_FMT_BF6{{$}}
+; CHECK: v_wmma_scale_f32_16x16x128_f8f6f4 {{([^ ]+, )*[^ ]+}} matrix_a_fmt:MATRIX_FMT_BF6 matrix_b_fmt:MATRIX_FMT_BF6{{$}}
 ; OBJ-LABEL: <wmma_scale_f32_16x16x128_f8f6f4__a_bf6_v16__b_bf6_v12>:
-; OBJ: v_wmma_scale_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_BF6 matrix_b_fmt:MATRIX_FMT_BF6{{ *(//.*)?$}}
+; OBJ: v_wmma_scale_f32_16x16x128_f8f6f4 {{([^ ]+, )*[^ ]+}} matrix_a_fmt:MATRIX_FMT_BF6 matrix_b_fmt:MATRIX_FMT_BF6{{ *(//.*)?$}}
   %r.wmma_scale_f32_16x16x128_f8f6f4__a_bf6_v16__b_bf6_v12 = call <8 x float> @llvm.amdgcn.wmma.scale.f32.16x16x128.f8f6f4.v8f32.v16i32.v12i32(i32 3, <16 x i32> %a, i32 3, <12 x i32> %b, i16 0, <8 x float> %c, i32 0, i32 0, i32 0, i32 0, i32 0, i32 0, i1 false, i1 false)
   store <8 x float> %r.wmma_scale_f32_16x16x128_f8f6f4__a_bf6_v16__b_bf6_v12, ptr addrspace(1) %out
   ret void
@@ -296,9 +296,9 @@ define amdgpu_ps void @wmma_scale_f32_16x16x128_f8f6f4__a_bf6_v16__b_bf6_v12(<16
 
 define amdgpu_ps void @wmma_scale_f32_16x16x128_f8f6f4__a_bf6_v16__b_bf6_v16(<16 x i32> %a, <16 x i32> %b, <8 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}wmma_scale_f32_16x16x128_f8f6f4__a_bf6_v16__b_bf6_v16:
-; CHECK: v_wmma_scale_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_BF6 matrix_b_fmt:MATRIX_FMT_BF6{{$}}
+; CHECK: v_wmma_scale_f32_16x16x128_f8f6f4 {{([^ ]+, )*[^ ]+}} matrix_a_fmt:MATRIX_FMT_BF6 matrix_b_fmt:MATRIX_FMT_BF6{{$}}
 ; OBJ-LABEL: <wmma_scale_f32_16x16x128_f8f6f4__a_bf6_v16__b_bf6_v16>:
-; OBJ: v_wmma_scale_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_BF6 matrix_b_fmt:MATRIX_FMT_BF6{{ *(//.*)?$}}
+; OBJ: v_wmma_scale_f32_16x16x128_f8f6f4 {{([^ ]+, )*[^ ]+}} matrix_a_fmt:MATRIX_FMT_BF6 matrix_b_fmt:MATRIX_FMT_BF6{{ *(//.*)?$}}
   %r.wmma_scale_f32_16x16x128_f8f6f4__a_bf6_v16__b_bf6_v16 = call <8 x float> @llvm.amdgcn.wmma.scale.f32.16x16x128.f8f6f4.v8f32.v16i32.v16i32(i32 3, <16 x i32> %a, i32 3, <16 x i32> %b, i16 0, <8 x float> %c, i32 0, i32 0, i32 0, i32 0, i32 0, i32 0, i1 false, i1 false)
   store <8 x float> %r.wmma_scale_f32_16x16x128_f8f6f4__a_bf6_v16__b_bf6_v16, ptr addrspace(1) %out
   ret void
@@ -306,9 +306,9 @@ define amdgpu_ps void @wmma_scale_f32_16x16x128_f8f6f4__a_bf6_v16__b_bf6_v16(<16
 
 define amdgpu_ps void @wmma_scale_f32_16x16x128_f8f6f4__a_bf6_v12__b_fp4_v12(<12 x i32> %a, <12 x i32> %b, <8 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}wmma_scale_f32_16x16x128_f8f6f4__a_bf6_v12__b_fp4_v12:
-; CHECK: v_wmma_scale_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_BF6 matrix_b_fmt:MATRIX_FMT_FP4{{$}}
+; CHECK: v_wmma_scale_f32_16x16x128_f8f6f4 {{([^ ]+, )*[^ ]+}} matrix_a_fmt:MATRIX_FMT_BF6 matrix_b_fmt:MATRIX_FMT_FP4{{$}}
 ; OBJ-LABEL: <wmma_scale_f32_16x16x128_f8f6f4__a_bf6_v12__b_fp4_v12>:
-; OBJ: v_wmma_scale_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_BF6 matrix_b_fmt:MATRIX_FMT_FP4{{ *(//.*)?$}}
+; OBJ: v_wmma_scale_f32_16x16x128_f8f6f4 {{([^ ]+, )*[^ ]+}} matrix_a_fmt:MATRIX_FMT_BF6 matrix_b_fmt:MATRIX_FMT_FP4{{ *(//.*)?$}}
   %r.wmma_scale_f32_16x16x128_f8f6f4__a_bf6_v12__b_fp4_v12 = call <8 x float> @llvm.amdgcn.wmma.scale.f32.16x16x128.f8f6f4.v8f32.v12i32.v12i32(i32 3, <12 x i32> %a, i32 4, <12 x i32> %b, i16 0, <8 x float> %c, i32 0, i32 0, i32 0, i32 0, i32 0, i32 0, i1 false, i1 false)
   store <8 x float> %r.wmma_scale_f32_16x16x128_f8f6f4__a_bf6_v12__b_fp4_v12, ptr addrspace(1) %out
   ret void
@@ -316,9 +316,9 @@ define amdgpu_ps void @wmma_scale_f32_16x16x128_f8f6f4__a_bf6_v12__b_fp4_v12(<12
 
 define amdgpu_ps void @wmma_scale_f32_16x16x128_f8f6f4__a_bf6_v12__b_fp4_v16(<12 x i32> %a, <16 x i32> %b, <8 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}wmma_scale_f32_16x16x128_f8f6f4__a_bf6_v12__b_fp4_v16:
-; CHECK: v_wmma_scale_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_BF6 matrix_b_fmt:MATRIX_FMT_FP4{{$}}
+; CHECK: v_wmma_scale_f32_16x16x128_f8f6f4 {{([^ ]+, )*[^ ]+}} matrix_a_fmt:MATRIX_FMT_BF6 matrix_b_fmt:MATRIX_FMT_FP4{{$}}
 ; OBJ-LABEL: <wmma_scale_f32_16x16x128_f8f6f4__a_bf6_v12__b_fp4_v16>:
-; OBJ: v_wmma_scale_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_BF6 matrix_b_fmt:MATRIX_FMT_FP4{{ *(//.*)?$}}
+; OBJ: v_wmma_scale_f32_16x16x128_f8f6f4 {{([^ ]+, )*[^ ]+}} matrix_a_fmt:MATRIX_FMT_BF6 matrix_b_fmt:MATRIX_FMT_FP4{{ *(//.*)?$}}
   %r.wmma_scale_f32_16x16x128_f8f6f4__a_bf6_v12__b_fp4_v16 = call <8 x float> @llvm.amdgcn.wmma.scale.f32.16x16x128.f8f6f4.v8f32.v12i32.v16i32(i32 3, <12 x i32> %a, i32 4, <16 x i32> %b, i16 0, <8 x float> %c, i32 0, i32 0, i32 0, i32 0, i32 0, i32 0, i1 false, i1 false)
   store <8 x float> %r.wmma_scale_f32_16x16x128_f8f6f4__a_bf6_v12__b_fp4_v16, ptr addrspace(1) %out
   ret void
@@ -326,9 +326,9 @@ define amdgpu_ps void @wmma_scale_f32_16x16x128_f8f6f4__a_bf6_v12__b_fp4_v16(<12
 
 define amdgpu_ps void @wmma_scale_f32_16x16x128_f8f6f4__a_bf6_v16__b_fp4_v8(<16 x i32> %a, <8 x i32> %b, <8 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}wmma_scale_f32_16x16x128_f8f6f4__a_bf6_v16__b_fp4_v8:
-; CHECK: v_wmma_scale_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_BF6 matrix_b_fmt:MATRIX_FMT_FP4{{$}}
+; CHECK: v_wmma_scale_f32_16x16x128_f8f6f4 {{([^ ]+, )*[^ ]+}} matrix_a_fmt:MATRIX_FMT_BF6 matrix_b_fmt:MATRIX_FMT_FP4{{$}}
 ; OBJ-LABEL: <wmma_scale_f32_16x16x128_f8f6f4__a_bf6_v16__b_fp4_v8>:
-; OBJ: v_wmma_scale_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_BF6 matrix_b_fmt:MATRIX_FMT_FP4{{ *(//.*)?$}}
+; OBJ: v_wmma_scale_f32_16x16x128_f8f6f4 {{([^ ]+, )*[^ ]+}} matrix_a_fmt:MATRIX_FMT_BF6 matrix_b_fmt:MATRIX_FMT_FP4{{ *(//.*)?$}}
   %r.wmma_scale_f32_16x16x128_f8f6f4__a_bf6_v16__b_fp4_v8 = call <8 x float> @llvm.amdgcn.wmma.scale.f32.16x16x128.f8f6f4.v8f32.v16i32.v8i32(i32 3, <16 x i32> %a, i32 4, <8 x i32> %b, i16 0, <8 x float> %c, i32 0, i32 0, i32 0, i32 0, i32 0, i32 0, i1 false, i1 false)
   store <8 x float> %r.wmma_scale_f32_16x16x128_f8f6f4__a_bf6_v16__b_fp4_v8, ptr addrspace(1) %out
   ret void
@@ -336,9 +336,9 @@ define amdgpu_ps void @wmma_scale_f32_16x16x128_f8f6f4__a_bf6_v16__b_fp4_v8(<16 
 
 define amdgpu_ps void @wmma_scale_f32_16x16x128_f8f6f4__a_bf6_v16__b_fp4_v12(<16 x i32> %a, <12 x i32> %b, <8 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}wmma_scale_f32_16x16x128_f8f6f4__a_bf6_v16__b_fp4_v12:
-; CHECK: v_wmma_scale_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_BF6 matrix_b_fmt:MATRIX_FMT_FP4{{$}}
+; CHECK: v_wmma_scale_f32_16x16x128_f8f6f4 {{([^ ]+, )*[^ ]+}} matrix_a_fmt:MATRIX_FMT_BF6 matrix_b_fmt:MATRIX_FMT_FP4{{$}}
 ; OBJ-LABEL: <wmma_scale_f32_16x16x128_f8f6f4__a_bf6_v16__b_fp4_v12>:
-; OBJ: v_wmma_scale_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_BF6 matrix_b_fmt:MATRIX_FMT_FP4{{ *(//.*)?$}}
+; OBJ: v_wmma_scale_f32_16x16x128_f8f6f4 {{([^ ]+, )*[^ ]+}} matrix_a_fmt:MATRIX_FMT_BF6 matrix_b_fmt:MATRIX_FMT_FP4{{ *(//.*)?$}}
   %r.wmma_scale_f32_16x16x128_f8f6f4__a_bf6_v16__b_fp4_v12 = call <8 x float> @llvm.amdgcn.wmma.scale.f32.16x16x128.f8f6f4.v8f32.v16i32.v12i32(i32 3, <16 x i32> %a, i32 4, <12 x i32> %b, i16 0, <8 x float> %c, i32 0, i32 0, i32 0, i32 0, i32 0, i32 0, i1 false, i1 false)
   store <8 x float> %r.wmma_scale_f32_16x16x128_f8f6f4__a_bf6_v16__b_fp4_v12, ptr addrspace(1) %out
   ret void
@@ -346,9 +346,9 @@ define amdgpu_ps void @wmma_scale_f32_16x16x128_f8f6f4__a_bf6_v16__b_fp4_v12(<16
 
 define amdgpu_ps void @wmma_scale_f32_16x16x128_f8f6f4__a_bf6_v16__b_fp4_v16(<16 x i32> %a, <16 x i32> %b, <8 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}wmma_scale_f32_16x16x128_f8f6f4__a_bf6_v16__b_fp4_v16:
-; CHECK: v_wmma_scale_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_BF6 matrix_b_fmt:MATRIX_FMT_FP4{{$}}
+; CHECK: v_wmma_scale_f32_16x16x128_f8f6f4 {{([^ ]+, )*[^ ]+}} matrix_a_fmt:MATRIX_FMT_BF6 matrix_b_fmt:MATRIX_FMT_FP4{{$}}
 ; OBJ-LABEL: <wmma_scale_f32_16x16x128_f8f6f4__a_bf6_v16__b_fp4_v16>:
-; OBJ: v_wmma_scale_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_BF6 matrix_b_fmt:MATRIX_FMT_FP4{{ *(//.*)?$}}
+; OBJ: v_wmma_scale_f32_16x16x128_f8f6f4 {{([^ ]+, )*[^ ]+}} matrix_a_fmt:MATRIX_FMT_BF6 matrix_b_fmt:MATRIX_FMT_FP4{{ *(//.*)?$}}
   %r.wmma_scale_f32_16x16x128_f8f6f4__a_bf6_v16__b_fp4_v16 = call <8 x float> @llvm.amdgcn.wmma.scale.f32.16x16x128.f8f6f4.v8f32.v16i32.v16i32(i32 3, <16 x i32> %a, i32 4, <16 x i32> %b, i16 0, <8 x float> %c, i32 0, i32 0, i32 0, i32 0, i32 0, i32 0, i1 false, i1 false)
   store <8 x float> %r.wmma_scale_f32_16x16x128_f8f6f4__a_bf6_v16__b_fp4_v16, ptr addrspace(1) %out
   ret void
@@ -356,9 +356,9 @@ define amdgpu_ps void @wmma_scale_f32_16x16x128_f8f6f4__a_bf6_v16__b_fp4_v16(<16
 
 define amdgpu_ps void @wmma_scale_f32_16x16x128_f8f6f4__a_fp4_v12__b_fp8_v16(<12 x i32> %a, <16 x i32> %b, <8 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}wmma_scale_f32_16x16x128_f8f6f4__a_fp4_v12__b_fp8_v16:
-; CHECK: v_wmma_scale_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_FP4{{$}}
+; CHECK: v_wmma_scale_f32_16x16x128_f8f6f4 {{([^ ]+, )*[^ ]+}} matrix_a_fmt:MATRIX_FMT_FP4{{$}}
 ; OBJ-LABEL: <wmma_scale_f32_16x16x128_f8f6f4__a_fp4_v12__b_fp8_v16>:
-; OBJ: v_wmma_scale_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_FP4{{ *(//.*)?$}}
+; OBJ: v_wmma_scale_f32_16x16x128_f8f6f4 {{([^ ]+, )*[^ ]+}} matrix_a_fmt:MATRIX_FMT_FP4{{ *(//.*)?$}}
   %r.wmma_scale_f32_16x16x128_f8f6f4__a_fp4_v12__b_fp8_v16 = call <8 x float> @llvm.amdgcn.wmma.scale.f32.16x16x128.f8f6f4.v8f32.v12i32.v16i32(i32 4, <12 x i32> %a, i32 0, <16 x i32> %b, i16 0, <8 x float> %c, i32 0, i32 0, i32 0, i32 0, i32 0, i32 0, i1 false, i1 false)
   store <8 x float> %r.wmma_scale_f32_16x16x128_f8f6f4__a_fp4_v12__b_fp8_v16, ptr addrspace(1) %out
   ret void
@@ -366,9 +366,9 @@ define amdgpu_ps void @wmma_scale_f32_16x16x128_f8f6f4__a_fp4_v12__b_fp8_v16(<12
 
 define amdgpu_ps void @wmma_scale_f32_16x16x128_f8f6f4__a_fp4_v16__b_fp8_v16(<16 x i32> %a, <16 x i32> %b, <8 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}wmma_scale_f32_16x16x128_f8f6f4__a_fp4_v16__b_fp8_v16:
-; CHECK: v_wmma_scale_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_FP4{{$}}
+; CHECK: v_wmma_scale_f32_16x16x128_f8f6f4 {{([^ ]+, )*[^ ]+}} matrix_a_fmt:MATRIX_FMT_FP4{{$}}
 ; OBJ-LABEL: <wmma_scale_f32_16x16x128_f8f6f4__a_fp4_v16__b_fp8_v16>:
-; OBJ: v_wmma_scale_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_FP4{{ *(//.*)?$}}
+; OBJ: v_wmma_scale_f32_16x16x128_f8f6f4 {{([^ ]+, )*[^ ]+}} matrix_a_fmt:MATRIX_FMT_FP4{{ *(//.*)?$}}
   %r.wmma_scale_f32_16x16x128_f8f6f4__a_fp4_v16__b_fp8_v16 = call <8 x float> @llvm.amdgcn.wmma.scale.f32.16x16x128.f8f6f4.v8f32.v16i32.v16i32(i32 4, <16 x i32> %a, i32 0, <16 x i32> %b, i16 0, <8 x float> %c, i32 0, i32 0, i32 0, i32 0, i32 0, i32 0, i1 false, i1 false)
   store <8 x float> %r.wmma_scale_f32_16x16x128_f8f6f4__a_fp4_v16__b_fp8_v16, ptr addrspace(1) %out
   ret void
@@ -376,9 +376,9 @@ define amdgpu_ps void @wmma_scale_f32_16x16x128_f8f6f4__a_fp4_v16__b_fp8_v16(<16
 
 define amdgpu_ps void @wmma_scale_f32_16x16x128_f8f6f4__a_fp4_v12__b_bf8_v16(<12 x i32> %a, <16 x i32> %b, <8 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}wmma_scale_f32_16x16x128_f8f6f4__a_fp4_v12__b_bf8_v16:
-; CHECK: v_wmma_scale_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_FP4 matrix_b_fmt:MATRIX_FMT_BF8{{$}}
+; CHECK: v_wmma_scale_f32_16x16x128_f8f6f4 {{([^ ]+, )*[^ ]+}} matrix_a_fmt:MATRIX_FMT_FP4 matrix_b_fmt:MATRIX_FMT_BF8{{$}}
 ; OBJ-LABEL: <wmma_scale_f32_16x16x128_f8f6f4__a_fp4_v12__b_bf8_v16>:
-; OBJ: v_wmma_scale_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_FP4 matrix_b_fmt:MATRIX_FMT_BF8{{ *(//.*)?$}}
+; OBJ: v_wmma_scale_f32_16x16x128_f8f6f4 {{([^ ]+, )*[^ ]+}} matrix_a_fmt:MATRIX_FMT_FP4 matrix_b_fmt:MATRIX_FMT_BF8{{ *(//.*)?$}}
   %r.wmma_scale_f32_16x16x128_f8f6f4__a_fp4_v12__b_bf8_v16 = call <8 x float> @llvm.amdgcn.wmma.scale.f32.16x16x128.f8f6f4.v8f32.v12i32.v16i32(i32 4, <12 x i32> %a, i32 1, <16 x i32> %b, i16 0, <8 x float> %c, i32 0, i32 0, i32 0, i32 0, i32 0, i32 0, i1 false, i1 false)
   store <8 x float> %r.wmma_scale_f32_16x16x128_f8f6f4__a_fp4_v12__b_bf8_v16, ptr addrspace(1) %out
   ret void
@@ -386,9 +386,9 @@ define amdgpu_ps void @wmma_scale_f32_16x16x128_f8f6f4__a_fp4_v12__b_bf8_v16(<12
 
 define amdgpu_ps void @wmma_scale_f32_16x16x128_f8f6f4__a_fp4_v16__b_bf8_v16(<16 x i32> %a, <16 x i32> %b, <8 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}wmma_scale_f32_16x16x128_f8f6f4__a_fp4_v16__b_bf8_v16:
-; CHECK: v_wmma_scale_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_FP4 matrix_b_fmt:MATRIX_FMT_BF8{{$}}
+; CHECK: v_wmma_scale_f32_16x16x128_f8f6f4 {{([^ ]+, )*[^ ]+}} matrix_a_fmt:MATRIX_FMT_FP4 matrix_b_fmt:MATRIX_FMT_BF8{{$}}
 ; OBJ-LABEL: <wmma_scale_f32_16x16x128_f8f6f4__a_fp4_v16__b_bf8_v16>:
-; OBJ: v_wmma_scale_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_FP4 matrix_b_fmt:MATRIX_FMT_BF8{{ *(//.*)?$}}
+; OBJ: v_wmma_scale_f32_16x16x128_f8f6f4 {{([^ ]+, )*[^ ]+}} matrix_a_fmt:MATRIX_FMT_FP4 matrix_b_fmt:MATRIX_FMT_BF8{{ *(//.*)?$}}
   %r.wmma_scale_f32_16x16x128_f8f6f4__a_fp4_v16__b_bf8_v16 = call <8 x float> @llvm.amdgcn.wmma.scale.f32.16x16x128.f8f6f4.v8f32.v16i32.v16i32(i32 4, <16 x i32> %a, i32 1, <16 x i32> %b, i16 0, <8 x float> %c, i32 0, i32 0, i32 0, i32 0, i32 0, i32 0, i1 false, i1 false)
   store <8 x float> %r.wmma_scale_f32_16x16x128_f8f6f4__a_fp4_v16__b_bf8_v16, ptr addrspace(1) %out
   ret void
@@ -396,9 +396,9 @@ define amdgpu_ps void @wmma_scale_f32_16x16x128_f8f6f4__a_fp4_v16__b_bf8_v16(<16
 
 define amdgpu_ps void @wmma_scale_f32_16x16x128_f8f6f4__a_fp4_v8__b_fp6_v16(<8 x i32> %a, <16 x i32> %b, <8 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}wmma_scale_f32_16x16x128_f8f6f4__a_fp4_v8__b_fp6_v16:
-; CHECK: v_wmma_scale_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_FP4 matrix_b_fmt:MATRIX_FMT_FP6{{$}}
+; CHECK: v_wmma_scale_f32_16x16x128_f8f6f4 {{([^ ]+, )*[^ ]+}} matrix_a_fmt:MATRIX_FMT_FP4 matrix_b_fmt:MATRIX_FMT_FP6{{$}}
 ; OBJ-LABEL: <wmma_scale_f32_16x16x128_f8f6f4__a_fp4_v8__b_fp6_v16>:
-; OBJ: v_wmma_scale_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_FP4 matrix_b_fmt:MATRIX_FMT_FP6{{ *(//.*)?$}}
+; OBJ: v_wmma_scale_f32_16x16x128_f8f6f4 {{([^ ]+, )*[^ ]+}} matrix_a_fmt:MATRIX_FMT_FP4 matrix_b_fmt:MATRIX_FMT_FP6{{ *(//.*)?$}}
   %r.wmma_scale_f32_16x16x128_f8f6f4__a_fp4_v8__b_fp6_v16 = call <8 x float> @llvm.amdgcn.wmma.scale.f32.16x16x128.f8f6f4.v8f32.v8i32.v16i32(i32 4, <8 x i32> %a, i32 2, <16 x i32> %b, i16 0, <8 x float> %c, i32 0, i32 0, i32 0, i32 0, i32 0, i32 0, i1 false, i1 false)
   store <8 x float> %r.wmma_scale_f32_16x16x128_f8f6f4__a_fp4_v8__b_fp6_v16, ptr addrspace(1) %out
   ret void
@@ -406,9 +406,9 @@ define amdgpu_ps void @wmma_scale_f32_16x16x128_f8f6f4__a_fp4_v8__b_fp6_v16(<8 x
 
 define amdgpu_ps void @wmma_scale_f32_16x16x128_f8f6f4__a_fp4_v12__b_fp6_v12(<12 x i32> %a, <12 x i32> %b, <8 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}wmma_scale_f32_16x16x128_f8f6f4__a_fp4_v12__b_fp6_v12:
-; CHECK: v_wmma_scale_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_FP4 matrix_b_fmt:MATRIX_FMT_FP6{{$}}
+; CHECK: v_wmma_scale_f32_16x16x128_f8f6f4 {{([^ ]+, )*[^ ]+}} matrix_a_fmt:MATRIX_FMT_FP4 matrix_b_fmt:MATRIX_FMT_FP6{{$}}
 ; OBJ-LABEL: <wmma_scale_f32_16x16x128_f8f6f4__a_fp4_v12__b_fp6_v12>:
-; OBJ: v_wmma_scale_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_FP4 matrix_b_fmt:MATRIX_FMT_FP6{{ *(//.*)?$}}
+; OBJ: v_wmma_scale_f32_16x16x128_f8f6f4 {{([^ ]+, )*[^ ]+}} matrix_a_fmt:MATRIX_FMT_FP4 matrix_b_fmt:MATRIX_FMT_FP6{{ *(//.*)?$}}
   %r.wmma_scale_f32_16x16x128_f8f6f4__a_fp4_v12__b_fp6_v12 = call <8 x float> @llvm.amdgcn.wmma.scale.f32.16x16x128.f8f6f4.v8f32.v12i32.v12i32(i32 4, <12 x i32> %a, i32 2, <12 x i32> %b, i16 0, <8 x float> %c, i32 0, i32 0, i32 0, i32 0, i32 0, i32 0, i1 false, i1 false)
   store <8 x float> %r.wmma_scale_f32_16x16x128_f8f6f4__a_fp4_v12__b_fp6_v12, ptr addrspace(1) %out
   ret void
@@ -416,9 +416,9 @@ define amdgpu_ps void @wmma_scale_f32_16x16x128_f8f6f4__a_fp4_v12__b_fp6_v12(<12
 
 define amdgpu_ps void @wmma_scale_f32_16x16x128_f8f6f4__a_fp4_v12__b_fp6_v16(<12 x i32> %a, <16 x i32> %b, <8 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}wmma_scale_f32_16x16x128_f8f6f4__a_fp4_v12__b_fp6_v16:
-; CHECK: v_wmma_scale_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_FP4 matrix_b_fmt:MATRIX_FMT_FP6{{$}}
+; CHECK: v_wmma_scale_f32_16x16x128_f8f6f4 {{([^ ]+, )*[^ ]+}} matrix_a_fmt:MATRIX_FMT_FP4 matrix_b_fmt:MATRIX_FMT_FP6{{$}}
 ; OBJ-LABEL: <wmma_scale_f32_16x16x128_f8f6f4__a_fp4_v12__b_fp6_v16>:
-; OBJ: v_wmma_scale_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_FP4 matrix_b_fmt:MATRIX_FMT_FP6{{ *(//.*)?$}}
+; OBJ: v_wmma_scale_f32_16x16x128_f8f6f4 {{([^ ]+, )*[^ ]+}} matrix_a_fmt:MATRIX_FMT_FP4 matrix_b_fmt:MATRIX_FMT_FP6{{ *(//.*)?$}}
   %r.wmma_scale_f32_16x16x128_f8f6f4__a_fp4_v12__b_fp6_v16 = call <8 x float> @llvm.amdgcn.wmma.scale.f32.16x16x128.f8f6f4.v8f32.v12i32.v16i32(i32 4, <12 x i32> %a, i32 2, <16 x i32> %b, i16 0, <8 x float> %c, i32 0, i32 0, i32 0, i32 0, i32 0, i32 0, i1 false, i1 false)
   store <8 x float> %r.wmma_scale_f32_16x16x128_f8f6f4__a_fp4_v12__b_fp6_v16, ptr addrspace(1) %out
   ret void
@@ -426,9 +426,9 @@ define amdgpu_ps void @wmma_scale_f32_16x16x128_f8f6f4__a_fp4_v12__b_fp6_v16(<12
 
 define amdgpu_ps void @wmma_scale_f32_16x16x128_f8f6f4__a_fp4_v16__b_fp6_v12(<16 x i32> %a, <12 x i32> %b, <8 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}wmma_scale_f32_16x16x128_f8f6f4__a_fp4_v16__b_fp6_v12:
-; CHECK: v_wmma_scale_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_FP4 matrix_b_fmt:MATRIX_FMT_FP6{{$}}
+; CHECK: v_wmma_scale_f32_16x16x128_f8f6f4 {{([^ ]+, )*[^ ]+}} matrix_a_fmt:MATRIX_FMT_FP4 matrix_b_fmt:MATRIX_FMT_FP6{{$}}
 ; OBJ-LABEL: <wmma_scale_f32_16x16x128_f8f6f4__a_fp4_v16__b_fp6_v12>:
-; OBJ: v_wmma_scale_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_FP4 matrix_b_fmt:MATRIX_FMT_FP6{{ *(//.*)?$}}
+; OBJ: v_wmma_scale_f32_16x16x128_f8f6f4 {{([^ ]+, )*[^ ]+}} matrix_a_fmt:MATRIX_FMT_FP4 matrix_b_fmt:MATRIX_FMT_FP6{{ *(//.*)?$}}
   %r.wmma_scale_f32_16x16x128_f8f6f4__a_fp4_v16__b_fp6_v12 = call <8 x float> @llvm.amdgcn.wmma.scale.f32.16x16x128.f8f6f4.v8f32.v16i32.v12i32(i32 4, <16 x i32> %a, i32 2, <12 x i32> %b, i16 0, <8 x float> %c, i32 0, i32 0, i32 0, i32 0, i32 0, i32 0, i1 false, i1 false)
   store <8 x float> %r.wmma_scale_f32_16x16x128_f8f6f4__a_fp4_v16__b_fp6_v12, ptr addrspace(1) %out
   ret void
@@ -436,9 +436,9 @@ define amdgpu_ps void @wmma_scale_f32_16x16x128_f8f6f4__a_fp4_v16__b_fp6_v12(<16
 
 define amdgpu_ps void @wmma_scale_f32_16x16x128_f8f6f4__a_fp4_v16__b_fp6_v16(<16 x i32> %a, <16 x i32> %b, <8 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}wmma_scale_f32_16x16x128_f8f6f4__a_fp4_v16__b_fp6_v16:
-; CHECK: v_wmma_scale_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_FP4 matrix_b_fmt:MATRIX_FMT_FP6{{$}}
+; CHECK: v_wmma_scale_f32_16x16x128_f8f6f4 {{([^ ]+, )*[^ ]+}} matrix_a_fmt:MATRIX_FMT_FP4 matrix_b_fmt:MATRIX_FMT_FP6{{$}}
 ; OBJ-LABEL: <wmma_scale_f32_16x16x128_f8f6f4__a_fp4_v16__b_fp6_v16>:
-; OBJ: v_wmma_scale_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_FP4 matrix_b_fmt:MATRIX_FMT_FP6{{ *(//.*)?$}}
+; OBJ: v_wmma_scale_f32_16x16x128_f8f6f4 {{([^ ]+, )*[^ ]+}} matrix_a_fmt:MATRIX_FMT_FP4 matrix_b_fmt:MATRIX_FMT_FP6{{ *(//.*)?$}}
   %r.wmma_scale_f32_16x16x128_f8f6f4__a_fp4_v16__b_fp6_v16 = call <8 x float> @llvm.amdgcn.wmma.scale.f32.16x16x128.f8f6f4.v8f32.v16i32.v16i32(i32 4, <16 x i32> %a, i32 2, <16 x i32> %b, i16 0, <8 x float> %c, i32 0, i32 0, i32 0, i32 0, i32 0, i32 0, i1 false, i1 false)
   store <8 x float> %r.wmma_scale_f32_16x16x128_f8f6f4__a_fp4_v16__b_fp6_v16, ptr addrspace(1) %out
   ret void
@@ -446,9 +446,9 @@ define amdgpu_ps void @wmma_scale_f32_16x16x128_f8f6f4__a_fp4_v16__b_fp6_v16(<16
 
 define amdgpu_ps void @wmma_scale_f32_16x16x128_f8f6f4__a_fp4_v8__b_bf6_v16(<8 x i32> %a, <16 x i32> %b, <8 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}wmma_scale_f32_16x16x128_f8f6f4__a_fp4_v8__b_bf6_v16:
-; CHECK: v_wmma_scale_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_FP4 matrix_b_fmt:MATRIX_FMT_BF6{{$}}
+; CHECK: v_wmma_scale_f32_16x16x128_f8f6f4 {{([^ ]+, )*[^ ]+}} matrix_a_fmt:MATRIX_FMT_FP4 matrix_b_fmt:MATRIX_FMT_BF6{{$}}
 ; OBJ-LABEL: <wmma_scale_f32_16x16x128_f8f6f4__a_fp4_v8__b_bf6_v16>:
-; OBJ: v_wmma_scale_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_FP4 matrix_b_fmt:MATRIX_FMT_BF6{{ *(//.*)?$}}
+; OBJ: v_wmma_scale_f32_16x16x128_f8f6f4 {{([^ ]+, )*[^ ]+}} matrix_a_fmt:MATRIX_FMT_FP4 matrix_b_fmt:MATRIX_FMT_BF6{{ *(//.*)?$}}
   %r.wmma_scale_f32_16x16x128_f8f6f4__a_fp4_v8__b_bf6_v16 = call <8 x float> @llvm.amdgcn.wmma.scale.f32.16x16x128.f8f6f4.v8f32.v8i32.v16i32(i32 4, <8 x i32> %a, i32 3, <16 x i32> %b, i16 0, <8 x float> %c, i32 0, i32 0, i32 0, i32 0, i32 0, i32 0, i1 false, i1 false)
   store <8 x float> %r.wmma_scale_f32_16x16x128_f8f6f4__a_fp4_v8__b_bf6_v16, ptr addrspace(1) %out
   ret void
@@ -456,9 +456,9 @@ define amdgpu_ps void @wmma_scale_f32_16x16x128_f8f6f4__a_fp4_v8__b_bf6_v16(<8 x
 
 define amdgpu_ps void @wmma_scale_f32_16x16x128_f8f6f4__a_fp4_v12__b_bf6_v12(<12 x i32> %a, <12 x i32> %b, <8 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}wmma_scale_f32_16x16x128_f8f6f4__a_fp4_v12__b_bf6_v12:
-; CHECK: v_wmma_scale_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_FP4 matrix_b_fmt:MATRIX_FMT_BF6{{$}}
+; CHECK: v_wmma_scale_f32_16x16x128_f8f6f4 {{([^ ]+, )*[^ ]+}} matrix_a_fmt:MATRIX_FMT_FP4 matrix_b_fmt:MATRIX_FMT_BF6{{$}}
 ; OBJ-LABEL: <wmma_scale_f32_16x16x128_f8f6f4__a_fp4_v12__b_bf6_v12>:
-; OBJ: v_wmma_scale_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_FP4 matrix_b_fmt:MATRIX_FMT_BF6{{ *(//.*)?$}}
+; OBJ: v_wmma_scale_f32_16x16x128_f8f6f4 {{([^ ]+, )*[^ ]+}} matrix_a_fmt:MATRIX_FMT_FP4 matrix_b_fmt:MATRIX_FMT_BF6{{ *(//.*)?$}}
   %r.wmma_scale_f32_16x16x128_f8f6f4__a_fp4_v12__b_bf6_v12 = call <8 x float> @llvm.amdgcn.wmma.scale.f32.16x16x128.f8f6f4.v8f32.v12i32.v12i32(i32 4, <12 x i32> %a, i32 3, <12 x i32> %b, i16 0, <8 x float> %c, i32 0, i32 0, i32 0, i32 0, i32 0, i32 0, i1 false, i1 false)
   store <8 x float> %r.wmma_scale_f32_16x16x128_f8f6f4__a_fp4_v12__b_bf6_v12, ptr addrspace(1) %out
   ret void
@@ -466,9 +466,9 @@ define amdgpu_ps void @wmma_scale_f32_16x16x128_f8f6f4__a_fp4_v12__b_bf6_v12(<12
 
 define amdgpu_ps void @wmma_scale_f32_16x16x128_f8f6f4__a_fp4_v12__b_bf6_v16(<12 x i32> %a, <16 x i32> %b, <8 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}wmma_scale_f32_16x16x128_f8f6f4__a_fp4_v12__b_bf6_v16:
-; CHECK: v_wmma_scale_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_FP4 matrix_b_fmt:MATRIX_FMT_BF6{{$}}
+; CHECK: v_wmma_scale_f32_16x16x128_f8f6f4 {{([^ ]+, )*[^ ]+}} matrix_a_fmt:MATRIX_FMT_FP4 matrix_b_fmt:MATRIX_FMT_BF6{{$}}
 ; OBJ-LABEL: <wmma_scale_f32_16x16x128_f8f6f4__a_fp4_v12__b_bf6_v16>:
-; OBJ: v_wmma_scale_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_FP4 matrix_b_fmt:MATRIX_FMT_BF6{{ *(//.*)?$}}
+; OBJ: v_wmma_scale_f32_16x16x128_f8f6f4 {{([^ ]+, )*[^ ]+}} matrix_a_fmt:MATRIX_FMT_FP4 matrix_b_fmt:MATRIX_FMT_BF6{{ *(//.*)?$}}
   %r.wmma_scale_f32_16x16x128_f8f6f4__a_fp4_v12__b_bf6_v16 = call <8 x float> @llvm.amdgcn.wmma.scale.f32.16x16x128.f8f6f4.v8f32.v12i32.v16i32(i32 4, <12 x i32> %a, i32 3, <16 x i32> %b, i16 0, <8 x float> %c, i32 0, i32 0, i32 0, i32 0, i32 0, i32 0, i1 false, i1 false)
   store <8 x float> %r.wmma_scale_f32_16x16x128_f8f6f4__a_fp4_v12__b_bf6_v16, ptr addrspace(1) %out
   ret void
@@ -476,9 +476,9 @@ define amdgpu_ps void @wmma_scale_f32_16x16x128_f8f6f4__a_fp4_v12__b_bf6_v16(<12
 
 define amdgpu_ps void @wmma_scale_f32_16x16x128_f8f6f4__a_fp4_v16__b_bf6_v12(<16 x i32> %a, <12 x i32> %b, <8 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}wmma_scale_f32_16x16x128_f8f6f4__a_fp4_v16__b_bf6_v12:
-; CHECK: v_wmma_scale_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_FP4 matrix_b_fmt:MATRIX_FMT_BF6{{$}}
+; CHECK: v_wmma_scale_f32_16x16x128_f8f6f4 {{([^ ]+, )*[^ ]+}} matrix_a_fmt:MATRIX_FMT_FP4 matrix_b_fmt:MATRIX_FMT_BF6{{$}}
 ; OBJ-LABEL: <wmma_scale_f32_16x16x128_f8f6f4__a_fp4_v16__b_bf6_v12>:
-; OBJ: v_wmma_scale_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_FP4 matrix_b_fmt:MATRIX_FMT_BF6{{ *(//.*)?$}}
+; OBJ: v_wmma_scale_f32_16x16x128_f8f6f4 {{([^ ]+, )*[^ ]+}} matrix_a_fmt:MATRIX_FMT_FP4 matrix_b_fmt:MATRIX_FMT_BF6{{ *(//.*)?$}}
   %r.wmma_scale_f32_16x16x128_f8f6f4__a_fp4_v16__b_bf6_v12 = call <8 x float> @llvm.amdgcn.wmma.scale.f32.16x16x128.f8f6f4.v8f32.v16i32.v12i32(i32 4, <16 x i32> %a, i32 3, <12 x i32> %b, i16 0, <8 x float> %c, i32 0, i32 0, i32 0, i32 0, i32 0, i32 0, i1 false, i1 false)
   store <8 x float> %r.wmma_scale_f32_16x16x128_f8f6f4__a_fp4_v16__b_bf6_v12, ptr addrspace(1) %out
   ret void
@@ -486,9 +486,9 @@ define amdgpu_ps void @wmma_scale_f32_16x16x128_f8f6f4__a_fp4_v16__b_bf6_v12(<16
 
 define amdgpu_ps void @wmma_scale_f32_16x16x128_f8f6f4__a_fp4_v16__b_bf6_v16(<16 x i32> %a, <16 x i32> %b, <8 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}wmma_scale_f32_16x16x128_f8f6f4__a_fp4_v16__b_bf6_v16:
-; CHECK: v_wmma_scale_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_FP4 matrix_b_fmt:MATRIX_FMT_BF6{{$}}
+; CHECK: v_wmma_scale_f32_16x16x128_f8f6f4 {{([^ ]+, )*[^ ]+}} matrix_a_fmt:MATRIX_FMT_FP4 matrix_b_fmt:MATRIX_FMT_BF6{{$}}
 ; OBJ-LABEL: <wmma_scale_f32_16x16x128_f8f6f4__a_fp4_v16__b_bf6_v16>:
-; OBJ: v_wmma_scale_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_FP4 matrix_b_fmt:MATRIX_FMT_BF6{{ *(//.*)?$}}
+; OBJ: v_wmma_scale_f32_16x16x128_f8f6f4 {{([^ ]+, )*[^ ]+}} matrix_a_fmt:MATRIX_FMT_FP4 matrix_b_fmt:MATRIX_FMT_BF6{{ *(//.*)?$}}
   %r.wmma_scale_f32_16x16x128_f8f6f4__a_fp4_v16__b_bf6_v16 = call <8 x float> @llvm.amdgcn.wmma.scale.f32.16x16x128.f8f6f4.v8f32.v16i32.v16i32(i32 4, <16 x i32> %a, i32 3, <16 x i32> %b, i16 0, <8 x float> %c, i32 0, i32 0, i32 0, i32 0, i32 0, i32 0, i1 false, i1 false)
   store <8 x float> %r.wmma_scale_f32_16x16x128_f8f6f4__a_fp4_v16__b_bf6_v16, ptr addrspace(1) %out
   ret void
@@ -496,9 +496,9 @@ define amdgpu_ps void @wmma_scale_f32_16x16x128_f8f6f4__a_fp4_v16__b_bf6_v16(<16
 
 define amdgpu_ps void @wmma_scale_f32_16x16x128_f8f6f4__a_fp4_v8__b_fp4_v12(<8 x i32> %a, <12 x i32> %b, <8 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}wmma_scale_f32_16x16x128_f8f6f4__a_fp4_v8__b_fp4_v12:
-; CHECK: v_wmma_scale_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_FP4 matrix_b_fmt:MATRIX_FMT_FP4{{$}}
+; CHECK: v_wmma_scale_f32_16x16x128_f8f6f4 {{([^ ]+, )*[^ ]+}} matrix_a_fmt:MATRIX_FMT_FP4 matrix_b_fmt:MATRIX_FMT_FP4{{$}}
 ; OBJ-LABEL: <wmma_scale_f32_16x16x128_f8f6f4__a_fp4_v8__b_fp4_v12>:
-; OBJ: v_wmma_scale_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_FP4 matrix_b_fmt:MATRIX_FMT_FP4{{ *(//.*)?$}}
+; OBJ: v_wmma_scale_f32_16x16x128_f8f6f4 {{([^ ]+, )*[^ ]+}} matrix_a_fmt:MATRIX_FMT_FP4 matrix_b_fmt:MATRIX_FMT_FP4{{ *(//.*)?$}}
   %r.wmma_scale_f32_16x16x128_f8f6f4__a_fp4_v8__b_fp4_v12 = call <8 x float> @llvm.amdgcn.wmma.scale.f32.16x16x128.f8f6f4.v8f32.v8i32.v12i32(i32 4, <8 x i32> %a, i32 4, <12 x i32> %b, i16 0, <8 x float> %c, i32 0, i32 0, i32 0, i32 0, i32 0, i32 0, i1 false, i1 false)
   store <8 x float> %r.wmma_scale_f32_16x16x128_f8f6f4__a_fp4_v8__b_fp4_v12, ptr addrspace(1) %out
   ret void
@@ -506,9 +506,9 @@ define amdgpu_ps void @wmma_scale_f32_16x16x128_f8f6f4__a_fp4_v8__b_fp4_v12(<8 x
 
 define amdgpu_ps void @wmma_scale_f32_16x16x128_f8f6f4__a_fp4_v8__b_fp4_v16(<8 x i32> %a, <16 x i32> %b, <8 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}wmma_scale_f32_16x16x128_f8f6f4__a_fp4_v8__b_fp4_v16:
-; CHECK: v_wmma_scale_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_FP4 matrix_b_fmt:MATRIX_FMT_FP4{{$}}
+; CHECK: v_wmma_scale_f32_16x16x128_f8f6f4 {{([^ ]+, )*[^ ]+}} matrix_a_fmt:MATRIX_FMT_FP4 matrix_b_fmt:MATRIX_FMT_FP4{{$}}
 ; OBJ-LABEL: <wmma_scale_f32_16x16x128_f8f6f4__a_fp4_v8__b_fp4_v16>:
-; OBJ: v_wmma_scale_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_FP4 matrix_b_fmt:MATRIX_FMT_FP4{{ *(//.*)?$}}
+; OBJ: v_wmma_scale_f32_16x16x128_f8f6f4 {{([^ ]+, )*[^ ]+}} matrix_a_fmt:MATRIX_FMT_FP4 matrix_b_fmt:MATRIX_FMT_FP4{{ *(//.*)?$}}
   %r.wmma_scale_f32_16x16x128_f8f6f4__a_fp4_v8__b_fp4_v16 = call <8 x float> @llvm.amdgcn.wmma.scale.f32.16x16x128.f8f6f4.v8f32.v8i32.v16i32(i32 4, <8 x i32> %a, i32 4, <16 x i32> %b, i16 0, <8 x float> %c, i32 0, i32 0, i32 0, i32 0, i32 0, i32 0, i1 false, i1 false)
   store <8 x float> %r.wmma_scale_f32_16x16x128_f8f6f4__a_fp4_v8__b_fp4_v16, ptr addrspace(1) %out
   ret void
@@ -516,9 +516,9 @@ define amdgpu_ps void @wmma_scale_f32_16x16x128_f8f6f4__a_fp4_v8__b_fp4_v16(<8 x
 
 define amdgpu_ps void @wmma_scale_f32_16x16x128_f8f6f4__a_fp4_v12__b_fp4_v8(<12 x i32> %a, <8 x i32> %b, <8 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}wmma_scale_f32_16x16x128_f8f6f4__a_fp4_v12__b_fp4_v8:
-; CHECK: v_wmma_scale_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_FP4 matrix_b_fmt:MATRIX_FMT_FP4{{$}}
+; CHECK: v_wmma_scale_f32_16x16x128_f8f6f4 {{([^ ]+, )*[^ ]+}} matrix_a_fmt:MATRIX_FMT_FP4 matrix_b_fmt:MATRIX_FMT_FP4{{$}}
 ; OBJ-LABEL: <wmma_scale_f32_16x16x128_f8f6f4__a_fp4_v12__b_fp4_v8>:
-; OBJ: v_wmma_scale_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_FP4 matrix_b_fmt:MATRIX_FMT_FP4{{ *(//.*)?$}}
+; OBJ: v_wmma_scale_f32_16x16x128_f8f6f4 {{([^ ]+, )*[^ ]+}} matrix_a_fmt:MATRIX_FMT_FP4 matrix_b_fmt:MATRIX_FMT_FP4{{ *(//.*)?$}}
   %r.wmma_scale_f32_16x16x128_f8f6f4__a_fp4_v12__b_fp4_v8 = call <8 x float> @llvm.amdgcn.wmma.scale.f32.16x16x128.f8f6f4.v8f32.v12i32.v8i32(i32 4, <12 x i32> %a, i32 4, <8 x i32> %b, i16 0, <8 x float> %c, i32 0, i32 0, i32 0, i32 0, i32 0, i32 0, i1 false, i1 false)
   store <8 x float> %r.wmma_scale_f32_16x16x128_f8f6f4__a_fp4_v12__b_fp4_v8, ptr addrspace(1) %out
   ret void
@@ -526,9 +526,9 @@ define amdgpu_ps void @wmma_scale_f32_16x16x128_f8f6f4__a_fp4_v12__b_fp4_v8(<12 
 
 define amdgpu_ps void @wmma_scale_f32_16x16x128_f8f6f4__a_fp4_v12__b_fp4_v12(<12 x i32> %a, <12 x i32> %b, <8 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}wmma_scale_f32_16x16x128_f8f6f4__a_fp4_v12__b_fp4_v12:
-; CHECK: v_wmma_scale_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_FP4 matrix_b_fmt:MATRIX_FMT_FP4{{$}}
+; CHECK: v_wmma_scale_f32_16x16x128_f8f6f4 {{([^ ]+, )*[^ ]+}} matrix_a_fmt:MATRIX_FMT_FP4 matrix_b_fmt:MATRIX_FMT_FP4{{$}}
 ; OBJ-LABEL: <wmma_scale_f32_16x16x128_f8f6f4__a_fp4_v12__b_fp4_v12>:
-; OBJ: v_wmma_scale_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_FP4 matrix_b_fmt:MATRIX_FMT_FP4{{ *(//.*)?$}}
+; OBJ: v_wmma_scale_f32_16x16x128_f8f6f4 {{([^ ]+, )*[^ ]+}} matrix_a_fmt:MATRIX_FMT_FP4 matrix_b_fmt:MATRIX_FMT_FP4{{ *(//.*)?$}}
   %r.wmma_scale_f32_16x16x128_f8f6f4__a_fp4_v12__b_fp4_v12 = call <8 x float> @llvm.amdgcn.wmma.scale.f32.16x16x128.f8f6f4.v8f32.v12i32.v12i32(i32 4, <12 x i32> %a, i32 4, <12 x i32> %b, i16 0, <8 x float> %c, i32 0, i32 0, i32 0, i32 0, i32 0, i32 0, i1 false, i1 false)
   store <8 x float> %r.wmma_scale_f32_16x16x128_f8f6f4__a_fp4_v12__b_fp4_v12, ptr addrspace(1) %out
   ret void
@@ -536,9 +536,9 @@ define amdgpu_ps void @wmma_scale_f32_16x16x128_f8f6f4__a_fp4_v12__b_fp4_v12(<12
 
 define amdgpu_ps void @wmma_scale_f32_16x16x128_f8f6f4__a_fp4_v12__b_fp4_v16(<12 x i32> %a, <16 x i32> %b, <8 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}wmma_scale_f32_16x16x128_f8f6f4__a_fp4_v12__b_fp4_v16:
-; CHECK: v_wmma_scale_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_FP4 matrix_b_fmt:MATRIX_FMT_FP4{{$}}
+; CHECK: v_wmma_scale_f32_16x16x128_f8f6f4 {{([^ ]+, )*[^ ]+}} matrix_a_fmt:MATRIX_FMT_FP4 matrix_b_fmt:MATRIX_FMT_FP4{{$}}
 ; OBJ-LABEL: <wmma_scale_f32_16x16x128_f8f6f4__a_fp4_v12__b_fp4_v16>:
-; OBJ: v_wmma_scale_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_FP4 matrix_b_fmt:MATRIX_FMT_FP4{{ *(//.*)?$}}
+; OBJ: v_wmma_scale_f32_16x16x128_f8f6f4 {{([^ ]+, )*[^ ]+}} matrix_a_fmt:MATRIX_FMT_FP4 matrix_b_fmt:MATRIX_FMT_FP4{{ *(//.*)?$}}
   %r.wmma_scale_f32_16x16x128_f8f6f4__a_fp4_v12__b_fp4_v16 = call <8 x float> @llvm.amdgcn.wmma.scale.f32.16x16x128.f8f6f4.v8f32.v12i32.v16i32(i32 4, <12 x i32> %a, i32 4, <16 x i32> %b, i16 0, <8 x float> %c, i32 0, i32 0, i32 0, i32 0, i32 0, i32 0, i1 false, i1 false)
   store <8 x float> %r.wmma_scale_f32_16x16x128_f8f6f4__a_fp4_v12__b_fp4_v16, ptr addrspace(1) %out
   ret void
@@ -546,9 +546,9 @@ define amdgpu_ps void @wmma_scale_f32_16x16x128_f8f6f4__a_fp4_v12__b_fp4_v16(<12
 
 define amdgpu_ps void @wmma_scale_f32_16x16x128_f8f6f4__a_fp4_v16__b_fp4_v8(<16 x i32> %a, <8 x i32> %b, <8 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}wmma_scale_f32_16x16x128_f8f6f4__a_fp4_v16__b_fp4_v8:
-; CHECK: v_wmma_scale_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_FP4 matrix_b_fmt:MATRIX_FMT_FP4{{$}}
+; CHECK: v_wmma_scale_f32_16x16x128_f8f6f4 {{([^ ]+, )*[^ ]+}} matrix_a_fmt:MATRIX_FMT_FP4 matrix_b_fmt:MATRIX_FMT_FP4{{$}}
 ; OBJ-LABEL: <wmma_scale_f32_16x16x128_f8f6f4__a_fp4_v16__b_fp4_v8>:
-; OBJ: v_wmma_scale_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_FP4 matrix_b_fmt:MATRIX_FMT_FP4{{ *(//.*)?$}}
+; OBJ: v_wmma_scale_f32_16x16x128_f8f6f4 {{([^ ]+, )*[^ ]+}} matrix_a_fmt:MATRIX_FMT_FP4 matrix_b_fmt:MATRIX_FMT_FP4{{ *(//.*)?$}}
   %r.wmma_scale_f32_16x16x128_f8f6f4__a_fp4_v16__b_fp4_v8 = call <8 x float> @llvm.amdgcn.wmma.scale.f32.16x16x128.f8f6f4.v8f32.v16i32.v8i32(i32 4, <16 x i32> %a, i32 4, <8 x i32> %b, i16 0, <8 x float> %c, i32 0, i32 0, i32 0, i32 0, i32 0, i32 0, i1 false, i1 false)
   store <8 x float> %r.wmma_scale_f32_16x16x128_f8f6f4__a_fp4_v16__b_fp4_v8, ptr addrspace(1) %out
   ret void
@@ -556,9 +556,9 @@ define amdgpu_ps void @wmma_scale_f32_16x16x128_f8f6f4__a_fp4_v16__b_fp4_v8(<16 
 
 define amdgpu_ps void @wmma_scale_f32_16x16x128_f8f6f4__a_fp4_v16__b_fp4_v12(<16 x i32> %a, <12 x i32> %b, <8 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}wmma_scale_f32_16x16x128_f8f6f4__a_fp4_v16__b_fp4_v12:
-; CHECK: v_wmma_scale_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_FP4 matrix_b_fmt:MATRIX_FMT_FP4{{$}}
+; CHECK: v_wmma_scale_f32_16x16x128_f8f6f4 {{([^ ]+, )*[^ ]+}} matrix_a_fmt:MATRIX_FMT_FP4 matrix_b_fmt:MATRIX_FMT_FP4{{$}}
 ; OBJ-LABEL: <wmma_scale_f32_16x16x128_f8f6f4__a_fp4_v16__b_fp4_v12>:
-; OBJ: v_wmma_scale_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_FP4 matrix_b_fmt:MATRIX_FMT_FP4{{ *(//.*)?$}}
+; OBJ: v_wmma_scale_f32_16x16x128_f8f6f4 {{([^ ]+, )*[^ ]+}} matrix_a_fmt:MATRIX_FMT_FP4 matrix_b_fmt:MATRIX_FMT_FP4{{ *(//.*)?$}}
   %r.wmma_scale_f32_16x16x128_f8f6f4__a_fp4_v16__b_fp4_v12 = call <8 x float> @llvm.amdgcn.wmma.scale.f32.16x16x128.f8f6f4.v8f32.v16i32.v12i32(i32 4, <16 x i32> %a, i32 4, <12 x i32> %b, i16 0, <8 x float> %c, i32 0, i32 0, i32 0, i32 0, i32 0, i32 0, i1 false, i1 false)
   store <8 x float> %r.wmma_scale_f32_16x16x128_f8f6f4__a_fp4_v16__b_fp4_v12, ptr addrspace(1) %out
   ret void
@@ -566,9 +566,9 @@ define amdgpu_ps void @wmma_scale_f32_16x16x128_f8f6f4__a_fp4_v16__b_fp4_v12(<16
 
 define amdgpu_ps void @wmma_scale_f32_16x16x128_f8f6f4__a_fp4_v16__b_fp4_v16(<16 x i32> %a, <16 x i32> %b, <8 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}wmma_scale_f32_16x16x128_f8f6f4__a_fp4_v16__b_fp4_v16:
-; CHECK: v_wmma_scale_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_FP4 matrix_b_fmt:MATRIX_FMT_FP4{{$}}
+; CHECK: v_wmma_scale_f32_16x16x128_f8f6f4 {{([^ ]+, )*[^ ]+}} matrix_a_fmt:MATRIX_FMT_FP4 matrix_b_fmt:MATRIX_FMT_FP4{{$}}
 ; OBJ-LABEL: <wmma_scale_f32_16x16x128_f8f6f4__a_fp4_v16__b_fp4_v16>:
-; OBJ: v_wmma_scale_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_FP4 matrix_b_fmt:MATRIX_FMT_FP4{{ *(//.*)?$}}
+; OBJ: v_wmma_scale_f32_16x16x128_f8f6f4 {{([^ ]+, )*[^ ]+}} matrix_a_fmt:MATRIX_FMT_FP4 matrix_b_fmt:MATRIX_FMT_FP4{{ *(//.*)?$}}
   %r.wmma_scale_f32_16x16x128_f8f6f4__a_fp4_v16__b_fp4_v16 = call <8 x float> @llvm.amdgcn.wmma.scale.f32.16x16x128.f8f6f4.v8f32.v16i32.v16i32(i32 4, <16 x i32> %a, i32 4, <16 x i32> %b, i16 0, <8 x float> %c, i32 0, i32 0, i32 0, i32 0, i32 0, i32 0, i1 false, i1 false)
   store <8 x float> %r.wmma_scale_f32_16x16x128_f8f6f4__a_fp4_v16__b_fp4_v16, ptr addrspace(1) %out
   ret void

@@ -16,9 +16,9 @@
 
 define amdgpu_ps void @wmma_scale16_f32_16x16x128_f8f6f4__a_fp8_v16__b_fp8_v16(<16 x i32> %a, <16 x i32> %b, <8 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}wmma_scale16_f32_16x16x128_f8f6f4__a_fp8_v16__b_fp8_v16:
-; CHECK: v_wmma_scale16_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}}{{$}}
+; CHECK: v_wmma_scale16_f32_16x16x128_f8f6f4 {{([^ ]+, )*[^ ]+}}{{$}}
 ; OBJ-LABEL: <wmma_scale16_f32_16x16x128_f8f6f4__a_fp8_v16__b_fp8_v16>:
-; OBJ: v_wmma_scale16_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}}{{ *(//.*)?$}}
+; OBJ: v_wmma_scale16_f32_16x16x128_f8f6f4 {{([^ ]+, )*[^ ]+}}{{ *(//.*)?$}}
   %r.wmma_scale16_f32_16x16x128_f8f6f4__a_fp8_v16__b_fp8_v16 = call <8 x float> @llvm.amdgcn.wmma.scale16.f32.16x16x128.f8f6f4.v8f32.v16i32.v16i32(i32 0, <16 x i32> %a, i32 0, <16 x i32> %b, i16 0, <8 x float> %c, i32 0, i32 0, i64 0, i32 0, i32 0, i64 0, i1 false, i1 false)
   store <8 x float> %r.wmma_scale16_f32_16x16x128_f8f6f4__a_fp8_v16__b_fp8_v16, ptr addrspace(1) %out
   ret void
@@ -26,9 +26,9 @@ define amdgpu_ps void @wmma_scale16_f32_16x16x128_f8f6f4__a_fp8_v16__b_fp8_v16(<
 
 define amdgpu_ps void @wmma_scale16_f32_16x16x128_f8f6f4__a_fp8_v16__b_bf8_v16(<16 x i32> %a, <16 x i32> %b, <8 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}wmma_scale16_f32_16x16x128_f8f6f4__a_fp8_v16__b_bf8_v16:
-; CHECK: v_wmma_scale16_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_b_fmt:MATRIX_FMT_BF8{{$}}
+; CHECK: v_wmma_scale16_f32_16x16x128_f8f6f4 {{([^ ]+, )*[^ ]+}} matrix_b_fmt:MATRIX_FMT_BF8{{$}}
 ; OBJ-LABEL: <wmma_scale16_f32_16x16x128_f8f6f4__a_fp8_v16__b_bf8_v16>:
-; OBJ: v_wmma_scale16_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_b_fmt:MATRIX_FMT_BF8{{ *(//.*)?$}}
+; OBJ: v_wmma_scale16_f32_16x16x128_f8f6f4 {{([^ ]+, )*[^ ]+}} matrix_b_fmt:MATRIX_FMT_BF8{{ *(//.*)?$}}
   %r.wmma_scale16_f32_16x16x128_f8f6f4__a_fp8_v16__b_bf8_v16 = call <8 x float> @llvm.amdgcn.wmma.scale16.f32.16x16x128.f8f6f4.v8f32.v16i32.v16i32(i32 0, <16 x i32> %a, i32 1, <16 x i32> %b, i16 0, <8 x float> %c, i32 0, i32 0, i64 0, i32 0, i32 0, i64 0, i1 false, i1 false)
   store <8 x float> %r.wmma_scale16_f32_16x16x128_f8f6f4__a_fp8_v16__b_bf8_v16, ptr addrspace(1) %out
   ret void
@@ -36,9 +36,9 @@ define amdgpu_ps void @wmma_scale16_f32_16x16x128_f8f6f4__a_fp8_v16__b_bf8_v16(<
 
 define amdgpu_ps void @wmma_scale16_f32_16x16x128_f8f6f4__a_fp8_v16__b_fp6_v12(<16 x i32> %a, <12 x i32> %b, <8 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}wmma_scale16_f32_16x16x128_f8f6f4__a_fp8_v16__b_fp6_v12:
-; CHECK: v_wmma_scale16_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_b_fmt:MATRIX_FMT_FP6{{$}}
+; CHECK: v_wmma_scale16_f32_16x16x128_f8f6f4 {{([^ ]+, )*[^ ]+}} matrix_b_fmt:MATRIX_FMT_FP6{{$}}
 ; OBJ-LABEL: <wmma_scale16_f32_16x16x128_f8f6f4__a_fp8_v16__b_fp6_v12>:
-; OBJ: v_wmma_scale16_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_b_fmt:MATRIX_FMT_FP6{{ *(//.*)?$}}
+; OBJ: v_wmma_scale16_f32_16x16x128_f8f6f4 {{([^ ]+, )*[^ ]+}} matrix_b_fmt:MATRIX_FMT_FP6{{ *(//.*)?$}}
   %r.wmma_scale16_f32_16x16x128_f8f6f4__a_fp8_v16__b_fp6_v12 = call <8 x float> @llvm.amdgcn.wmma.scale16.f32.16x16x128.f8f6f4.v8f32.v16i32.v12i32(i32 0, <16 x i32> %a, i32 2, <12 x i32> %b, i16 0, <8 x float> %c, i32 0, i32 0, i64 0, i32 0, i32 0, i64 0, i1 false, i1 false)
   store <8 x float> %r.wmma_scale16_f32_16x16x128_f8f6f4__a_fp8_v16__b_fp6_v12, ptr addrspace(1) %out
   ret void
@@ -46,9 +46,9 @@ define amdgpu_ps void @wmma_scale16_f32_16x16x128_f8f6f4__a_fp8_v16__b_fp6_v12(<
 
 define amdgpu_ps void @wmma_scale16_f32_16x16x128_f8f6f4__a_fp8_v16__b_bf6_v12(<16 x i32> %a, <12 x i32> %b, <8 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}wmma_scale16_f32_16x16x128_f8f6f4__a_fp8_v16__b_bf6_v12:
-; CHECK: v_wmma_scale16_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_b_fmt:MATRIX_FMT_BF6{{$}}
+; CHECK: v_wmma_scale16_f32_16x16x128_f8f6f4 {{([^ ]+, )*[^ ]+}} matrix_b_fmt:MATRIX_FMT_BF6{{$}}
 ; OBJ-LABEL: <wmma_scale16_f32_16x16x128_f8f6f4__a_fp8_v16__b_bf6_v12>:
-; OBJ: v_wmma_scale16_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_b_fmt:MATRIX_FMT_BF6{{ *(//.*)?$}}
+; OBJ: v_wmma_scale16_f32_16x16x128_f8f6f4 {{([^ ]+, )*[^ ]+}} matrix_b_fmt:MATRIX_FMT_BF6{{ *(//.*)?$}}
   %r.wmma_scale16_f32_16x16x128_f8f6f4__a_fp8_v16__b_bf6_v12 = call <8 x float> @llvm.amdgcn.wmma.scale16.f32.16x16x128.f8f6f4.v8f32.v16i32.v12i32(i32 0, <16 x i32> %a, i32 3, <12 x i32> %b, i16 0, <8 x float> %c, i32 0, i32 0, i64 0, i32 0, i32 0, i64 0, i1 false, i1 false)
   store <8 x float> %r.wmma_scale16_f32_16x16x128_f8f6f4__a_fp8_v16__b_bf6_v12, ptr addrspace(1) %out
   ret void
@@ -56,9 +56,9 @@ define amdgpu_ps void @wmma_scale16_f32_16x16x128_f8f6f4__a_fp8_v16__b_bf6_v12(<
 
 define amdgpu_ps void @wmma_scale16_f32_16x16x128_f8f6f4__a_fp8_v16__b_fp4_v8(<16 x i32> %a, <8 x i32> %b, <8 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}wmma_scale16_f32_16x16x128_f8f6f4__a_fp8_v16__b_fp4_v8:
-; CHECK: v_wmma_scale16_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_b_fmt:MATRIX_FMT_FP4{{$}}
+; CHECK: v_wmma_scale16_f32_16x16x128_f8f6f4 {{([^ ]+, )*[^ ]+}} matrix_b_fmt:MATRIX_FMT_FP4{{$}}
 ; OBJ-LABEL: <wmma_scale16_f32_16x16x128_f8f6f4__a_fp8_v16__b_fp4_v8>:
-; OBJ: v_wmma_scale16_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_b_fmt:MATRIX_FMT_FP4{{ *(//.*)?$}}
+; OBJ: v_wmma_scale16_f32_16x16x128_f8f6f4 {{([^ ]+, )*[^ ]+}} matrix_b_fmt:MATRIX_FMT_FP4{{ *(//.*)?$}}
   %r.wmma_scale16_f32_16x16x128_f8f6f4__a_fp8_v16__b_fp4_v8 = call <8 x float> @llvm.amdgcn.wmma.scale16.f32.16x16x128.f8f6f4.v8f32.v16i32.v8i32(i32 0, <16 x i32> %a, i32 4, <8 x i32> %b, i16 0, <8 x float> %c, i32 0, i32 0, i64 0, i32 0, i32 0, i64 0, i1 false, i1 false)
   store <8 x float> %r.wmma_scale16_f32_16x16x128_f8f6f4__a_fp8_v16__b_fp4_v8, ptr addrspace(1) %out
   ret void
@@ -66,9 +66,9 @@ define amdgpu_ps void @wmma_scale16_f32_16x16x128_f8f6f4__a_fp8_v16__b_fp4_v8(<1
 
 define amdgpu_ps void @wmma_scale16_f32_16x16x128_f8f6f4__a_bf8_v16__b_fp8_v16(<16 x i32> %a, <16 x i32> %b, <8 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}wmma_scale16_f32_16x16x128_f8f6f4__a_bf8_v16__b_fp8_v16:
-; CHECK: v_wmma_scale16_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_BF8{{$}}
+; CHECK: v_wmma_scale16_f32_16x16x128_f8f6f4 {{([^ ]+, )*[^ ]+}} matrix_a_fmt:MATRIX_FMT_BF8{{$}}
 ; OBJ-LABEL: <wmma_scale16_f32_16x16x128_f8f6f4__a_bf8_v16__b_fp8_v16>:
-; OBJ: v_wmma_scale16_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_BF8{{ *(//.*)?$}}
+; OBJ: v_wmma_scale16_f32_16x16x128_f8f6f4 {{([^ ]+, )*[^ ]+}} matrix_a_fmt:MATRIX_FMT_BF8{{ *(//.*)?$}}
   %r.wmma_scale16_f32_16x16x128_f8f6f4__a_bf8_v16__b_fp8_v16 = call <8 x float> @llvm.amdgcn.wmma.scale16.f32.16x16x128.f8f6f4.v8f32.v16i32.v16i32(i32 1, <16 x i32> %a, i32 0, <16 x i32> %b, i16 0, <8 x float> %c, i32 0, i32 0, i64 0, i32 0, i32 0, i64 0, i1 false, i1 false)
   store <8 x float> %r.wmma_scale16_f32_16x16x128_f8f6f4__a_bf8_v16__b_fp8_v16, ptr addrspace(1) %out
   ret void
@@ -76,9 +76,9 @@ define amdgpu_ps void @wmma_scale16_f32_16x16x128_f8f6f4__a_bf8_v16__b_fp8_v16(<
 
 define amdgpu_ps void @wmma_scale16_f32_16x16x128_f8f6f4__a_bf8_v16__b_bf8_v16(<16 x i32> %a, <16 x i32> %b, <8 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}wmma_scale16_f32_16x16x128_f8f6f4__a_bf8_v16__b_bf8_v16:
-; CHECK: v_wmma_scale16_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_BF8 matrix_b_fmt:MATRIX_FMT_BF8{{$}}
+; CHECK: v_wmma_scale16_f32_16x16x128_f8f6f4 {{([^ ]+, )*[^ ]+}} matrix_a_fmt:MATRIX_FMT_BF8 matrix_b_fmt:MATRIX_FMT_BF8{{$}}
 ; OBJ-LABEL: <wmma_scale16_f32_16x16x128_f8f6f4__a_bf8_v16__b_bf8_v16>:
-; OBJ: v_wmma_scale16_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_BF8 matrix_b_fmt:MATRIX_FMT_BF8{{ *(//.*)?$}}
+; OBJ: v_wmma_scale16_f32_16x16x128_f8f6f4 {{([^ ]+, )*[^ ]+}} matrix_a_fmt:MATRIX_FMT_BF8 matrix_b_fmt:MATRIX_FMT_BF8{{ *(//.*)?$}}
   %r.wmma_scale16_f32_16x16x128_f8f6f4__a_bf8_v16__b_bf8_v16 = call <8 x float> @llvm.amdgcn.wmma.scale16.f32.16x16x128.f8f6f4.v8f32.v16i32.v16i32(i32 1, <16 x i32> %a, i32 1, <16 x i32> %b, i16 0, <8 x float> %c, i32 0, i32 0, i64 0, i32 0, i32 0, i64 0, i1 false, i1 false)
   store <8 x float> %r.wmma_scale16_f32_16x16x128_f8f6f4__a_bf8_v16__b_bf8_v16, ptr addrspace(1) %out
   ret void
@@ -86,9 +86,9 @@ define amdgpu_ps void @wmma_scale16_f32_16x16x128_f8f6f4__a_bf8_v16__b_bf8_v16(<
 
 define amdgpu_ps void @wmma_scale16_f32_16x16x128_f8f6f4__a_bf8_v16__b_fp6_v12(<16 x i32> %a, <12 x i32> %b, <8 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}wmma_scale16_f32_16x16x128_f8f6f4__a_bf8_v16__b_fp6_v12:
-; CHECK: v_wmma_scale16_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_BF8 matrix_b_fmt:MATRIX_FMT_FP6{{$}}
+; CHECK: v_wmma_scale16_f32_16x16x128_f8f6f4 {{([^ ]+, )*[^ ]+}} matrix_a_fmt:MATRIX_FMT_BF8 matrix_b_fmt:MATRIX_FMT_FP6{{$}}
 ; OBJ-LABEL: <wmma_scale16_f32_16x16x128_f8f6f4__a_bf8_v16__b_fp6_v12>:
-; OBJ: v_wmma_scale16_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_BF8 matrix_b_fmt:MATRIX_FMT_FP6{{ *(//.*)?$}}
+; OBJ: v_wmma_scale16_f32_16x16x128_f8f6f4 {{([^ ]+, )*[^ ]+}} matrix_a_fmt:MATRIX_FMT_BF8 matrix_b_fmt:MATRIX_FMT_FP6{{ *(//.*)?$}}
   %r.wmma_scale16_f32_16x16x128_f8f6f4__a_bf8_v16__b_fp6_v12 = call <8 x float> @llvm.amdgcn.wmma.scale16.f32.16x16x128.f8f6f4.v8f32.v16i32.v12i32(i32 1, <16 x i32> %a, i32 2, <12 x i32> %b, i16 0, <8 x float> %c, i32 0, i32 0, i64 0, i32 0, i32 0, i64 0, i1 false, i1 false)
   store <8 x float> %r.wmma_scale16_f32_16x16x128_f8f6f4__a_bf8_v16__b_fp6_v12, ptr addrspace(1) %out
   ret void
@@ -96,9 +96,9 @@ define amdgpu_ps void @wmma_scale16_f32_16x16x128_f8f6f4__a_bf8_v16__b_fp6_v12(<
 
 define amdgpu_ps void @wmma_scale16_f32_16x16x128_f8f6f4__a_bf8_v16__b_bf6_v12(<16 x i32> %a, <12 x i32> %b, <8 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}wmma_scale16_f32_16x16x128_f8f6f4__a_bf8_v16__b_bf6_v12:
-; CHECK: v_wmma_scale16_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_BF8 matrix_b_fmt:MATRIX_FMT_BF6{{$}}
+; CHECK: v_wmma_scale16_f32_16x16x128_f8f6f4 {{([^ ]+, )*[^ ]+}} matrix_a_fmt:MATRIX_FMT_BF8 matrix_b_fmt:MATRIX_FMT_BF6{{$}}
 ; OBJ-LABEL: <wmma_scale16_f32_16x16x128_f8f6f4__a_bf8_v16__b_bf6_v12>:
-; OBJ: v_wmma_scale16_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_BF8 matrix_b_fmt:MATRIX_FMT_BF6{{ *(//.*)?$}}
+; OBJ: v_wmma_scale16_f32_16x16x128_f8f6f4 {{([^ ]+, )*[^ ]+}} matrix_a_fmt:MATRIX_FMT_BF8 matrix_b_fmt:MATRIX_FMT_BF6{{ *(//.*)?$}}
   %r.wmma_scale16_f32_16x16x128_f8f6f4__a_bf8_v16__b_bf6_v12 = call <8 x float> @llvm.amdgcn.wmma.scale16.f32.16x16x128.f8f6f4.v8f32.v16i32.v12i32(i32 1, <16 x i32> %a, i32 3, <12 x i32> %b, i16 0, <8 x float> %c, i32 0, i32 0, i64 0, i32 0, i32 0, i64 0, i1 false, i1 false)
   store <8 x float> %r.wmma_scale16_f32_16x16x128_f8f6f4__a_bf8_v16__b_bf6_v12, ptr addrspace(1) %out
   ret void
@@ -106,9 +106,9 @@ define amdgpu_ps void @wmma_scale16_f32_16x16x128_f8f6f4__a_bf8_v16__b_bf6_v12(<
 
 define amdgpu_ps void @wmma_scale16_f32_16x16x128_f8f6f4__a_bf8_v16__b_fp4_v8(<16 x i32> %a, <8 x i32> %b, <8 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}wmma_scale16_f32_16x16x128_f8f6f4__a_bf8_v16__b_fp4_v8:
-; CHECK: v_wmma_scale16_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_BF8 matrix_b_fmt:MATRIX_FMT_FP4{{$}}
+; CHECK: v_wmma_scale16_f32_16x16x128_f8f6f4 {{([^ ]+, )*[^ ]+}} matrix_a_fmt:MATRIX_FMT_BF8 matrix_b_fmt:MATRIX_FMT_FP4{{$}}
 ; OBJ-LABEL: <wmma_scale16_f32_16x16x128_f8f6f4__a_bf8_v16__b_fp4_v8>:
-; OBJ: v_wmma_scale16_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_BF8 matrix_b_fmt:MATRIX_FMT_FP4{{ *(//.*)?$}}
+; OBJ: v_wmma_scale16_f32_16x16x128_f8f6f4 {{([^ ]+, )*[^ ]+}} matrix_a_fmt:MATRIX_FMT_BF8 matrix_b_fmt:MATRIX_FMT_FP4{{ *(//.*)?$}}
   %r.wmma_scale16_f32_16x16x128_f8f6f4__a_bf8_v16__b_fp4_v8 = call <8 x float> @llvm.amdgcn.wmma.scale16.f32.16x16x128.f8f6f4.v8f32.v16i32.v8i32(i32 1, <16 x i32> %a, i32 4, <8 x i32> %b, i16 0, <8 x float> %c, i32 0, i32 0, i64 0, i32 0, i32 0, i64 0, i1 false, i1 false)
   store <8 x float> %r.wmma_scale16_f32_16x16x128_f8f6f4__a_bf8_v16__b_fp4_v8, ptr addrspace(1) %out
   ret void
@@ -116,9 +116,9 @@ define amdgpu_ps void @wmma_scale16_f32_16x16x128_f8f6f4__a_bf8_v16__b_fp4_v8(<1
 
 define amdgpu_ps void @wmma_scale16_f32_16x16x128_f8f6f4__a_fp6_v12__b_fp8_v16(<12 x i32> %a, <16 x i32> %b, <8 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}wmma_scale16_f32_16x16x128_f8f6f4__a_fp6_v12__b_fp8_v16:
-; CHECK: v_wmma_scale16_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_FP6{{$}}
+; CHECK: v_wmma_scale16_f32_16x16x128_f8f6f4 {{([^ ]+, )*[^ ]+}} matrix_a_fmt:MATRIX_FMT_FP6{{$}}
 ; OBJ-LABEL: <wmma_scale16_f32_16x16x128_f8f6f4__a_fp6_v12__b_fp8_v16>:
-; OBJ: v_wmma_scale16_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_FP6{{ *(//.*)?$}}
+; OBJ: v_wmma_scale16_f32_16x16x128_f8f6f4 {{([^ ]+, )*[^ ]+}} matrix_a_fmt:MATRIX_FMT_FP6{{ *(//.*)?$}}
   %r.wmma_scale16_f32_16x16x128_f8f6f4__a_fp6_v12__b_fp8_v16 = call <8 x float> @llvm.amdgcn.wmma.scale16.f32.16x16x128.f8f6f4.v8f32.v12i32.v16i32(i32 2, <12 x i32> %a, i32 0, <16 x i32> %b, i16 0, <8 x float> %c, i32 0, i32 0, i64 0, i32 0, i32 0, i64 0, i1 false, i1 false)
   store <8 x float> %r.wmma_scale16_f32_16x16x128_f8f6f4__a_fp6_v12__b_fp8_v16, ptr addrspace(1) %out
   ret void
@@ -126,9 +126,9 @@ define amdgpu_ps void @wmma_scale16_f32_16x16x128_f8f6f4__a_fp6_v12__b_fp8_v16(<
 
 define amdgpu_ps void @wmma_scale16_f32_16x16x128_f8f6f4__a_fp6_v12__b_bf8_v16(<12 x i32> %a, <16 x i32> %b, <8 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}wmma_scale16_f32_16x16x128_f8f6f4__a_fp6_v12__b_bf8_v16:
-; CHECK: v_wmma_scale16_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_FP6 matrix_b_fmt:MATRIX_FMT_BF8{{$}}
+; CHECK: v_wmma_scale16_f32_16x16x128_f8f6f4 {{([^ ]+, )*[^ ]+}} matrix_a_fmt:MATRIX_FMT_FP6 matrix_b_fmt:MATRIX_FMT_BF8{{$}}
 ; OBJ-LABEL: <wmma_scale16_f32_16x16x128_f8f6f4__a_fp6_v12__b_bf8_v16>:
-; OBJ: v_wmma_scale16_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_FP6 matrix_b_fmt:MATRIX_FMT_BF8{{ *(//.*)?$}}
+; OBJ: v_wmma_scale16_f32_16x16x128_f8f6f4 {{([^ ]+, )*[^ ]+}} matrix_a_fmt:MATRIX_FMT_FP6 matrix_b_fmt:MATRIX_FMT_BF8{{ *(//.*)?$}}
   %r.wmma_scale16_f32_16x16x128_f8f6f4__a_fp6_v12__b_bf8_v16 = call <8 x float> @llvm.amdgcn.wmma.scale16.f32.16x16x128.f8f6f4.v8f32.v12i32.v16i32(i32 2, <12 x i32> %a, i32 1, <16 x i32> %b, i16 0, <8 x float> %c, i32 0, i32 0, i64 0, i32 0, i32 0, i64 0, i1 false, i1 false)
   store <8 x float> %r.wmma_scale16_f32_16x16x128_f8f6f4__a_fp6_v12__b_bf8_v16, ptr addrspace(1) %out
   ret void
@@ -136,9 +136,9 @@ define amdgpu_ps void @wmma_scale16_f32_16x16x128_f8f6f4__a_fp6_v12__b_bf8_v16(<
 
 define amdgpu_ps void @wmma_scale16_f32_16x16x128_f8f6f4__a_fp6_v12__b_fp6_v12(<12 x i32> %a, <12 x i32> %b, <8 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}wmma_scale16_f32_16x16x128_f8f6f4__a_fp6_v12__b_fp6_v12:
-; CHECK: v_wmma_scale16_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_FP6 matrix_b_fmt:MATRIX_FMT_FP6{{$}}
+; CHECK: v_wmma_scale16_f32_16x16x128_f8f6f4 {{([^ ]+, )*[^ ]+}} matrix_a_fmt:MATRIX_FMT_FP6 matrix_b_fmt:MATRIX_FMT_FP6{{$}}
 ; OBJ-LABEL: <wmma_scale16_f32_16x16x128_f8f6f4__a_fp6_v12__b_fp6_v12>:
-; OBJ: v_wmma_scale16_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_FP6 matrix_b_fmt:MATRIX_FMT_FP6{{ *(//.*)?$}}
+; OBJ: v_wmma_scale16_f32_16x16x128_f8f6f4 {{([^ ]+, )*[^ ]+}} matrix_a_fmt:MATRIX_FMT_FP6 matrix_b_fmt:MATRIX_FMT_FP6{{ *(//.*)?$}}
   %r.wmma_scale16_f32_16x16x128_f8f6f4__a_fp6_v12__b_fp6_v12 = call <8 x float> @llvm.amdgcn.wmma.scale16.f32.16x16x128.f8f6f4.v8f32.v12i32.v12i32(i32 2, <12 x i32> %a, i32 2, <12 x i32> %b, i16 0, <8 x float> %c, i32 0, i32 0, i64 0, i32 0, i32 0, i64 0, i1 false, i1 false)
   store <8 x float> %r.wmma_scale16_f32_16x16x128_f8f6f4__a_fp6_v12__b_fp6_v12, ptr addrspace(1) %out
   ret void
@@ -146,9 +146,9 @@ define amdgpu_ps void @wmma_scale16_f32_16x16x128_f8f6f4__a_fp6_v12__b_fp6_v12(<
 
 define amdgpu_ps void @wmma_scale16_f32_16x16x128_f8f6f4__a_fp6_v12__b_bf6_v12(<12 x i32> %a, <12 x i32> %b, <8 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}wmma_scale16_f32_16x16x128_f8f6f4__a_fp6_v12__b_bf6_v12:
-; CHECK: v_wmma_scale16_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_FP6 matrix_b_fmt:MATRIX_FMT_BF6{{$}}
+; CHECK: v_wmma_scale16_f32_16x16x128_f8f6f4 {{([^ ]+, )*[^ ]+}} matrix_a_fmt:MATRIX_FMT_FP6 matrix_b_fmt:MATRIX_FMT_BF6{{$}}
 ; OBJ-LABEL: <wmma_scale16_f32_16x16x128_f8f6f4__a_fp6_v12__b_bf6_v12>:
-; OBJ: v_wmma_scale16_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_FP6 matrix_b_fmt:MATRIX_FMT_BF6{{ *(//.*)?$}}
+; OBJ: v_wmma_scale16_f32_16x16x128_f8f6f4 {{([^ ]+, )*[^ ]+}} matrix_a_fmt:MATRIX_FMT_FP6 matrix_b_fmt:MATRIX_FMT_BF6{{ *(//.*)?$}}
   %r.wmma_scale16_f32_16x16x128_f8f6f4__a_fp6_v12__b_bf6_v12 = call <8 x float> @llvm.amdgcn.wmma.scale16.f32.16x16x128.f8f6f4.v8f32.v12i32.v12i32(i32 2, <12 x i32> %a, i32 3, <12 x i32> %b, i16 0, <8 x float> %c, i32 0, i32 0, i64 0, i32 0, i32 0, i64 0, i1 false, i1 false)
   store <8 x float> %r.wmma_scale16_f32_16x16x128_f8f6f4__a_fp6_v12__b_bf6_v12, ptr addrspace(1) %out
   ret void
@@ -156,9 +156,9 @@ define amdgpu_ps void @wmma_scale16_f32_16x16x128_f8f6f4__a_fp6_v12__b_bf6_v12(<
 
 define amdgpu_ps void @wmma_scale16_f32_16x16x128_f8f6f4__a_fp6_v12__b_fp4_v8(<12 x i32> %a, <8 x i32> %b, <8 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}wmma_scale16_f32_16x16x128_f8f6f4__a_fp6_v12__b_fp4_v8:
-; CHECK: v_wmma_scale16_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_FP6 matrix_b_fmt:MATRIX_FMT_FP4{{$}}
+; CHECK: v_wmma_scale16_f32_16x16x128_f8f6f4 {{([^ ]+, )*[^ ]+}} matrix_a_fmt:MATRIX_FMT_FP6 matrix_b_fmt:MATRIX_FMT_FP4{{$}}
 ; OBJ-LABEL: <wmma_scale16_f32_16x16x128_f8f6f4__a_fp6_v12__b_fp4_v8>:
-; OBJ: v_wmma_scale16_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_FP6 matrix_b_fmt:MATRIX_FMT_FP4{{ *(//.*)?$}}
+; OBJ: v_wmma_scale16_f32_16x16x128_f8f6f4 {{([^ ]+, )*[^ ]+}} matrix_a_fmt:MATRIX_FMT_FP6 matrix_b_fmt:MATRIX_FMT_FP4{{ *(//.*)?$}}
   %r.wmma_scale16_f32_16x16x128_f8f6f4__a_fp6_v12__b_fp4_v8 = call <8 x float> @llvm.amdgcn.wmma.scale16.f32.16x16x128.f8f6f4.v8f32.v12i32.v8i32(i32 2, <12 x i32> %a, i32 4, <8 x i32> %b, i16 0, <8 x float> %c, i32 0, i32 0, i64 0, i32 0, i32 0, i64 0, i1 false, i1 false)
   store <8 x float> %r.wmma_scale16_f32_16x16x128_f8f6f4__a_fp6_v12__b_fp4_v8, ptr addrspace(1) %out
   ret void
@@ -166,9 +166,9 @@ define amdgpu_ps void @wmma_scale16_f32_16x16x128_f8f6f4__a_fp6_v12__b_fp4_v8(<1
 
 define amdgpu_ps void @wmma_scale16_f32_16x16x128_f8f6f4__a_bf6_v12__b_fp8_v16(<12 x i32> %a, <16 x i32> %b, <8 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}wmma_scale16_f32_16x16x128_f8f6f4__a_bf6_v12__b_fp8_v16:
-; CHECK: v_wmma_scale16_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_BF6{{$}}
+; CHECK: v_wmma_scale16_f32_16x16x128_f8f6f4 {{([^ ]+, )*[^ ]+}} matrix_a_fmt:MATRIX_FMT_BF6{{$}}
 ; OBJ-LABEL: <wmma_scale16_f32_16x16x128_f8f6f4__a_bf6_v12__b_fp8_v16>:
-; OBJ: v_wmma_scale16_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_BF6{{ *(//.*)?$}}
+; OBJ: v_wmma_scale16_f32_16x16x128_f8f6f4 {{([^ ]+, )*[^ ]+}} matrix_a_fmt:MATRIX_FMT_BF6{{ *(//.*)?$}}
   %r.wmma_scale16_f32_16x16x128_f8f6f4__a_bf6_v12__b_fp8_v16 = call <8 x float> @llvm.amdgcn.wmma.scale16.f32.16x16x128.f8f6f4.v8f32.v12i32.v16i32(i32 3, <12 x i32> %a, i32 0, <16 x i32> %b, i16 0, <8 x float> %c, i32 0, i32 0, i64 0, i32 0, i32 0, i64 0, i1 false, i1 false)
   store <8 x float> %r.wmma_scale16_f32_16x16x128_f8f6f4__a_bf6_v12__b_fp8_v16, ptr addrspace(1) %out
   ret void
@@ -176,9 +176,9 @@ define amdgpu_ps void @wmma_scale16_f32_16x16x128_f8f6f4__a_bf6_v12__b_fp8_v16(<
 
 define amdgpu_ps void @wmma_scale16_f32_16x16x128_f8f6f4__a_bf6_v12__b_bf8_v16(<12 x i32> %a, <16 x i32> %b, <8 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}wmma_scale16_f32_16x16x128_f8f6f4__a_bf6_v12__b_bf8_v16:
-; CHECK: v_wmma_scale16_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_BF6 matrix_b_fmt:MATRIX_FMT_BF8{{$}}
+; CHECK: v_wmma_scale16_f32_16x16x128_f8f6f4 {{([^ ]+, )*[^ ]+}} matrix_a_fmt:MATRIX_FMT_BF6 matrix_b_fmt:MATRIX_FMT_BF8{{$}}
 ; OBJ-LABEL: <wmma_scale16_f32_16x16x128_f8f6f4__a_bf6_v12__b_bf8_v16>:
-; OBJ: v_wmma_scale16_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_BF6 matrix_b_fmt:MATRIX_FMT_BF8{{ *(//.*)?$}}
+; OBJ: v_wmma_scale16_f32_16x16x128_f8f6f4 {{([^ ]+, )*[^ ]+}} matrix_a_fmt:MATRIX_FMT_BF6 matrix_b_fmt:MATRIX_FMT_BF8{{ *(//.*)?$}}
   %r.wmma_scale16_f32_16x16x128_f8f6f4__a_bf6_v12__b_bf8_v16 = call <8 x float> @llvm.amdgcn.wmma.scale16.f32.16x16x128.f8f6f4.v8f32.v12i32.v16i32(i32 3, <12 x i32> %a, i32 1, <16 x i32> %b, i16 0, <8 x float> %c, i32 0, i32 0, i64 0, i32 0, i32 0, i64 0, i1 false, i1 false)
   store <8 x float> %r.wmma_scale16_f32_16x16x128_f8f6f4__a_bf6_v12__b_bf8_v16, ptr addrspace(1) %out
   ret void
@@ -186,9 +186,9 @@ define amdgpu_ps void @wmma_scale16_f32_16x16x128_f8f6f4__a_bf6_v12__b_bf8_v16(<
 
 define amdgpu_ps void @wmma_scale16_f32_16x16x128_f8f6f4__a_bf6_v12__b_fp6_v12(<12 x i32> %a, <12 x i32> %b, <8 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}wmma_scale16_f32_16x16x128_f8f6f4__a_bf6_v12__b_fp6_v12:
-; CHECK: v_wmma_scale16_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_BF6 matrix_b_fmt:MATRIX_FMT_FP6{{$}}
+; CHECK: v_wmma_scale16_f32_16x16x128_f8f6f4 {{([^ ]+, )*[^ ]+}} matrix_a_fmt:MATRIX_FMT_BF6 matrix_b_fmt:MATRIX_FMT_FP6{{$}}
 ; OBJ-LABEL: <wmma_scale16_f32_16x16x128_f8f6f4__a_bf6_v12__b_fp6_v12>:
-; OBJ: v_wmma_scale16_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_BF6 matrix_b_fmt:MATRIX_FMT_FP6{{ *(//.*)?$}}
+; OBJ: v_wmma_scale16_f32_16x16x128_f8f6f4 {{([^ ]+, )*[^ ]+}} matrix_a_fmt:MATRIX_FMT_BF6 matrix_b_fmt:MATRIX_FMT_FP6{{ *(//.*)?$}}
   %r.wmma_scale16_f32_16x16x128_f8f6f4__a_bf6_v12__b_fp6_v12 = call <8 x float> @llvm.amdgcn.wmma.scale16.f32.16x16x128.f8f6f4.v8f32.v12i32.v12i32(i32 3, <12 x i32> %a, i32 2, <12 x i32> %b, i16 0, <8 x float> %c, i32 0, i32 0, i64 0, i32 0, i32 0, i64 0, i1 false, i1 false)
   store <8 x float> %r.wmma_scale16_f32_16x16x128_f8f6f4__a_bf6_v12__b_fp6_v12, ptr addrspace(1) %out
   ret void
@@ -196,9 +196,9 @@ define amdgpu_ps void @wmma_scale16_f32_16x16x128_f8f6f4__a_bf6_v12__b_fp6_v12(<
 
 define amdgpu_ps void @wmma_scale16_f32_16x16x128_f8f6f4__a_bf6_v12__b_bf6_v12(<12 x i32> %a, <12 x i32> %b, <8 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}wmma_scale16_f32_16x16x128_f8f6f4__a_bf6_v12__b_bf6_v12:
-; CHECK: v_wmma_scale16_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_BF6 matrix_b_fmt:MATRIX_FMT_BF6{{$}}
+; CHECK: v_wmma_scale16_f32_16x16x128_f8f6f4 {{([^ ]+, )*[^ ]+}} matrix_a_fmt:MATRIX_FMT_BF6 matrix_b_fmt:MATRIX_FMT_BF6{{$}}
 ; OBJ-LABEL: <wmma_scale16_f32_16x16x128_f8f6f4__a_bf6_v12__b_bf6_v12>:
-; OBJ: v_wmma_scale16_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_BF6 matrix_b_fmt:MATRIX_FMT_BF6{{ *(//.*)?$}}
+; OBJ: v_wmma_scale16_f32_16x16x128_f8f6f4 {{([^ ]+, )*[^ ]+}} matrix_a_fmt:MATRIX_FMT_BF6 matrix_b_fmt:MATRIX_FMT_BF6{{ *(//.*)?$}}
   %r.wmma_scale16_f32_16x16x128_f8f6f4__a_bf6_v12__b_bf6_v12 = call <8 x float> @llvm.amdgcn.wmma.scale16.f32.16x16x128.f8f6f4.v8f32.v12i32.v12i32(i32 3, <12 x i32> %a, i32 3, <12 x i32> %b, i16 0, <8 x float> %c, i32 0, i32 0, i64 0, i32 0, i32 0, i64 0, i1 false, i1 false)
   store <8 x float> %r.wmma_scale16_f32_16x16x128_f8f6f4__a_bf6_v12__b_bf6_v12, ptr addrspace(1) %out
   ret void
@@ -206,9 +206,9 @@ define amdgpu_ps void @wmma_scale16_f32_16x16x128_f8f6f4__a_bf6_v12__b_bf6_v12(<
 
 define amdgpu_ps void @wmma_scale16_f32_16x16x128_f8f6f4__a_bf6_v12__b_fp4_v8(<12 x i32> %a, <8 x i32> %b, <8 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}wmma_scale16_f32_16x16x128_f8f6f4__a_bf6_v12__b_fp4_v8:
-; CHECK: v_wmma_scale16_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_BF6 matrix_b_fmt:MATRIX_FMT_FP4{{$}}
+; CHECK: v_wmma_scale16_f32_16x16x128_f8f6f4 {{([^ ]+, )*[^ ]+}} matrix_a_fmt:MATRIX_FMT_BF6 matrix_b_fmt:MATRIX_FMT_FP4{{$}}
 ; OBJ-LABEL: <wmma_scale16_f32_16x16x128_f8f6f4__a_bf6_v12__b_fp4_v8>:
-; OBJ: v_wmma_scale16_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_BF6 matrix_b_fmt:MATRIX_FMT_FP4{{ *(//.*)?$}}
+; OBJ: v_wmma_scale16_f32_16x16x128_f8f6f4 {{([^ ]+, )*[^ ]+}} matrix_a_fmt:MATRIX_FMT_BF6 matrix_b_fmt:MATRIX_FMT_FP4{{ *(//.*)?$}}
   %r.wmma_scale16_f32_16x16x128_f8f6f4__a_bf6_v12__b_fp4_v8 = call <8 x float> @llvm.amdgcn.wmma.scale16.f32.16x16x128.f8f6f4.v8f32.v12i32.v8i32(i32 3, <12 x i32> %a, i32 4, <8 x i32> %b, i16 0, <8 x float> %c, i32 0, i32 0, i64 0, i32 0, i32 0, i64 0, i1 false, i1 false)
   store <8 x float> %r.wmma_scale16_f32_16x16x128_f8f6f4__a_bf6_v12__b_fp4_v8, ptr addrspace(1) %out
   ret void
@@ -216,9 +216,9 @@ define amdgpu_ps void @wmma_scale16_f32_16x16x128_f8f6f4__a_bf6_v12__b_fp4_v8(<1
 
 define amdgpu_ps void @wmma_scale16_f32_16x16x128_f8f6f4__a_fp4_v8__b_fp8_v16(<8 x i32> %a, <16 x i32> %b, <8 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}wmma_scale16_f32_16x16x128_f8f6f4__a_fp4_v8__b_fp8_v16:
-; CHECK: v_wmma_scale16_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_FP4{{$}}
+; CHECK: v_wmma_scale16_f32_16x16x128_f8f6f4 {{([^ ]+, )*[^ ]+}} matrix_a_fmt:MATRIX_FMT_FP4{{$}}
 ; OBJ-LABEL: <wmma_scale16_f32_16x16x128_f8f6f4__a_fp4_v8__b_fp8_v16>:
-; OBJ: v_wmma_scale16_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_FP4{{ *(//.*)?$}}
+; OBJ: v_wmma_scale16_f32_16x16x128_f8f6f4 {{([^ ]+, )*[^ ]+}} matrix_a_fmt:MATRIX_FMT_FP4{{ *(//.*)?$}}
   %r.wmma_scale16_f32_16x16x128_f8f6f4__a_fp4_v8__b_fp8_v16 = call <8 x float> @llvm.amdgcn.wmma.scale16.f32.16x16x128.f8f6f4.v8f32.v8i32.v16i32(i32 4, <8 x i32> %a, i32 0, <16 x i32> %b, i16 0, <8 x float> %c, i32 0, i32 0, i64 0, i32 0, i32 0, i64 0, i1 false, i1 false)
   store <8 x float> %r.wmma_scale16_f32_16x16x128_f8f6f4__a_fp4_v8__b_fp8_v16, ptr addrspace(1) %out
   ret void
@@ -226,9 +226,9 @@ define amdgpu_ps void @wmma_scale16_f32_16x16x128_f8f6f4__a_fp4_v8__b_fp8_v16(<8
 
 define amdgpu_ps void @wmma_scale16_f32_16x16x128_f8f6f4__a_fp4_v8__b_bf8_v16(<8 x i32> %a, <16 x i32> %b, <8 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}wmma_scale16_f32_16x16x128_f8f6f4__a_fp4_v8__b_bf8_v16:
-; CHECK: v_wmma_scale16_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_FP4 matrix_b_fmt:MATRIX_FMT_BF8{{$}}
+; CHECK: v_wmma_scale16_f32_16x16x128_f8f6f4 {{([^ ]+, )*[^ ]+}} matrix_a_fmt:MATRIX_FMT_FP4 matrix_b_fmt:MATRIX_FMT_BF8{{$}}
 ; OBJ-LABEL: <wmma_scale16_f32_16x16x128_f8f6f4__a_fp4_v8__b_bf8_v16>:
-; OBJ: v_wmma_scale16_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_FP4 matrix_b_fmt:MATRIX_FMT_BF8{{ *(//.*)?$}}
+; OBJ: v_wmma_scale16_f32_16x16x128_f8f6f4 {{([^ ]+, )*[^ ]+}} matrix_a_fmt:MATRIX_FMT_FP4 matrix_b_fmt:MATRIX_FMT_BF8{{ *(//.*)?$}}
   %r.wmma_scale16_f32_16x16x128_f8f6f4__a_fp4_v8__b_bf8_v16 = call <8 x float> @llvm.amdgcn.wmma.scale16.f32.16x16x128.f8f6f4.v8f32.v8i32.v16i32(i32 4, <8 x i32> %a, i32 1, <16 x i32> %b, i16 0, <8 x float> %c, i32 0, i32 0, i64 0, i32 0, i32 0, i64 0, i1 false, i1 false)
   store <8 x float> %r.wmma_scale16_f32_16x16x128_f8f6f4__a_fp4_v8__b_bf8_v16, ptr addrspace(1) %out
   ret void
@@ -236,9 +236,9 @@ define amdgpu_ps void @wmma_scale16_f32_16x16x128_f8f6f4__a_fp4_v8__b_bf8_v16(<8
 
 define amdgpu_ps void @wmma_scale16_f32_16x16x128_f8f6f4__a_fp4_v8__b_fp6_v12(<8 x i32> %a, <12 x i32> %b, <8 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}wmma_scale16_f32_16x16x128_f8f6f4__a_fp4_v8__b_fp6_v12:
-; CHECK: v_wmma_scale16_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_FP4 matrix_b_fmt:MATRIX_FMT_FP6{{$}}
+; CHECK: v_wmma_scale16_f32_16x16x128_f8f6f4 {{([^ ]+, )*[^ ]+}} matrix_a_fmt:MATRIX_FMT_FP4 matrix_b_fmt:MATRIX_FMT_FP6{{$}}
 ; OBJ-LABEL: <wmma_scale16_f32_16x16x128_f8f6f4__a_fp4_v8__b_fp6_v12>:
-; OBJ: v_wmma_scale16_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_FP4 matrix_b_fmt:MATRIX_FMT_FP6{{ *(//.*)?$}}
+; OBJ: v_wmma_scale16_f32_16x16x128_f8f6f4 {{([^ ]+, )*[^ ]+}} matrix_a_fmt:MATRIX_FMT_FP4 matrix_b_fmt:MATRIX_FMT_FP6{{ *(//.*)?$}}
   %r.wmma_scale16_f32_16x16x128_f8f6f4__a_fp4_v8__b_fp6_v12 = call <8 x float> @llvm.amdgcn.wmma.scale16.f32.16x16x128.f8f6f4.v8f32.v8i32.v12i32(i32 4, <8 x i32> %a, i32 2, <12 x i32> %b, i16 0, <8 x float> %c, i32 0, i32 0, i64 0, i32 0, i32 0, i64 0, i1 false, i1 false)
   store <8 x float> %r.wmma_scale16_f32_16x16x128_f8f6f4__a_fp4_v8__b_fp6_v12, ptr addrspace(1) %out
   ret void
@@ -246,9 +246,9 @@ define amdgpu_ps void @wmma_scale16_f32_16x16x128_f8f6f4__a_fp4_v8__b_fp6_v12(<8
 
 define amdgpu_ps void @wmma_scale16_f32_16x16x128_f8f6f4__a_fp4_v8__b_bf6_v12(<8 x i32> %a, <12 x i32> %b, <8 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}wmma_scale16_f32_16x16x128_f8f6f4__a_fp4_v8__b_bf6_v12:
-; CHECK: v_wmma_scale16_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_FP4 matrix_b_fmt:MATRIX_FMT_BF6{{$}}
+; CHECK: v_wmma_scale16_f32_16x16x128_f8f6f4 {{([^ ]+, )*[^ ]+}} matrix_a_fmt:MATRIX_FMT_FP4 matrix_b_fmt:MATRIX_FMT_BF6{{$}}
 ; OBJ-LABEL: <wmma_scale16_f32_16x16x128_f8f6f4__a_fp4_v8__b_bf6_v12>:
-; OBJ: v_wmma_scale16_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_FP4 matrix_b_fmt:MATRIX_FMT_BF6{{ *(//.*)?$}}
+; OBJ: v_wmma_scale16_f32_16x16x128_f8f6f4 {{([^ ]+, )*[^ ]+}} matrix_a_fmt:MATRIX_FMT_FP4 matrix_b_fmt:MATRIX_FMT_BF6{{ *(//.*)?$}}
   %r.wmma_scale16_f32_16x16x128_f8f6f4__a_fp4_v8__b_bf6_v12 = call <8 x float> @llvm.amdgcn.wmma.scale16.f32.16x16x128.f8f6f4.v8f32.v8i32.v12i32(i32 4, <8 x i32> %a, i32 3, <12 x i32> %b, i16 0, <8 x float> %c, i32 0, i32 0, i64 0, i32 0, i32 0, i64 0, i1 false, i1 false)
   store <8 x float> %r.wmma_scale16_f32_16x16x128_f8f6f4__a_fp4_v8__b_bf6_v12, ptr addrspace(1) %out
   ret void
@@ -256,9 +256,9 @@ define amdgpu_ps void @wmma_scale16_f32_16x16x128_f8f6f4__a_fp4_v8__b_bf6_v12(<8
 
 define amdgpu_ps void @wmma_scale16_f32_16x16x128_f8f6f4__a_fp4_v8__b_fp4_v8(<8 x i32> %a, <8 x i32> %b, <8 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}wmma_scale16_f32_16x16x128_f8f6f4__a_fp4_v8__b_fp4_v8:
-; CHECK: v_wmma_scale16_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_FP4 matrix_b_fmt:MATRIX_FMT_FP4{{$}}
+; CHECK: v_wmma_scale16_f32_16x16x128_f8f6f4 {{([^ ]+, )*[^ ]+}} matrix_a_fmt:MATRIX_FMT_FP4 matrix_b_fmt:MATRIX_FMT_FP4{{$}}
 ; OBJ-LABEL: <wmma_scale16_f32_16x16x128_f8f6f4__a_fp4_v8__b_fp4_v8>:
-; OBJ: v_wmma_scale16_f32_16x16x128_f8f6f4 {{([^:]|[0-9]:)*}} matrix_a_fmt:MATRIX_FMT_FP4 matrix_b_fmt:MATRIX_FMT_FP4{{ *(//.*)?$}}
+; OBJ: v_wmma_scale16_f32_16x16x128_f8f6f4 {{([^ ]+, )*[^ ]+}} matrix_a_fmt:MATRIX_FMT_FP4 matrix_b_fmt:MATRIX_FMT_FP4{{ *(//.*)?$}}
   %r.wmma_scale16_f32_16x16x128_f8f6f4__a_fp4_v8__b_fp4_v8 = call <8 x float> @llvm.amdgcn.wmma.scale16.f32.16x16x128.f8f6f4.v8f32.v8i32.v8i32(i32 4, <8 x i32> %a, i32 4, <8 x i32> %b, i16 0, <8 x float> %c, i32 0, i32 0, i64 0, i32 0, i32 0, i64 0, i1 false, i1 false)
   store <8 x float> %r.wmma_scale16_f32_16x16x128_f8f6f4__a_fp4_v8__b_fp4_v8, ptr addrspace(1) %out
   ret void

@@ -9,10 +9,16 @@
 ; RUN: llc -O0 -mtriple=amdgcn -mcpu=gfx1250 -global-isel=1 -global-isel-abort=1 -o %t.gisel.s < %s
 ; RUN: FileCheck --input-file=%t.gisel.s %s
 ; RUN: llvm-mc -triple=amdgcn -mcpu=gfx1250 -filetype=obj -o /dev/null %t.gisel.s
+; RUN: llc -O0 -mtriple=amdgcn -mcpu=gfx1250 -global-isel=0 -filetype=obj -o %t.sdag.o < %s
+; RUN: llvm-objdump -d %t.sdag.o | FileCheck --check-prefix=OBJ %s
+; RUN: llc -O0 -mtriple=amdgcn -mcpu=gfx1250 -global-isel=1 -global-isel-abort=1 -filetype=obj -o %t.gisel.o < %s
+; RUN: llvm-objdump -d %t.gisel.o | FileCheck --check-prefix=OBJ %s
 
 define amdgpu_ps void @wmma_scale16_f32_32x16x128_f4__a_fp4_v16__b_fp4_v12(<16 x i32> %a, <12 x i32> %b, <16 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}wmma_scale16_f32_32x16x128_f4__a_fp4_v16__b_fp4_v12:
-; CHECK: v_wmma_scale16_f32_32x16x128_f4 {{([^:]|[0-9]:)*}}{{$}}
+; CHECK: v_wmma_scale16_f32_32x16x128_f4 {{([^ ]+, )*[^ ]+}}{{$}}
+; OBJ-LABEL: <wmma_scale16_f32_32x16x128_f4__a_fp4_v16__b_fp4_v12>:
+; OBJ: v_wmma_scale16_f32_32x16x128_f4 {{([^ ]+, )*[^ ]+}}{{ *(//.*)?$}}
   %r.wmma_scale16_f32_32x16x128_f4__a_fp4_v16__b_fp4_v12 = call <16 x float> @llvm.amdgcn.wmma.scale16.f32.32x16x128.f4.v16f32.v16i32.v12i32(<16 x i32> %a, <12 x i32> %b, i16 0, <16 x float> %c, i32 0, i32 0, i64 0, i32 0, i32 0, i64 0, i1 false, i1 false)
   store <16 x float> %r.wmma_scale16_f32_32x16x128_f4__a_fp4_v16__b_fp4_v12, ptr addrspace(1) %out
   ret void
@@ -20,7 +26,9 @@ define amdgpu_ps void @wmma_scale16_f32_32x16x128_f4__a_fp4_v16__b_fp4_v12(<16 x
 
 define amdgpu_ps void @wmma_scale16_f32_32x16x128_f4__a_fp4_v16__b_fp4_v16(<16 x i32> %a, <16 x i32> %b, <16 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}wmma_scale16_f32_32x16x128_f4__a_fp4_v16__b_fp4_v16:
-; CHECK: v_wmma_scale16_f32_32x16x128_f4 {{([^:]|[0-9]:)*}}{{$}}
+; CHECK: v_wmma_scale16_f32_32x16x128_f4 {{([^ ]+, )*[^ ]+}}{{$}}
+; OBJ-LABEL: <wmma_scale16_f32_32x16x128_f4__a_fp4_v16__b_fp4_v16>:
+; OBJ: v_wmma_scale16_f32_32x16x128_f4 {{([^ ]+, )*[^ ]+}}{{ *(//.*)?$}}
   %r.wmma_scale16_f32_32x16x128_f4__a_fp4_v16__b_fp4_v16 = call <16 x float> @llvm.amdgcn.wmma.scale16.f32.32x16x128.f4.v16f32.v16i32.v16i32(<16 x i32> %a, <16 x i32> %b, i16 0, <16 x float> %c, i32 0, i32 0, i64 0, i32 0, i32 0, i64 0, i1 false, i1 false)
   store <16 x float> %r.wmma_scale16_f32_32x16x128_f4__a_fp4_v16__b_fp4_v16, ptr addrspace(1) %out
   ret void
@@ -28,7 +36,9 @@ define amdgpu_ps void @wmma_scale16_f32_32x16x128_f4__a_fp4_v16__b_fp4_v16(<16 x
 
 define amdgpu_ps void @wmma_scale16_f32_32x16x128_f4__a_fp4_v32__b_fp4_v8(<32 x i32> %a, <8 x i32> %b, <16 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}wmma_scale16_f32_32x16x128_f4__a_fp4_v32__b_fp4_v8:
-; CHECK: v_wmma_scale16_f32_32x16x128_f4 {{([^:]|[0-9]:)*}}{{$}}
+; CHECK: v_wmma_scale16_f32_32x16x128_f4 {{([^ ]+, )*[^ ]+}}{{$}}
+; OBJ-LABEL: <wmma_scale16_f32_32x16x128_f4__a_fp4_v32__b_fp4_v8>:
+; OBJ: v_wmma_scale16_f32_32x16x128_f4 {{([^ ]+, )*[^ ]+}}{{ *(//.*)?$}}
   %r.wmma_scale16_f32_32x16x128_f4__a_fp4_v32__b_fp4_v8 = call <16 x float> @llvm.amdgcn.wmma.scale16.f32.32x16x128.f4.v16f32.v32i32.v8i32(<32 x i32> %a, <8 x i32> %b, i16 0, <16 x float> %c, i32 0, i32 0, i64 0, i32 0, i32 0, i64 0, i1 false, i1 false)
   store <16 x float> %r.wmma_scale16_f32_32x16x128_f4__a_fp4_v32__b_fp4_v8, ptr addrspace(1) %out
   ret void
@@ -36,7 +46,9 @@ define amdgpu_ps void @wmma_scale16_f32_32x16x128_f4__a_fp4_v32__b_fp4_v8(<32 x 
 
 define amdgpu_ps void @wmma_scale16_f32_32x16x128_f4__a_fp4_v32__b_fp4_v12(<32 x i32> %a, <12 x i32> %b, <16 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}wmma_scale16_f32_32x16x128_f4__a_fp4_v32__b_fp4_v12:
-; CHECK: v_wmma_scale16_f32_32x16x128_f4 {{([^:]|[0-9]:)*}}{{$}}
+; CHECK: v_wmma_scale16_f32_32x16x128_f4 {{([^ ]+, )*[^ ]+}}{{$}}
+; OBJ-LABEL: <wmma_scale16_f32_32x16x128_f4__a_fp4_v32__b_fp4_v12>:
+; OBJ: v_wmma_scale16_f32_32x16x128_f4 {{([^ ]+, )*[^ ]+}}{{ *(//.*)?$}}
   %r.wmma_scale16_f32_32x16x128_f4__a_fp4_v32__b_fp4_v12 = call <16 x float> @llvm.amdgcn.wmma.scale16.f32.32x16x128.f4.v16f32.v32i32.v12i32(<32 x i32> %a, <12 x i32> %b, i16 0, <16 x float> %c, i32 0, i32 0, i64 0, i32 0, i32 0, i64 0, i1 false, i1 false)
   store <16 x float> %r.wmma_scale16_f32_32x16x128_f4__a_fp4_v32__b_fp4_v12, ptr addrspace(1) %out
   ret void
@@ -44,7 +56,9 @@ define amdgpu_ps void @wmma_scale16_f32_32x16x128_f4__a_fp4_v32__b_fp4_v12(<32 x
 
 define amdgpu_ps void @wmma_scale16_f32_32x16x128_f4__a_fp4_v32__b_fp4_v16(<32 x i32> %a, <16 x i32> %b, <16 x float> %c, ptr addrspace(1) %out) {
 ; CHECK-LABEL: {{^}}wmma_scale16_f32_32x16x128_f4__a_fp4_v32__b_fp4_v16:
-; CHECK: v_wmma_scale16_f32_32x16x128_f4 {{([^:]|[0-9]:)*}}{{$}}
+; CHECK: v_wmma_scale16_f32_32x16x128_f4 {{([^ ]+, )*[^ ]+}}{{$}}
+; OBJ-LABEL: <wmma_scale16_f32_32x16x128_f4__a_fp4_v32__b_fp4_v16>:
+; OBJ: v_wmma_scale16_f32_32x16x128_f4 {{([^ ]+, )*[^ ]+}}{{ *(//.*)?$}}
   %r.wmma_scale16_f32_32x16x128_f4__a_fp4_v32__b_fp4_v16 = call <16 x float> @llvm.amdgcn.wmma.scale16.f32.32x16x128.f4.v16f32.v32i32.v16i32(<32 x i32> %a, <16 x i32> %b, i16 0, <16 x float> %c, i32 0, i32 0, i64 0, i32 0, i32 0, i64 0, i1 false, i1 false)
   store <16 x float> %r.wmma_scale16_f32_32x16x128_f4__a_fp4_v32__b_fp4_v16, ptr addrspace(1) %out
   ret void

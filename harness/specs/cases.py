@@ -72,6 +72,14 @@ VERIFIER_CLASSES = (
 )
 
 
+def _signed(value: int, ir_type: str) -> int:
+    """An integer constant as LLVM holds it in its type: i32 4294967295 is -1 (an i1 is 0 or 1)."""
+    bits = int(ir_type.removeprefix("i")) if re.fullmatch(r"i\d+", ir_type) else 0
+    if bits > 1 and 2 ** (bits - 1) <= value < 2**bits:
+        return value - 2**bits
+    return value
+
+
 @dataclass(frozen=True)
 class Case:
     """One call to check: an intrinsic on a CPU with A/B formats and source widths, the element
@@ -188,26 +196,29 @@ class Case:
             text = given.get(index, str(self.fmt(side)) if side else catalog.literal(entry)[1])
             text = {"false": "0", "true": "1"}.get(text, text)
             if _INTEGER.fullmatch(text):
-                out[names[index]] = int(text)
+                out[names[index]] = _signed(
+                    int(text), catalog.literal(str(entry))[0] if entry not in catalog.FORMAT_ROLES else "i32"
+                )
         return out
 
     @once
-    def scale_register(self) -> str:
-        """The first scale operand this call passes in a register, where the intrinsic has a
-        scaled encoding of its own (`other_mnemonics`: mfma.scale), else "": only constant zero
-        scales may fold into the unscaled instruction, so this call must select the scaled one."""
+    def scale_given(self) -> str:
+        """The first scale operand this call gives anything but the constant 0 (a register, another
+        constant), where the intrinsic has a scaled encoding of its own (`other_mnemonics`:
+        mfma.scale), else "": only zero scales may fold into the unscaled instruction, so this
+        call must select the scaled one."""
         intr = self.intrinsic
         if not intr.other_mnemonics:
             return ""
         names = families.operand_names(intr.base or intr.name)
-        registers = (names[i].split()[-1] for i, v in self.args if v.startswith("%") and i < len(names))
-        return next((n for n in registers if n.startswith("scale_")), "")
+        given = (names[i].split()[-1] for i, v in self.args if v != "0" and i < len(names))
+        return next((n for n in given if n.startswith("scale_")), "")
 
     def mnemonics(self) -> tuple[str, ...]:
         """Every mnemonic a correct build may print for this call (`Intrinsic.mnemonics`, less
-        the unscaled one where a scale is in a register)."""
+        the unscaled one where a scale is not the constant 0)."""
         names = self.intrinsic.mnemonics(self.cpu)
-        return self.intrinsic.other_mnemonics if self.scale_register else names
+        return self.intrinsic.other_mnemonics if self.scale_given else names
 
     @once
     def isa_invalid(self) -> str:

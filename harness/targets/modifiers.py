@@ -21,8 +21,8 @@ instruction's modifiers. The first row that matches decides. Sources, per spelli
   MATRIX_SCALE_ROW*`, `matrix_a_scale_fmt:MATRIX_SCALE_FMT_*`: llvm/test/MC/AMDGPU/
   gfx1250_asm_wmma_w32.s; AMDGPUModifierSyntax.rst for each modifier's default.
 
-A modifier at its default is not printed: a number or a list of zeros (op_sel_hi's default is all
-ones, AMDGPUModifierSyntax: VOP3P), a flag that is off, a name's first value. Nothing here comes
+A modifier at its default is not printed: a number or a list of zeros (the scaled MFMA's op_sel_hi
+is printed even then), a flag that is off, a name's first value. Nothing here comes
 from what llc prints: llc is the tool under test.
 """
 
@@ -103,8 +103,9 @@ SPELLINGS: tuple[tuple[str, tuple[str, ...], Spelling], ...] = (
     ("scale_fmt_a", ("v_wmma_scale*",), names("matrix_a_scale_fmt", *_SCALE_FMTS)),
     ("scale_fmt_b", ("v_wmma_scale*",), names("matrix_b_scale_fmt", *_SCALE_FMTS)),
 )
-# The value a bit list has where the instruction prints no such modifier.
-BIT_DEFAULTS = {"op_sel_hi": 1}
+# Bit lists the printer writes even when every slot is 0: the scaled MFMA's op_sel_hi (an absent
+# one assembles as [0,0,0]; llvm/test/MC/AMDGPU/mai-gfx950.s prints `op_sel_hi:[0,0,0]`).
+ALWAYS_PRINTED = {"op_sel_hi"}
 
 
 # The order the assembler prints (and its parser requires) modifiers in; a bit list has three slots.
@@ -134,7 +135,7 @@ SLOTS = 3
 def spelled(values: dict[str, int], mnemonic: str) -> str:
     """The modifiers `mnemonic` prints for these operand values (name -> value), in the
     assembler's order: what follows its last operand, e.g. `cbsz:1 abid:1` ("" for none). A bit
-    list is printed unless every slot is at its default; a slot no operand sets is 0."""
+    list is printed unless every slot is 0 (but `ALWAYS_PRINTED`); a slot no operand sets is 0."""
     out: dict[str, str] = {}
     lists: dict[str, list[int]] = {}
     for name, value in values.items():
@@ -151,7 +152,7 @@ def spelled(values: dict[str, int], mnemonic: str) -> str:
         elif spell.kind == NUMBER and value:
             out[spell.modifier] = f"{spell.modifier}:{value}"
     for modifier, slots in lists.items():
-        if slots != [BIT_DEFAULTS.get(modifier, 0)] * SLOTS:
+        if any(slots) or modifier in ALWAYS_PRINTED:
             out[modifier] = f"{modifier}:[{','.join(map(str, slots))}]"
     return " ".join(out[m] for m in ORDER if m in out)
 
@@ -184,7 +185,7 @@ def printed(line: str) -> dict[str, str]:
 
 def _bit(found: dict[str, str], modifier: str, slot: int) -> int | None:
     if modifier not in found:
-        return BIT_DEFAULTS.get(modifier, 0)
+        return 0
     items = found[modifier].strip("[]").split(",")
     if slot >= len(items) or items[slot] not in ("0", "1"):
         return None
@@ -221,20 +222,26 @@ def shown(spelled: Spelling, value: int) -> str:
     return " ".join(f"{m}[{slot}]={(value >> bit) & 1}" for bit, m, slot in spelled.places)
 
 
-def difference(values: dict[str, int], mnemonic: str, line: str, where: str) -> str:
+def difference(values: dict[str, int], mnemonic: str, line: str, where: str, fields: dict[str, tuple[int, int]]) -> str:
     """The first operand whose value (`values`: operand name -> the value the IR gives it) the
-    instruction `line` does not show as the ISA spells it on `mnemonic`, as one sentence naming
-    `where` the line is from; "" when each one shows."""
+    instruction `line` does not show as the ISA spells it on `mnemonic`, or else a modifier the
+    line has that no value spells, as one sentence naming `where` the line is from; "" when the
+    line's modifiers are exactly the values'. `fields`: each operand's field range."""
     found = printed(line)
     for name, value in values.items():
-        spelled = spelling(name, mnemonic)
-        if spelled is None or read(spelled, found) == value:
+        spelled_as = spelling(name, mnemonic)
+        if spelled_as is None or read(spelled_as, found) == value:
             continue
-        got = read(spelled, found)
-        has = shown(spelled, got) if got is not None else f"{raw(spelled, found)}, which spells no value"
-        if not 0 <= value <= highest(spelled):
+        got = read(spelled_as, found)
+        has = shown(spelled_as, got) if got is not None else f"{raw(spelled_as, found)}, which spells no value"
+        low, high = fields.get(name, (0, highest(spelled_as)))
+        if not low <= value <= min(high, highest(spelled_as)):
             return f"{name} is {value} in the IR, a value its field cannot hold, and {where} has {has}"
-        return f"{name} is {value} in the IR ({shown(spelled, value)}), {where} has {has}"
+        return f"{name} is {value} in the IR ({shown(spelled_as, value)}), {where} has {has}"
+    wanted = printed(f"x y {spelled(values, mnemonic)}")
+    extra = [f"{m}:{v}" if v else m for m, v in found.items() if wanted.get(m) != v]
+    if extra:
+        return f"{where} has {' '.join(extra)}, which no operand of the call spells"
     return ""
 
 

@@ -27,7 +27,7 @@ from harness.core.errors import InputError
 from harness.core.verdicts import Verdict
 from harness.specs import emit
 from harness.specs.cases import VERIFIER_CLASSES, Case, FileClass, Group, llc_command, mc_command, opt_command
-from harness.targets import AMDGPU, catalog, modifiers
+from harness.targets import AMDGPU, catalog, families, modifiers
 from harness.targets.catalog import Side
 from harness.tools import declared, toolchain
 from harness.tools.toolchain import ProbeDied, Toolchain, ToolRun
@@ -656,21 +656,25 @@ class _Readings:
                 self.bodies[where] = V.split_functions(run.stdout, names)
 
     def difference(self, case: Case) -> str:
-        """The first value a reading does not show, as one sentence; "" when all show every one."""
+        """The first value a reading does not show, or the first reading whose instruction or
+        modifiers differ from the call's, as one sentence; "" when all three agree with the IR."""
         intr = case.intrinsic
         if intr.target is not AMDGPU:
             return self._selector(case)
-        values = case.constants
-        scaled = case.scale_register
-        if not values and not scaled:
-            return ""
+        mnemonics, scaled = case.mnemonics(), case.scale_given
+        fields = _fields(case)
+        text = V.instruction_line(self.bodies["llc's text"].get(case.function, []), intr.mnemonics(case.cpu))
         for where, bodies in self.bodies.items():
-            found = V.instruction_line(bodies.get(case.function, []), intr.mnemonics(case.cpu))
+            body = bodies.get(case.function, [])
+            found = V.instruction_line(body, intr.mnemonics(case.cpu))
             if found is None:
-                continue  # (the text's shape was judged; an object without it is judged by the tuples)
-            if scaled and found[0] not in intr.other_mnemonics:
-                return f"{scaled} is a register in the IR (only the scaled instruction reads it), {where} has {found[0]}"
-            wrong = modifiers.difference(values, found[0], found[1], where)
+                if text is None:
+                    return ""  # (no reading has the row's instruction: the text's shape says why)
+                other = V.matrix_instruction(body, intr.target.matrix_mnemonics)
+                return f"llc's text has {text[0]}, {where} has {other[0] if other else 'no matrix instruction'}"
+            if found[0] not in mnemonics:  # a scale the unscaled instruction cannot read
+                return f"{scaled} is not the constant 0 in the IR (only the scaled instruction reads it), {where} has {found[0]}"
+            wrong = modifiers.difference(case.constants, found[0], found[1], where, fields)
             if wrong:
                 return wrong
         return ""
@@ -686,6 +690,13 @@ class _Readings:
         if found is None or not re.fullmatch(r"-?\d+", value):
             return ""
         return modifiers.ptx_selector_difference(int(value), found[1], index)
+
+
+def _fields(case: Case) -> dict[str, tuple[int, int]]:
+    """Operand name -> the range its field holds (the row's immarg ranges)."""
+    intr = case.intrinsic
+    names = families.operand_names(intr.base or intr.name)
+    return {names[i]: (low, high) for i, low, high in intr.ranges if i < len(names)}
 
 
 class _ModuleFacts:
