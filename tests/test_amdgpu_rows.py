@@ -10,6 +10,7 @@ from a run of the harness.
 from __future__ import annotations
 
 import dataclasses
+import os
 import re
 import subprocess
 from pathlib import Path
@@ -185,11 +186,11 @@ def _run_lit_lines(lit_text: str, bin_dir: Path, tmp_path: Path) -> list[subproc
     """Each RUN line of a generated file, as lit would run it, with the build's own tools."""
     test = tmp_path / "t.ll"
     test.write_text(lit_text)
+    env = {**os.environ, "PATH": f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}"}
     out = []
     for line in re.findall(r"^; RUN: (.*)$", lit_text, re.M):
-        tool, rest = line.split(" ", 1)
-        command = f"{bin_dir / tool} {rest}".replace("%s", str(test)).replace("%t", str(tmp_path / "t"))
-        out.append(subprocess.run(command, shell=True, capture_output=True, text=True, timeout=120))
+        command = line.replace("%s", str(test)).replace("%t", str(tmp_path / "t"))
+        out.append(subprocess.run(command, shell=True, capture_output=True, text=True, timeout=120, env=env))
     return out
 
 

@@ -121,6 +121,7 @@ def test_run_lines_get_the_tool_environment_of_the_harness(llvm_22_1_8, lit_exe,
     proc = lit(lit_exe, bin_dir)
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr
     seen = log.read_text().splitlines()
-    # 3 passing files run both llc lines; 3 XFAIL files stop at their first llvm-mc.
-    assert len(seen) == 9 * len(toolchain.TOOL_SETTINGS)
+    # 3 passing files run four llc lines (text and object, both selectors); 3 XFAIL files stop
+    # at their first llvm-mc.
+    assert len(seen) == 15 * len(toolchain.TOOL_SETTINGS)
     assert set(seen) == {f"{k}={v}" for k, v in toolchain.TOOL_SETTINGS.items()}

@@ -255,7 +255,7 @@ class Runner:
         for c in cases:
             tools = before + [gen, mc] + object_runs + mc_runs
             shape = shapes[c.function]
-            wrong = readings.difference(c) if shape is None else ""
+            wrong = readings.difference(c, c.function in rejected) if shape is None else ""
             if shape is not None and shape[0] in (V.UNSUPPORTED, V.NO_CODE):
                 verdict = Verdict(*shape, tools)
             elif wrong:
@@ -655,9 +655,11 @@ class _Readings:
             if run is not None and run.ok:
                 self.bodies[where] = V.split_functions(run.stdout, names)
 
-    def difference(self, case: Case) -> str:
+    def difference(self, case: Case, rejected: bool) -> str:
         """The first value a reading does not show, or the first reading whose instruction or
-        modifiers differ from the call's, as one sentence; "" when all three agree with the IR."""
+        modifiers differ from the call's, as one sentence; "" when all three agree with the IR.
+        Where the assembler `rejected` the text, an object without any matrix instruction says
+        nothing: the CPU has no encoding of it (its disassembler shows words it cannot decode)."""
         intr = case.intrinsic
         if intr.target is not AMDGPU:
             return self._selector(case)
@@ -671,6 +673,8 @@ class _Readings:
                 if text is None:
                     return ""  # (no reading has the row's instruction: the text's shape says why)
                 other = V.matrix_instruction(body, intr.target.matrix_mnemonics)
+                if other is None and rejected:
+                    continue
                 return f"llc's text has {text[0]}, {where} has {other[0] if other else 'no matrix instruction'}"
             if found[0] not in mnemonics:  # a scale the unscaled instruction cannot read
                 return f"{scaled} is not the constant 0 in the IR (only the scaled instruction reads it), {where} has {found[0]}"
