@@ -308,3 +308,21 @@ def test_an_object_with_another_instruction_than_the_text_is_a_miscompile(llvm_2
     assert doc["detail"] == "llc's text has v_wmma_f32_16x16x16_f16, llc's object has v_wmma_f32_16x16x16_bf16"
     proc = lit_run(lit_exe, fault_cases, fake, lit_file(fault_cases, "spurious"))
     assert proc.returncode == 1 and re.search(r"error: OBJ(-SAME)?: expected string not found", proc.stdout), proc.stdout[-3000:]
+
+
+def test_an_object_path_that_fails_where_the_text_does_not_is_a_crash_of_that_call_alone(
+    llvm_22_1_8, cli, tmp_path, fault_cases
+):
+    # llc -filetype=obj stops with an error on the f16 WMMA (the text of every call is right).
+    fake = faulty_build(tmp_path, llvm_22_1_8.bin_dir, "object", [("v_wmma_f32_16x16x16_f16 ", "v_no_such_instruction ")])
+    doc = run_json(cli, "try", "--llvm-bin", fake, *try_flags(FAULTS["spurious"][0]))
+    assert (doc["verdict"], doc["judgment"]) == ("crash", "unexpected"), doc["detail"]
+    assert doc["detail"].startswith("llc -filetype=obj (the object path clang takes) failed where llc's text did not: ")
+    assert "invalid instruction" in doc["detail"], doc["detail"]
+    # In a module of many calls, only the call whose object llc cannot write is charged.
+    proc = cli("run", "--llvm-bin", fake, "--cases", fault_cases / "cases", "--spec", "faults.yaml", "--json")
+    records = json.loads(proc.stdout)["cases"]
+    crashed = {r["intrinsic"] for r in records if r["verdict"] == "crash"}
+    assert crashed == {FAULTS["spurious"][0][0]}, [(r["function"], r["verdict"]) for r in records]
+    assert all(r["verdict"] == "pass" for r in records if r["intrinsic"] not in crashed)
+    assert proc.returncode == 1

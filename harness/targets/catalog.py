@@ -1,8 +1,8 @@
 """The intrinsic catalog: every intrinsic the harness knows is one data entry here.
 
 An entry says where each source and format sits in the call, how the overloaded name is
-mangled, which source widths are legal IR, how many registers each format really reads, and
-how the assembler prints the formats. Nothing else in the harness branches on a family.
+mangled, which source widths are legal IR and how many registers each format really reads (how
+the assembler prints a format is `modifiers`, with every other operand's value). Nothing else in the harness branches on a family.
 """
 
 from __future__ import annotations
@@ -98,8 +98,6 @@ class Source:
 
     regs: dict[int, int]  # format -> elements (of `elem`) the hardware reads
     widths: tuple[int, ...]  # legal vector widths, ascending
-    modifier: str = ""  # assembler text for a format: {value}, {wmma}, {mfma} placeholders
-    silent_format: int | None = None  # format the assembler leaves unprinted (the default)
     # What the IR verifier enforces for this source, and the message it prints for a format
     # operand out of range. Unverified sources (fixed formats) accept any vector.
     verified: bool = True
@@ -144,12 +142,6 @@ class Source:
         """The verifier's message for a source of the wrong shape at operand `index`."""
         *head, last = self.widths
         return f"operand {index} must be {', '.join(map(str, head))} or {last} element i32 vector"
-
-    def printed(self, fmt: int) -> str:
-        """The modifier the assembler prints for `fmt`, or "" when it prints none."""
-        if not self.modifier or fmt == self.silent_format:
-            return ""
-        return self.modifier.format(value=fmt, wmma=formats.WMMA_NAME[fmt], mfma=formats.MFMA_NAME[fmt])
 
 
 @dataclass(frozen=True, eq=False)
@@ -295,8 +287,6 @@ def _wmma_source(side: Side) -> Source:
     return Source(
         regs=_WMMA_REGS,
         widths=(8, 12, 16),
-        modifier=f"matrix_{side}_fmt:MATRIX_FMT_{{wmma}}",
-        silent_format=formats.FP8,
         range_message="invalid value for matrix format",
     )
 
@@ -305,8 +295,6 @@ def _mfma_source(modifier: str) -> Source:
     return Source(
         regs=_MFMA_REGS,
         widths=(4, 6, 8),
-        modifier=modifier + ":{value}",
-        silent_format=0,
         range_message=f"invalid value for {modifier} format",
     )
 

@@ -243,6 +243,10 @@ class Runner:
         wants_object = (self.with_object or first.check == "object") and target.objects
         object_runs = self._disassemble(first, selector, text) if target.objects else []
         disassembly = object_runs[1] if len(object_runs) == 2 else None
+        failed = _object_failure(object_runs)
+        judged = [c for c in cases if shapes[c.function] is None and c.function not in rejected]
+        if failed and len(cases) > 1 and judged and not object_runs[0].timed_out:
+            return self._compile_each(cases, selector)  # (which call's object llc cannot write)
         names = {c.function for c in cases}
         module_facts = (
             _ModuleFacts(names, text if before else "", gen.stdout, printed, disassembly if wants_object else None)
@@ -258,6 +262,8 @@ class Runner:
             wrong = readings.difference(c, c.function in rejected) if shape is None else ""
             if shape is not None and shape[0] in (V.UNSUPPORTED, V.NO_CODE):
                 verdict = Verdict(*shape, tools)
+            elif failed and c in judged:
+                verdict = Verdict(*failed, tools)
             elif wrong:
                 verdict = Verdict(V.MISCOMPILE, wrong, tools)
             elif c.function in rejected:
@@ -694,6 +700,18 @@ class _Readings:
         if found is None or not re.fullmatch(r"-?\d+", value):
             return ""
         return modifiers.ptx_selector_difference(int(value), found[1], index)
+
+
+def _object_failure(object_runs: list[ToolRun]) -> tuple[V.VerdictCode, str] | None:
+    """llc's object path (-filetype=obj, the one clang takes) failing on a module whose text it
+    printed: (verdict, why), or None when it wrote its object (or the target has none)."""
+    if not object_runs or object_runs[0].ok:
+        return None
+    run = object_runs[0]
+    where = "llc -filetype=obj (the object path clang takes)"
+    if run.timed_out:
+        return V.TIMEOUT, f"{where} ran past its time limit on a module whose text llc printed"
+    return V.CRASH, f"{where} failed where llc's text did not: {V.first_error(run.stderr) or f'exit {run.returncode}'}"
 
 
 def _fields(case: Case) -> dict[str, tuple[int, int]]:
