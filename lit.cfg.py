@@ -49,8 +49,12 @@ if missing:
         f"{tc.describe()} lacks {', '.join(missing)}: it cannot run these tests "
         f"(build them, e.g. ninja llc llvm-mc opt llvm-as llvm-objdump FileCheck)"
     )
-for name in TOOLS:
+# llvm-extract cuts one call out of a module (files of several ISA-invalid values, each of which
+# llc must reject on its own): a file that needs it REQUIRES llvm-extract.
+OPTIONAL_TOOLS = ("llvm-extract",)
+for name in TOOLS + tuple(t for t in OPTIONAL_TOOLS if tc.tool(t)):
     config.substitutions.append((rf"(?<![\w.%/-]){re.escape(name)}(?![\w.-])", tc.tool(name)))
+config.available_features.update(t for t in OPTIONAL_TOOLS if tc.tool(t))
 
 filecheck = tc.tool("FileCheck")
 if filecheck:

@@ -267,7 +267,7 @@ def run_json(cli, *args):
     return json.loads(proc.stdout)
 
 
-FAKE_TOOLS = ("llc", "llvm-mc", "opt", "llvm-as", "llvm-objdump", "FileCheck")
+FAKE_TOOLS = ("llc", "llvm-mc", "opt", "llvm-as", "llvm-objdump", "llvm-extract", "FileCheck")
 
 
 def fake_build(tmp_path: Path, real: Path, name: str | None = None, script: str = "") -> Path:

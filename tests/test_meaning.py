@@ -310,9 +310,7 @@ def test_an_object_with_another_instruction_than_the_text_is_a_miscompile(llvm_2
     assert proc.returncode == 1 and re.search(r"error: OBJ(-SAME)?: expected string not found", proc.stdout), proc.stdout[-3000:]
 
 
-def test_an_object_path_that_fails_where_the_text_does_not_is_a_crash_of_that_call_alone(
-    llvm_22_1_8, cli, tmp_path, fault_cases
-):
+def test_an_object_path_that_fails_where_the_text_does_not_is_a_crash_of_that_call_alone(llvm_22_1_8, cli, tmp_path, fault_cases):
     # llc -filetype=obj stops with an error on the f16 WMMA (the text of every call is right).
     fake = faulty_build(tmp_path, llvm_22_1_8.bin_dir, "object", [("v_wmma_f32_16x16x16_f16 ", "v_no_such_instruction ")])
     doc = run_json(cli, "try", "--llvm-bin", fake, *try_flags(FAULTS["spurious"][0]))
@@ -326,3 +324,73 @@ def test_an_object_path_that_fails_where_the_text_does_not_is_a_crash_of_that_ca
     assert crashed == {FAULTS["spurious"][0][0]}, [(r["function"], r["verdict"]) for r in records]
     assert all(r["verdict"] == "pass" for r in records if r["intrinsic"] not in crashed)
     assert proc.returncode == 1
+
+
+def _rejecting_llc(tmp_path: Path, real: Path, pattern: str) -> Path:
+    """A build whose llc rejects, cleanly, every module holding a call whose name matches
+    `pattern`, and compiles the rest as the real llc does."""
+    script = (
+        f'case "$*" in *version*|*help*) exec {real}/llc "$@";; esac\n'
+        'f=$(mktemp); cat > "$f"\n'
+        f"if grep -Eq '{pattern}' \"$f\"; then rm -f \"$f\"; echo 'error: invalid value' >&2; exit 1; fi\n"
+        f'exec {real}/llc "$@" < "$f"\n'
+    )
+    return fake_build(tmp_path, real, "llc", script)
+
+
+def test_lit_rejects_each_isa_invalid_value_of_a_file_on_its_own(llvm_22_1_8, lit_exe, tmp_path):
+    # One file holds three values the Calculator forbids (cbsz 7, abid 15, blgp 7); llc stops at
+    # the first call it rejects, so each call must be rejected in a module of its own.
+    root = tmp_path / "root"
+    repo = Path(__file__).resolve().parent.parent
+    (root / "cases" / "generated").mkdir(parents=True)
+    shutil.copy(repo / "lit.cfg.py", root / "lit.cfg.py")
+    shutil.copytree(repo / "harness", root / "harness", ignore=shutil.ignore_patterns("__pycache__"))
+    name = "mfma.f32.16x16x16bf16.1k.gfx942.O0.isa-invalid.ll"
+    test = root / "cases" / "generated" / name
+    shutil.copy(repo / "cases" / "generated" / name, test)
+    assert len(re.findall(r"^define ", test.read_text(), re.M)) == 3
+    every = _rejecting_llc(tmp_path / "every", llvm_22_1_8.bin_dir, "__arg[345]_")
+    proc = lit_run(lit_exe, root, every, test)
+    assert proc.returncode == 0 and "PASS: " in proc.stdout, proc.stdout[-3000:]
+    first = _rejecting_llc(tmp_path / "first", llvm_22_1_8.bin_dir, "__arg3_7")
+    proc = lit_run(lit_exe, root, first, test)
+    assert proc.returncode == 1 and "FAIL: " in proc.stdout, proc.stdout[-3000:]
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_a_modifier_written_at_its_default_is_no_miscompile(llvm_22_1_8, cli, tmp_path, mode):
+    # `abid:0` beside `cbsz:1` encodes what the IR asks (ABID 0); a nonzero abid does not.
+    flags = ("--intrinsic", "mfma.f32.32x32x1f32", "--cpu", "gfx942", "--arg", "3=1", "--selector", "sdag")
+    (tmp_path / "zero").mkdir(), (tmp_path / "one").mkdir()
+    fake = faulty_build(tmp_path / "zero", llvm_22_1_8.bin_dir, mode, [(r"cbsz:1", "cbsz:1 abid:0")])
+    doc = run_json(cli, "try", "--llvm-bin", fake, *flags)
+    assert (doc["verdict"], doc["judgment"]) == ("pass", "expected"), doc["detail"]
+    fake = faulty_build(tmp_path / "one", llvm_22_1_8.bin_dir, mode, [(r"cbsz:1", "cbsz:1 abid:1")])
+    doc = run_json(cli, "try", "--llvm-bin", fake, *flags)
+    assert (doc["verdict"], doc["judgment"]) == ("miscompile", "unexpected"), doc["detail"]
+    assert doc["detail"].startswith("abid is 0 in the IR (abid:0), "), doc["detail"]
+
+
+def test_an_object_llvm_objdump_cannot_read_is_a_crash(llvm_22_1_8, cli, tmp_path):
+    # llc -filetype=obj exits 0 and writes nothing.
+    fake = fake_build(
+        tmp_path,
+        llvm_22_1_8.bin_dir,
+        "llc",
+        f'case "$*" in *-filetype=obj*) exit 0;; esac\nexec {llvm_22_1_8.bin_dir}/llc "$@"\n',
+    )
+    flags = ("--intrinsic", "mfma.f32.16x16x1f32", "--cpu", "gfx942", "--arg", "3=2", "--selector", "sdag")
+    doc = run_json(cli, "try", "--llvm-bin", fake, *flags)
+    assert (doc["verdict"], doc["judgment"]) == ("crash", "unexpected"), doc["detail"]
+    assert doc["detail"].startswith("llvm-objdump cannot read llc's object: "), doc["detail"]
+
+
+def test_bisect_run_names_an_unexpected_cell_before_a_known_bug(llvm_22_1_8, cli, tmp_path):
+    # The space of this MFMA on gfx942 holds known bugs (cbsz 8 masked in the object); the one
+    # cell made wrong here (cbsz 1 printed as 2) is the one a bisect is about.
+    fake = faulty_build(tmp_path, llvm_22_1_8.bin_dir, "text", [(r"cbsz:1\b", "cbsz:2")])
+    space = ("--space", "full", "--intrinsic", "mfma.f32.16x16x1f32", "--cpu", "gfx942", "-O", "0", "--selector", "sdag")
+    proc = cli("bisect-run", "--llvm-bin", fake, *space)
+    assert proc.returncode == 1 and "known bug, 1 unexpected" in proc.stdout, proc.stdout + proc.stderr
+    assert "e.g. mfma_f32_16x16x1f32__a_float_v1__b_float_v1__arg3_1 [sdag] is miscompile, not pass" in proc.stdout

@@ -252,16 +252,30 @@ def _absent_runs(group: Group) -> list[str]:
     crash), an `error:` diagnostic, and nothing fatal (the harness's `llc-reject`; the IR
     verifier inside llc rejecting an `isa-invalid` call says `error:` too)."""
     runs = []
+    each = _each_call(group)
     for sel in group.selectors:
         if not group.intrinsic.target.has_selector(sel):
             runs.append(_no_selector_run(group, sel))
             continue
-        llc = commands.with_args(llc_command(group, sel), "-o", "/dev/null", stdin="%s")
+        llc = commands.with_args(llc_command(group, sel), "-o", "/dev/null", stdin=None if each else "%s")
         failing = commands.Command(("not", *llc.argv), stdin=llc.stdin, stderr_to_stdout=True)
         prefix = REJECTION_PREFIX[group.file_class]
-        check = ("FileCheck", f"--check-prefix={prefix}", *(f"--implicit-check-not={n}" for n in ABSENT_NOT), "%s")
-        runs.append(_run(failing, commands.Command(check)))
+        check = commands.Command(
+            ("FileCheck", f"--check-prefix={prefix}", *(f"--implicit-check-not={n}" for n in ABSENT_NOT), "%s")
+        )
+        if not each:
+            runs.append(_run(failing, check))
+            continue
+        for c in group.cases:
+            runs.append(_run(commands.Command(("llvm-extract", f"--func={c.function}", "-S", "-o", "-", "%s")), failing, check))
     return runs
+
+
+def _each_call(group: Group) -> bool:
+    """Whether each call must be rejected on its own: values the ISA calls invalid, several to a
+    file (llc stops at the first call it rejects, and would let the others pass unseen), each
+    cut out of the module by llvm-extract."""
+    return group.file_class == FileClass.ISA_INVALID and len(group.cases) > 1
 
 
 def _header(group: Group) -> list[str]:
@@ -302,7 +316,8 @@ def _extra_requirements(group: Group) -> str:
         and not group.intrinsic.target.brace_groups
         and group.file_class not in (FileClass.ABSENT, FileClass.ISA_INVALID, *VERIFIER_CLASSES)
     )
-    return ", llvm-filecheck" if group.file_class == FileClass.OBJECT or shapes else ""
+    extract = ", llvm-extract" if _each_call(group) else ""
+    return (", llvm-filecheck" if group.file_class == FileClass.OBJECT or shapes else "") + extract
 
 
 def _run(*pipeline: commands.Command) -> str:

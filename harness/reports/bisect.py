@@ -170,10 +170,11 @@ def _step(args, planned) -> int:
     for o in outcomes:
         counts[o.verdict.verdict] = counts.get(o.verdict.verdict, 0) + 1
     summary = ", ".join(f"{counts[v]} {v}" for v in V.ALL if v in counts)
+    unexpected: set[int] = set()  # (ids of the outcomes judged unexpected: named first below)
     if args.want == EXPECTED:
-        summary += (
-            f" ({expectations.summary(expectations.counts(expectations.Judge(args.cases, version, groups).all(outcomes)))})"
-        )
+        judged = expectations.Judge(args.cases, version, groups).all(outcomes)
+        summary += f" ({expectations.summary(expectations.counts(judged))})"
+        unexpected = {id(j.outcome) for j in judged if j.judgment == expectations.UNEXPECTED}
     if counts.get(V.UNSUPPORTED) and args.want != V.UNSUPPORTED:
         why = next(o.verdict.detail for o in outcomes if o.verdict.verdict == V.UNSUPPORTED)
         return _decide(SKIP, f"{build}: {summary}: this build cannot judge ({why})", invert)
@@ -187,7 +188,7 @@ def _step(args, planned) -> int:
     if not wrong:  # (the vote reads raw verdicts: a known bug that passes is no failure here)
         met = "gives the verdict its class expects" if args.want == EXPECTED else f"is {args.want}"
         return _decide(BAD if invert else GOOD, f"{build}: {summary}: every case {met}", invert)
-    first = wrong[0]
+    first = next((o for o in wrong if id(o) in unexpected), wrong[0])
     detail = f"{first.case.function} [{first.selector}] is {first.verdict.verdict}, not {want(first)}"
     return _decide(GOOD if invert else BAD, f"{build}: {summary}: {len(wrong)} not {args.want}, e.g. {detail}", invert)
 

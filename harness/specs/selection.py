@@ -379,8 +379,9 @@ def space(args, known_cpus) -> list[Planned]:
     wave64-only, one of those too. Sources at their first format and exact width, immargs at
     their lowest values; on a processor with the instruction also the values of its constant
     operands `values.variants` gives (allowed, ISA-invalid, past the field, pairs, formats,
-    scales in registers; NVPTX's sparsity selector). `args.space` "representative" keeps, of each name's processors, those
-    its row lists and the first of each generation without it (`representatives`)."""
+    scales in registers; NVPTX's sparsity selector). `args.space` "representative" keeps, of
+    each name's processors, those its row lists and the first of each generation without it
+    (`representatives`)."""
     if getattr(args, "spec", None):
         raise InputError("--spec names the specs' cases; --space full is every cell of the build, not a spec's")
     names = {i.base or i.name for n in args.intrinsic or [] for i in lookup_all(n)}

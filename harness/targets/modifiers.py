@@ -239,10 +239,27 @@ def difference(values: dict[str, int], mnemonic: str, line: str, where: str, fie
             return f"{name} is {value} in the IR, a value its field cannot hold, and {where} has {has}"
         return f"{name} is {value} in the IR ({shown(spelled_as, value)}), {where} has {has}"
     wanted = printed(f"x y {spelled(values, mnemonic)}")
-    extra = [f"{m}:{v}" if v else m for m, v in found.items() if wanted.get(m) != v]
+    extra = [
+        f"{m}:{v}" if v else m
+        for m, v in found.items()
+        if wanted.get(m) != v and not (m not in wanted and _at_default(m, v, mnemonic))
+    ]
     if extra:
         return f"{where} has {' '.join(extra)}, which no operand of the call spells"
     return ""
+
+
+def _at_default(modifier: str, value: str, mnemonic: str) -> bool:
+    """Whether a modifier no operand sets is written at its default, which changes no field of
+    the encoding (`abid:0`, `neg_lo:[0,0,0]`, `matrix_a_fmt:MATRIX_FMT_FP8`): a printer that
+    writes defaults is not a miscompile. (op_sel_hi's default is not all zeros everywhere.)"""
+    if modifier not in ALWAYS_PRINTED and (value == "0" or re.fullmatch(r"\[0(,0)*\]", value)):
+        return True
+    return any(
+        spell.kind == NAMES and spell.modifier == modifier and spell.names[0] == value
+        for _name, patterns, spell in SPELLINGS
+        if any(fnmatch.fnmatchcase(mnemonic, p) for p in patterns)
+    )
 
 
 def highest(spelled: Spelling) -> int:

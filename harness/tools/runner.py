@@ -243,17 +243,18 @@ class Runner:
         wants_object = (self.with_object or first.check == "object") and target.objects
         object_runs = self._disassemble(first, selector, text) if target.objects else []
         disassembly = object_runs[1] if len(object_runs) == 2 else None
-        failed = _object_failure(object_runs)
+        assembled = mc.ok and mc.data is not None and target.objects
+        mc_runs = [self.tc.run("llvm-objdump", ["-d", "-"], mc.data)] if assembled else []
+        failed = _object_failure(object_runs, mc_runs)
         judged = [c for c in cases if shapes[c.function] is None and c.function not in rejected]
-        if failed and len(cases) > 1 and judged and not object_runs[0].timed_out:
-            return self._compile_each(cases, selector)  # (which call's object llc cannot write)
+        if failed and failed[0] != V.TIMEOUT and len(cases) > 1 and judged:
+            return self._compile_each(cases, selector)  # (which call's object cannot be written or read)
         names = {c.function for c in cases}
         module_facts = (
             _ModuleFacts(names, text if before else "", gen.stdout, printed, disassembly if wants_object else None)
             if self.facts or wants_object
             else None
         )
-        mc_runs = [self.tc.run("llvm-objdump", ["-d", "-"], mc.data)] if target.objects and mc.ok and mc.data else []
         readings = _Readings(names, printed, disassembly, mc_runs[0] if mc_runs else None)
         out = {}
         for c in cases:
@@ -702,16 +703,25 @@ class _Readings:
         return modifiers.ptx_selector_difference(int(value), found[1], index)
 
 
-def _object_failure(object_runs: list[ToolRun]) -> tuple[V.VerdictCode, str] | None:
-    """llc's object path (-filetype=obj, the one clang takes) failing on a module whose text it
-    printed: (verdict, why), or None when it wrote its object (or the target has none)."""
-    if not object_runs or object_runs[0].ok:
-        return None
-    run = object_runs[0]
-    where = "llc -filetype=obj (the object path clang takes)"
-    if run.timed_out:
-        return V.TIMEOUT, f"{where} ran past its time limit on a module whose text llc printed"
-    return V.CRASH, f"{where} failed where llc's text did not: {V.first_error(run.stderr) or f'exit {run.returncode}'}"
+def _object_failure(object_runs: list[ToolRun], mc_runs: list[ToolRun]) -> tuple[V.VerdictCode, str] | None:
+    """An object that was not written or cannot be read, for a module whose text llc printed:
+    llc's object path (-filetype=obj, the one clang takes) failing, or llvm-objdump failing on
+    llc's object or on llvm-mc's object of the text; (verdict, why), or None when both objects
+    read (or the target has none)."""
+    if object_runs and not object_runs[0].ok:
+        run, where = object_runs[0], "llc -filetype=obj (the object path clang takes)"
+        if run.timed_out:
+            return V.TIMEOUT, f"{where} ran past its time limit on a module whose text llc printed"
+        return V.CRASH, f"{where} failed where llc's text did not: {_said(run)}"
+    for runs, whose in ((object_runs[1:], "llc's object"), (mc_runs, "llvm-mc's object of llc's text")):
+        if runs and not runs[0].ok:
+            return V.CRASH, f"llvm-objdump cannot read {whose}: {_said(runs[0])}"
+    return None
+
+
+def _said(run: ToolRun) -> str:
+    """A failed tool's first error line, else its exit status."""
+    return V.first_error(run.stderr) or ("ran past its time limit" if run.timed_out else f"exit {run.returncode}")
 
 
 def _fields(case: Case) -> dict[str, tuple[int, int]]:
