@@ -135,8 +135,8 @@ def _available(bin_dir: Path, root: Path, files: list[str]) -> dict[str, bool]:
             out[feature] = feature[4:] in cpus
         elif re.fullmatch(r"llvm-\d+(\.\d+\.\d+\S*)?", feature):
             out[feature] = feature[5:] in (version, version.split(".")[0])
-        elif feature == "llvm-filecheck":
-            out[feature] = (bin_dir / "FileCheck").is_file()
+        elif feature in ("llvm-filecheck", "llvm-extract"):
+            out[feature] = (bin_dir / {"llvm-filecheck": "FileCheck"}.get(feature, feature)).is_file()
         elif feature == "nvptx-ptx-kernel":
             kernel = "define ptx_kernel void @k(ptr %p) {\n  ret void\n}\n"
             out[feature] = (
