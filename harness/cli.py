@@ -20,7 +20,7 @@ try:
     from harness.checks import expand
     from harness.core import commands, files
     from harness.core.commands import Selector
-    from harness.core.errors import PATH_LIMIT, InputError, quoted, shortened
+    from harness.core.errors import PATH_LIMIT, InputError, printable, quoted, shortened
     from harness.kernels import gemm_spec
     from harness.reports import compare, expectations, report
     from harness.specs import matrix, selection
@@ -216,7 +216,17 @@ def _run(args, engine) -> int:
             ]
             print("\n".join([*expectations.unexpected_lines(bad), report.table(outcomes, by=args.by)]))
             print(expectations.summary(expectations.counts(judged)))
-    return status
+    return _judged_any(status, judged, "run")
+
+
+def _judged_any(status: int, judged: list[expectations.Judged], command: str) -> int:
+    """`status`, or NOTHING_JUDGED with one line on stderr saying why when no cell was judged."""
+    why = expectations.nothing_judged(judged)
+    if not why:
+        return status
+    _delivered(status)
+    print(printable(f"harness {command}: {why}"), file=sys.stderr)
+    return expectations.NOTHING_JUDGED
 
 
 def _run_selection(args) -> list[Planned]:
@@ -289,7 +299,7 @@ def cmd_try(args) -> int:
             _print_tried(judged[0], f"{case.function} [{outcomes[0].selector}, -O{case.opt}, {tc.describe()}]")
         else:
             _print_tried_selectors(judged, f"{case.function} [-O{case.opt}, {tc.describe()}]")
-    return status
+    return _judged_any(status, judged, "try")
 
 
 def _print_tried_selectors(judged: list[expectations.Judged], header: str) -> None:

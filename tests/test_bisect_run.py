@@ -59,13 +59,23 @@ def test_a_build_that_cannot_judge_is_skipped(llvm_22_1_8, llvm14, tmp_path):
     for args in (
         ["--llvm-bin", llvm14, *OVERWIDE],
         ["--llvm-bin", no_mc, *OVERWIDE],
-        ["--llvm-bin", tmp_path / "nowhere", *OVERWIDE],
         ["--llvm-bin", llvm_22_1_8.bin_dir, "--build", "exit 3", *OVERWIDE],
         ["--llvm-bin-cmd", "exit 1", *OVERWIDE],
     ):
         proc = bisect_run(*args)
         assert proc.returncode == 125 and "skip (exit 125)" in proc.stdout, (args, proc.stdout, proc.stderr)
     assert "lacks llvm-mc" in bisect_run("--llvm-bin", no_mc, *OVERWIDE).stdout
+    # A directory that is not there, or holds no llc, is the same at every commit: a typo that
+    # would skip every step aborts the bisect instead (129), with or without a build step.
+    (tmp_path / "empty").mkdir()
+    for args, why in (
+        (["--llvm-bin", tmp_path / "nowhere"], "is not a directory: no commit can be judged"),
+        (["--llvm-bin", tmp_path / "empty"], "holds no llc: no commit"),
+        (["--llvm-bin", tmp_path / "empty", "--build", "true"], "holds no llc after the build step succeeded"),
+    ):
+        proc = bisect_run(*args, *OVERWIDE)
+        assert proc.returncode == 129 and proc.stdout == "" and why in proc.stderr, (args, proc.stdout, proc.stderr)
+        assert len(proc.stderr.splitlines()) == 1, proc.stderr
     # The shell script agrees on the same builds: llvm-14 judges none of the seed's files (it
     # judges the gfx908/gfx90a MFMA rows, which pass or fail as known-bugs.yaml says).
     assert step(llvm14, "--filter", "f8f6f4").returncode == 125

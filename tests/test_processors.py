@@ -255,3 +255,20 @@ def test_the_representative_space_is_the_row_s_processors_and_one_of_each_genera
         *("sm_20", "sm_30", "sm_50", "sm_60", "sm_70", "sm_80", "sm_90"),
         *("sm_100", "sm_110", "sm_120", "sm_120a"),
     ]
+
+
+def test_a_run_or_try_that_judges_no_cell_exits_2_saying_why(cli):
+    # LLVM 19 does not know gfx950: every cell of the scaled MFMA is unsupported there.
+    if not Path("/usr/lib/llvm-19/bin/llc").exists():
+        pytest.skip("no llvm-19 (ci/setup.sh --test installs it)")
+    name = ("--intrinsic", "mfma.scale.f32.16x16x128.f8f6f4", "--llvm-bin", "/usr/lib/llvm-19/bin", "-O", "0")
+    for args in (("run", *name), ("try", *name, "--cpu", "gfx950", "--fmt-a", "fp8", "--fmt-b", "fp8")):
+        proc = cli(*args)
+        last = proc.stderr.strip().splitlines()[-1]
+        assert proc.returncode == 2, proc.stdout[-500:] + proc.stderr
+        assert last.startswith(f"harness {args[0]}: nothing judged: this build cannot judge any of the "), last
+        assert last.endswith("this LLVM build does not know CPU gfx950"), last
+        assert "Traceback" not in proc.stderr and proc.stdout.strip(), proc.stdout  # (the report is still printed)
+    # One judged cell is enough for the usual status.
+    proc = cli("try", "--intrinsic", "mfma.f32.32x32x8f16", "--cpu", "gfx908", "--llvm-bin", "/usr/lib/llvm-19/bin")
+    assert proc.returncode == 0 and "nothing judged" not in proc.stderr, proc.stdout + proc.stderr

@@ -3,9 +3,10 @@
 The exit status is the vote git bisect reads:
   0    every selected case and selector has the wanted verdict          (good / --invert: bad)
   1    some case does not                                               (bad / --invert: good)
-  125  this build cannot judge: the build step failed, no build was found, a tool is missing,
-       or a selected case's target, CPU or intrinsic is unknown to it   (skip)
-  129  usage error or bad input; 128 the harness itself failed          (abort the bisect)
+  125  this build cannot judge: the build step failed, --llvm-bin-cmd found no build, a tool
+       is missing, or a selected case's target, CPU or intrinsic is unknown to it   (skip)
+  129  usage error or bad input (an --llvm-bin with no llc: the same at every commit);
+       128 the harness itself failed                                    (abort the bisect)
 """
 
 from __future__ import annotations
@@ -152,6 +153,14 @@ def _step(args, planned) -> int:
         bin_dir, why = _found_build(_shell(args.llvm_bin_cmd, args.timeout))
         if why:
             return _decide(SKIP, why, invert)
+    elif bin_dir is not None and _no_llc(bin_dir):
+        # The same directory at every commit: a typo would make every step skip, and a build step
+        # that succeeds without writing llc there is built elsewhere.
+        after = " after the build step succeeded" if args.build else ""
+        nxt = "check the path" + ("" if args.build else ", or build into it with --build")
+        why = f"--llvm-bin {quote(str(bin_dir))} {_no_llc(bin_dir)}{after}: no commit can be judged from it ({nxt})"
+        print(printable(f"harness bisect-run: {why}"), file=sys.stderr)
+        return USAGE
     tc = toolchain.discover(bin_dir, args.timeout)
     version = tc.version
     missing = [t for t in REQUIRED_TOOLS if not tc.tool(t)]
@@ -191,6 +200,13 @@ def _step(args, planned) -> int:
     first = next((o for o in wrong if id(o) in unexpected), wrong[0])
     detail = f"{first.case.function} [{first.selector}] is {first.verdict.verdict}, not {want(first)}"
     return _decide(GOOD if invert else BAD, f"{build}: {summary}: {len(wrong)} not {args.want}, e.g. {detail}", invert)
+
+
+def _no_llc(bin_dir: str) -> str:
+    """Why `bin_dir` can hold no build (it is not a directory, or has no llc), or ""."""
+    if not os.path.isdir(bin_dir):
+        return "is not a directory"
+    return "" if os.path.isfile(os.path.join(bin_dir, "llc")) else "holds no llc"
 
 
 def _found_build(run: ShellRun) -> tuple[str, str]:

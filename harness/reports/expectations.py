@@ -290,6 +290,21 @@ def exit_status(c: Counter) -> int:
     return 1 if c[Judgment.UNEXPECTED] else 0
 
 
+NOTHING_JUDGED = 2  # the exit status of a run of this build that could judge none of its cells
+
+
+def nothing_judged(judged: list[Judged]) -> str:
+    """Why a run judged none of its cells (every one unsupported or timed out, one cell's detail
+    for an example), or "" when it judged any: a run that tested nothing must not pass."""
+    if not judged or any(j.judgment != Judgment.NOT_JUDGED for j in judged):
+        return ""
+    first = judged[0].outcome
+    return (
+        f"nothing judged: this build cannot judge any of the {len(judged)} cell(s) (unsupported or timeout), "
+        f"e.g. {first.case.function} [{first.selector}]: {_first_line(first.verdict.detail, 300)}"
+    )
+
+
 def in_words(j: Judged) -> str:
     """One cell's judgment as `try` prints it."""
     if j.judgment == Judgment.KNOWN_BUG:
