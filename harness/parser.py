@@ -42,9 +42,11 @@ verdicts (per case and selector):
 LLVM build: --llvm-bin DIR, else $LLVM_BIN, else the newest /usr/lib/llvm-N/bin with AMDGPU,
 else llc on PATH.
 
-exit status: 0 done; 1 a check found differences (expand --check: stale files, update-checks
---check: differing CHECK blocks, audit: functions that do not pass); 2 bad input (one line on
-stderr, file:line:col where there is a file). bisect-run votes 0/1/125 and aborts with 128/129.
+exit status: 0 done; 1 a cell is unexpected (run, try, report) or a check found differences
+(expand --check: stale files, update-checks --check: differing CHECK blocks, audit: functions
+that do not pass); 2 bad input (one line on stderr, file:line:col where there is a file), or a
+run or try that could judge none of its cells (one line saying why). bisect-run votes 0/1/125
+and aborts with 128/129.
 """
 
 
