@@ -119,7 +119,7 @@ def add_parser(sub, formatter_class) -> argparse.ArgumentParser:
         verb = new.split()[1]
         text = {"build": (BUILD_DESCRIPTION, BUILD_EPILOG), "check": (check.__doc__, CHECK_EPILOG)}
         description, epilog = text.get(verb, (COMPARE_DESCRIPTION, COMPARE_EPILOG))
-        p = made(sub, old, alias, f"{alias}.\n\n{description}", epilog)
+        p = made(sub, old, None, f"{alias}.\n\n{description}", epilog)  # (not in the command list)
         p.set_defaults(gpu_command=verb)
         if verb == "build":
             _build_flags(p, kind=new.split()[-1])

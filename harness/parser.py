@@ -70,9 +70,9 @@ file, no llc) or, with --check, a file that could not be checked (refused, see a
 """
 
 AUDIT_DESCRIPTION = """\
-Run each llc RUN line of any AMDGPU test as written (triple, CPU, -O level, selector, flags),
-close llc's text through llvm-mc with the RUN line's triple and CPU, and map every assembler
-error back to its function. Also says which functions' existing CHECK lines pin an instruction
+Run each llc RUN line of any AMDGPU or NVPTX test as written (triple, CPU, -O level, selector,
+flags), close llc's text through the target's assembler (llvm-mc with the RUN line's triple and
+CPU; ptxas for the SM llc wrote) and map every assembler error back to its function. Also says which functions' existing CHECK lines pin an instruction
 the assembler rejects (they enshrine the bug).
 
 examples:
@@ -81,7 +81,7 @@ examples:
 """
 
 AUDIT_EPILOG = """\
-verdicts per RUN line and function: pass, mc-reject (with llvm-mc's first message), no-code,
+verdicts per RUN line and function: pass, mc-reject (with the assembler's first message), no-code,
 cannot-select, llc-reject, crash, timeout, unsupported (build lacks the target or CPU).
 exit status: 0 every function passes, 1 any does not (or a file does not compile), 2 bad input
 or a file where nothing could be audited (no llc RUN line, or only ones it skips).
@@ -96,6 +96,8 @@ class Parser(argparse.ArgumentParser):
     def error(self, message):
         # argparse quotes what the user typed in full ("invalid int value: '999...'"): cut it.
         message = re.sub(rf"'([^'\n]{{{QUOTE_LIMIT + 1},}})'", lambda m: quoted(m.group(1)), message)
+        if self.prog == "harness" and "required: COMMAND" in message:
+            message = "a command is required: harness COMMAND --help (e.g. harness run --help); harness --help lists them"
         self.exit(self.usage_status, f"{self.prog}: error: {shortened(message, 2 * PATH_LIMIT)}\n")
 
     def parse_known_args(self, args=None, namespace=None):
@@ -110,7 +112,11 @@ class Parser(argparse.ArgumentParser):
 
 
 def common_flags(p: argparse.ArgumentParser, json_flag: bool = True) -> None:
-    p.add_argument("--llvm-bin", metavar="DIR", help="directory with llc, llvm-mc, llvm-as, opt")
+    p.add_argument(
+        "--llvm-bin",
+        metavar="DIR",
+        help="the LLVM build's bin directory: llc, llvm-mc, opt, llvm-as, llvm-objdump (and llvm-extract for lit)",
+    )
     selection.add_timeout(p)
     if json_flag:
         p.add_argument("--json", action="store_true", help="print JSON instead of text")
@@ -140,7 +146,7 @@ def build(words: list[str] | None = None) -> argparse.ArgumentParser:
         formatter_class=fmt,
     )
     top.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
-    sub = top.add_subparsers(dest="command", required=True, parser_class=Parser)
+    sub = top.add_subparsers(dest="command", required=True, parser_class=Parser, metavar="COMMAND")
     named = next((w for w in words or [] if not w.startswith("-")), None)
     added: set[str] = set()
     for name in [named] if named in ORDER else ORDER:
@@ -202,7 +208,7 @@ def _add_audit(sub, fmt) -> None:
     p = selection.command(
         sub,
         "audit",
-        "close any test's llc output through llvm-mc, per RUN line and function",
+        "close any test's llc output through its assembler (llvm-mc, ptxas), per RUN line and function",
         AUDIT_DESCRIPTION,
         AUDIT_EPILOG,
         fmt,

@@ -42,7 +42,9 @@ def add_case_flags(p: argparse.ArgumentParser, one_case: bool = False) -> None:
         "--intrinsic",
         action="append",
         metavar="NAME",
-        help="intrinsic name without llvm.amdgcn. (repeatable where many cases run), e.g. "
+        required=one_case,
+        help="intrinsic name without its llvm.amdgcn. or llvm.nvvm. prefix (either is also taken; "
+        "repeatable where many cases run), e.g. "
         + ", ".join(i.name for i in catalog.SEED_INTRINSICS[:2])
         + "; an LLVM name with several forms (gfx11/gfx12 types, wave64) means each (try: the one for --cpu), "
         "a form's own name (wmma.f32.16x16x16.f16.gfx1100w64) one; run, matrix and bisect-run take globs (smfmac.*)",
@@ -56,10 +58,19 @@ def add_case_flags(p: argparse.ArgumentParser, one_case: bool = False) -> None:
     )
     p.add_argument("--fmt-b", action=Once, default=None, metavar="F", help="B format (same spellings)")
     p.add_argument(
-        "--width-a", action=Once, default=None, metavar="N", help="A source width in i32, or exact, max (default exact)"
+        "--width-a",
+        action=Once,
+        default=None,
+        metavar="N",
+        help="A source width in i32, or exact, max (default: "
+        + ("exact)" if one_case else "every width the specs list; only cases of this width)"),
     )
     p.add_argument(
-        "--width-b", action=Once, default=None, metavar="N", help="B source width in i32, or exact, max (default exact)"
+        "--width-b",
+        action=Once,
+        default=None,
+        metavar="N",
+        help="B source width (as --width-a)",
     )
     p.add_argument(
         "--selector",
@@ -69,7 +80,13 @@ def add_case_flags(p: argparse.ArgumentParser, one_case: bool = False) -> None:
         help="instruction selector (default: each the target has, sdag and gisel on AMDGPU)",
     )
     p.add_argument(
-        "-O", action=Once, dest="opt", type=int, choices=cases.OPT_LEVELS, default=None, help="llc -O level (default 0)"
+        "-O",
+        action=Once,
+        dest="opt",
+        type=int,
+        choices=cases.OPT_LEVELS,
+        default=None,
+        help="llc -O level (default: " + ("0)" if one_case else "every level the specs or the space list; only these cases)"),
     )
     p.add_argument(
         "--cpu",
@@ -132,10 +149,12 @@ def add_space_flag(p: argparse.ArgumentParser) -> None:
     )
 
 
-def command(sub, name: str, help: str, description: str, epilog: str, formatter_class) -> argparse.ArgumentParser:
-    """A subcommand of `harness` (`sub`: the subparsers), its one-line help, --help's text above
-    the flags and the epilog below them (which says its exit status)."""
-    return sub.add_parser(name, help=help, description=description, epilog=epilog, formatter_class=formatter_class)
+def command(sub, name: str, help: str | None, description: str, epilog: str, formatter_class) -> argparse.ArgumentParser:
+    """A subcommand of `harness` (`sub`: the subparsers), its one-line help (None: one the command
+    list leaves out, an old name), --help's text above the flags and the epilog below them (which
+    says its exit status)."""
+    listed = {} if help is None else {"help": help}
+    return sub.add_parser(name, **listed, description=description, epilog=epilog, formatter_class=formatter_class)
 
 
 def add_timeout(p: argparse.ArgumentParser, what: str = "each tool call") -> None:
