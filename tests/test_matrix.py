@@ -533,3 +533,21 @@ def test_a_build_that_cannot_judge_a_cell_changes_no_verdict(llvm_22_1_8, llvm14
     assert (
         f"0 of {len(doc['cells'])} cells change verdict between the builds that judge them; {len(unjudged)} differ only" in text
     )
+
+
+def test_text_lists_unexpected_cells_first_and_cost_only_rows_on_request(instcombine_doc):
+    from harness.reports import report
+
+    doc = json.loads(json.dumps(instcombine_doc))
+    rows = lambda text: [line.split()[0] for line in text.splitlines() if line.startswith("wmma_")]
+    changed = [c["function"] for c in doc["cells"] if report.changed(c)]
+    costly = [c for c in doc["cells"] if not report.changed(c) and report.cost_changes(c)]
+    assert rows(report.matrix_text(doc)) == changed
+    listed = rows(report.matrix_text(doc, show_cost=True))
+    assert set(listed) == set(changed) | {c["function"] for c in costly}
+    if costly:
+        assert "more in register cost only (--cost lists them)" in report.matrix_text(doc)
+    # A cell a build judges unexpected comes first, changed or not.
+    quiet = next(c for c in doc["cells"] if not report.changed(c))
+    quiet["judgments"] = ["expected", "unexpected"]
+    assert rows(report.matrix_text(doc)) == [quiet["function"], *changed]

@@ -310,6 +310,7 @@ def add_parser(sub, formatter_class=argparse.RawDescriptionHelpFormatter) -> arg
     fmt.add_argument("--markdown", action="store_true", help="print a markdown summary for a review")
     p.add_argument("--html", type=Path, metavar="FILE", help="also write a self-contained HTML page of the grids")
     p.add_argument("--all", action="store_true", help="text: list every case, not only those that differ")
+    p.add_argument("--cost", action="store_true", help="text: also list the cases whose register cost alone differs")
     cache.add_flags(p)
     distributed.add_flags(p)
     return p
@@ -343,7 +344,7 @@ def emit(doc: dict, args) -> None:
     elif args.markdown:
         print(report.matrix_markdown(doc), end="")
     else:
-        print(report.matrix_text(doc, args.all))
+        print(report.matrix_text(doc, args.all, args.cost))
 
 
 def main(args) -> int:

@@ -492,6 +492,7 @@ def add_parser(sub, formatter_class=None):
     fmt.add_argument("--markdown", action="store_true", help="print a markdown summary")
     p.add_argument("--html", type=Path, metavar="FILE", help="also write the HTML page of the merged cells")
     p.add_argument("--all", action="store_true", help="matrix text: list every case, not only those that differ")
+    p.add_argument("--cost", action="store_true", help="matrix text: also list the cases whose register cost alone differs")
     p.add_argument(
         "--by",
         choices=("intrinsic", "class"),
@@ -512,7 +513,7 @@ def main(args) -> int:
     elif args.markdown:
         text = report.matrix_markdown(as_matrix, kind)
     elif kind == "matrix":
-        text = report.matrix_text(doc, args.all) + "\n"
+        text = report.matrix_text(doc, args.all, args.cost) + "\n"
     else:
         lines = [*expectations.unexpected_lines(doc["cases"]), report.records_table(doc["cases"], args.by)]
         if any("judgment" in r for r in doc["cases"]):  # (documents from before judgments have none)

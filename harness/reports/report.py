@@ -282,8 +282,14 @@ def _fmt_key(key: tuple) -> tuple:
     return key[0], rank(key[1]), rank(key[2])
 
 
-def matrix_text(doc: dict, show_all: bool = False) -> str:
-    """A matrix document as text: the differing (or --all) rows, verdict counts, changes per format pair."""
+def _unexpected(cell: dict) -> bool:
+    return "unexpected" in (cell.get("judgments") or [])
+
+
+def matrix_text(doc: dict, show_all: bool = False, show_cost: bool = False) -> str:
+    """A matrix document as text: the cells a build judges unexpected, then those whose verdict
+    changes (with `show_cost` also those whose register cost alone changes; `show_all` every
+    one), verdict counts, changes per format pair."""
     builds, cells = doc["builds"], doc["cells"]
     ids = [b["id"] for b in builds]
     lines = [
@@ -291,7 +297,8 @@ def matrix_text(doc: dict, show_all: bool = False) -> str:
         + ("" if b["pipeline"] == "none" else f", opt -passes={b['pipeline']} before llc")
         for b in builds
     ]
-    shown = [c for c in cells if show_all or changed(c) or cost_changes(c)]
+    shown = [c for c in cells if show_all or changed(c) or _unexpected(c) or (show_cost and cost_changes(c))]
+    shown.sort(key=lambda c: not _unexpected(c))  # (stable: the cells' own order within each part)
     if shown:
         rows = [["case", "sel", *ids, "register cost"]]
         rows += [[label(c), c["selector"], *c["verdicts"], ", ".join(cost_changes(c))] for c in shown]
@@ -304,7 +311,8 @@ def matrix_text(doc: dict, show_all: bool = False) -> str:
     lines += ["", "verdict counts per build", *_table(rows, right=1), *judgment_lines(doc), *unsupported_reasons(doc)]
     cost_only = sum(1 for c in cells if not c["differs"] and cost_changes(c))
     if len(builds) > 1:
-        lines += ["", changes_line(cells) + (f", {cost_only} more in register cost only" if cost_only else "")]
+        listed = "" if show_all or show_cost else " (--cost lists them)"
+        lines += ["", changes_line(cells) + (f", {cost_only} more in register cost only{listed}" if cost_only else "")]
     grouped = _by_formats(cells)
     if grouped:
         rows = [["intrinsic", "fmt_a", "fmt_b", "cells", "verdicts (" + " > ".join(ids) + ")"]]
