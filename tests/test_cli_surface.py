@@ -167,13 +167,13 @@ def test_progress_starts_again_for_the_next_build(capsys):
 
     progress = StderrProgress()
     progress.PATIENCE = 0  # every quarter is said, however fast
-    for total, step in ((4, 1), (400, 100)):
-        progress(0, total)
+    for total, step, build in ((4, 1, "LLVM 19.1.7"), (400, 100, "LLVM 22.1.8")):
+        progress(0, total, build)
         for done in range(step, total + 1, step):
-            progress(done, total)
+            progress(done, total, build)
     lines = [line.split(",")[0] for line in capsys.readouterr().err.splitlines()]
-    assert lines == [f"# {n}/4 cells done ({n * 25}%)" for n in range(1, 5)] + [
-        f"# {n * 100}/400 cells done ({n * 25}%)" for n in range(1, 5)
+    assert lines == [f"# LLVM 19.1.7: {n}/4 cells done ({n * 25}%)" for n in range(1, 5)] + [
+        f"# LLVM 22.1.8: {n * 100}/400 cells done ({n * 25}%)" for n in range(1, 5)
     ]
 
 
@@ -264,3 +264,17 @@ def test_a_one_value_flag_given_twice_is_refused_not_the_last_one_quietly(cli, c
     shown = (first, second) if flag == "-O" else (repr(first), repr(second))  # (-O's are numbers)
     line = one_line_exit_2(proc, f"{flag} is given twice ({shown[0]}, then {shown[1]})")
     assert line.startswith(f"harness {command}: error:") and proc.stdout == ""
+
+
+def test_a_run_names_its_build_in_each_progress_line(llvm_22_1_8, capsys):
+    from harness.specs.cases import SELECTORS, Case, Planned, group
+    from harness.targets import catalog
+    from harness.tools.runner import Runner, StderrProgress
+
+    entry = catalog.lookup("mfma.f32.32x32x8f16")
+    case = Case(entry, "gfx942", 0, 0, entry.a.widths[0], entry.b.widths[0])
+    progress = StderrProgress()
+    progress.PATIENCE = 0  # every quarter is said, however fast
+    Runner(llvm_22_1_8, 1, progress).run(group([Planned(case, SELECTORS, ("t.yaml",))]))
+    lines = capsys.readouterr().err.splitlines()
+    assert lines and all(line.startswith(f"# LLVM {llvm_22_1_8.version}: ") for line in lines), lines

@@ -57,7 +57,7 @@ class Runner:
         self,
         toolchain: Toolchain,
         jobs: int | None = None,
-        progress: Callable[[int, int], None] | None = None,
+        progress: Callable[[int, int, str], None] | None = None,
         with_object: bool = False,
         cache=None,
         facts: bool = True,
@@ -454,15 +454,16 @@ class Runner:
         tasks = [(m, sels) for m in order for sels in ([(sel,) for sel in m.selectors] if _compiled(m) else [m.selectors])]
         total = sum(len(m.members) * len(sels) for m, sels in tasks)  # cells: one verdict each
         done = 0
+        build = f"LLVM {self.tc.version}"  # (whose cells the progress lines count)
         if self.progress and total:
-            self.progress(0, total)  # (a run starts: the next build of `matrix` too)
+            self.progress(0, total, build)  # (a run starts: the next build of `matrix` too)
 
         def finished(verdicts: dict, sels: tuple[Selector, ...]) -> None:
             nonlocal done
             decided.update(verdicts)
             done += len(verdicts)
             if self.progress:
-                self.progress(done, total)
+                self.progress(done, total, build)
 
         if self.engine is not None:
             self.engine.run(self, tasks, finished)
@@ -796,7 +797,7 @@ def _key(g: Group, c: Case) -> str:
 
 class StderrProgress:
     """How far a long run is, on stderr: cells done of all, the rate and an estimate of the time
-    left; a live line on a terminal; elsewhere (a CI log) one line at each quarter of the work
+    left, each line naming the build whose cells it counts; a live line on a terminal; elsewhere (a CI log) one line at each quarter of the work
     with the seconds so far, once a run has taken `PATIENCE` seconds; nothing when `quiet`
     (--json into a pipe: the reader is a program; into a file, a person may be watching). Called
     with (cells done, cells in all), with 0 done when a run starts: the quarters and the clock
@@ -811,7 +812,7 @@ class StderrProgress:
         self.last_done = 0
         self.width = 0  # of the live line written last
 
-    def __call__(self, done: int, total: int) -> None:
+    def __call__(self, done: int, total: int, build: str = "") -> None:
         if self.quiet:
             return
         if done == 0 or done < self.last_done:  # a run starts (another, with the same counter)
@@ -819,7 +820,7 @@ class StderrProgress:
         self.last_done = done
         seconds = time.perf_counter() - self.start
         if sys.stderr.isatty():
-            line = f"[{done}/{total}] cells{_pace(done, total, seconds)}"
+            line = f"[{build + ': ' if build else ''}{done}/{total}] cells{_pace(done, total, seconds)}"
             end = "\n" if done >= total else ""
             sys.stderr.write(f"\r{line}{' ' * max(0, self.width - len(line))}{end}")
             self.width = 0 if end else len(line)
@@ -827,7 +828,8 @@ class StderrProgress:
             self.quarters_said = done * 4 // total
             if seconds >= self.PATIENCE:
                 sys.stderr.write(
-                    f"# {done}/{total} cells done ({done * 100 // total}%), {seconds:.1f} s{_pace(done, total, seconds)}\n"
+                    f"# {build + ': ' if build else ''}{done}/{total} cells done ({done * 100 // total}%), "
+                    f"{seconds:.1f} s{_pace(done, total, seconds)}\n"
                 )
         sys.stderr.flush()
 
