@@ -88,16 +88,23 @@ or a file where nothing could be audited (no llc RUN line, or only ones it skips
 """
 
 
+# What to try instead of a flag a command does not take, beyond its --help.
+UNRECOGNIZED_HINT = {"lit": "; any other lit flag: run lit itself, `lit FILE --param llvm_bin=DIR` in this project"}
+
+
 class Parser(argparse.ArgumentParser):
     # A usage error is bad input: one line, exit 2 — except under bisect-run, where git bisect
     # would read 2 as "bad": there it must abort the bisect (129).
     usage_status = 2
+    named: str | None = None  # the command the words name (the top parser's: for its messages)
 
     def error(self, message):
         # argparse quotes what the user typed in full ("invalid int value: '999...'"): cut it.
         message = re.sub(rf"'([^'\n]{{{QUOTE_LIMIT + 1},}})'", lambda m: quoted(m.group(1)), message)
         if self.prog == "harness" and "required: COMMAND" in message:
             message = "a command is required: harness COMMAND --help (e.g. harness run --help); harness --help lists them"
+        if message.startswith("unrecognized arguments") and self.named:
+            message += f" (harness {self.named} --help lists its flags{UNRECOGNIZED_HINT.get(self.named, '')})"
         self.exit(self.usage_status, f"{self.prog}: error: {shortened(message, 2 * PATH_LIMIT)}\n")
 
     def parse_known_args(self, args=None, namespace=None):
@@ -148,6 +155,7 @@ def build(words: list[str] | None = None) -> argparse.ArgumentParser:
     top.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     sub = top.add_subparsers(dest="command", required=True, parser_class=Parser, metavar="COMMAND")
     named = next((w for w in words or [] if not w.startswith("-")), None)
+    top.named = named if named in ORDER else None  # (named in the message of a flag it does not take)
     added: set[str] = set()
     for name in [named] if named in ORDER else ORDER:
         module = ELSEWHERE.get(name)

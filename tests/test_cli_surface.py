@@ -278,3 +278,12 @@ def test_a_run_names_its_build_in_each_progress_line(llvm_22_1_8, capsys):
     Runner(llvm_22_1_8, 1, progress).run(group([Planned(case, SELECTORS, ("t.yaml",))]))
     lines = capsys.readouterr().err.splitlines()
     assert lines and all(line.startswith(f"# LLVM {llvm_22_1_8.version}: ") for line in lines), lines
+
+
+def test_usage_errors_name_the_next_step(cli, tmp_path):
+    from conftest import one_line_exit_2
+
+    one_line_exit_2(cli(), "a command is required: harness COMMAND --help")
+    one_line_exit_2(cli("audit", tmp_path), f"a directory, not a test file: name the files in it (e.g. {tmp_path}/*.ll)")
+    one_line_exit_2(cli("lit", "-s", "x.ll"), "(harness lit --help lists its flags; any other lit flag: run lit itself")
+    one_line_exit_2(cli("run", "--bogus"), "unrecognized arguments: --bogus (harness run --help lists its flags)")

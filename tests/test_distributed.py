@@ -292,7 +292,8 @@ def test_a_listener_that_never_answers_is_one_line_and_exit_2_within_the_timeout
         proc = harness("run", *SELECTION, "--scheduler", f"tcp://127.0.0.1:{s.getsockname()[1]}", "--scheduler-timeout", "3",
                        timeout=120)  # fmt: skip
     err = proc.stderr.decode()
-    assert proc.returncode == 2 and len(err.strip().splitlines()) == 1 and "within 3 s" in err, err
+    assert proc.returncode == 2 and len(err.strip().splitlines()) == 1 and err.count("within 3 s") == 1, err
+    assert "is `dask scheduler` running there?" in err, err
     assert time.monotonic() - start < 60
 
 

@@ -258,7 +258,11 @@ class DaskEngine:
             self.client = _within(timeout, lambda: distributed.Client(address, timeout=timeout, set_as_default=False))
         except (OSError, TimeoutError, ValueError, TypeError) as exc:
             why = _first_line(exc)
-            raise InputError(f"--scheduler {quoted(address)}: no Dask scheduler answered within {timeout:g} s ({why})") from None
+            said = "" if f"within {timeout:g} s" in why else f" ({why})"
+            raise InputError(
+                f"--scheduler {quoted(address)}: no Dask scheduler answered within {timeout:g} s{said}: "
+                "is `dask scheduler` running there? (a slow one: raise --scheduler-timeout)"
+            ) from None
         if self.client.scheduler_info(n_workers=0).get("services", {}).get("dashboard"):
             link = self.client.dashboard_link
             if _shows(link):  # (`dask scheduler --no-dashboard` still serves HTTP, not the page)
