@@ -3,10 +3,11 @@ what it shows is what it prints.
 
 An example is a fenced ```console block. A line starting with `$ ` is a command (a line ending
 in a backslash continues it); the lines after it, up to the next command, are what it shows.
-Each shown line must match a line the command printed (stdout and stderr together), in the
-order shown; a shown line matches when it is equal, where `...` in it stands for any text (so
-numbers, names and verdicts are compared as written). A line `...` alone only says that more
-was printed. Commands run under `bash -o pipefail` in the repository root, with the harness's
+Each shown line must match a line the command printed (stdout and stderr together), line for
+line, in the order shown; a shown line matches when it is equal, where `...` in it stands for
+any text (so numbers, names and verdicts are compared as written). A line `...` alone stands
+for any number of printed lines; any other printed line the block leaves out fails the example
+(notes on stderr, lines starting with `# `, excepted). Commands run under `bash -o pipefail` in the repository root, with the harness's
 `.venv/bin` first on PATH; their exit status is not compared (`run` exits 1 on an unexpected
 cell, and an example may show exactly that). Examples that cannot run here (a GPU) are fenced
 as `text`, with where they were measured.
@@ -71,19 +72,26 @@ def examples(path: Path) -> list[Example]:
 
 
 def mismatch(shown: tuple[str, ...], printed: str) -> str:
-    """ "" when every shown line matches a printed line in order; else the first that does not."""
+    """ "" when the shown lines are what was printed, line for line, in order; else the first
+    shown line that matches nothing after it, or `(more printed: LINE)`: the first printed line
+    the block leaves out. A `...` line alone stands for any number of printed lines; a note on stderr
+    (a line starting with `# `, e.g. which build was chosen) may be left out anywhere."""
     lines = printed.splitlines()
-    at = 0
+    at, skipping = 0, False
     for want in shown:
         if want.strip() == "...":
+            skipping = True
             continue
         pattern = re.compile(".*".join(re.escape(part) for part in want.rstrip().split("...")))
         while at < len(lines) and not pattern.fullmatch(lines[at].rstrip()):
+            if not (skipping or lines[at].startswith("# ")):
+                return f"(more printed: {lines[at]})"
             at += 1
         if at == len(lines):
             return want
-        at += 1
-    return ""
+        at, skipping = at + 1, False
+    rest = [line for line in lines[at:] if line.strip() and not line.startswith("# ")]
+    return f"(more printed: {rest[0]})" if rest and not skipping else ""
 
 
 def run(example: Example) -> str:
@@ -118,12 +126,16 @@ def test_a_changed_number_in_a_shown_line_fails(llvm_22_1_8):
     i = next(i for i, line in enumerate(example.shown) if re.search(r"\d", line))
     changed = re.sub(r"\d", lambda m: str((int(m.group()) + 1) % 10), example.shown[i], count=1)
     shown = (*example.shown[:i], changed, *example.shown[i + 1 :])
-    assert mismatch(shown, printed) == changed
+    assert mismatch(shown, printed) != "", changed
 
 
 def test_the_matcher_reads_its_rules():
     printed = "a 1\nb 22 c\nd\n"
     assert mismatch(("a 1", "...", "d"), printed) == ""
-    assert mismatch(("b ... c",), printed) == ""
-    assert mismatch(("b 23 c",), printed) == "b 23 c"
-    assert mismatch(("d", "a 1"), printed) == "a 1"  # order counts
+    assert mismatch(("...", "b ... c", "..."), printed) == ""
+    assert mismatch(("...", "b 23 c", "..."), printed) == "b 23 c"
+    assert mismatch(("d", "a 1"), printed) == "(more printed: a 1)"  # order counts
+    assert mismatch(("a 1", "d"), printed) == "(more printed: b 22 c)"  # a line left out fails
+    assert mismatch(("a 1",), printed) == "(more printed: b 22 c)"
+    assert mismatch(("a 1", "..."), printed) == ""
+    assert mismatch(("d",), "# LLVM 22.1.8 from /usr/lib/llvm-22/bin\nd\n") == ""  # a note on stderr
