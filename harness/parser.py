@@ -72,8 +72,9 @@ file, no llc) or, with --check, a file that could not be checked (refused, see a
 AUDIT_DESCRIPTION = """\
 Run each llc RUN line of any AMDGPU or NVPTX test as written (triple, CPU, -O level, selector,
 flags), close llc's text through the target's assembler (llvm-mc with the RUN line's triple and
-CPU; ptxas for the SM llc wrote) and map every assembler error back to its function. Also says which functions' existing CHECK lines pin an instruction
-the assembler rejects (they enshrine the bug).
+CPU; ptxas for the SM llc wrote) and map every assembler error back to its function. Also says
+which functions' existing CHECK lines pin an instruction the assembler rejects (they enshrine
+the bug).
 
 examples:
   harness audit cases/generated/*.overwide.ll
