@@ -225,7 +225,7 @@ def _judged_any(status: int, judged: list[expectations.Judged], command: str) ->
     if not why:
         return status
     _delivered(status)
-    print(printable(f"harness {command}: {why}"), file=sys.stderr)
+    print(printable(f"harness {command}: error: {why}"), file=sys.stderr)
     return expectations.NOTHING_JUDGED
 
 

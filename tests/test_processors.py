@@ -266,7 +266,7 @@ def test_a_run_or_try_that_judges_no_cell_exits_2_saying_why(cli):
         proc = cli(*args)
         last = proc.stderr.strip().splitlines()[-1]
         assert proc.returncode == 2, proc.stdout[-500:] + proc.stderr
-        assert last.startswith(f"harness {args[0]}: nothing judged: this build cannot judge any of the "), last
+        assert last.startswith(f"harness {args[0]}: error: nothing judged: this build cannot judge any of the "), last
         assert last.endswith("this LLVM build does not know CPU gfx950"), last
         assert "Traceback" not in proc.stderr and proc.stdout.strip(), proc.stdout  # (the report is still printed)
     # One judged cell is enough for the usual status.
