@@ -51,7 +51,7 @@ def test_a_module_that_times_out_is_not_retried_case_by_case(llvm_22_1_8, cli, t
         "1",
         "--json",
     )
-    assert proc.returncode == 0, proc.stderr
+    assert proc.returncode == 2 and "error: nothing judged: " in proc.stderr, proc.stderr  # (every cell timed out)
     import json
 
     verdicts = [c["verdict"] for c in json.loads(proc.stdout)["cases"]]
@@ -150,7 +150,7 @@ def test_a_cpu_probe_that_hangs_or_dies_is_never_unsupported(llvm_22_1_8, cli, t
     fake = fake_build(tmp_path, llvm_22_1_8.bin_dir, "llc", script)
     case = ("--intrinsic", "wmma.f32.16x16x128.f8f6f4", "--fmt-a", "fp8", "--fmt-b", "fp8")
     proc = cli("try", "--llvm-bin", fake, "--timeout", "5", *case, "--selector", "sdag", "--json")
-    assert proc.returncode == (0 if verdict == "timeout" else 1), proc.stderr  # a crash is unexpected
+    assert proc.returncode == (2 if verdict == "timeout" else 1), proc.stderr  # nothing judged; a crash is unexpected
     record = json.loads(proc.stdout)
     assert record["verdict"] == verdict and "-mcpu=help (the build-support probe)" in record["detail"], record
 
@@ -247,7 +247,7 @@ def test_an_opt_pipeline_that_times_out_gives_timeout_not_pass(llvm_22_1_8, cli,
     # The pipeline check (-disable-output) and the intrinsic probe (no -passes) get the real opt.
     fake, log = _hanging(tmp_path, llvm_22_1_8.bin_dir, "opt", hang="*-passes=*", spare="*-disable-output*")
     proc = cli("run", "--cases", cases, "--llvm-bin", fake, "-j", "1", "--timeout", "1", "--json")
-    assert proc.returncode == 0, proc.stderr
+    assert proc.returncode == 2 and "error: nothing judged: " in proc.stderr, proc.stderr  # (every cell timed out)
     got = json.loads(proc.stdout)["cases"]
     assert len(got) == 4
     assert {c["verdict"] for c in got} == {"timeout"}, [(c["function"], c["verdict"], c["detail"]) for c in got]
@@ -276,7 +276,7 @@ def test_a_single_case_whose_tool_times_out_gives_timeout_not_pass(llvm_22_1_8, 
         "sdag",
         "--json",
     )
-    assert proc.returncode == 0, proc.stderr
+    assert proc.returncode == 2 and "error: nothing judged: " in proc.stderr, proc.stderr  # (every cell timed out)
     record = json.loads(proc.stdout)
     assert record["verdict"] == "timeout", record["detail"]
     assert record["detail"] == f"{tool_name} ran past 1 s on the module of 1 case(s)"

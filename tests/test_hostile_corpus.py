@@ -134,8 +134,10 @@ def _judge(entry: dict, run: Run, work_before: dict, work: Path, placeholders: d
     if "max_chars" in entry:
         expect(len(first) <= entry["max_chars"], f"the line is {len(first)} characters long")
     if "verdict" in entry:
-        # A verdict prints its document: exit 0, or 1 when a verdict is unexpected (a crash).
-        expect(run.returncode in (0, 1) and run.stdout.strip().startswith("{"), "no verdict")
+        # A verdict prints its document: exit 0, 1 when a verdict is unexpected (a crash), 2 when
+        # no cell could be judged (timeout, unsupported).
+        statuses = (0, 1, 2) if entry["verdict"] in ("timeout", "unsupported") else (0, 1)
+        expect(run.returncode in statuses and run.stdout.strip().startswith("{"), "no verdict")
         doc = json.loads(run.stdout)
         records = [doc] if "verdict" in doc else doc["cases"]
         verdicts = {r["verdict"] for r in records}
