@@ -34,7 +34,8 @@ def copied_build(tmp_path: Path, real: Path) -> Path:
 
 
 def verdicts(proc) -> dict[str, str]:
-    assert proc.returncode == 0, proc.stderr
+    # (2: the build could judge no cell, every one unsupported; the document is still printed)
+    assert proc.returncode == 0 or (proc.returncode == 2 and "error: nothing judged: " in proc.stderr), proc.stderr
     return {c["function"]: (c["verdict"], c["detail"]) for c in json.loads(proc.stdout)["cases"]}
 
 

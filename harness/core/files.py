@@ -188,10 +188,9 @@ def read_input(path: Path, limit: int, what: str) -> bytes:
     info = os.fstat(fd)
     if not stat.S_ISREG(info.st_mode) or info.st_size > limit:
         os.close(fd)
-        if stat.S_ISDIR(info.st_mode):
-            raise InputError(f"a directory, not a {what}: name the files in it (e.g. {path}/*.ll)", str(path))
         if not stat.S_ISREG(info.st_mode):
-            raise InputError(f"not a regular file (a {what} must be one)", str(path))
+            directory = ": a directory; name the files in it" if stat.S_ISDIR(info.st_mode) else ""
+            raise InputError(f"not a regular file (a {what} must be one){directory}", str(path))
         raise InputError(f"{info.st_size:,} bytes: a {what} is at most {limit:,} bytes", str(path))
     with os.fdopen(fd, "rb") as fh:
         try:

@@ -49,29 +49,7 @@ def add_case_flags(p: argparse.ArgumentParser, one_case: bool = False) -> None:
         + "; an LLVM name with several forms (gfx11/gfx12 types, wave64) means each (try: the one for --cpu), "
         "a form's own name (wmma.f32.16x16x16.f16.gfx1100w64) one; run, matrix and bisect-run take globs (smfmac.*)",
     )
-    p.add_argument(
-        "--fmt-a",
-        action=Once,
-        default=None,
-        metavar="F",
-        help=f"A format ({formats.spellings()}; a fixed-type row: its element type)",
-    )
-    p.add_argument("--fmt-b", action=Once, default=None, metavar="F", help="B format (same spellings)")
-    p.add_argument(
-        "--width-a",
-        action=Once,
-        default=None,
-        metavar="N",
-        help="A source width in i32, or exact, max (default: "
-        + ("exact)" if one_case else "every width the specs list; only cases of this width)"),
-    )
-    p.add_argument(
-        "--width-b",
-        action=Once,
-        default=None,
-        metavar="N",
-        help="B source width (as --width-a)",
-    )
+    _add_source_flags(p, one_case)
     p.add_argument(
         "--selector",
         action=Once,
@@ -104,6 +82,23 @@ def add_case_flags(p: argparse.ArgumentParser, one_case: bool = False) -> None:
         metavar="P",
         help="opt -passes= pipeline run before llc: none (default), instcombine, or any pass list",
     )
+
+
+def _add_source_flags(p: argparse.ArgumentParser, one_case: bool) -> None:
+    """--fmt-a/-b and --width-a/-b: the A and B sources' formats and widths."""
+    p.add_argument(
+        "--fmt-a",
+        action=Once,
+        default=None,
+        metavar="F",
+        help=f"A format ({formats.spellings()}; a fixed-type row: its element type)",
+    )
+    p.add_argument("--fmt-b", action=Once, default=None, metavar="F", help="B format (same spellings)")
+    width = "exact)" if one_case else "every width the specs list; only cases of this width)"
+    p.add_argument(
+        "--width-a", action=Once, default=None, metavar="N", help=f"A source width in i32, or exact, max (default: {width}"
+    )
+    p.add_argument("--width-b", action=Once, default=None, metavar="N", help="B source width (as --width-a)")
 
 
 def add_spec_flags(p: argparse.ArgumentParser) -> None:
