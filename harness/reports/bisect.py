@@ -153,12 +153,12 @@ def _step(args, planned) -> int:
         bin_dir, why = _found_build(_shell(args.llvm_bin_cmd, args.timeout))
         if why:
             return _decide(SKIP, why, invert)
-    elif bin_dir is not None and _no_llc(bin_dir):
+    elif bin_dir is not None and (lack := _no_llc(bin_dir)):
         # The same directory at every commit: a typo would make every step skip, and a build step
         # that succeeds without writing llc there is built elsewhere.
         after = " after the build step succeeded" if args.build else ""
         nxt = "check the path" + ("" if args.build else ", or build into it with --build")
-        why = f"--llvm-bin {quote(str(bin_dir))} {_no_llc(bin_dir)}{after}: no commit can be judged from it ({nxt})"
+        why = f"--llvm-bin {quote(str(bin_dir))} {lack}{after}: no commit can be judged from it ({nxt})"
         print(printable(f"harness bisect-run: {why}"), file=sys.stderr)
         return USAGE
     tc = toolchain.discover(bin_dir, args.timeout)

@@ -260,12 +260,11 @@ class Runner:
         for c in cases:
             tools = before + [gen, mc] + object_runs + mc_runs
             shape = shapes[c.function]
-            wrong = readings.difference(c, c.function in rejected) if shape is None else ""
             if shape is not None and shape[0] in (V.UNSUPPORTED, V.NO_CODE):
                 verdict = Verdict(*shape, tools)
             elif failed and c in judged:
                 verdict = Verdict(*failed, tools)
-            elif wrong:
+            elif wrong := (readings.difference(c, c.function in rejected) if shape is None else ""):
                 verdict = Verdict(V.MISCOMPILE, wrong, tools)
             elif c.function in rejected:
                 verdict = Verdict(V.MC_REJECT, rejected[c.function], tools)
@@ -797,8 +796,8 @@ def _key(g: Group, c: Case) -> str:
 
 class StderrProgress:
     """How far a long run is, on stderr: cells done of all, the rate and an estimate of the time
-    left, each line naming the build whose cells it counts; a live line on a terminal; elsewhere (a CI log) one line at each quarter of the work
-    with the seconds so far, once a run has taken `PATIENCE` seconds; nothing when `quiet`
+    left, each line naming the build whose cells it counts; a live line on a terminal; elsewhere
+    (a CI log) one line at each quarter of the work with the seconds so far, once a run has taken `PATIENCE` seconds; nothing when `quiet`
     (--json into a pipe: the reader is a program; into a file, a person may be watching). Called
     with (cells done, cells in all), with 0 done when a run starts: the quarters and the clock
     start again (the next build of `harness matrix`)."""
