@@ -15,12 +15,35 @@ from conftest import run_json
 from harness.specs import selection
 
 
-def _cells(name: str, cpu: str) -> set[tuple[int, int, tuple]]:
-    """(format of A, format of B, sorted overrides) of the -O0 cells of `name` on `cpu`."""
+def _planned(name: str, cpu: str) -> list:
     args = selection.space_args("full", [name])
     args.cpu, args.opt = cpu, 0
-    planned = selection.space(args, lambda target: {cpu})
-    return {(p.case.fmt_a, p.case.fmt_b, tuple(sorted(p.case.args))) for p in planned}
+    return selection.space(args, lambda target: {cpu})
+
+
+def _cells(name: str, cpu: str) -> set[tuple[int, int, tuple]]:
+    """(format of A, format of B, sorted overrides) of the -O0 cells of `name` on `cpu`."""
+    return {(p.case.fmt_a, p.case.fmt_b, tuple(sorted(p.case.args))) for p in _planned(name, cpu)}
+
+
+def test_runtime_formats_take_every_width_the_specs_give_on_each_side():
+    # gfx950's scaled MFMA reads 8/8/6/6/4 VGPRs for FP8/BF8/FP6/BF6/FP4 from v4i32, v6i32 or
+    # v8i32 sources (IntrinsicsAMDGPU.td: llvm_anyint_ty, the seed's table): exact, over-wide and
+    # under-wide on each side, with the scales in registers.
+    cells = {
+        (p.case.fmt_a, p.case.fmt_b, p.case.width_a, p.case.width_b)
+        for p in _planned("mfma.scale.f32.16x16x128.f8f6f4", "gfx950")
+    }
+    regs = {0: 8, 1: 8, 2: 6, 3: 6, 4: 4}
+    assert (4, 4, 8, 8) in cells and (4, 0, 4, 6) in cells  # FP4 over-wide on both; FP8 under-wide
+    assert {(a, wa) for a, _b, wa, _wb in cells} == {(a, w) for a in regs for w in (4, 6, 8)}
+    assert (0, 0, regs[0], regs[0]) in cells
+
+
+def test_a_fixed_format_row_takes_its_wider_widths():
+    # gfx1250's v_wmma_f32_32x16x128_f4 takes A as v16i32 or v32i32, B as v8i32, v12i32 or v16i32.
+    widths = {(p.case.width_a, p.case.width_b) for p in _planned("wmma.f32.32x16x128.f4", "gfx1250")}
+    assert widths == {(a, b) for a in (16, 32) for b in (8, 12, 16)}
 
 
 def test_a_four_block_mfma_tries_allowed_forbidden_and_outside_values_and_the_broadcast_pair():
@@ -49,7 +72,7 @@ def test_the_scaled_mfma_passes_scales_in_registers_and_tries_every_format():
     for op_sel in (5, 7):  # op_sel_a, op_sel_b: middle 1, highest 3, past the field 4
         assert {v for _a, _b, args in cells for i, v in args if i == op_sel} == {"1", "3", "4"}
     formats = {(a, b) for a, b, args in cells if args == registers}
-    assert formats == {(0, 0), (2, 0), (4, 0), (0, 2), (0, 4), (4, 4)}
+    assert formats == {(a, b) for a in range(5) for b in range(5)}  # FP8, BF8, FP6, BF6, FP4 (the ISA's codes)
     assert {args for _a, _b, args in cells if any(v == "5" for _i, v in args)} == {
         tuple(sorted(((3, "5"), *registers))),
         tuple(sorted(((4, "5"), *registers))),
@@ -73,8 +96,9 @@ def test_the_space_of_the_scaled_mfma_reaches_the_scaled_instruction(llvm_22_1_8
     doc = run_json(cli, "run", "--space", "full", "--intrinsic", "mfma.scale.f32.16x16x128.f8f6f4", "--cpu", "gfx950", "-O", "0")
     in_registers = [r for r in doc["cases"] if "%scale_a" in (r.get("args") or {}).values()]
     exact = [r for r in in_registers if r["class"] == "exact"]
-    # The register base cell, op_sel_a and op_sel_b at 1 and 3, both at 3, five format pairs; two selectors.
-    assert len(exact) == 2 * 11 and {r["verdict"] for r in exact} == {"pass"}, {r["verdict"] for r in exact}
+    # The register base cell, op_sel_a and op_sel_b at 1 and 3, both at 3, the 24 other format
+    # pairs at their exact widths; two selectors.
+    assert len(exact) == 2 * 30 and {r["verdict"] for r in exact} == {"pass"}, {r["verdict"] for r in exact}
     # op_sel past its field with the scales in registers: both selectors abort (a known bug).
     past = [r for r in in_registers if r["class"] == "immarg-range"]
     assert {(r["verdict"], r["judgment"]) for r in past} == {("cannot-select", "known-bug")}, past

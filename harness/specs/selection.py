@@ -391,9 +391,9 @@ def space(args, known_cpus) -> list[Planned]:
     each processor the name's default-wave form (the one that runs there, else the one for a
     processor without it), and where the name has wave64 forms and the processor is not
     wave64-only, one of those too. Sources at their first format and exact width, immargs at
-    their lowest values; on a processor with the instruction also the values of its constant
-    operands `values.variants` gives (allowed, ISA-invalid, past the field, pairs, formats,
-    scales in registers; NVPTX's sparsity selector). `args.space` "representative" keeps, of
+    their lowest values; on a processor with the instruction also every format and width of
+    its sources and the values of its constant operands `values.variants` gives (allowed,
+    ISA-invalid, past the field, pairs, scales in registers; NVPTX's sparsity selector). `args.space` "representative" keeps, of
     each name's processors, those its row lists and the first of each generation without it
     (`representatives`)."""
     if getattr(args, "spec", None):
@@ -409,8 +409,8 @@ def space(args, known_cpus) -> list[Planned]:
             chosen = representatives(forms, cpus) if getattr(args, "space", "full") == "representative" else cpus
             for cpu in chosen:
                 for form in _space_forms(forms, cpu):
-                    for opt, (fa, fb, given) in itertools.product(SPACE_OPT_LEVELS, _values(form, cpu)):
-                        case = Case(form, cpu, fa, fb, form.a.regs[fa], form.b.regs[fb], opt, args=given)
+                    for opt, (fa, fb, wa, wb, given) in itertools.product(SPACE_OPT_LEVELS, _values(form, cpu)):
+                        case = Case(form, cpu, fa, fb, wa, wb, opt, args=given)
                         p = Planned(case, selectors, ("space",))
                         if selectors and _wanted(p, args, set()):
                             out.append(p)
@@ -420,14 +420,13 @@ def space(args, known_cpus) -> list[Planned]:
     return shard_of(out, *shard) if shard else out
 
 
-def _values(form: catalog.Intrinsic, cpu: str) -> list[tuple[int, int, values.Args]]:
-    """(formats, operand overrides) of each cell of a form on a processor: the base cell (first
-    formats, immargs at their lowest); on a processor with the instruction, the values
-    `values.variants` adds."""
-    base: list[tuple[int, int, values.Args]] = [(form.a.formats[0], form.b.formats[0], ())]
+def _values(form: catalog.Intrinsic, cpu: str) -> list[values.Cell]:
+    """(formats, widths, operand overrides) of each cell of a form on a processor: the base cell
+    (first formats at exact widths, immargs at their lowest); on a processor with the
+    instruction, the formats, widths and values `values.variants` adds."""
     if not form.runs_on(cpu):
-        return base
-    return base + values.variants(form, cpu)
+        return [values.base(form)]
+    return [values.base(form), *values.variants(form, cpu)]
 
 
 # The case flags `space` reads besides --intrinsic and --space.
