@@ -196,7 +196,7 @@ def _run(args, engine) -> int:
     runner = Runner(tc, args.jobs, progress, with_object=args.object, cache=store, facts=args.json, engine=engine)
     outcomes = runner.run(groups)
     judged = expectations.Judge(args.cases, tc.version, groups).all(outcomes)
-    status = expectations.exit_status(expectations.counts(judged))
+    status, why = _judged_status(judged)
     with answering(status):
         if args.json:
             shard = f"{args.shard[0]}/{args.shard[1]}" if args.shard else None
@@ -216,17 +216,25 @@ def _run(args, engine) -> int:
             ]
             print("\n".join([*expectations.unexpected_lines(bad), report.table(outcomes, by=args.by)]))
             print(expectations.summary(expectations.counts(judged)))
-    return _judged_any(status, judged, "run")
+    return _said(status, why, "run")
 
 
-def _judged_any(status: int, judged: list[expectations.Judged], command: str) -> int:
-    """`status`, or NOTHING_JUDGED with one line on stderr saying why when no cell was judged."""
+def _judged_status(judged: list[expectations.Judged]) -> tuple[int, str]:
+    """The exit status of judged cells and, when none was judged, why (status NOTHING_JUDGED):
+    decided before the answer is printed, so that a reader who leaves early gets it too."""
     why = expectations.nothing_judged(judged)
-    if not why:
-        return status
-    _delivered(status)
-    print(printable(f"harness {command}: error: {why}"), file=sys.stderr)
-    return expectations.NOTHING_JUDGED
+    if why:
+        return expectations.NOTHING_JUDGED, why
+    return expectations.exit_status(expectations.counts(judged)), ""
+
+
+def _said(status: int, why: str, command: str) -> int:
+    """`status`, after the answer on stdout and then, where there is one, the line saying why
+    nothing was judged on stderr."""
+    if why:
+        _delivered(status)
+        _say(printable(f"harness {command}: error: {why}"))
+    return status
 
 
 def _run_selection(args) -> list[Planned]:
@@ -290,7 +298,7 @@ def cmd_try(args) -> int:
         runs = [t for o in outcomes for t in o.verdict.tools]
         toolchain.keep_runs(args.keep, runs)
         print(f"# inputs, outputs and replay.sh of {len(runs)} tool runs in {args.keep}", file=sys.stderr)
-    status = expectations.exit_status(expectations.counts(judged))
+    status, why = _judged_status(judged)
     with answering(status):
         if args.json:
             many = {"llvm": tc.version, "judgments": expectations.count_record(judged), "cases": records}
@@ -299,7 +307,7 @@ def cmd_try(args) -> int:
             _print_tried(judged[0], f"{case.function} [{outcomes[0].selector}, -O{case.opt}, {tc.describe()}]")
         else:
             _print_tried_selectors(judged, f"{case.function} [-O{case.opt}, {tc.describe()}]")
-    return _judged_any(status, judged, "try")
+    return _said(status, why, "try")
 
 
 def _print_tried_selectors(judged: list[expectations.Judged], header: str) -> None:
@@ -428,12 +436,42 @@ def _reader_left(status: int | None) -> int:
 
 
 def _say(line: str) -> None:
-    """Print one line on stderr; a stderr whose reader left takes nothing, and the exit status
-    says the rest."""
-    try:
-        print(line, file=sys.stderr)
-    except BrokenPipeError:
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stderr.fileno())
+    """Print one line on stderr (`Notes`: a stderr that cannot take it takes nothing, and the
+    exit status says the rest)."""
+    print(line, file=sys.stderr)
+
+
+class Notes:
+    """stderr, which holds notes (progress, the build, what was written) and error lines: a
+    stream that refuses a write (its reader left, a full disk as with `2>/dev/full`) is given
+    /dev/null and takes nothing more, so the exit status stays the command's own, never the
+    failure of a note."""
+
+    def __init__(self, stream):
+        self.stream = stream
+
+    def write(self, text: str) -> int:
+        try:
+            return self.stream.write(text)
+        except (OSError, ValueError):
+            self._drop()
+            return len(text)
+
+    def flush(self) -> None:
+        try:
+            self.stream.flush()
+        except (OSError, ValueError):
+            self._drop()
+
+    def _drop(self) -> None:
+        try:
+            os.dup2(os.open(os.devnull, os.O_WRONLY), self.stream.fileno())  # (what it still buffers goes there)
+        except (OSError, ValueError, AttributeError):
+            pass
+        self.stream = open(os.devnull, "w", encoding="utf-8")
+
+    def __getattr__(self, name: str):
+        return getattr(self.stream, name)
 
 
 def _exit_code(exc: SystemExit) -> int:
@@ -442,6 +480,18 @@ def _exit_code(exc: SystemExit) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
+    stderr = sys.stderr
+    notes = Notes(stderr) if stderr is not None and not isinstance(stderr, Notes) else None
+    if notes is not None:
+        sys.stderr = notes
+    try:
+        return _main(argv)
+    finally:
+        if notes is not None and sys.stderr is notes:
+            sys.stderr = stderr
+
+
+def _main(argv: list[str] | None) -> int:
     try:  # (a Ctrl-C from the first statement on is answered below)
         try:
             status = _dispatch(argv)

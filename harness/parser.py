@@ -90,6 +90,7 @@ or a file where nothing could be audited (no llc RUN line, or only ones it skips
 
 
 # What to try instead of a flag a command does not take, beyond its --help.
+REQUIRED_HINT = " NAME, e.g. --intrinsic mfma.f32.32x32x8f16 (`harness coverage --json` lists the names)"
 UNRECOGNIZED_HINT = {"lit": "; any other lit flag: run lit itself, `lit FILE --param llvm_bin=DIR` in this project"}
 
 
@@ -104,9 +105,18 @@ class Parser(argparse.ArgumentParser):
         message = re.sub(rf"'([^'\n]{{{QUOTE_LIMIT + 1},}})'", lambda m: quoted(m.group(1)), message)
         if self.prog == "harness" and "required: COMMAND" in message:
             message = "a command is required: harness COMMAND --help (e.g. harness run --help); harness --help lists them"
+        if self.prog == "harness" and (m := re.match(r"argument COMMAND: invalid choice: ('.*?') \(", message)):
+            message = f"no command {m.group(1)}; the commands: {', '.join(self._listed())} (harness --help says what each does)"
         if message.startswith("unrecognized arguments") and self.named:
             message += f" (harness {self.named} --help lists its flags{UNRECOGNIZED_HINT.get(self.named, '')})"
+        if message.startswith("the following arguments are required"):
+            message += REQUIRED_HINT if "--intrinsic" in message else f" ({self.prog} --help says what each takes)"
         self.exit(self.usage_status, f"{self.prog}: error: {shortened(message, 2 * PATH_LIMIT)}\n")
+
+    def _listed(self) -> list[str]:
+        """The subcommands --help lists (not the old names kept as aliases)."""
+        subs = [a for a in self._actions if isinstance(a, argparse._SubParsersAction)]
+        return [c.dest for a in subs for c in a._choices_actions]
 
     def parse_known_args(self, args=None, namespace=None):
         # An empty word is never a value any flag or argument takes: refused, not read as "the

@@ -67,11 +67,18 @@ def test_a_build_that_cannot_judge_is_skipped(llvm_22_1_8, llvm14, tmp_path):
     assert "lacks llvm-mc" in bisect_run("--llvm-bin", no_mc, *OVERWIDE).stdout
     # A directory that is not there, or holds no llc, is the same at every commit: a typo that
     # would skip every step aborts the bisect instead (129), with or without a build step.
+    # So is an llc that is empty or not executable (a build step that succeeds writes neither).
     (tmp_path / "empty").mkdir()
+    for name, text, mode in (("zero", "", 0o755), ("plain", "#!/bin/sh\n", 0o644)):
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "llc").write_text(text)
+        (tmp_path / name / "llc").chmod(mode)
     for args, why in (
         (["--llvm-bin", tmp_path / "nowhere"], "is not a directory: no commit can be judged"),
         (["--llvm-bin", tmp_path / "empty"], "holds no llc: no commit"),
         (["--llvm-bin", tmp_path / "empty", "--build", "true"], "holds no llc after the build step succeeded"),
+        (["--llvm-bin", tmp_path / "zero"], "holds an empty llc: no commit"),
+        (["--llvm-bin", tmp_path / "plain", "--build", "true"], "holds an llc that is not executable after the build"),
     ):
         proc = bisect_run(*args, *OVERWIDE)
         assert proc.returncode == 129 and proc.stdout == "" and why in proc.stderr, (args, proc.stdout, proc.stderr)

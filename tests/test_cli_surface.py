@@ -135,6 +135,7 @@ def test_progress_gives_the_rate_and_the_time_left(capsys, monkeypatch):
     assert last.startswith("# 10000/10000 cells done (100%), 200.0 s, 50 cells/s") and "left" not in last, last
     monkeypatch.setattr(sys.stderr, "isatty", lambda: True)
     live = StderrProgress()
+    live.TICK = 3600.0  # (no redraw between the calls below)
     live(0, 1000)  # (the run starts)
     live.start -= 10
     for done in (3, 1000):
@@ -143,6 +144,32 @@ def test_progress_gives_the_rate_and_the_time_left(capsys, monkeypatch):
     assert shown[0].rstrip() == "[0/1000] cells"
     assert shown[1].startswith("[3/1000] cells, 0.3 cells/s, about 55 min 2") and shown[1].endswith(" left")
     assert shown[2].startswith("[1000/1000] cells, 100 cells/s") and shown[2].endswith("\n")
+
+
+def test_a_live_line_that_no_cell_redraws_counts_down_then_says_it_is_past_its_estimate(capsys, monkeypatch):
+    import sys
+    import time
+
+    from harness.tools.runner import StderrProgress
+
+    monkeypatch.setattr(sys.stderr, "isatty", lambda: True)
+    live = StderrProgress()
+    live.TICK = 0.02
+    live(0, 10, "LLVM 22.1.8")
+    live.start -= 10  # 5 cells in 10 s: about 10 s left
+    live(5, 10, "LLVM 22.1.8")
+    capsys.readouterr()
+    deadline, redrawn = time.monotonic() + 60, ""
+    while not redrawn and time.monotonic() < deadline:  # a redraw, unasked
+        time.sleep(0.02)
+        redrawn = capsys.readouterr().err
+    assert redrawn.startswith("\r[LLVM 22.1.8: 5/10] cells, 0.5 cells/s, about "), redrawn
+    live._draw(5, 10, "LLVM 22.1.8", 40.0, 30.0)  # 30 s with no cell ended: past the 10 s
+    shown = capsys.readouterr().err.split("\r")[-1]
+    assert shown.startswith("[LLVM 22.1.8: 5/10] cells, 0.5 cells/s, 30 s since a cell ended: slower than that pace"), shown
+    live(10, 10, "LLVM 22.1.8")
+    time.sleep(0.2)
+    assert capsys.readouterr().err.count("\r") == 1  # the last line, and no redraw after it
 
 
 def test_progress_is_quiet_for_json_into_a_pipe_only(monkeypatch, tmp_path):
@@ -287,3 +314,8 @@ def test_usage_errors_name_the_next_step(cli, tmp_path):
     one_line_exit_2(cli("audit", tmp_path), "not a regular file (a test file must be one): a directory; name the files in it")
     one_line_exit_2(cli("lit", "-s", "x.ll"), "(harness lit --help lists its flags; any other lit flag: run lit itself")
     one_line_exit_2(cli("run", "--bogus"), "unrecognized arguments: --bogus (harness run --help lists its flags)")
+    one_line_exit_2(cli("try", "--cpu", "gfx942"), "required: --intrinsic NAME, e.g. --intrinsic mfma.f32.32x32x8f16 (")
+    one_line_exit_2(cli("report"), "required: FILE.json (harness report --help says what each takes)")
+    typo = cli("rnu")
+    one_line_exit_2(typo, "no command 'rnu'; the commands: expand, update-checks, ")
+    assert "run, try, matrix" in typo.stderr and "gemm-ptx" not in typo.stderr, typo.stderr  # (no old alias)

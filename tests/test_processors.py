@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -269,6 +270,30 @@ def test_a_run_or_try_that_judges_no_cell_exits_2_saying_why(cli):
         assert last.startswith(f"harness {args[0]}: error: nothing judged: this build cannot judge any of the "), last
         assert last.endswith("this LLVM build does not know CPU gfx950"), last
         assert "Traceback" not in proc.stderr and proc.stdout.strip(), proc.stdout  # (the report is still printed)
-    # One judged cell is enough for the usual status.
-    proc = cli("try", "--intrinsic", "mfma.f32.32x32x8f16", "--cpu", "gfx908", "--llvm-bin", "/usr/lib/llvm-19/bin")
+    # A matrix of builds none of which can judge a cell says so too.
+    proc = cli("matrix", *name[:2], "--cpu", "gfx950", "--fmt-a", "fp8", "--fmt-b", "fp8", *name[2:])
+    last = proc.stderr.strip().splitlines()[-1]
+    assert proc.returncode == 2 and last.startswith("harness matrix: error: nothing judged: no build can judge any of the "), last
+    assert last.endswith("this LLVM build does not know CPU gfx950") and proc.stdout.strip(), proc.stdout
+    # A reader that leaves at once gets the same status (decided before the answer is printed),
+    # and a stderr that takes nothing (`2>/dev/full`) does not change it.
+    import harness
+
+    checkout = Path(harness.__file__).resolve().parent.parent
+    argv = [sys.executable, "-m", "harness", "run", *name]
+    with subprocess.Popen(argv, cwd=checkout, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL) as left:
+        left.stdout.close()
+        assert left.wait(timeout=600) == 2
+    with open("/dev/full", "w") as full:
+        assert subprocess.run(argv, cwd=checkout, stdout=subprocess.DEVNULL, stderr=full, timeout=600).returncode == 2
+    # One judged cell is enough for the usual status, whatever stderr takes.
+    one = ("try", "--intrinsic", "mfma.f32.32x32x8f16", "--cpu", "gfx908", "--llvm-bin", "/usr/lib/llvm-19/bin")
+    proc = cli(*one)
     assert proc.returncode == 0 and "nothing judged" not in proc.stderr, proc.stdout + proc.stderr
+    with open("/dev/full", "w") as full:
+        assert (
+            subprocess.run(
+                [sys.executable, "-m", "harness", *one], cwd=checkout, stdout=subprocess.DEVNULL, stderr=full, timeout=600
+            ).returncode
+            == 0
+        )

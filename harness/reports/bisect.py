@@ -203,10 +203,17 @@ def _step(args, planned) -> int:
 
 
 def _no_llc(bin_dir: str) -> str:
-    """Why `bin_dir` can hold no build (it is not a directory, or has no llc), or ""."""
+    """Why `bin_dir` can hold no build (it is not a directory; its llc is missing, empty or not
+    executable), or "". Without --build the same llc is judged at every commit, and a build step
+    that succeeds leaves no such llc: either way every step would skip."""
     if not os.path.isdir(bin_dir):
         return "is not a directory"
-    return "" if os.path.isfile(os.path.join(bin_dir, "llc")) else "holds no llc"
+    llc = os.path.join(bin_dir, "llc")
+    if not os.path.isfile(llc):
+        return "holds no llc"
+    if os.path.getsize(llc) == 0:
+        return "holds an empty llc"
+    return "" if os.access(llc, os.X_OK) else "holds an llc that is not executable"
 
 
 def _found_build(run: ShellRun) -> tuple[str, str]:

@@ -37,7 +37,7 @@ from harness.checks import expand
 from harness.core import commands, files
 from harness.core import verdicts as V
 from harness.core.commands import Selector
-from harness.core.errors import PATH_LIMIT, InputError, quoted, shortened
+from harness.core.errors import PATH_LIMIT, InputError, printable, quoted, shortened
 from harness.core.verdicts import Verdict
 from harness.reports import expectations, report
 from harness.specs import cases, selection
@@ -368,7 +368,25 @@ def _matrix(args, engine) -> int:
     emit(document([b.record() for b in columns], cells, selection_record(args), shard), args)
     if store is not None:
         print(f"# {store.summary()}", file=sys.stderr)
+    why = nothing_judged(cells)
+    if why:
+        sys.stdout.flush()
+        print(f"harness matrix: error: {why}", file=sys.stderr)
+        return expectations.NOTHING_JUDGED
     return 1 if any(expectations.UNEXPECTED in c["judgments"] for c in cells) else 0
+
+
+def nothing_judged(cells: list[dict]) -> str:
+    """Why no build judged any cell (each unsupported or timed out, one cell's detail for an
+    example), or "" when some build judged one: a comparison of nothing must not pass."""
+    if not cells or any(j != expectations.Judgment.NOT_JUDGED for c in cells for j in c["judgments"]):
+        return ""
+    first = cells[0]
+    detail = next((d for d in first["details"] if d), "")
+    return (
+        f"nothing judged: no build can judge any of the {len(cells)} cell(s) (unsupported or timeout), "
+        f"e.g. {first['function']} [{first['selector']}]: {printable(detail.splitlines()[0] if detail else '')}"
+    )
 
 
 COMMANDS = {"matrix": main}

@@ -796,13 +796,16 @@ def _key(g: Group, c: Case) -> str:
 
 class StderrProgress:
     """How far a long run is, on stderr: cells done of all, the rate and an estimate of the time
-    left, each line naming the build whose cells it counts; a live line on a terminal; elsewhere
-    (a CI log) one line at each quarter of the work with the seconds so far, once a run has taken `PATIENCE` seconds; nothing when `quiet`
-    (--json into a pipe: the reader is a program; into a file, a person may be watching). Called
-    with (cells done, cells in all), with 0 done when a run starts: the quarters and the clock
-    start again (the next build of `harness matrix`)."""
+    left, each line naming the build whose cells it counts; a live line on a terminal, redrawn
+    each second while no cell ends (`TICK`), so that an estimate the run has outlived says so
+    rather than standing still; elsewhere (a CI log) one line at each quarter of the work with
+    the seconds so far, once a run has taken `PATIENCE` seconds; nothing when `quiet` (--json
+    into a pipe: the reader is a program; into a file, a person may be watching). Called with
+    (cells done, cells in all), with 0 done when a run starts: the quarters and the clock start
+    again (the next build of `harness matrix`)."""
 
     PATIENCE = 2.0  # seconds: a run shorter than this is over before a line would help
+    TICK = 1.0  # seconds between redraws of a live line that no ending cell redrew
 
     def __init__(self, quiet: bool = False):
         self.quiet = quiet
@@ -810,27 +813,51 @@ class StderrProgress:
         self.quarters_said = 0
         self.last_done = 0
         self.width = 0  # of the live line written last
+        self.live: tuple[int, int, str, float] | None = None  # (done, total, build, when) of a live line not ended
+        self.lock = threading.Lock()
 
     def __call__(self, done: int, total: int, build: str = "") -> None:
         if self.quiet:
             return
-        if done == 0 or done < self.last_done:  # a run starts (another, with the same counter)
-            self.start, self.quarters_said = time.perf_counter(), 0
-        self.last_done = done
-        seconds = time.perf_counter() - self.start
-        if sys.stderr.isatty():
-            line = f"[{build + ': ' if build else ''}{done}/{total}] cells{_pace(done, total, seconds)}"
-            end = "\n" if done >= total else ""
-            sys.stderr.write(f"\r{line}{' ' * max(0, self.width - len(line))}{end}")
-            self.width = 0 if end else len(line)
-        elif done * 4 >= (self.quarters_said + 1) * total:
-            self.quarters_said = done * 4 // total
-            if seconds >= self.PATIENCE:
-                sys.stderr.write(
-                    f"# {build + ': ' if build else ''}{done}/{total} cells done ({done * 100 // total}%), "
-                    f"{seconds:.1f} s{_pace(done, total, seconds)}\n"
-                )
-        sys.stderr.flush()
+        with self.lock:
+            if done == 0 or done < self.last_done:  # a run starts (another, with the same counter)
+                self.start, self.quarters_said = time.perf_counter(), 0
+            self.last_done = done
+            seconds = time.perf_counter() - self.start
+            if sys.stderr.isatty():
+                self._draw(done, total, build, seconds, 0.0)
+            elif done * 4 >= (self.quarters_said + 1) * total:
+                self.quarters_said = done * 4 // total
+                if seconds >= self.PATIENCE:
+                    sys.stderr.write(
+                        f"# {build + ': ' if build else ''}{done}/{total} cells done ({done * 100 // total}%), "
+                        f"{seconds:.1f} s{_pace(done, total, seconds)}\n"
+                    )
+            sys.stderr.flush()
+
+    def _draw(self, done: int, total: int, build: str, seconds: float, idle: float) -> None:
+        """The live line; `idle`: seconds since a cell last ended."""
+        line = f"[{build + ': ' if build else ''}{done}/{total}] cells{_pace(done, total, seconds - idle, idle)}"
+        end = "\n" if done >= total else ""
+        sys.stderr.write(f"\r{line}{' ' * max(0, self.width - len(line))}{end}")
+        self.width = 0 if end else len(line)
+        first = self.live is None
+        self.live = None if end else (done, total, build, time.perf_counter() - idle)
+        if first and self.live:
+            threading.Thread(target=self._redraw, daemon=True).start()
+
+    def _redraw(self) -> None:
+        """Redraw the live line each `TICK` while it stands, until the run ends."""
+        while True:
+            time.sleep(self.TICK)
+            with self.lock:
+                if self.live is None:
+                    return
+                done, total, build, when = self.live
+                now = time.perf_counter()
+                if now - when >= self.TICK:
+                    self._draw(done, total, build, now - self.start, now - when)
+                    sys.stderr.flush()
 
     @classmethod
     def for_output(cls, json_output: bool) -> StderrProgress:
@@ -841,14 +868,18 @@ class StderrProgress:
         return cls(quiet=json_output and into_pipe)
 
 
-def _pace(done: int, total: int, seconds: float) -> str:
+def _pace(done: int, total: int, seconds: float, idle: float = 0.0) -> str:
     """The rate over the run so far and the time left at that rate: ", 210 cells/s, about 3 min 4 s
-    left" (nothing before a cell is done; no time left at the end)."""
+    left" (nothing before a cell is done; no time left at the end). `seconds`: until the last
+    cell ended; `idle`: since then, taken off the time left, and once it outlives that time the
+    line says so instead of a figure."""
     if done <= 0 or seconds <= 0:
         return ""
     rate = done / seconds
     pace = f", {rate:.0f} cells/s" if rate >= 10 else f", {rate:.1f} cells/s"
     if done >= total:
         return pace
-    left = round((total - done) / rate)
+    left = round((total - done) / rate - idle)
+    if left <= 0:
+        return f"{pace}, {round(idle)} s since a cell ended: slower than that pace (a hang ends at --timeout)"
     return f"{pace}, about {f'{left // 60} min {left % 60} s' if left >= 60 else f'{left} s'} left"
