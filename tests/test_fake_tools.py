@@ -6,6 +6,7 @@ nothing is exit 2)."""
 from __future__ import annotations
 
 import json
+import os
 import random
 import signal
 import subprocess
@@ -115,6 +116,32 @@ def test_an_interrupt_ends_a_run_and_its_tools_at_once(llvm_22_1_8, repo_root, t
         time.sleep(0.5)
         left = subprocess.run(["pgrep", "-f", marker], capture_output=True, text=True).stdout.split()
         assert left == [], f"{signum!r} left hung tools running: {left}"
+
+
+def test_stopping_lit_ends_the_tools_of_its_space_tests(llvm_22_1_8, lit_exe, repo_root, tmp_path):
+    # The space tests run the runner inside lit's workers, and the runner starts each tool in a
+    # session of its own: SIGTERM to lit's process group (lit's own end on Ctrl-C reaches its
+    # workers the same way) must end a hanging llc too, not leave it to PID 1.
+    import conftest
+
+    real = llvm_22_1_8.bin_dir / "llc"
+    seconds = f"620.{random.randrange(10**6):06d}"  # a length of time no other process sleeps
+    hang = f'case "$*" in *--version*|*help*) exec {real} "$@";; esac\nexec sleep {seconds}\n'
+    fake = conftest.fake_build(tmp_path, llvm_22_1_8.bin_dir, "llc", hang)
+    argv = [lit_exe, "cases/", "--param", "space=full", "--param", f"llvm_bin={fake}"]
+    argv += ["--filter", r"space/amdgpu/mfma\.f32\.32x32x2bf16$"]
+    proc = subprocess.Popen(argv, cwd=repo_root, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, start_new_session=True)
+    marker = f"^sleep {seconds}$"
+    deadline = time.monotonic() + 120
+    while not subprocess.run(["pgrep", "-f", marker], capture_output=True).stdout and time.monotonic() < deadline:
+        time.sleep(0.2)  # until the worker's first llc runs
+    assert subprocess.run(["pgrep", "-f", marker], capture_output=True).stdout, "no llc started"
+    os.killpg(proc.pid, signal.SIGTERM)
+    proc.communicate(timeout=60)
+    time.sleep(1)
+    left = subprocess.run(["pgrep", "-f", marker], capture_output=True, text=True).stdout.split()
+    subprocess.run(["pkill", "-f", marker])
+    assert left == [], f"stopping lit left hung tools running: {left}"
 
 
 def test_a_tool_that_floods_its_output_is_stopped_with_one_line(llvm_22_1_8, cli, tmp_path):

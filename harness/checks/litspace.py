@@ -16,7 +16,11 @@ UNSUPPORTED when the build cannot judge any of its cells.
 
 from __future__ import annotations
 
+import contextlib
 import os
+import signal
+import threading
+from collections.abc import Iterator
 from pathlib import Path
 
 import lit.Test
@@ -72,7 +76,8 @@ def _judge_space(fmt: SpaceTest, name: str):
     args = selection.space_args(fmt.space, [name])
     planned = selection.space(args, lambda t: tc.cpus(t.registered) if t.registered in tc.targets else None)
     groups = expand.lit_groups(planned, Path(fmt.cases_dir))
-    outcomes = Runner(tc, 1, facts=False).run(groups)
+    with _tools_end_with_the_worker():
+        outcomes = Runner(tc, 1, facts=False).run(groups)
     judge = E.Judge(Path(fmt.cases_dir), tc.version, groups)
     judge.known = fmt.known  # (--param known_bugs=off leaves it empty)
     judged = judge.all(outcomes)
@@ -88,6 +93,36 @@ def _judge_space(fmt: SpaceTest, name: str):
     else:
         code = lit.Test.UNSUPPORTED
     return lit.Test.Result(code, output)
+
+
+@contextlib.contextmanager
+def _tools_end_with_the_worker() -> Iterator[None]:
+    """While the runner runs in this lit worker: a signal that ends the worker (lit ends its
+    workers with SIGTERM on Ctrl-C or when stopped) ends the tools first. The runner starts each
+    tool in a session of its own, where neither lit's signal nor the terminal's reaches it, so
+    without this an llc that hangs would outlive lit. The worker then dies of the signal as it
+    would have; a signal the worker ignores stays ignored."""
+    from harness.tools import toolchain
+
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def end(signum, frame):
+        toolchain.stop_all()
+        signal.signal(signum, before[signum] if before[signum] is not None else signal.SIG_DFL)
+        os.kill(os.getpid(), signum)
+
+    watched = (signal.SIGTERM, signal.SIGINT, signal.SIGHUP)
+    before = {s: signal.getsignal(s) for s in watched}
+    for signum in watched:
+        if before[signum] is not signal.SIG_IGN:
+            signal.signal(signum, end)
+    try:
+        yield
+    finally:
+        for signum in watched:
+            signal.signal(signum, before[signum])
 
 
 def space_names() -> list[tuple[str, str]]:
