@@ -524,7 +524,7 @@ def test_snapshot_on_an_nvptx_row_is_refused_where_the_spec_says_it(tmp_path, cl
     assert proc.returncode == 2
     assert (
         proc.stderr.strip()
-        == f"harness: {tmp_path / 's.yaml'}:4:15: error: snapshot: update-checks keeps AMDGPU output only, not {K16_BF16}'s"
+        == f"harness: {tmp_path / 's.yaml'}:4:15: error: snapshot: snapshots are written for AMDGPU rows only, not {K16_BF16}'s"
     )
 
 

@@ -373,8 +373,9 @@ def _check_target(block: Block, intrinsic: Intrinsic) -> None:
         if v.value != "none" and intrinsic.fragments:
             raise v.error(f"narrowing: {intrinsic.name} takes one operand per register, no vector to narrow")
     if snapshot(block) and not intrinsic.target.objects:
-        # Snapshot files are kept by update-checks, whose scrubbing is llc's AMDGPU text's.
-        raise block.dims["snapshot"][0].error(f"snapshot: update-checks keeps AMDGPU output only, not {intrinsic.name}'s")
+        # A snapshot file (litgen.snapshot_file) is an AMDGPU test: its REQUIRES names the AMDGPU
+        # target and a CPU of it.
+        raise block.dims["snapshot"][0].error(f"snapshot: snapshots are written for AMDGPU rows only, not {intrinsic.name}'s")
 
 
 CPU_WORDS = ("all", "absent")

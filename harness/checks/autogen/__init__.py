@@ -1,4 +1,4 @@
-"""CHECK-line generation for AMDGPU `llc | FileCheck` tests, byte-compatible with LLVM's
+"""CHECK-line generation for AMDGPU and NVPTX `llc | FileCheck` tests, byte-compatible with LLVM's
 utils/update_llc_test_checks.py (its UpdateTestChecks output format, DEFAULT_VERSION 6).
 
     from harness.checks import autogen

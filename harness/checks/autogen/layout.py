@@ -6,7 +6,7 @@ prefix cannot check that function (`Bodies` records None) and the RUN lines' own
 For a function, each RUN line is checked under the first of its prefixes that has a body, unless
 a prefix of that RUN line was already used for the function by an earlier RUN line:
 
-    ; CHECK-LABEL: name:
+    ; CHECK-LABEL: name:                    (`name(` for NVPTX: see scrub.AsmSyntax)
     ; CHECK:       first line of the body
     ; CHECK-NEXT:    next line
     ; CHECK-EMPTY:
@@ -43,11 +43,13 @@ class Bodies:
 
     `table[prefix][function]` is the body, or None when two of those RUN lines disagree on it,
     or when a RUN line with that prefix did not print the function at all. `order[prefix]` lists
-    functions as they first came out of llc under that prefix."""
+    functions as they first came out of llc under that prefix; `label_end[prefix][function]` is
+    what follows the name in its CHECK-LABEL line, as the first RUN line that printed it has it."""
 
     runs: list[Run]
     table: dict[str, dict[str, str | None]] = field(default_factory=dict)
     order: dict[str, list[str]] = field(default_factory=dict)
+    label_end: dict[str, dict[str, str]] = field(default_factory=dict)
     _done: set[str] = field(default_factory=set)
 
     def __post_init__(self):
@@ -55,6 +57,7 @@ class Bodies:
             for prefix in run.prefixes:
                 self.table[prefix] = {}
                 self.order[prefix] = []
+                self.label_end[prefix] = {}
 
     def add(self, run: Run, functions: list[AsmFunction]) -> None:
         """Record one RUN line's functions (call once per RUN line, in file order)."""
@@ -69,6 +72,7 @@ class Bodies:
                 else:
                     known[fn.name] = fn.body
                     self.order[prefix].append(fn.name)
+                    self.label_end[prefix][fn.name] = fn.label_end
         self._done.update(run.prefixes)
 
     def conflicts(self) -> list[tuple[str, list[int]]]:
@@ -110,7 +114,7 @@ def function_checks(runs: list[Run], bodies: Bodies, name: str, filtered: bool) 
             if used:
                 lines.append(MARK)
             used.append(prefix)
-            lines.append(f"{MARK} {prefix}-LABEL: {name}:")
+            lines.append(f"{MARK} {prefix}-LABEL: {name}{bodies.label_end[prefix].get(name, ':')}")
             body = text.splitlines()
             if not body:
                 continue

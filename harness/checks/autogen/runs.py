@@ -39,7 +39,6 @@ _DEBUG_ONLY = re.compile(r"-debug-only[= ]([^ ]+)")
 _IR_TRIPLE = re.compile(r'^\s*target\s+triple\s*=\s*"([^"]+)"$')
 # Upstream's fallback from -march to a triple (anything else is taken for x86).
 _MARCH_TRIPLES = ("amdgcn", "r600", "mips", "nvptx64", "sparc", "hexagon", "ve")
-AMDGPU_TRIPLES = ("amdgcn", "r600")
 
 
 @dataclass(frozen=True)

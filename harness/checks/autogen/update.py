@@ -1,4 +1,4 @@
-"""Regenerate the CHECK lines of an AMDGPU `llc | FileCheck` test, as update_llc_test_checks.py
+"""Regenerate the CHECK lines of an AMDGPU or NVPTX `llc | FileCheck` test, as update_llc_test_checks.py
 would, without running a shell.
 
 `update()` reads the file, decides which RUN lines feed checks (see `runs`), runs llc for each,
@@ -205,19 +205,23 @@ def _trailer_start(lines: list[str], comment: str) -> int:
 
 
 def _plan(path: Path, lines, found, opts: FileOptions, llc: str, warn) -> tuple[list, list[runs.LlcRun]]:
-    """The RUN lines that feed checks, as (run, pipeline) to run and runs that will not run."""
+    """The RUN lines that feed checks, as (run, pipeline, its target's assembly syntax) to run and
+    runs that will not run."""
     selected = runs.select(found, runs.ir_triple(lines), opts.first.tool, opts.first.march, warn)
+    syntaxes = []
     for run in selected:
         if run.isel_dump:
             raise _Refused(f"line {run.line}: -debug-only=isel (selection DAG) checks are not supported")
         if not run.triple:
             raise _Refused(f"line {run.line}: no target triple (-mtriple, `target triple` or -march)")
-        if not run.triple.startswith(runs.AMDGPU_TRIPLES):
-            raise _Refused(f"line {run.line}: target '{run.triple}' is not AMDGPU (amdgcn, r600)")
+        syntax = scrub.syntax_for(run.triple)
+        if syntax is None:
+            raise _Refused(f"line {run.line}: target '{run.triple}' is not {scrub.supported()}")
+        syntaxes.append(syntax)
     planned, skipped = [], []
-    for run in selected:
+    for run, syntax in zip(selected, syntaxes):
         try:
-            planned.append((run, runs.plan(run, path, llc)))
+            planned.append((run, runs.plan(run, path, llc), syntax))
         except runs.Skip as exc:
             warn(run.line, f"{exc}; skipped")
             skipped.append(run)
@@ -230,7 +234,7 @@ def _run(path: Path, lines, planned, skipped, data, llc, timeout, opts: FileOpti
     would take the prefix over), or when none ran."""
     ran = []
     defined = [name for line in lines if (name := _defined(line)) is not None and "available_externally" not in line]
-    for run, pipeline in planned:
+    for run, pipeline, syntax in planned:
         try:
             output = runs.llc_output(run, pipeline, path, data, llc, timeout)
         except runs.Skip as exc:
@@ -239,7 +243,7 @@ def _run(path: Path, lines, planned, skipped, data, llc, timeout, opts: FileOpti
             continue
         warnings.extend(output.notes)
         try:
-            functions = scrub.functions(output.text, opts.first.filter_list)
+            functions = scrub.functions(output.text, opts.first.filter_list, syntax)
         except guard.RegexTimeout as exc:
             raise _Refused(f"UTC_ARGS --filter: {exc}") from None
         if defined and not set(defined) & {fn.name.strip('"') for fn in functions}:
@@ -402,7 +406,8 @@ def _lines(text: str) -> list[str]:
 
 def _blocks(text: str, prefixes: set[str]) -> tuple[dict[tuple[str, str], list[str]], list[str]]:
     """Check blocks by (function, prefix): a LABEL line and the same prefix's lines after it;
-    and the lines outside every block."""
+    and the lines outside every block. The function is the label without what ends it (`name:`,
+    NVPTX's `name(`)."""
     blocks: dict[tuple[str, str], list[str]] = {}
     rest: list[str] = []
     current: list[str] | None = None
@@ -413,7 +418,7 @@ def _blocks(text: str, prefixes: set[str]) -> tuple[dict[tuple[str, str], list[s
             prefix, suffix, body = found
             if suffix == "-LABEL":
                 label = body.strip()
-                current = blocks.setdefault((label[:-1] if label.endswith(":") else label, prefix), [])
+                current = blocks.setdefault((label[:-1] if label.endswith((":", "(")) else label, prefix), [])
                 current_prefix = prefix
                 current.append(line)
                 continue
