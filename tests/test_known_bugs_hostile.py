@@ -258,3 +258,42 @@ def test_the_files_the_judge_takes_lit_to_have_are_the_ones_expand_writes(repo_r
     cases_dir = repo_root / "cases"
     written = set(expand.render(cases_dir)) - set(gemm_lit.gemm_lit_files(cases_dir))
     assert set(expectations.lit_files(cases_dir)) == {n for n in written if not n.startswith(expand.SNAPSHOT_PREFIX)}
+
+
+def test_thousands_of_globs_cost_a_file_name_a_few_matches_and_keep_their_order(monkeypatch):
+    # A known-bugs file of 8,000 globs: a file name is held against the globs whose literal
+    # head it starts with, not against every glob (which took minutes over a run's files).
+    from harness.specs import known_bugs
+
+    rules = [(f"generated/nosuch{i}.*.ll", f"filler {i}") for i in range(8000)]
+    rules += [("generated/mfma.*.gfx942.O[0-3].*.ll", "wide"), ("generated/mfma.f32.*.ll", "later")]
+    known = {"22.1.8": rules}
+    tried = []
+    real = known_bugs._glob_match
+    monkeypatch.setattr(known_bugs, "_glob_match", lambda path, glob: tried.append(glob) or real(path, glob))
+    name = "generated/mfma.f32.32x32x8f16.gfx942.O0.exact.ll"
+    assert known_bugs.reason_for(known, "22.1.8", name) == "wide"  # the first glob that matches
+    assert known_bugs.reason_for(known, "22.1.8", "generated/nosuch7999.x.ll") == "filler 7999"
+    assert known_bugs.reason_for(known, "22.1.8", "generated/nosuch7999.x.s") == ""
+    assert known_bugs.reason_for(known, "19.1.7", name) == ""
+    assert len(tried) <= 6, tried
+
+
+def test_globs_that_mark_nothing_are_named_among_thousands(tmp_path):
+    from harness.specs import known_bugs
+
+    fillers = "".join(f"  - files: generated/nosuch{i}.*.ll\n    reason: filler\n" for i in range(3000))
+    (tmp_path / "known-bugs.yaml").write_text(
+        '"22.1.8":\n'
+        "  - files: generated/a.*.ll\n    reason: first\n"
+        "  - files: generated/a.O0.*.ll\n    reason: hidden by the first\n"
+        "  - files: space/x.ll\n    reason: a cell, no file\n" + fillers
+    )
+    names = ["generated/a.O0.exact.ll", "generated/a.O2.exact.ll", "generated/nosuch5.b.ll"]
+    warned = {re.search(r"'(generated/[^']+)'", w).group(1): w for w in known_bugs.idle(tmp_path, iter(names))}
+    assert "generated/a.*.ll" not in warned and "generated/nosuch5.*.ll" not in warned
+    assert warned["generated/a.O0.*.ll"].endswith(
+        "names 1 generated file(s), each of which gets an earlier entry's XFAIL: this one marks nothing"
+    )
+    assert warned["generated/nosuch6.*.ll"].endswith("names no generated file: it marks nothing XFAIL")
+    assert len(warned) == 1 + 2999 and ":4:12: warning: " in warned["generated/a.O0.*.ll"]

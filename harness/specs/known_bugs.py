@@ -5,7 +5,7 @@ from __future__ import annotations
 import fnmatch
 import functools
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -136,17 +136,25 @@ def idle(cases_dir: Path, generated: Iterable[str]) -> list[str]:
     the entry itself split into files of their own), or only files an earlier glob of the same
     version already gives its XFAIL."""
     path = cases_dir / FILENAME
-    known = entries(cases_dir)
-    names = sorted(generated)
+    known = [e for e in entries(cases_dir) if e.glob.startswith(GENERATED_PREFIX)]
+    # (space/ names cells of the whole space, which no file holds)
+    names = list(generated)
+    matched: dict[int, int] = {}  # id of an entry -> the files it matches
+    first: set[int] = set()  # ids of the entries some file takes its reason from
+    for version in dict.fromkeys(e.version for e in known):
+        index = GlobIndex((e.glob, e) for e in known if e.version == version)
+        for name in names:
+            hits = list(index.matches(name))
+            for e in hits:
+                matched[id(e)] = matched.get(id(e), 0) + 1
+            if hits:
+                first.add(id(hits[0]))
     out = []
     for e in known:
-        if not e.glob.startswith(GENERATED_PREFIX):
-            continue  # (space/ names cells of the whole space, which no file holds)
-        matched = [n for n in names if _glob_match(n, e.glob)]
-        if not matched:
+        if not matched.get(id(e)):
             why = "names no generated file: it marks nothing XFAIL"
-        elif not any(_first(known, e.version, n) is e for n in matched):
-            why = f"names {len(matched)} generated file(s), each of which gets an earlier entry's XFAIL: this one marks nothing"
+        elif id(e) not in first:
+            why = f"names {matched[id(e)]} generated file(s), each of which gets an earlier entry's XFAIL: this one marks nothing"
         else:
             continue
         out.append(f"{path}:{e.line}:{e.col}: warning: version {quote(e.version)}: {quote(e.glob)} {why}")
@@ -154,11 +162,6 @@ def idle(cases_dir: Path, generated: Iterable[str]) -> list[str]:
 
 
 GENERATED_PREFIX = "generated/"
-
-
-def _first(known: list[Entry], version: str, relpath: str) -> Entry | None:
-    """The entry whose reason `relpath` gets on `version` (the first that matches, as reason_for)."""
-    return next((e for e in known if e.version == version and _glob_match(relpath, e.glob)), None)
 
 
 MAX_BYTES = 4 << 20  # known-bugs.yaml is a few pages of YAML (as a spec: PyYAML takes seconds per MB)
@@ -230,12 +233,7 @@ def _each_key_once(node: yaml.MappingNode, path: Path, top: bool) -> None:
 
 def reason_for(known: dict[str, list[tuple[str, str]]], version: str, relpath: str) -> str:
     """Why `relpath` (relative to cases/) is expected to fail on `version`, or ""."""
-    parts = relpath.split("/")
-    for pattern, reason in known.get(version, []):
-        segments = _segments(pattern)
-        if len(segments) == len(parts) and all(match(part) for match, part in zip(segments, parts)):
-            return reason
-    return ""
+    return next(_index(known.get(version, [])).matches(relpath), "")
 
 
 def _glob_match(relpath: str, pattern: str) -> bool:
@@ -245,7 +243,41 @@ def _glob_match(relpath: str, pattern: str) -> bool:
     return len(parts) == len(segments) and all(match(part) for match, part in zip(segments, parts))
 
 
-@functools.lru_cache(maxsize=4096)
+_WILD = re.compile(r"[*?\[]")
+
+
+class GlobIndex:
+    """Globs in order, each with what it stands for, found for a path without trying them all:
+    a glob can only match a path that starts with its literal head (the text before its first
+    `*`, `?` or `[`), so the globs are bucketed by that head, and a path looks up its own
+    prefix of each head length there. A known-bugs file of thousands of globs then costs each
+    file name a few lookups, not a match per glob."""
+
+    def __init__(self, items: Iterable[tuple[str, object]]):
+        self.by_head: dict[int, dict[str, list[tuple[int, str, object]]]] = {}
+        for order, (glob, value) in enumerate(items):
+            head = glob[: m.start()] if (m := _WILD.search(glob)) else glob
+            self.by_head.setdefault(len(head), {}).setdefault(head, []).append((order, glob, value))
+
+    def matches(self, relpath: str) -> Iterator:
+        """What each glob that matches `relpath` stands for, in the globs' order."""
+        found = [item for size, heads in self.by_head.items() for item in heads.get(relpath[:size], ())]
+        return (value for _, glob, value in sorted(found, key=lambda item: item[0]) if _glob_match(relpath, glob))
+
+
+def _index(rules: list[tuple[str, str]]) -> GlobIndex:
+    """The index of one version's (glob, reason) list, made once per list."""
+    key = id(rules)
+    held = _INDEXES.get(key)
+    if held is None or held[0] is not rules:
+        held = _INDEXES[key] = (rules, GlobIndex(rules))
+    return held[1]
+
+
+_INDEXES: dict[int, tuple[list, GlobIndex]] = {}  # id -> (the list, kept alive so the id stays its own; its index)
+
+
+@functools.cache  # (bounded: the file is at most MAX_BYTES)
 def _segments(pattern: str) -> tuple[Callable[[str], object], ...]:
     """A glob's segments, each as `fnmatch.fnmatchcase` matches it (compiled once: every file
     name of a run is held against every glob of its version)."""
