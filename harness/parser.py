@@ -113,6 +113,13 @@ class Parser(argparse.ArgumentParser):
             message += REQUIRED_HINT if "--intrinsic" in message else f" ({self.prog} --help says what each takes)"
         self.exit(self.usage_status, f"{self.prog}: error: {shortened(message, 2 * PATH_LIMIT)}\n")
 
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        # Every flag that takes one value takes it once (groups share this registry): given
+        # twice, it is a usage error, not the last one quietly.
+        self.register("action", None, selection.Once)
+        self.register("action", "store", selection.Once)
+
     def _listed(self) -> list[str]:
         """The subcommands --help lists (not the old names kept as aliases)."""
         subs = [a for a in self._actions if isinstance(a, argparse._SubParsersAction)]

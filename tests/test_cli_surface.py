@@ -319,3 +319,33 @@ def test_usage_errors_name_the_next_step(cli, tmp_path):
     typo = cli("rnu")
     one_line_exit_2(typo, "no command 'rnu'; the commands: expand, update-checks, ")
     assert "run, try, matrix" in typo.stderr and "gemm-ptx" not in typo.stderr, typo.stderr  # (no old alias)
+
+
+def test_no_one_value_flag_of_any_command_takes_the_last_of_two_quietly(cli):
+    import argparse
+
+    from harness import parser as cli_parser
+
+    def parsers(p):
+        yield p
+        for action in p._actions:
+            if isinstance(action, argparse._SubParsersAction):
+                for sub in dict.fromkeys(action.choices.values()):
+                    yield from parsers(sub)
+
+    quiet = [
+        f"{p.prog} {a.option_strings[0]}"
+        for p in parsers(cli_parser.build([]))
+        for a in p._actions
+        if type(a) is argparse._StoreAction and a.option_strings
+    ]
+    assert quiet == [], quiet  # (each would take the last value of two)
+    for args, line in (
+        (("bisect-run", "--build", "false", "--build", "true"), "--build is given twice ('false', then 'true')"),
+        (("run", "--llvm-bin", "/a", "--llvm-bin", "/b"), "--llvm-bin is given twice ('/a', then '/b')"),
+        (("gpu", "build", "--kind", "gemm", "--kind", "tile", "--out", "x"), "--kind is given twice ('gemm', then 'tile')"),
+        (("run", "--timeout", "3", "--timeout", "4"), "--timeout is given twice (3.0, then 4.0)"),  # (numbers)
+    ):
+        proc = cli(*args)
+        assert proc.returncode == (129 if args[0] == "bisect-run" else 2), proc.stderr
+        assert proc.stderr.strip().endswith(f"{line}; it takes one value"), proc.stderr

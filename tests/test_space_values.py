@@ -119,3 +119,19 @@ def test_an_nvptx_sparse_row_tries_its_selector_values():
     # the middle (1), the highest (3) and one past it (4), as an immarg of AMDGPU.
     got = {args for _fa, _fb, args in _cells("mma.sp.m16n8k16.row.col.bf16", "sm_80")}
     assert got == {(), ((4, "1"),), ((4, "3"),), ((4, "4"),)}
+
+
+def test_a_forms_own_name_narrows_the_space_to_that_form():
+    # An LLVM name with gfx11/gfx12 and wave64 forms: the LLVM name means each, a form's own
+    # name that form only (as --help says), a glob every form it matches.
+    def forms(*words: str) -> set[str]:
+        planned = selection.space(selection.space_args("full", list(words)), selection.target_cpus)
+        return {p.case.intrinsic.name for p in planned}
+
+    base = "wmma.f32.16x16x16.f16"
+    every = {f"{base}.gfx1100", f"{base}.gfx1100w64", f"{base}.gfx1200", f"{base}.gfx1200w64"}
+    assert forms(base) == every
+    assert forms(f"{base}.gfx1100w64") == {f"{base}.gfx1100w64"}
+    assert forms(f"{base}.gfx1100w64", f"{base}.gfx1200") == {f"{base}.gfx1100w64", f"{base}.gfx1200"}
+    assert forms(f"{base}.gfx1100w64", base) == every
+    assert forms("wmma.f32.16x16x16.f16.*") == every

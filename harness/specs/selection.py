@@ -11,6 +11,7 @@ import difflib
 import fnmatch
 import hashlib
 import itertools
+import weakref
 from pathlib import Path
 from typing import Protocol
 
@@ -27,12 +28,20 @@ DEFAULT_CASES = Path(__file__).resolve().parents[2] / "cases"
 
 class Once(argparse.Action):
     """A flag that takes one value: given twice it is a usage error, as an LLVM tool's option is
-    ("may only occur zero or one times"), never the last one quietly."""
+    ("may only occur zero or one times"), never the last one quietly. (Every one-value flag of
+    the command line is one: `parser.Parser.add_argument`.)"""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.given: dict[int, weakref.ref] = {}  # id -> the namespaces it was given in (a Namespace is unhashable)
 
     def __call__(self, parser, namespace, values, option_string=None):
-        seen = getattr(namespace, self.dest, None)  # (each such flag's default is None)
-        if seen is not None:
-            parser.error(f"{option_string} is given twice ({quoted(seen)}, then {quoted(values)}); it takes one value")
+        held = self.given.get(id(namespace))
+        if held is not None and held() is namespace:
+            seen = getattr(namespace, self.dest, None)
+            shown = [quoted(v) if isinstance(v, str) else str(v) for v in (seen, values)]
+            parser.error(f"{option_string} is given twice ({shown[0]}, then {shown[1]}); it takes one value")
+        self.given[id(namespace)] = weakref.ref(namespace)
         setattr(namespace, self.dest, values)
 
 
@@ -399,6 +408,7 @@ def space(args, known_cpus) -> list[Planned]:
     if getattr(args, "spec", None):
         raise InputError("--spec names the specs' cases; --space full is every cell of the build, not a spec's")
     names = {i.base or i.name for n in args.intrinsic or [] for i in lookup_all(n)}
+    only = _named_forms(args.intrinsic or [])
     args = _canonical_cpu(args)
     out: list[Planned] = []
     for target, cpus in _space_cpus(known_cpus).items():
@@ -409,6 +419,8 @@ def space(args, known_cpus) -> list[Planned]:
             chosen = representatives(forms, cpus) if getattr(args, "space", "full") == "representative" else cpus
             for cpu in chosen:
                 for form in _space_forms(forms, cpu):
+                    if base in only and form.name not in only[base]:
+                        continue
                     for opt, (fa, fb, wa, wb, given) in itertools.product(SPACE_OPT_LEVELS, _values(form, cpu)):
                         case = Case(form, cpu, fa, fb, wa, wb, opt, args=given)
                         p = Planned(case, selectors, ("space",))
@@ -418,6 +430,20 @@ def space(args, known_cpus) -> list[Planned]:
         raise InputError("the selection matches no cell of the space (check --intrinsic, --cpu, -O and --selector)")
     shard = getattr(args, "shard", None)
     return shard_of(out, *shard) if shard else out
+
+
+def _named_forms(words: list[str]) -> dict[str, set[str]]:
+    """LLVM name -> the forms of it named by their own names (wmma.f32.16x16x16.f16.gfx1100w64),
+    for the names no word gives whole (by the LLVM name itself or a glob)."""
+    forms: dict[str, set[str]] = {}
+    whole: set[str] = set()
+    for word in words:
+        for i in lookup_all(word):
+            if i.base and i.name == word and not is_glob(word):
+                forms.setdefault(i.base, set()).add(i.name)
+            else:
+                whole.add(i.base or i.name)
+    return {base: names for base, names in forms.items() if base not in whole}
 
 
 def _values(form: catalog.Intrinsic, cpu: str) -> list[values.Cell]:
