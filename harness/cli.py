@@ -195,7 +195,7 @@ def _run(args, engine) -> int:
     progress = StderrProgress.for_output(args.json)
     runner = Runner(tc, args.jobs, progress, with_object=args.object, cache=store, facts=args.json, engine=engine)
     outcomes = runner.run(groups)
-    judged = expectations.Judge(args.cases, tc.version, groups).all(outcomes)
+    judged = expectations.Judge(args.cases, tc.version, groups, narrowed=bool(args.selector)).all(outcomes)
     status, why = _judged_status(judged)
     with answering(status):
         if args.json:
@@ -291,7 +291,7 @@ def cmd_try(args) -> int:
     tc = _tc(args)
     tc.keep_inputs = args.keep is not None
     outcomes = Runner(tc, len(selectors), with_object=args.object).run([group])
-    judge = expectations.Judge(cases_dir, tc.version, [group])
+    judge = expectations.Judge(cases_dir, tc.version, [group], narrowed=bool(args.selector))
     judged = judge.all(outcomes)  # (a file's cells judged together, as lit judges the file)
     records = [report.case_record(j.outcome, with_tools=True) | expectations.record(j) | {"llvm": tc.version} for j in judged]
     if args.keep is not None:

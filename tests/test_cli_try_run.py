@@ -7,6 +7,7 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
+from conftest import run_json
 
 W, M = "wmma.f32.16x16x128.f8f6f4", "mfma.scale.f32.16x16x128.f8f6f4"
 F4S = ("wmma.f32.32x16x128.f4", "wmma.scale.f32.32x16x128.f4", "wmma.scale16.f32.32x16x128.f4")
@@ -210,3 +211,18 @@ def test_try_on_nvptx_runs_its_one_selector_and_prints_no_amdgpu_registers(cli, 
     assert set(record["metrics"]) == {"scratch_loads", "scratch_stores", "instructions"}
     amdgpu = _try(cli, "--intrinsic", "mfma.f32.32x32x8f16", "--cpu", "gfx942")
     assert {"vgpr", "agpr", "sgpr"} <= set(amdgpu["metrics"]) and amdgpu["metrics"]["agpr"] is not None
+
+
+def test_a_run_narrowed_to_one_selector_names_the_files_lit_has(llvm_22_1_8, cli, tmp_path):
+    # With no known-bugs glob to send the judge to lit's files, a run narrowed by --selector
+    # still names each cell's real lit file (both selectors share it), not `....sdag.ll`.
+    import shutil
+
+    for spec in (Path(__file__).parent.parent / "cases").glob("*.yaml"):
+        shutil.copy(spec, tmp_path)
+    (tmp_path / "known-bugs.yaml").write_text("{}\n")
+    given = ("run", "--cases", tmp_path, "--intrinsic", "mfma.f32.32x32x1f32", "-O", "0", "--json")
+    both = {(c["function"], c["selector"]): c["file"] for c in run_json(cli, *given)["cases"]}
+    one = {(c["function"], c["selector"]): c["file"] for c in run_json(cli, *given, "--selector", "sdag")["cases"]}
+    assert one and all(not f.endswith(".sdag.ll") for f in one.values()), sorted(set(one.values()))
+    assert one == {k: v for k, v in both.items() if k[1] == "sdag"}

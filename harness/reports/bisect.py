@@ -181,7 +181,7 @@ def _step(args, planned) -> int:
     summary = ", ".join(f"{counts[v]} {v}" for v in V.ALL if v in counts)
     unexpected: set[int] = set()  # (ids of the outcomes judged unexpected: named first below)
     if args.want == EXPECTED:
-        judged = expectations.Judge(args.cases, version, groups).all(outcomes)
+        judged = expectations.Judge(args.cases, version, groups, narrowed=bool(args.selector)).all(outcomes)
         summary += f" ({expectations.summary(expectations.counts(judged))})"
         unexpected = {id(j.outcome) for j in judged if j.judgment == expectations.UNEXPECTED}
     if counts.get(V.UNSUPPORTED) and args.want != V.UNSUPPORTED:

@@ -131,6 +131,7 @@ def compare(
     progress=None,
     cases_dir: Path | None = None,
     engine=None,
+    narrowed: bool = False,
 ) -> list[dict]:
     """Every (case, selector) of `planned` on every build: the document's cells, in order; with
     `cases_dir`, each verdict judged against its cell's expectation and that build's known bugs."""
@@ -159,7 +160,7 @@ def compare(
                 why = blocked.get((g.filename, c.intrinsic.name), "")
                 for sel in g.selectors if why else ():
                     found[(origin[c.sort_key()], sel)] = Verdict(V.UNSUPPORTED, why)
-        judge = expectations.Judge(cases_dir, build.toolchain.version, groups) if cases_dir is not None else None
+        judge = expectations.Judge(cases_dir, build.toolchain.version, groups, narrowed) if cases_dir is not None else None
         outcomes = runner.run([g for g in groups if g.filename not in {f for f, _ in blocked}])
         for o in outcomes:
             found[(origin[o.case.sort_key()], o.selector)] = o.verdict
@@ -363,7 +364,8 @@ def _matrix(args, engine) -> int:
     files.not_an_input(args.html, "--html")  # (the specs and builds read so far; again when written)
     for b in columns:
         print(f"# {b.id}: {b.toolchain.describe()}", file=sys.stderr)
-    cells = compare(columns, planned, args.jobs, StderrProgress.for_output(args.json), args.cases, engine)
+    progress = StderrProgress.for_output(args.json)
+    cells = compare(columns, planned, args.jobs, progress, args.cases, engine, narrowed=bool(args.selector))
     shard = f"{args.shard[0]}/{args.shard[1]}" if args.shard else None
     emit(document([b.record() for b in columns], cells, selection_record(args), shard), args)
     if store is not None:

@@ -128,8 +128,11 @@ class Judge:
     of no such file has the name its group gives it, which a glob under `space/` (first) or
     `generated/` may list. The specs are planned only when a glob can name the cell's file."""
 
-    def __init__(self, cases_dir: Path, version: str, groups: list[Group]):
+    def __init__(self, cases_dir: Path, version: str, groups: list[Group], narrowed: bool = False):
+        """`narrowed`: the run kept one selector of the specs' cells (--selector), so a group's
+        file name is not lit's: each cell's file is then looked up in lit's files."""
         self.known = known_bugs.load(cases_dir)
+        self.narrowed = narrowed
         self.cases_dir = Path(cases_dir)
         self.version = version
         self.groups: dict[Cell, Group] = {(p.case, s): g for g in groups for p in g.members for s in g.selectors}
@@ -142,7 +145,7 @@ class Judge:
 
     def all(self, outcomes: list[Outcome]) -> list[Judged]:
         """Each outcome judged, the other cells of its listed file among `outcomes` in view."""
-        if self._lit is None and any(self._may_be_listed(o.case) for o in outcomes):
+        if self._lit is None and (self.narrowed or any(self._may_be_listed(o.case) for o in outcomes)):
             self._lit = _lit(self.cases_dir)
         places = [self.place((o.case, o.selector)) for o in outcomes]
         fine = [meets(o.case, o.verdict) for o in outcomes]
