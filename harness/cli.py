@@ -3,6 +3,7 @@ point; the flags and help texts are in parser.py, the other commands in their ow
 
 from __future__ import annotations
 
+import io
 import os
 
 # The console script (`harness`) and `python -m harness` import this module before main() runs,
@@ -479,16 +480,40 @@ def _exit_code(exc: SystemExit) -> int:
     return exc.code if isinstance(exc.code, int) else 0 if exc.code is None else 1
 
 
+class Answer:
+    """stdout, written in pieces no larger than its buffer: CPython's buffered writer, handed one
+    large write that a pipe takes only in part, can drop the broken pipe of the rest (`harness
+    report --json ... | head -c 5` would exit 0); a piece that small goes through the buffer,
+    whose flush reports it."""
+
+    PIECE = io.DEFAULT_BUFFER_SIZE
+
+    def __init__(self, stream):
+        self.stream = stream
+
+    def write(self, text: str) -> int:
+        for start in range(0, len(text), self.PIECE):
+            self.stream.write(text[start : start + self.PIECE])
+        return len(text)
+
+    def __getattr__(self, name: str):
+        return getattr(self.stream, name)
+
+
 def main(argv: list[str] | None = None) -> int:
-    stderr = sys.stderr
-    notes = Notes(stderr) if stderr is not None and not isinstance(stderr, Notes) else None
-    if notes is not None:
-        sys.stderr = notes
+    before = {"stdout": sys.stdout, "stderr": sys.stderr}
+    kinds = {"stdout": Answer, "stderr": Notes}
+    ours = {}  # (a stream the shell closed stays None here: _closed_streams_to_devnull fills it)
+    for name, stream in before.items():
+        if stream is not None and not isinstance(stream, kinds[name]):
+            ours[name] = kinds[name](stream)
+            setattr(sys, name, ours[name])
     try:
         return _main(argv)
     finally:
-        if notes is not None and sys.stderr is notes:
-            sys.stderr = stderr
+        for name, stream in ours.items():
+            if getattr(sys, name) is stream:
+                setattr(sys, name, before[name])
 
 
 def _main(argv: list[str] | None) -> int:

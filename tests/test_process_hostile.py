@@ -110,6 +110,26 @@ def test_json_with_stderr_closed_is_only_the_json_and_the_verdicts_status(llvm, 
     assert json.loads(proc.stdout)["judgments"] == json.loads(opened.stdout)["judgments"]
 
 
+def test_an_answer_larger_than_a_pipe_whose_reader_leaves_raises_broken_pipe(repo_root):
+    # `harness report --json ... | head -c 5`: the reader takes a few bytes and leaves while the
+    # answer is written. As one print() of 80 MB into the pipe, CPython's buffered writer drops
+    # the broken pipe (and the flush finds nothing left); through `cli.Answer` it reaches main().
+    code = (
+        "import sys\nfrom harness.cli import Answer\nsys.stdout = Answer(sys.stdout)\n"
+        "try:\n    print('x' * (80 << 20), end='')\n    sys.stdout.flush()\n    print('written', file=sys.stderr)\n"
+        "except BrokenPipeError:\n    print('broken pipe', file=sys.stderr)\n"
+    )
+    for _ in range(3):
+        proc = subprocess.run(
+            ["sh", "-c", 'exec 3>&1; "$0" -c "$1" 2>&3 | head -c 5 >/dev/null', sys.executable, code],
+            cwd=repo_root,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        assert proc.stdout.strip() == "broken pipe", proc.stdout + proc.stderr
+
+
 def test_progress_on_a_closed_stderr_writes_nothing(monkeypatch):
     """The progress counter of a long run, with both streams closed by the shell (Python makes
     them None), once main() has taken them over."""
