@@ -247,3 +247,23 @@ def test_cpu_picks_where_the_one_case_runs_and_narrows_the_specs(llvm_22_1_8, pt
     assert bisect_run(*fp8[:2], *spec, "--cpu", "sm_89").returncode == 0
     nothing = bisect_run(*fp8[:2], *spec, "--cpu", "gfx950")
     assert nothing.returncode == 129 and "--cpu" in nothing.stderr, nothing.stderr
+
+
+@pytest.mark.parametrize("bad", ["invalid YAML", "a FIFO"])
+def test_a_known_bugs_file_that_cannot_be_read_aborts_the_bisect(llvm_22_1_8, tmp_path, bad):
+    # The known-bugs file is the same at every commit: bad there, every step would skip.
+    import shutil
+
+    for spec in (REPO / "cases").glob("*.yaml"):
+        shutil.copy(spec, tmp_path)
+    known = tmp_path / "known-bugs.yaml"
+    known.unlink()
+    if bad == "a FIFO":
+        os.mkfifo(known)
+    else:
+        known.write_text('"22.1.8": [\n')
+    proc = bisect_run(
+        "--cases", tmp_path, "--llvm-bin", llvm_22_1_8.bin_dir, "--intrinsic", "mfma.f32.32x32x8f16", "--cpu", "gfx942", "-O", "0"
+    )
+    assert proc.returncode == 129 and proc.stdout == "", (proc.returncode, proc.stdout, proc.stderr)
+    assert proc.stderr.startswith(f"harness bisect-run: {known}") and len(proc.stderr.splitlines()) == 1, proc.stderr

@@ -26,7 +26,7 @@ from harness.core import files
 from harness.core import verdicts as V
 from harness.core.errors import InputError, printable
 from harness.reports import expectations
-from harness.specs import selection
+from harness.specs import known_bugs, selection
 from harness.specs.cases import Planned
 from harness.specs.spec import quote, shorten
 from harness.tools import distributed, toolchain
@@ -97,6 +97,8 @@ def main(args) -> int:
         if args.llvm_bin is not None and not args.llvm_bin.strip():
             raise InputError("--llvm-bin is empty (an unset variable?); every commit would test the same build")
         chosen = selection.planned(args)  # bad flags abort before anything is built
+        if args.want == EXPECTED:  # (the same known-bugs file at every commit: bad there, bad everywhere)
+            known_bugs.entries(args.cases)
         planned = _own_selectors(chosen)
         if chosen and not planned:  # (a target without the selector asked for: no commit judges it)
             return _decide(SKIP, _lacked_selectors(chosen), args.invert)
