@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -346,3 +347,165 @@ def test_the_dashboard_link_is_printed_only_where_a_page_answers():
         server.shutdown()
         server.server_close()
     assert not _shows(f"http://127.0.0.1:{port}/status")  # (nothing listens now)
+
+
+MALFORMED = ["tcp://", "tls://127.0.0.1:1", "inproc://x", "tcp://[::1", "TCP://127.0.0.1:1", "tcp://127.0.0.1:1/x"]
+
+
+@pytest.mark.parametrize("address", MALFORMED)
+def test_a_malformed_scheduler_address_is_refused_as_such_at_once(address):
+    # Through the installed entry point (`sys.exit(main())`: the interpreter's own teardown, where a
+    # half-made Dask client closed itself with a traceback after twice the timeout).
+    entry = Path(sys.executable).with_name("harness")
+    start = time.monotonic()
+    argv = [str(entry), "run", *SELECTION, "--scheduler", address, "--scheduler-timeout", "3"]
+    proc = subprocess.run(argv, cwd=REPO, capture_output=True, timeout=120, env=_env())
+    err = proc.stderr.decode()
+    assert proc.returncode == 2 and proc.stdout == b"" and len(err.strip().splitlines()) == 1, err
+    assert err.startswith("harness run: error: argument --scheduler: ") and "is not a Dask scheduler address" in err, err
+    assert "give tcp://HOST:PORT" in err and "answered" not in err, err
+    assert time.monotonic() - start < 30
+
+
+def _bisect(*args: str) -> subprocess.CompletedProcess:
+    return harness("bisect-run", "--llvm-bin", LLVM_22, "--intrinsic", "mfma.f32.32x32x8f16", "--cpu", "gfx942", "-O", "0",
+                   *args, timeout=120)  # fmt: skip
+
+
+@pytest.mark.parametrize("address", ["tcp://", "TCP://127.0.0.1:1", "silent"])
+def test_bisect_run_aborts_for_a_scheduler_it_cannot_use(llvm_22_1_8, address):
+    """129 (abort), never 125: a cluster that is not there fails at every commit alike."""
+    import socket
+
+    with socket.socket() as s:  # (for "silent": accepts every connection, says nothing)
+        s.bind(("127.0.0.1", 0))
+        s.listen(8)
+        there = f"tcp://127.0.0.1:{s.getsockname()[1]}" if address == "silent" else address
+        proc = _bisect("--scheduler", there, "--scheduler-timeout", "3")
+    err = proc.stderr.decode()
+    assert proc.returncode == 129 and proc.stdout == b"" and len(err.strip().splitlines()) == 1, (proc.stdout, err)
+    assert err.startswith("harness bisect-run: error: ") and "--scheduler" in err, err
+
+
+def _fake_llc(tmp: Path, script: str) -> Path:
+    """LLVM 22's tools linked into `tmp`/bin, llc replaced by `script` (fault injection), which
+    runs the real llc where it does not exec something else."""
+    out = tmp / "bin"
+    out.mkdir()
+    for tool in ("llvm-mc", "opt", "llvm-as", "llvm-objdump", "FileCheck"):
+        (out / tool).symlink_to(Path(LLVM_22) / tool)
+    (out / "llc").write_text(f'#!/bin/sh\n{script}\nexec {LLVM_22}/llc "$@"\n')
+    (out / "llc").chmod(0o755)
+    return out
+
+
+def _sleeps(seconds: str) -> list[int]:
+    """The pids of `sleep SECONDS` processes (a number no other test uses)."""
+    pattern = f"^(\\S*/)?sleep {re.escape(seconds)}$"
+    found = subprocess.run(["pgrep", "-f", pattern], capture_output=True, text=True).stdout.split()
+    return [int(pid) for pid in found]
+
+
+def _kill(pids: list[int]) -> None:
+    for pid in pids:
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+
+
+@pytest.mark.parametrize("when", ["before", "while"])
+def test_a_scheduler_lost_around_a_take_is_one_line_and_exit_2(tmp_path, llvm_22_1_8, when):
+    """The client asks the workers to take its build (none has it). `before`: the scheduler dies
+    while the client probes its own llc, and the client has given up on it when it asks; `while`:
+    it dies while the worker looks at the build (its llc hangs there)."""
+    seconds = f"{7 + os.getpid() % 1000 / 1000:.3f}" if when == "before" else f"{600 + os.getpid() % 1000 / 1000:.3f}"
+    fake = _fake_llc(tmp_path, f'case "$*" in *--version*) [ -n "$HARNESS_SLOW_LLC" ] && sleep {seconds};; esac')
+    slow = {"HARNESS_SLOW_LLC": "1"}
+    roots = {"HARNESS_LLVM_ROOTS": str(tmp_path)}  # (the worker looks at the client's build)
+    c = Cluster(tmp_path, 1, builds=("/usr/lib/llvm-14/bin",), **roots, **({} if when == "before" else slow))
+    try:
+        run = subprocess.Popen([sys.executable, "-m", "harness", "run", "--llvm-bin", str(fake), *SELECTION[2:], "--intrinsic",
+                                "mfma.f32.32x32x8f16", "--json", "--scheduler", c.address, "--scheduler-timeout", "3"],
+                               cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                               env=_env(**(slow if when == "before" else {})))  # fmt: skip
+        deadline = time.monotonic() + 120
+        while not _sleeps(seconds) and time.monotonic() < deadline and run.poll() is None:
+            time.sleep(0.05)
+        assert _sleeps(seconds), "the llc that waits never ran"
+        os.kill(c.procs[0].pid, signal.SIGKILL)
+        out, err = run.communicate(timeout=120)
+    finally:
+        c.close()
+        _kill(_sleeps(seconds))
+    lines = err.decode().strip().splitlines()
+    assert run.returncode == 2 and out == b"", err.decode()[-3000:]
+    assert lines[-1].startswith("harness: error: lost the Dask scheduler at ") and not lines[-1].count("\n"), lines
+    assert not [line for line in lines if "Traceback" in line or line.startswith(" ")], lines
+
+
+def test_a_client_stopped_by_a_signal_ends_its_tasks_tools_on_the_worker(tmp_path, llvm_22_1_8):
+    """Ctrl-C or SIGTERM to a --scheduler client: its tasks are cancelled and the worker ends
+    their tools at once, not at --timeout (100 s here); the next run is not queued behind them."""
+    seconds = f"{4000 + os.getpid() % 1000}.{time.monotonic_ns() % 1000}"  # (only this test's llc sleeps this long)
+    fake = _fake_llc(tmp_path, f'case "$*" in *--version*|*help*) ;; *) exec sleep {seconds};; esac')
+    c = Cluster(tmp_path, 1, builds=(str(fake),))
+    argv = [sys.executable, "-m", "harness", "run", "--llvm-bin", str(fake), *SELECTION[2:], "--intrinsic", "mfma.f32.32x32x8f16",
+            "--timeout", "100", "--no-cache", "--scheduler", c.address]  # fmt: skip
+    try:
+        for signum in (signal.SIGINT, signal.SIGTERM):
+            run = subprocess.Popen(argv, cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=_env(),
+                                   preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))  # fmt: skip
+            deadline = time.monotonic() + 120
+            while not _sleeps(seconds) and time.monotonic() < deadline and run.poll() is None:
+                time.sleep(0.05)
+            assert _sleeps(seconds), run.communicate(timeout=60)
+            run.send_signal(signum)
+            _, err = run.communicate(timeout=60)
+            assert run.returncode == 128 + signum, err.decode()[-2000:]
+            deadline = time.monotonic() + 15  # (far less than the 100 s the tool may run)
+            while _sleeps(seconds) and time.monotonic() < deadline:
+                time.sleep(0.1)
+            assert _sleeps(seconds) == [], f"the worker's llc outlived the {signal.Signals(signum).name}ed client"
+    finally:
+        c.close()
+        _kill(_sleeps(seconds))
+
+
+def test_stopping_a_scope_ends_its_tools_alone():
+    """Two tasks on one worker, each in its scope: stopping one ends its tool (Stopped, not a
+    verdict from a killed tool) and leaves the other's running."""
+    import threading
+
+    from harness.tools import toolchain
+
+    sleep = shutil.which("sleep")
+    seconds = [f"{5000 + os.getpid() % 1000}.{n}{time.monotonic_ns() % 1000}" for n in (1, 2)]
+    ended: dict[str, BaseException | None] = {}
+
+    def task(scope: str, secs: str) -> None:
+        with toolchain.scoped(scope):
+            try:
+                toolchain.run_tool([sleep, secs], timeout=100)
+                ended[scope] = None
+            except BaseException as exc:
+                ended[scope] = exc
+
+    threads = [threading.Thread(target=task, args=(f"task-{n}", s)) for n, s in enumerate(seconds)]
+    try:
+        for t in threads:
+            t.start()
+        deadline = time.monotonic() + 30
+        while not all(_sleeps(s) for s in seconds) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert all(_sleeps(s) for s in seconds)
+        toolchain.stop("task-0")
+        threads[0].join(10)
+        assert isinstance(ended.get("task-0"), toolchain.Stopped) and _sleeps(seconds[0]) == []
+        assert _sleeps(seconds[1]) and "task-1" not in ended  # (the other task's tool runs on)
+        toolchain.stop("task-1")
+        threads[1].join(10)
+        assert isinstance(ended.get("task-1"), toolchain.Stopped)
+    finally:
+        for s in seconds:
+            _kill(_sleeps(s))

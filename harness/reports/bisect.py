@@ -5,7 +5,8 @@ The exit status is the vote git bisect reads:
   1    some case does not                                               (bad / --invert: good)
   125  this build cannot judge: the build step failed, --llvm-bin-cmd found no build, a tool
        is missing, or a selected case's target, CPU or intrinsic is unknown to it   (skip)
-  129  usage error or bad input (an --llvm-bin with no llc: the same at every commit);
+  129  usage error or bad input (an --llvm-bin with no llc: the same at every commit; a
+       --scheduler that is malformed, does not answer or is lost mid-step);
        128 the harness itself failed                                    (abort the bisect)
 """
 
@@ -117,6 +118,9 @@ def main(args) -> int:
         return OWN_FAILURE
     try:
         return _step(args, planned)
+    except distributed.ClusterError as exc:  # not the build's doing: the same cluster fails every step
+        print(f"harness bisect-run: {exc}", file=sys.stderr)
+        return USAGE
     except InputError as exc:  # the build's tools gave output no verdict can come from
         return _decide(SKIP, str(exc), args.invert)
     except Exception as exc:  # the harness's own failure must not vote

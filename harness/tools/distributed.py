@@ -22,13 +22,16 @@ Dask is imported only here, and this module only with --scheduler (`pip install 
 
 from __future__ import annotations
 
+import argparse
 import contextlib
 import functools
 import glob
 import hashlib
+import ipaddress
 import logging
 import os
 import pickle
+import re
 import sys
 import threading
 import time
@@ -50,6 +53,7 @@ WATCH_INTERVAL = 2.0  # seconds between looks at whether a worker with the build
 # Seconds no worker may have the build before the run ends: a nanny restarts a killed worker
 # within a few seconds, and its tasks wait for it.
 GRACE = 30.0
+CANCEL_LOOK = 0.2  # seconds between a running task's looks at whether its client cancelled it
 _CHUNK = 1 << 20
 
 
@@ -203,14 +207,100 @@ def run_task(key: str, options: dict, task: bytes) -> bytes:
     if build_key(runner.tc) != key:  # type: ignore[attr-defined]
         _drop(key, where)
         raise RuntimeError(f"the build at {where} is no longer {key}: rebuilt or upgraded in place since this worker took it")
-    return pickle.dumps(runner.run_batch(batch, sels), protocol=pickle.HIGHEST_PROTOCOL)  # type: ignore[attr-defined]
+    with _ended_when_cancelled():
+        verdicts = runner.run_batch(batch, sels)  # type: ignore[attr-defined]
+    return pickle.dumps(verdicts, protocol=pickle.HIGHEST_PROTOCOL)
+
+
+@contextlib.contextmanager
+def _ended_when_cancelled() -> Iterator[None]:
+    """The task's tools run in a scope of their own, ended as soon as Dask cancels the task (its
+    client cancelled its futures on Ctrl-C or SIGTERM, or left): the tools of other clients'
+    tasks on this worker go on. (Dask cannot stop a running task's thread; its tools it can.)"""
+    from distributed import get_worker
+
+    try:
+        worker = get_worker()
+        key = worker.get_current_task()
+    except ValueError:  # (not in a task of a worker)
+        yield
+        return
+    done = threading.Event()
+
+    def watch() -> None:
+        while not done.wait(CANCEL_LOOK):
+            task = worker.state.tasks.get(key)
+            if task is None or task.state == "cancelled":
+                toolchain.stop(key)
+                return
+
+    with toolchain.scoped(key):
+        threading.Thread(target=watch, daemon=True, name=f"harness-cancel-{key}").start()
+        try:
+            yield
+        finally:
+            done.set()
 
 
 # ---- the client's side --------------------------------------------------------------------------
+class ClusterError(InputError):
+    """The Dask cluster failed (its scheduler did not answer, or was lost; its workers were
+    lost, or a task failed there): nothing about the build is judged from the run."""
+
+
+# HOST:PORT with an optional scheme: a name or IPv4 address, or an IPv6 one in brackets.
+_ADDRESS = re.compile(r"(?:(?P<scheme>[^:/]*)://)?(?P<host>\[[^\]/]*\]|[A-Za-z0-9._-]+):(?P<port>[0-9]{1,5})")
+VALID_ADDRESS = "tcp://HOST:PORT, e.g. tcp://127.0.0.1:8786 (an IPv6 host in brackets: tcp://[::1]:8786)"
+
+
+def address(text: str) -> str:
+    """A --scheduler value: a Dask scheduler's address, checked before any connection is made."""
+    why = _malformed(text)
+    if why:
+        raise argparse.ArgumentTypeError(f"{quoted(text)} is not a Dask scheduler address ({why}): give {VALID_ADDRESS}")
+    return text
+
+
+def _malformed(text: str) -> str:
+    """Why `text` cannot name a Dask scheduler of another process, or ""."""
+    found = _ADDRESS.fullmatch(text)
+    scheme = text.partition("://")[0] if "://" in text else "tcp"
+    if scheme.lower() in ("tcp", "tls") and scheme != scheme.lower():
+        return f"the schemes of Dask are lower case: {scheme.lower()}://"
+    if scheme == "inproc":
+        return "inproc:// names a scheduler inside one process"
+    if scheme not in ("tcp", "tls"):
+        return f"the scheme is tcp:// or tls://, not {quoted(scheme + '://')}"
+    if found is None:
+        return "nothing after the scheme" if text.endswith("://") else "not [SCHEME://]HOST:PORT"
+    host, port = found["host"], int(found["port"])
+    if host.startswith("["):
+        try:
+            ipaddress.IPv6Address(host[1:-1])
+        except ValueError:
+            return f"{quoted(host)} is no IPv6 address"
+    if not 0 < port < 65536:
+        return f"port {port} is not 1 to 65535"
+    if scheme == "tls" and not _tls_configured():
+        return "tls:// needs a TLS context, and the Dask configuration (distributed.comm.tls) sets none"
+    return ""
+
+
+def _tls_configured() -> bool:
+    """Whether Dask's configuration gives a client a TLS context (True without Dask: it is
+    reported when the connection is made)."""
+    try:
+        from distributed.security import Security
+    except ImportError:
+        return True
+    return Security().get_connection_args("client").get("ssl_context") is not None
+
+
 def add_flags(p) -> None:
     """--scheduler ADDRESS and --scheduler-timeout S."""
     p.add_argument(
         "--scheduler",
+        type=address,
         metavar="ADDRESS",
         help="run the tool work on the workers of this Dask scheduler (tcp://HOST:8786; each worker started with "
         "`dask worker ADDRESS --preload harness.tools.distributed`); the outputs are those of the same run here",
@@ -254,26 +344,44 @@ class DaskEngine:
         self._paths: dict[str, str] = {}  # build key -> the client's bin directory of it
         self._failures: dict[str, str] = {}  # build key -> why a worker could not look at it
         _quiet_dask_logs()  # (what goes wrong there becomes one line here)
+        why = _malformed(address)  # (--scheduler's own check: no client is made for such an address)
+        if why:
+            raise ClusterError(f"--scheduler {quoted(address)} is not a Dask scheduler address ({why}): give {VALID_ADDRESS}")
+        made: list = []
         try:
-            self.client = _within(timeout, lambda: distributed.Client(address, timeout=timeout, set_as_default=False))
-        except (OSError, TimeoutError, ValueError, TypeError) as exc:
+            self.client = _within(timeout, lambda: _client(distributed, made, address, timeout))
+        except Exception as exc:
+            _discard(made)
             why = _first_line(exc)
             said = "" if f"within {timeout:g} s" in why else f" ({why})"
-            raise InputError(
+            raise ClusterError(
                 f"--scheduler {quoted(address)}: no Dask scheduler answered within {timeout:g} s{said}: "
                 "is `dask scheduler` running there? (a slow one: raise --scheduler-timeout)"
             ) from None
-        if self.client.scheduler_info(n_workers=0).get("services", {}).get("dashboard"):
-            link = self.client.dashboard_link
+        if self._ask(timeout, lambda: self.client.scheduler_info(n_workers=0)).get("services", {}).get("dashboard"):
+            link = self._ask(timeout, lambda: self.client.dashboard_link)
             if _shows(link):  # (`dask scheduler --no-dashboard` still serves HTTP, not the page)
                 print(f"harness: Dask dashboard: {link}", file=sys.stderr)
 
+    def _ask(self, seconds: float, call):
+        """call()'s answer from the cluster; ClusterError when the scheduler has not answered
+        within `seconds`, or is gone (Dask says so in many ways: a closed stream or connection
+        pool, a client with no scheduler left)."""
+        try:
+            return _within(seconds, call)
+        except Exception as exc:
+            raise self._lost(exc) from None
+
+    def _lost(self, why: BaseException | str) -> ClusterError:
+        text = why if isinstance(why, str) else _first_line(why)
+        client = getattr(self, "client", None)
+        if client is not None and client.status not in ("running", "connecting"):
+            text = f"the client's connection is {client.status}"  # (not what a call on it said)
+        return ClusterError(f"lost the Dask scheduler at {self.address} ({text})")
+
     def holders(self, key: str) -> list[str]:
         """The workers that have build `key` now (the scheduler answering within the timeout)."""
-        try:
-            info = _within(self.timeout, lambda: self.client.scheduler_info(n_workers=-1))
-        except (OSError, TimeoutError) as exc:
-            raise InputError(f"lost the Dask scheduler at {self.address} ({_first_line(exc)})") from None
+        info = self._ask(self.timeout, lambda: self.client.scheduler_info(n_workers=-1))
         workers = info.get("workers", {})
         return [w for w, info in workers.items() if info.get("resources", {}).get(key)]
 
@@ -301,8 +409,8 @@ class DaskEngine:
             answers = _within(TAKE_TIMEOUT, lambda: self.client.run(take_build, path, key, on_error="return"))
         except TimeoutError:
             return bool(self.holders(key))  # (a scheduler gone: one line there)
-        except OSError as exc:
-            raise InputError(f"lost the Dask scheduler at {self.address} ({_first_line(exc)})") from None
+        except Exception as exc:
+            raise self._lost(exc) from None
         errors = [a for a in answers.values() if isinstance(a, BaseException)]
         if errors:
             self._failures[key] = _first_line(errors[0])
@@ -314,16 +422,27 @@ class DaskEngine:
         are kept once, when its future first completes."""
         key = build_key(runner.tc)
         options = {"timeout": runner.tc.timeout, "with_object": runner.with_object, "facts": runner.facts}
-        futures = {
-            self.client.submit(run_task, key, options, _pickled(m, sels), resources={key: 1}, pure=False, retries=0): sels
-            for m, sels in tasks
-        }
-        pending = self._distributed.as_completed(list(futures), loop=self.client.loop)
+        futures: dict = {}
         try:
+            try:
+                for m, sels in tasks:
+                    task = _pickled(m, sels)
+                    futures[self.client.submit(run_task, key, options, task, resources={key: 1}, pure=False, retries=0)] = sels
+                pending = self._distributed.as_completed(list(futures), loop=self.client.loop)
+            except Exception as exc:  # (a client whose scheduler is gone takes no task)
+                raise self._lost(exc) from None
             self._collect(key, pending, futures, finished)
-        except BaseException:
-            self.client.cancel(list(futures))
+        except BaseException:  # (Ctrl-C, SIGTERM, a lost cluster: the workers end these tasks' tools)
+            self._cancel(list(futures))
             raise
+
+    def _cancel(self, futures: list) -> None:
+        """Cancel the tasks of `futures`: each worker running one ends its tools at once
+        (`_ended_when_cancelled`). A scheduler gone or frozen cancels nothing."""
+        try:
+            _within(self.timeout, lambda: self.client.cancel(futures))
+        except Exception:
+            pass
 
     def _collect(self, key: str, pending, futures: dict, finished) -> None:
         left = len(futures)
@@ -337,8 +456,8 @@ class DaskEngine:
                     verdicts = pickle.loads(future.result())
                 except Exception as exc:
                     if self.client.status not in ("running", "connecting") or future.status == "cancelled":
-                        raise InputError(f"lost the Dask scheduler at {self.address} ({_first_line(exc)})") from None
-                    raise InputError(f"a task on the Dask cluster at {self.address} failed: {_first_line(exc)}") from None
+                        raise self._lost(exc) from None
+                    raise ClusterError(f"a task on the Dask cluster at {self.address} failed: {_first_line(exc)}") from None
                 finished(verdicts, futures[future])
             if not batch:
                 if time.monotonic() - last_look > WATCH_INTERVAL:
@@ -351,12 +470,12 @@ class DaskEngine:
         for GRACE seconds; else when that began (None: a worker has it, or takes it again: one
         restarted, or joined since, has only the builds it was started with)."""
         if self.client.status not in ("running", "connecting"):
-            raise InputError(f"lost the Dask scheduler at {self.address} ({self.client.status})")
+            raise self._lost(self.client.status)
         if self.holders(key) or self._taken(key):
             return None
         now = time.monotonic()
         if alone_since is not None and now - alone_since > GRACE:
-            raise InputError(f"no worker of the Dask scheduler at {self.address} has had {key} for {GRACE:g} s")
+            raise ClusterError(f"no worker of the Dask scheduler at {self.address} has had {key} for {GRACE:g} s")
         return alone_since if alone_since is not None else now
 
     def close(self) -> None:
@@ -364,6 +483,30 @@ class DaskEngine:
             _within(5, lambda: self.client.close(timeout=5))
         except Exception:  # (a scheduler already gone or frozen: nothing to close)
             pass
+
+
+def _client(distributed, made: list, address: str, timeout: float):
+    """A Dask client of the scheduler at `address`, connected. Each client made is put in
+    `made` before it connects: one whose connection fails is closed by `_discard`, never by its
+    __del__ at exit (a stall of twice the timeout, and a traceback)."""
+
+    class Client(distributed.Client):
+        def start(self, **kwargs):
+            made.append(self)
+            super().start(**kwargs)
+
+    return Client(address, timeout=timeout, set_as_default=False)
+
+
+def _discard(made: list) -> None:
+    """Close the clients `_client` made whose connection failed, within a few seconds; one that
+    does not close in time is marked closed, so that nothing is left to do at exit."""
+    for client in made:
+        try:
+            _within(2, lambda c=client: c.close(timeout=2))
+        except Exception:
+            pass
+        client.status = "closed"
 
 
 def _within(seconds: float, call):

@@ -8,6 +8,7 @@ retried one case per module, so a verdict is always one case's own.
 
 from __future__ import annotations
 
+import contextvars
 import dataclasses
 import functools
 import os
@@ -167,7 +168,8 @@ class Runner:
             closing = commands.object_on_stdout(closing)
         if self.tc.tool(target.assembler_tool):
             run = functools.partial(self.tc.run, binary=target.objects)
-            threading.Thread(target=_settle, args=(assembled, run, closing.tool, list(closing.args), gen.stdout)).start()
+            args = (_settle, assembled, run, closing.tool, list(closing.args), gen.stdout)
+            threading.Thread(target=contextvars.copy_context().run, args=args).start()  # (in this task's tool scope)
         else:
             assembled.set_result(None)
         try:
@@ -310,19 +312,29 @@ class Runner:
         return self._verifier_verdicts(cases, run)
 
     def _opt_once(self, args: list[str], text: str) -> ToolRun:
-        """opt on a module: the selectors' tasks of one module share its one run."""
+        """opt on a module: the selectors' tasks of one module share its one run. A run that
+        `toolchain.stop` ended (a cancelled task of another client, on a worker) is run again
+        by a task still wanted."""
         key = (tuple(args), text)
-        with self._opt_lock:
-            pending = self._opt_runs.get(key)
-            mine = pending is None
-            if pending is None:
-                pending = self._opt_runs[key] = Future()
-        if mine:
+        while True:
+            with self._opt_lock:
+                pending = self._opt_runs.get(key)
+                mine = pending is None
+                if pending is None:
+                    pending = self._opt_runs[key] = Future()
+            if mine:
+                try:
+                    pending.set_result(self.tc.run("opt", args, text))
+                except BaseException as exc:
+                    if isinstance(exc, toolchain.Stopped):
+                        with self._opt_lock:
+                            del self._opt_runs[key]
+                    pending.set_exception(exc)
             try:
-                pending.set_result(self.tc.run("opt", args, text))
-            except BaseException as exc:
-                pending.set_exception(exc)
-        return pending.result()
+                return pending.result()
+            except toolchain.Stopped:
+                if mine or toolchain.stopped_here():
+                    raise
 
     def _disassemble(self, first: Case, selector: Selector, text: str) -> list[ToolRun]:
         """llc -filetype=obj, then llvm-objdump -d on the object when llc made one."""

@@ -9,6 +9,8 @@ NVPTX's text, ptxas (`find_ptxas`), and NVIDIA's CUDA compiler, nvcc (`find_nvcc
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import functools
 import glob
 import json
@@ -23,7 +25,7 @@ import sys
 import tempfile
 import threading
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Hashable, Iterable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -154,21 +156,24 @@ def run_tool(
             )
         except OSError as exc:
             raise InputError(f"cannot run {argv[0]}: {exc.strerror}") from None
-        with _LIVE_LOCK:  # registered before the stop flag is read: stop_all() cannot miss it
-            _LIVE.add(proc)
+        scope = _SCOPE.get()
+        with _LIVE_LOCK:  # registered before the stop flags are read: stop_all() and stop() cannot miss it
+            _LIVE[proc] = scope
             stopping = _STOPPING.is_set()
         try:
             if stopping:  # (started just as the harness was told to stop)
                 _kill_group(proc)
                 raise KeyboardInterrupt
+            _stop_if_stopped(argv[0], scope)
             timed_out, flooded = await_exit(proc, timeout, {"stdout": out, "stderr": err})
+            _stop_if_stopped(argv[0], scope)  # (what a tool ended by stop() printed decides nothing)
         except BaseException:
             _kill_group(proc)
             proc.wait()
             raise
         finally:
             with _LIVE_LOCK:
-                _LIVE.discard(proc)
+                _LIVE.pop(proc, None)
         flooded = flooded or next((name for name, f in (("stdout", out), ("stderr", err)) if _size(f) > OUTPUT_LIMIT), "")
         if flooded:
             raise InputError(f"{argv[0]} printed more than {OUTPUT_LIMIT >> 20} MB on {flooded}: no verdict comes from that")
@@ -261,10 +266,54 @@ def _contents(f) -> bytes:
 
 # Bytes a tool may print on one stream; the largest module's text is a few MB.
 OUTPUT_LIMIT = 256 << 20
-# Tools running now, so that an interrupt can end them all (and their children) at once.
-_LIVE: set[subprocess.Popen] = set()
+# Tools running now, each with the scope it runs in (None outside any), so that an interrupt
+# can end them all (and their children) at once, and `stop(scope)` those of one scope.
+_LIVE: dict[subprocess.Popen, Hashable | None] = {}
 _LIVE_LOCK = threading.Lock()
 _STOPPING = threading.Event()
+_SCOPE: contextvars.ContextVar[Hashable | None] = contextvars.ContextVar("tool scope", default=None)
+_STOPPED: set[Hashable] = set()  # scopes told to stop, while they last
+
+
+class Stopped(Exception):
+    """A tool of a scope that `stop()` ended: its output decides nothing."""
+
+
+@contextlib.contextmanager
+def scoped(scope: Hashable) -> Iterator[None]:
+    """The tools this context starts (and threads started through `contextvars.copy_context()`)
+    run in `scope`, which `stop(scope)` ends alone: a Dask worker's task whose client cancelled it,
+    while other clients' tasks on that worker go on."""
+    token = _SCOPE.set(scope)
+    try:
+        yield
+    finally:
+        _SCOPE.reset(token)
+        with _LIVE_LOCK:
+            _STOPPED.discard(scope)
+
+
+def stop(scope: Hashable) -> None:
+    """End every tool of `scope` now and start none in it from now on (each raises Stopped)."""
+    with _LIVE_LOCK:
+        _STOPPED.add(scope)
+        procs = [proc for proc, its in _LIVE.items() if its == scope]
+    for proc in procs:
+        _kill_group(proc)
+
+
+def stopped_here() -> bool:
+    """Whether the scope this thread runs in was told to stop."""
+    scope = _SCOPE.get()
+    with _LIVE_LOCK:
+        return scope is not None and scope in _STOPPED
+
+
+def _stop_if_stopped(tool: str, scope: Hashable | None) -> None:
+    with _LIVE_LOCK:
+        ended = scope is not None and scope in _STOPPED
+    if ended:
+        raise Stopped(f"{tool} was stopped: its task was cancelled")
 
 
 def stop_all() -> None:
