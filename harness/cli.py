@@ -10,12 +10,11 @@ import os
 # and its imports take about a tenth of a second. A Ctrl-C meanwhile has started nothing and has
 # nothing to say: it exits 130, as a Ctrl-C later in the run does, without a traceback.
 try:
-    import contextlib
     import dataclasses
     import signal
     import sys
     import threading
-    from collections.abc import Callable, Iterator
+    from collections.abc import Callable
 
     from harness import parser
     from harness.checks import expand
@@ -198,7 +197,7 @@ def _run(args, engine) -> int:
     outcomes = runner.run(groups)
     judged = expectations.Judge(args.cases, tc.version, groups, narrowed=bool(args.selector)).all(outcomes)
     status, why = _judged_status(judged)
-    with answering(status):
+    with answering(status, why and printable(f"harness run: error: {why}")):
         if args.json:
             shard = f"{args.shard[0]}/{args.shard[1]}" if args.shard else None
             records = [report.case_record(j.outcome) | expectations.record(j) for j in judged]
@@ -217,7 +216,7 @@ def _run(args, engine) -> int:
             ]
             print("\n".join([*expectations.unexpected_lines(bad), report.table(outcomes, by=args.by)]))
             print(expectations.summary(expectations.counts(judged)))
-    return _said(status, why, "run")
+    return status
 
 
 def _judged_status(judged: list[expectations.Judged]) -> tuple[int, str]:
@@ -227,15 +226,6 @@ def _judged_status(judged: list[expectations.Judged]) -> tuple[int, str]:
     if why:
         return expectations.NOTHING_JUDGED, why
     return expectations.exit_status(expectations.counts(judged)), ""
-
-
-def _said(status: int, why: str, command: str) -> int:
-    """`status`, after the answer on stdout and then, where there is one, the line saying why
-    nothing was judged on stderr."""
-    if why:
-        _delivered(status)
-        _say(printable(f"harness {command}: error: {why}"))
-    return status
 
 
 def _run_selection(args) -> list[Planned]:
@@ -300,7 +290,7 @@ def cmd_try(args) -> int:
         toolchain.keep_runs(args.keep, runs)
         print(f"# inputs, outputs and replay.sh of {len(runs)} tool runs in {args.keep}", file=sys.stderr)
     status, why = _judged_status(judged)
-    with answering(status):
+    with answering(status, why and printable(f"harness try: error: {why}")):
         if args.json:
             many = {"llvm": tc.version, "judgments": expectations.count_record(judged), "cases": records}
             print(files.json_text(records[0] if len(records) == 1 else many))
@@ -308,7 +298,7 @@ def cmd_try(args) -> int:
             _print_tried(judged[0], f"{case.function} [{outcomes[0].selector}, -O{case.opt}, {tc.describe()}]")
         else:
             _print_tried_selectors(judged, f"{case.function} [-O{case.opt}, {tc.describe()}]")
-    return _said(status, why, "try")
+    return status
 
 
 def _print_tried_selectors(judged: list[expectations.Judged], header: str) -> None:
@@ -394,23 +384,7 @@ def _dispatch(argv: list[str] | None) -> int:
     return (COMMANDS.get(args.command) or parser.command(args.command))(args)
 
 
-class ReaderLeft(Exception):
-    """The reader of stdout went away (`harness run | head`) after the command had decided its
-    exit status, `status`."""
-
-    def __init__(self, status: int):
-        super().__init__(status)
-        self.status = status
-
-
-@contextlib.contextmanager
-def answering(status: int) -> Iterator[None]:
-    """Print a command's answer, whose exit status is `status` already: a reader that goes away
-    meanwhile raises ReaderLeft(status), so that main() can still exit with it."""
-    try:
-        yield
-    except BrokenPipeError:
-        raise ReaderLeft(status) from None
+ReaderLeft, answering = files.ReaderLeft, files.answering
 
 
 def _delivered(status: int) -> None:

@@ -297,3 +297,20 @@ def test_globs_that_mark_nothing_are_named_among_thousands(tmp_path):
     )
     assert warned["generated/nosuch6.*.ll"].endswith("names no generated file: it marks nothing XFAIL")
     assert len(warned) == 1 + 2999 and ":4:12: warning: " in warned["generated/a.O0.*.ll"]
+
+
+def test_an_earlier_glob_outside_generated_still_hides_a_later_one_and_a_dangling_link_is_refused(tmp_path):
+    from harness.core.errors import InputError
+    from harness.specs import known_bugs
+
+    (tmp_path / "known-bugs.yaml").write_text(
+        '"22.1.8":\n  - files: "*/a.ll"\n    reason: broad\n  - files: generated/a.ll\n    reason: narrow\n'
+    )
+    warned = known_bugs.idle(tmp_path, ["generated/a.ll"])
+    assert len(warned) == 1 and "'generated/a.ll' names 1 generated file(s), each of which gets an earlier" in warned[0]
+    assert known_bugs.reason_for(known_bugs.load(tmp_path), "19.1.7", "generated/a.ll") == ""  # (no entry: no index kept)
+    assert not known_bugs._INDEXES or all(rules for rules, _ in known_bugs._INDEXES.values())
+    (tmp_path / "known-bugs.yaml").unlink()
+    (tmp_path / "known-bugs.yaml").symlink_to(tmp_path / "gone.yaml")
+    with pytest.raises(InputError, match="a symbolic link to nothing"):
+        known_bugs.entries(tmp_path)

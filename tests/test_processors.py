@@ -281,9 +281,27 @@ def test_a_run_or_try_that_judges_no_cell_exits_2_saying_why(cli):
 
     checkout = Path(harness.__file__).resolve().parent.parent
     argv = [sys.executable, "-m", "harness", "run", *name]
-    with subprocess.Popen(argv, cwd=checkout, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL) as left:
-        left.stdout.close()
-        assert left.wait(timeout=600) == 2
+    matrix = [
+        sys.executable,
+        "-m",
+        "harness",
+        "matrix",
+        *name[:2],
+        "--cpu",
+        "gfx950",
+        "--fmt-a",
+        "fp8",
+        "--fmt-b",
+        "fp8",
+        *name[2:],
+    ]
+    for command in (argv, matrix):
+        with subprocess.Popen(command, cwd=checkout, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) as left:
+            left.stdout.close()
+            said = left.stderr.read()
+            assert left.wait(timeout=600) == 2 and said.strip().splitlines()[-1].startswith(
+                f"harness {command[3]}: error: nothing judged: "
+            ), said
     with open("/dev/full", "w") as full:
         assert subprocess.run(argv, cwd=checkout, stdout=subprocess.DEVNULL, stderr=full, timeout=600).returncode == 2
     # One judged cell is enough for the usual status, whatever stderr takes.

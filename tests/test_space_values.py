@@ -132,6 +132,7 @@ def test_a_forms_own_name_narrows_the_space_to_that_form():
     every = {f"{base}.gfx1100", f"{base}.gfx1100w64", f"{base}.gfx1200", f"{base}.gfx1200w64"}
     assert forms(base) == every
     assert forms(f"{base}.gfx1100w64") == {f"{base}.gfx1100w64"}
+    assert forms(f"llvm.amdgcn.{base}.gfx1100w64") == {f"{base}.gfx1100w64"}  # (the prefix is also taken)
     assert forms(f"{base}.gfx1100w64", f"{base}.gfx1200") == {f"{base}.gfx1100w64", f"{base}.gfx1200"}
     assert forms(f"{base}.gfx1100w64", base) == every
     assert forms("wmma.f32.16x16x16.f16.*") == every

@@ -10,6 +10,7 @@ import os
 import re
 import signal
 import stat
+import sys
 import tempfile
 import threading
 from collections.abc import Iterator
@@ -261,3 +262,29 @@ _JSON_CONSTANT = re.compile(r'"(?:[^"\\]|\\.)*"|(-?Infinity|NaN)', re.DOTALL)
 def _position(text: str, index: int) -> tuple[int, int]:
     """1-based line and column of `text[index]`, lines ending at "\\n" (as JSONDecodeError counts)."""
     return text.count("\n", 0, index) + 1, index - text.rfind("\n", 0, index)
+
+
+class ReaderLeft(Exception):
+    """The reader of stdout went away (`harness run | head`) after the command had decided its
+    exit status, `status`."""
+
+    def __init__(self, status: int):
+        super().__init__(status)
+        self.status = status
+
+
+@contextlib.contextmanager
+def answering(status: int, why: str = "") -> Iterator[None]:
+    """Print a command's answer, whose exit status is `status` already: a reader that goes away
+    meanwhile raises ReaderLeft(status), so that the command line can still exit with it. `why`:
+    a line for stderr after the answer (why nothing was judged), said whether or not the reader
+    of stdout took the answer."""
+    try:
+        yield
+        if why:
+            sys.stdout.flush()  # (the answer first, then the line, on a terminal too)
+    except BrokenPipeError:
+        raise ReaderLeft(status) from None
+    finally:
+        if why:
+            print(why, file=sys.stderr)

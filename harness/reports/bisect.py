@@ -68,7 +68,7 @@ HELP = "one git bisect step: vote good/bad/skip on this commit's LLVM build"
 
 def add_parser(sub, formatter_class) -> argparse.ArgumentParser:
     p: Any = selection.command(sub, "bisect-run", HELP, DESCRIPTION, EPILOG, formatter_class)
-    p.error = lambda message: p.exit(USAGE, f"{p.prog}: error: {message}\n")  # abort the bisect, never vote
+    p.usage_status = USAGE  # a usage error aborts the bisect, never votes (parser.Parser.error)
     where = p.add_mutually_exclusive_group(required=True)
     where.add_argument("--llvm-bin", metavar="DIR", help="the build's bin directory (llc, llvm-mc, opt, llvm-as)")
     where.add_argument(

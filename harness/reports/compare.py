@@ -367,15 +367,13 @@ def _matrix(args, engine) -> int:
     progress = StderrProgress.for_output(args.json)
     cells = compare(columns, planned, args.jobs, progress, args.cases, engine, narrowed=bool(args.selector))
     shard = f"{args.shard[0]}/{args.shard[1]}" if args.shard else None
-    emit(document([b.record() for b in columns], cells, selection_record(args), shard), args)
     if store is not None:
         print(f"# {store.summary()}", file=sys.stderr)
     why = nothing_judged(cells)
-    if why:
-        sys.stdout.flush()
-        print(f"harness matrix: error: {why}", file=sys.stderr)
-        return expectations.NOTHING_JUDGED
-    return 1 if any(expectations.UNEXPECTED in c["judgments"] for c in cells) else 0
+    status = expectations.NOTHING_JUDGED if why else 1 if any(expectations.UNEXPECTED in c["judgments"] for c in cells) else 0
+    with files.answering(status, why and f"harness matrix: error: {why}"):
+        emit(document([b.record() for b in columns], cells, selection_record(args), shard), args)
+    return status
 
 
 def nothing_judged(cells: list[dict]) -> str:

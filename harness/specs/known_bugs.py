@@ -40,6 +40,8 @@ def load(cases_dir: Path) -> dict[str, list[tuple[str, str]]]:
 def entries(cases_dir: Path) -> list[Entry]:
     """Every glob of the known-bugs file with its version, reason and location, in file order."""
     path = cases_dir / FILENAME
+    if path.is_symlink() and not path.exists():
+        raise InputError("a symbolic link to nothing (the known-bugs file must be a file or absent)", str(path))
     if not path.exists():
         return []
     root = _parsed(path)
@@ -136,13 +138,13 @@ def idle(cases_dir: Path, generated: Iterable[str]) -> list[str]:
     the entry itself split into files of their own), or only files an earlier glob of the same
     version already gives its XFAIL."""
     path = cases_dir / FILENAME
-    known = [e for e in entries(cases_dir) if e.glob.startswith(GENERATED_PREFIX)]
-    # (space/ names cells of the whole space, which no file holds)
+    every = entries(cases_dir)  # (any glob may give a file its reason first)
+    known = [e for e in every if e.glob.startswith(GENERATED_PREFIX)]  # (space/ names cells no file holds)
     names = list(generated)
     matched: dict[int, int] = {}  # id of an entry -> the files it matches
     first: set[int] = set()  # ids of the entries some file takes its reason from
     for version in dict.fromkeys(e.version for e in known):
-        index = GlobIndex((e.glob, e) for e in known if e.version == version)
+        index = GlobIndex((e.glob, e) for e in every if e.version == version)
         for name in names:
             hits = list(index.matches(name))
             for e in hits:
@@ -233,7 +235,8 @@ def _each_key_once(node: yaml.MappingNode, path: Path, top: bool) -> None:
 
 def reason_for(known: dict[str, list[tuple[str, str]]], version: str, relpath: str) -> str:
     """Why `relpath` (relative to cases/) is expected to fail on `version`, or ""."""
-    return next(_index(known.get(version, [])).matches(relpath), "")
+    rules = known.get(version)
+    return next(_index(rules).matches(relpath), "") if rules else ""
 
 
 def _glob_match(relpath: str, pattern: str) -> bool:

@@ -39,7 +39,10 @@ class Once(argparse.Action):
         held = self.given.get(id(namespace))
         if held is not None and held() is namespace:
             seen = getattr(namespace, self.dest, None)
-            shown = [quoted(v) if isinstance(v, str) else str(v) for v in (seen, values)]
+            shown = [
+                quoted(v) if isinstance(v, str) else "/".join(map(str, v)) if isinstance(v, tuple) else str(v)
+                for v in (seen, values)
+            ]
             parser.error(f"{option_string} is given twice ({shown[0]}, then {shown[1]}); it takes one value")
         self.given[id(namespace)] = weakref.ref(namespace)
         setattr(namespace, self.dest, values)
@@ -438,8 +441,9 @@ def _named_forms(words: list[str]) -> dict[str, set[str]]:
     forms: dict[str, set[str]] = {}
     whole: set[str] = set()
     for word in words:
+        bare = catalog.bare(word)
         for i in lookup_all(word):
-            if i.base and i.name == word and not is_glob(word):
+            if i.base and i.name == bare and not is_glob(word):
                 forms.setdefault(i.base, set()).add(i.name)
             else:
                 whole.add(i.base or i.name)

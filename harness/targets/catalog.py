@@ -613,7 +613,7 @@ def _nvptx_entries(row: nvptx_rows.Row) -> list[Intrinsic]:
 PREFIXES = tuple(t.intrinsic_prefix for t in (AMDGPU, NVPTX))
 
 
-def _bare(name: str) -> str:
+def bare(name: str) -> str:
     """A name without its target's prefix (llvm.amdgcn., llvm.nvvm.)."""
     name = name.strip()
     return next((name.removeprefix(p) for p in PREFIXES if name.startswith(p)), name)
@@ -676,7 +676,7 @@ def lookup_all(name: str) -> tuple[Intrinsic, ...]:
     """Every entry a name means, with or without its prefix (llvm.amdgcn., llvm.nvvm.): an
     entry's own name, or an LLVM name with several forms (gfx11 and gfx12 WMMA, wave32 and
     wave64): all of them."""
-    key = _bare(name)
+    key = bare(name)
     if key in _SEED_BY_NAME:  # (no other entry is built for the seed's names)
         return (_SEED_BY_NAME[key],)
     for index in (lambda: _amdgpu()[1:], lambda: _every()[1:]):  # (NVPTX only if needed)
@@ -701,7 +701,7 @@ def unknown(name: str) -> str:
     import difflib
 
     by_base = _every()[2]
-    close = difflib.get_close_matches(_bare(name), list(by_base), 3, 0.75)
+    close = difflib.get_close_matches(bare(name), list(by_base), 3, 0.75)
     hint = f"; did you mean {', '.join(close)}?" if close else ""
     return f"unknown intrinsic {_quoted(name)}{hint} ({len(by_base)} names: `harness coverage --json` lists them)"
 

@@ -850,6 +850,7 @@ class StderrProgress:
     def _draw(self, done: int, total: int, build: str, seconds: float, idle: float) -> None:
         """The live line; `idle`: seconds since a cell last ended."""
         line = f"[{build + ': ' if build else ''}{done}/{total}] cells{_pace(done, total, seconds - idle, idle)}"
+        line = line[: _columns() - 1]  # (a line the terminal wraps would not be redrawn in place)
         end = "\n" if done >= total else ""
         sys.stderr.write(f"\r{line}{' ' * max(0, self.width - len(line))}{end}")
         self.width = 0 if end else len(line)
@@ -878,6 +879,14 @@ class StderrProgress:
         except (OSError, ValueError):  # no real stdout (in-process callers): a program reads it
             into_pipe = True
         return cls(quiet=json_output and into_pipe)
+
+
+def _columns() -> int:
+    """The width of the terminal stderr is on (a large number when it has none)."""
+    try:
+        return os.get_terminal_size(sys.stderr.fileno()).columns or 1 << 16
+    except (OSError, ValueError, AttributeError):
+        return 1 << 16
 
 
 def _pace(done: int, total: int, seconds: float, idle: float = 0.0) -> str:
