@@ -103,7 +103,10 @@ try:
 except InputError as exc:
     lit_config.fatal(str(exc))
 if ptxas:
-    config.available_features.add("ptxas")
+    config.available_features.update(toolchain.ptxas_lit_features(ptxas))  # (ptxas, ptxas-sm_90a, ptxas-isa-8.0...)
+    config.substitutions.append(
+        ("%ptxas-verify", f"{ptxas} -c -o /dev/null -")
+    )  # (LLVM's NVPTX tests: `| %ptxas-verify -arch=sm_80`)
     config.substitutions.append((r"(?<![\w.%/-])ptxas(?![\w.-])", ptxas))
     lit_config.note(f"ptxas: {ptxas}")
 else:

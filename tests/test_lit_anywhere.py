@@ -53,3 +53,25 @@ def test_a_directory_or_another_kind_of_file_is_refused_in_one_line(cli, tmp_pat
     one_line_exit_2(cli("lit", tmp_path), "a directory, not a test file")
     (tmp_path / "notes.txt").write_text("; RUN: true\n")
     one_line_exit_2(cli("lit", tmp_path / "notes.txt"), "not a lit test file of this suite (a .ll file)")
+
+
+def test_an_nvptx_test_s_ptxas_lines_run_as_llvm_s_own_tests_write_them(cli, llvm_22_1_8, ptxas_path, tmp_path):
+    # LLVM's NVPTX tests close llc's PTX with `%if ptxas-sm_XX && ptxas-isa-X.Y %{ ... |
+    # %ptxas-verify -arch=sm_XX %}`: the features come from the ptxas found, the line runs it.
+    body = "define void @f() {\n  ret void\n}\n; CHECK-LABEL: f(\n"
+    run = "; RUN: llc < %s -mtriple=nvptx64 -mcpu=sm_80 | FileCheck %s\n"
+    ok, wrong, absent = (tmp_path / f"{n}.ll" for n in ("ok", "wrong", "absent"))
+    ok.write_text(
+        run
+        + "; RUN: %if ptxas-sm_80 && ptxas-isa-7.0 %{ llc < %s -mtriple=nvptx64 -mcpu=sm_80 | %ptxas-verify -arch=sm_80 %}\n"
+        + body
+    )
+    wrong.write_text(
+        run + "; RUN: %if ptxas-sm_80 %{ llc < %s -mtriple=nvptx64 -mcpu=sm_80 | %ptxas-verify -arch=sm_75 %}\n" + body
+    )
+    absent.write_text(
+        run + "; RUN: %if ptxas-isa-99.0 %{ llc < %s -mtriple=nvptx64 -mcpu=sm_80 | %ptxas-verify -arch=sm_75 %}\n" + body
+    )
+    proc = cli("lit", "-v", ok, wrong, absent, env={"PTXAS": ptxas_path})
+    assert f"PASS: {ok} (" in proc.stdout and f"PASS: {absent} (" in proc.stdout, proc.stdout + proc.stderr
+    assert f"FAIL: {wrong} (" in proc.stdout and "SM version specified by .target is higher" in proc.stdout, proc.stdout

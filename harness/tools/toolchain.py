@@ -424,6 +424,34 @@ def identify(path: str, name: str, banner: re.Pattern) -> str:
     return _IDENTIFIED[memo]
 
 
+# The newest PTX ISA each CUDA release's ptxas takes (the PTX ISA's release notes), and the PTX ISA
+# versions there are: a test's `%if ptxas-isa-8.0` holds where ptxas takes that version.
+CUDA_PTX_ISA = {
+    (11, 0): (7, 0), (11, 1): (7, 1), (11, 2): (7, 2), (11, 3): (7, 3), (11, 4): (7, 4), (11, 5): (7, 5),
+    (11, 6): (7, 6), (11, 7): (7, 7), (11, 8): (7, 8), (12, 0): (8, 0), (12, 1): (8, 1), (12, 2): (8, 2),
+    (12, 3): (8, 3), (12, 4): (8, 4), (12, 5): (8, 5), (12, 6): (8, 5), (12, 8): (8, 7), (12, 9): (8, 8),
+    (13, 0): (9, 0),
+}  # fmt: skip
+PTX_ISA_VERSIONS = (
+    *((1, m) for m in range(5)), *((2, m) for m in range(4)), *((3, m) for m in range(3)), *((4, m) for m in range(4)),
+    (5, 0), *((6, m) for m in range(6)), *((7, m) for m in range(9)), *((8, m) for m in range(9)), (9, 0),
+)  # fmt: skip
+
+
+def ptxas_lit_features(path: str) -> set[str]:
+    """The lit features LLVM's NVPTX tests ask of ptxas: `ptxas`, `ptxas-sm_XX` for each target
+    its `--gpu-name` takes, `ptxas-isa-X.Y` for each PTX ISA version its release takes."""
+    identify(path, "ptxas", _PTXAS_SAYS)
+    said = run_tool([path, "--version"], timeout=PROBE_TIMEOUT)
+    release = re.search(r"release (\d+)\.(\d+)", said.stdout) if said.ok else None
+    taken = [k for k in CUDA_PTX_ISA if release and k <= (int(release[1]), int(release[2]))]
+    newest = CUDA_PTX_ISA[max(taken)] if taken else (0, 0)
+    helped = run_tool([path, "--help"], timeout=PROBE_TIMEOUT)
+    sms = set(re.findall(r"'(sm_\w+)'", helped.stdout)) if helped.ok else set()
+    isas = {f"ptxas-isa-{major}.{minor}" for major, minor in PTX_ISA_VERSIONS if (major, minor) <= newest}
+    return {"ptxas", *(f"ptxas-{sm}" for sm in sms), *isas}
+
+
 def find_nvcc(explicit: str | None = None) -> str:
     """nvcc, NVIDIA's CUDA compiler: `explicit` (--nvcc), else $NVCC, else PATH, else the bin/ of
     $CUDA_HOME, else of $CUDA_PATH, else of /usr/local/cuda; "" when there is none."""
