@@ -226,3 +226,8 @@ def test_a_run_narrowed_to_one_selector_names_the_files_lit_has(llvm_22_1_8, cli
     one = {(c["function"], c["selector"]): c["file"] for c in run_json(cli, *given, "--selector", "sdag")["cases"]}
     assert one and all(not f.endswith(".sdag.ll") for f in one.values()), sorted(set(one.values()))
     assert one == {k: v for k, v in both.items() if k[1] == "sdag"}
+    # The whole space's cells that no spec has (no lit file): the name they have unnarrowed.
+    space = ("run", "--space", "full", "--intrinsic", "wmma.f32.32x16x128.f4", "--cpu", "gfx1250", "-O", "0", "--json")
+    both = {(c["function"], c["selector"]): c["file"] for c in run_json(cli, *space)["cases"]}
+    one = {(c["function"], c["selector"]): c["file"] for c in run_json(cli, *space, "--selector", "sdag")["cases"]}
+    assert one == {k: v for k, v in both.items() if k[1] == "sdag"}

@@ -181,7 +181,8 @@ class Judge:
                 return Place(name, space)
             if generated:
                 return Place(name, generated)
-        return Place(names[0])
+        # (no file: the name the cell's group has unnarrowed, where --selector narrowed it)
+        return Place(names[-1] if self.narrowed and len(g.intrinsic.target.selectors) > 1 else names[0])
 
     def _may_be_listed(self, case: Case) -> bool:
         """Whether a glob names a file the case can be in (whatever file lit has for it)."""
