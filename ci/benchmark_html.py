@@ -4,7 +4,8 @@ open it (the document loaded, its script run and the summary tables drawn).
 
     ci/benchmark_html.py MATRIX.json [--html OUT.html] [--repeat N] [--screenshots DIR]
 
-MATRIX.json is a `harness matrix --json` (or `harness report --json`) document. Prints the page's
+MATRIX.json is a `harness matrix --json` or `harness run --json` document (as `harness report`
+reads it; bad input: one line, exit 2). Prints the page's
 size, the time to render it in Python, and per opening the wall time of the browser's load and the
 page's own time to ready (`performance.now()` when the tables are drawn), then the medians. With
 --screenshots, also three PNGs of the page: the headline and first table, one row opened, and a
@@ -16,7 +17,6 @@ Times are measurements, not assertions: a loaded machine moves them.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import statistics
 import sys
@@ -27,7 +27,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from harness.reports import html_report  # noqa: E402
+from harness.core.errors import InputError  # noqa: E402
+from harness.reports import html_report, merge  # noqa: E402
 
 CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
 CHROMEDRIVER = os.environ.get("CHROMEDRIVER", "/usr/bin/chromedriver")
@@ -58,27 +59,26 @@ def open_page(driver, path: Path) -> tuple[float, float]:
 
 def screenshots(driver, path: Path, out: Path) -> list[Path]:
     """The headline and first table; a row opened (the first with a changed cell, else the first);
-    a filter that keeps nothing."""
+    the filters "verdict changes" and "unexpected" (and, where that still keeps cells, a row name
+    nothing has), which keep nothing."""
+    from selenium.webdriver.support.ui import Select
+
     out.mkdir(parents=True, exist_ok=True)
     driver.get(path.resolve().as_uri())
     shots = [out / "html-summary.png"]
     driver.save_screenshot(str(shots[-1]))
     rows = driver.find_elements("css selector", "table.sum tbody tr[data-row]")
-    pick = next(
-        (r for r in rows if r.find_elements("css selector", "td.n b") and r.find_element("css selector", "td.n b").text != "0"),
-        rows[0],
-    )
-    pick.find_element("css selector", "button.row").click()
+    changed = [r for r in rows if r.find_element("css selector", "td.n b").text != "0"]
+    (changed or rows)[0].find_element("css selector", "button.row").click()
     opened = driver.find_element("css selector", "tr.open")
-    driver.execute_script("arguments[0].previousElementSibling.scrollIntoView()", opened)
+    driver.execute_script("arguments[0].previousElementSibling.scrollIntoView(); window.scrollBy(0, -110)", opened)
     shots.append(out / "html-expanded.png")
     driver.save_screenshot(str(shots[-1]))
     driver.get(path.resolve().as_uri())
-    from selenium.webdriver.support.ui import Select
-
-    Select(driver.find_element("id", "judgment-filter")).select_by_value("unexpected")
     Select(driver.find_element("id", "change-filter")).select_by_value("changed")
-    driver.find_element("id", "name-filter").send_keys("no-such-intrinsic")
+    Select(driver.find_element("id", "judgment-filter")).select_by_value("unexpected")
+    if not driver.find_element("id", "nothing").is_displayed():
+        driver.find_element("id", "name-filter").send_keys("no-such-intrinsic")
     shots.append(out / "html-nothing.png")
     driver.save_screenshot(str(shots[-1]))
     return shots
@@ -91,7 +91,12 @@ def main() -> int:
     p.add_argument("--repeat", type=int, default=3)
     p.add_argument("--screenshots", type=Path, metavar="DIR")
     args = p.parse_args()
-    doc = json.loads(args.matrix.read_text())
+    try:
+        kind, doc = merge.load_document(args.matrix)
+    except InputError as e:
+        print(f"benchmark_html: {e}", file=sys.stderr)
+        return 2
+    doc = doc if kind == "matrix" else merge.run_as_matrix(doc)
     start = time.perf_counter()
     page = html_report.render(doc)
     rendered = time.perf_counter() - start
