@@ -471,6 +471,8 @@ def run_as_matrix(doc: dict) -> dict:
         c.update(verdicts=[r["verdict"]], details=[r.get("detail", "")], metrics=[r.get("metrics")], differs=False)
         if "file_cells" in r:  # (a matrix cell's are per build)
             c["file_cells"] = [r["file_cells"]]
+        if "judgment" in r:  # (likewise)
+            c["judgments"] = [r["judgment"]]
         c["commands"] = [compare.try_command(c, build)]
         cells.append(c)
     return compare.document([build], cells, doc.get("selection", {}), None)
