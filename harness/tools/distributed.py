@@ -255,10 +255,16 @@ VALID_ADDRESS = "tcp://HOST:PORT, e.g. tcp://127.0.0.1:8786 (an IPv6 host in bra
 
 def address(text: str) -> str:
     """A --scheduler value: a Dask scheduler's address, checked before any connection is made."""
-    why = _malformed(text)
+    why = address_error(text)
     if why:
-        raise argparse.ArgumentTypeError(f"{quoted(text)} is not a Dask scheduler address ({why}): give {VALID_ADDRESS}")
+        raise argparse.ArgumentTypeError(why)
     return text
+
+
+def address_error(text: str) -> str:
+    """Why `text` is no Dask scheduler address, in words that name a valid one, or ""."""
+    why = _malformed(text)
+    return f"{quoted(text)} is not a Dask scheduler address ({why}): give {VALID_ADDRESS}" if why else ""
 
 
 def _malformed(text: str) -> str:
@@ -344,9 +350,9 @@ class DaskEngine:
         self._paths: dict[str, str] = {}  # build key -> the client's bin directory of it
         self._failures: dict[str, str] = {}  # build key -> why a worker could not look at it
         _quiet_dask_logs()  # (what goes wrong there becomes one line here)
-        why = _malformed(address)  # (--scheduler's own check: no client is made for such an address)
-        if why:
-            raise ClusterError(f"--scheduler {quoted(address)} is not a Dask scheduler address ({why}): give {VALID_ADDRESS}")
+        wrong = address_error(address)  # (--scheduler's own check: no client is made for such an address)
+        if wrong:
+            raise ClusterError(f"--scheduler {wrong}")
         made: list = []
         try:
             self.client = _within(timeout, lambda: _client(distributed, made, address, timeout))

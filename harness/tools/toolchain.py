@@ -439,9 +439,9 @@ PTX_ISA_VERSIONS = (
 
 
 def ptxas_lit_features(path: str) -> set[str]:
-    """The lit features LLVM's NVPTX tests ask of ptxas: `ptxas`, `ptxas-sm_XX` for each target
-    its `--gpu-name` takes, `ptxas-isa-X.Y` for each PTX ISA version its release takes."""
-    identify(path, "ptxas", _PTXAS_SAYS)
+    """The lit features LLVM's NVPTX tests ask of ptxas (`path`, as `find_ptxas` found it):
+    `ptxas`, `ptxas-sm_XX` for each target its `--gpu-name` takes, `ptxas-isa-X.Y` for each PTX
+    ISA version its release takes."""
     said = run_tool([path, "--version"], timeout=PROBE_TIMEOUT)
     release = re.search(r"release (\d+)\.(\d+)", said.stdout) if said.ok else None
     taken = [k for k in CUDA_PTX_ISA if release and k <= (int(release[1]), int(release[2]))]
